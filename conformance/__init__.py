@@ -1,0 +1,48 @@
+"""kafka-conformance: the reference decoder/encoder for Apache Kafka record formats.
+
+>>> from conformance import decode
+>>> result = decode(data)            # doctest: +SKIP
+>>> result.outcome, [r.offset for r in result.records]   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from .decoder import DecodedBatch, DecodeResult, Finding, Tail, decode
+from .errors import (
+    BufferUnderflowError,
+    CodecError,
+    CorruptRecordError,
+    DecodeError,
+    DecompressionLimitError,
+    EncodeError,
+    IllegalArgumentError,
+    IndexOutOfBoundsError,
+    InvalidRecordError,
+    JavaRuntimeError,
+    KafkaError,
+    NullPointerError,
+)
+from .record import Record
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BufferUnderflowError",
+    "CodecError",
+    "CorruptRecordError",
+    "DecodeError",
+    "DecodeResult",
+    "DecodedBatch",
+    "DecompressionLimitError",
+    "EncodeError",
+    "Finding",
+    "IllegalArgumentError",
+    "IndexOutOfBoundsError",
+    "InvalidRecordError",
+    "JavaRuntimeError",
+    "KafkaError",
+    "NullPointerError",
+    "Record",
+    "Tail",
+    "decode",
+]

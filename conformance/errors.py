@@ -1,0 +1,160 @@
+"""The one error hierarchy of the kit.
+
+Every failure the decoder can report is a :class:`DecodeError`. Each subclass mirrors the Java
+exception Apache Kafka raises for the same bytes; ``kafka_exception`` holds that Java class
+name (the one the canonical JSON reports), ``message`` the text Kafka's exception carries, and
+``position`` / ``batch_index`` say where in the input it happened (set by the decoder).
+
+=====================================  ===================================================
+Python class                           Java class (``kafka_exception``)
+=====================================  ===================================================
+CorruptRecordError                     org.apache.kafka.common.errors.CorruptRecordException
+InvalidRecordError                     org.apache.kafka.common.InvalidRecordException
+KafkaError                             org.apache.kafka.common.KafkaException
+DecompressionLimitError (KafkaError)   (kit limit; reported as KafkaException)
+IllegalArgumentError                   java.lang.IllegalArgumentException
+IndexOutOfBoundsError                  java.lang.IndexOutOfBoundsException
+BufferUnderflowError                   java.nio.BufferUnderflowException
+NullPointerError                       java.lang.NullPointerException
+CodecError                             a compression library's IOException/Error, e.g.
+                                       java.util.zip.ZipException, java.io.EOFException,
+                                       org.xerial.snappy.SnappyIOException,
+                                       org.xerial.snappy.SnappyError, java.io.IOException
+=====================================  ===================================================
+
+Kafka sometimes lets raw JDK exceptions escape (spec §4.2); the kit reports those faithfully
+rather than inventing a nicer class, because the verdict must match Kafka's.
+"""
+
+from __future__ import annotations
+
+
+class DecodeError(Exception):
+    """Base class of every error the kit reports for malformed bytes."""
+
+    kafka_exception: str = "java.lang.RuntimeException"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        cause: DecodeError | None = None,
+        java_class: str | None = None,
+        position: int | None = None,
+        batch_index: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cause = cause
+        if java_class is not None:
+            self.kafka_exception = java_class
+        self.position = position
+        self.batch_index = batch_index
+
+    def java_string(self) -> str:
+        """``Throwable.toString()`` of the mirrored Java exception."""
+        if self.message is None:
+            return self.kafka_exception
+        return f"{self.kafka_exception}: {self.message}"
+
+    def __str__(self) -> str:
+        where = ""
+        if self.batch_index is not None:
+            where = f" (batch {self.batch_index} at byte {self.position})"
+        return f"{self.java_string()}{where}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kafka_exception": self.kafka_exception,
+            "message": self.message,
+            "batch_index": self.batch_index,
+            "position": self.position,
+        }
+
+
+class CorruptRecordError(DecodeError):
+    kafka_exception = "org.apache.kafka.common.errors.CorruptRecordException"
+
+
+class InvalidRecordError(DecodeError):
+    kafka_exception = "org.apache.kafka.common.InvalidRecordException"
+
+
+class KafkaError(DecodeError):
+    kafka_exception = "org.apache.kafka.common.KafkaException"
+
+    @classmethod
+    def wrapping(cls, cause: DecodeError) -> KafkaError:
+        """``new KafkaException(cause)``: the message is ``cause.toString()``."""
+        return cls(cause.java_string(), cause=cause)
+
+
+class DecompressionLimitError(KafkaError):
+    """The decompressed size of one batch exceeded the configured limit.
+
+    Kafka itself has no such limit (it would run out of heap); the kit stops early so memory
+    stays bounded. Reported as a KafkaException.
+    """
+
+
+class JavaRuntimeError(DecodeError):
+    """A raw JDK exception that Kafka lets escape."""
+
+
+class IllegalArgumentError(JavaRuntimeError):
+    kafka_exception = "java.lang.IllegalArgumentException"
+
+
+class IndexOutOfBoundsError(JavaRuntimeError):
+    kafka_exception = "java.lang.IndexOutOfBoundsException"
+
+
+class BufferUnderflowError(JavaRuntimeError):
+    kafka_exception = "java.nio.BufferUnderflowException"
+
+
+class NullPointerError(JavaRuntimeError):
+    kafka_exception = "java.lang.NullPointerException"
+
+
+class CodecError(DecodeError):
+    """An error raised by a compression library (Java ``IOException`` family unless noted)."""
+
+    kafka_exception = "java.io.IOException"
+
+    @property
+    def is_io_exception(self) -> bool:
+        """False for ``java.lang.Error`` subclasses (SnappyError) and unchecked exceptions."""
+        return self.kafka_exception not in _UNCHECKED_CODEC_CLASSES
+
+
+_UNCHECKED_CODEC_CLASSES = frozenset(
+    {
+        "org.xerial.snappy.SnappyError",
+        "java.nio.BufferUnderflowException",
+        "java.lang.RuntimeException",
+        "net.jpountz.lz4.LZ4Exception",
+    }
+)
+
+
+class EncodeError(ValueError):
+    """The encoder was asked for something Kafka's builders refuse (mirrors their IAE)."""
+
+    kafka_exception = "java.lang.IllegalArgumentException"
+
+
+__all__ = [
+    "BufferUnderflowError",
+    "CodecError",
+    "CorruptRecordError",
+    "DecodeError",
+    "DecompressionLimitError",
+    "EncodeError",
+    "IllegalArgumentError",
+    "IndexOutOfBoundsError",
+    "InvalidRecordError",
+    "JavaRuntimeError",
+    "KafkaError",
+    "NullPointerError",
+]

@@ -1,0 +1,388 @@
+"""Java oracle: Kafka's own classes (kafka-clients) decoding record-batch bytes.
+
+The oracle lives in ``oracle/`` (Maven project). This module builds it on demand and runs it:
+
+* :func:`ensure_built` builds the jar with Maven (local repository ``<repo>/.cache/m2``) and
+  keeps the result under ``<repo>/.cache/oracle/<sha256 of pom.xml + java sources>/``, so a
+  rebuild only happens when the sources change; it returns the ``java`` command prefix.
+* :func:`decode_files` decodes files in one JVM run (``decode`` sub-command).
+* :class:`OracleServer` keeps one JVM running (``serve`` sub-command) for differential fuzzing.
+
+Every document follows docs/canonical-json.md (contract v1).
+
+Command line::
+
+    python -m conformance.oracle build
+    python -m conformance.oracle decode [--as memory|file] FILE...
+    python -m conformance.oracle serve
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+__all__ = [
+    "MODES",
+    "JVM_OPTIONS",
+    "OracleError",
+    "OracleUnavailable",
+    "OracleServer",
+    "decode_files",
+    "ensure_built",
+    "main",
+    "source_hash",
+]
+
+MODES = ("memory", "file")
+_MODE_BYTE = {"memory": 0, "file": 1}
+
+#: JVM options the oracle needs: JVM-raised NullPointerExceptions must carry a null message
+#: (the contract's "null key" case); JDK 15+ would otherwise compute a "helpful" message.
+JVM_OPTIONS: tuple[str, ...] = ("-XX:-ShowCodeDetailsInExceptionMessages",)
+
+_JAR_NAME = "oracle.jar"
+# keep command lines well below ARG_MAX (and Windows-like limits, should it ever matter)
+_MAX_ARGS_CHARS = 100_000
+_TAIL_LINES = 40
+
+
+class OracleError(RuntimeError):
+    """The oracle ran but misbehaved (crash, bad exit status, malformed output)."""
+
+
+class OracleUnavailable(OracleError):
+    """The oracle cannot be built or started (no java, no mvn, build failure, ...)."""
+
+
+def _default_repo_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def _oracle_dir(repo_root: Path) -> Path:
+    return repo_root / "oracle"
+
+
+def _source_files(oracle_dir: Path) -> list[Path]:
+    sources = sorted((oracle_dir / "src").rglob("*.java")) if (oracle_dir / "src").is_dir() else []
+    return [oracle_dir / "pom.xml", *sources]
+
+
+def source_hash(repo_root: Path | None = None) -> str:
+    """sha256 over pom.xml and every Java source (relative path and content)."""
+    root = (repo_root or _default_repo_root()).resolve()
+    oracle_dir = _oracle_dir(root)
+    digest = hashlib.sha256()
+    for path in _source_files(oracle_dir):
+        rel = path.relative_to(oracle_dir).as_posix().encode()
+        data = path.read_bytes()
+        digest.update(struct.pack(">I", len(rel)) + rel)
+        digest.update(struct.pack(">Q", len(data)) + data)
+    return digest.hexdigest()
+
+
+def _java_executable() -> str | None:
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home:
+        candidate = Path(java_home) / "bin" / "java"
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("java")
+
+
+def _tail(text: str, lines: int = _TAIL_LINES) -> str:
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def ensure_built(repo_root: Path | None = None) -> list[str]:
+    """Build the oracle if needed and return the command prefix that runs it.
+
+    The result is e.g. ``["/usr/bin/java", "-XX:-ShowCodeDetailsInExceptionMessages", "-jar",
+    "<repo>/.cache/oracle/<hash>/oracle.jar"]``; append ``decode ...`` or ``serve``.
+
+    Raises :class:`OracleUnavailable` when java or mvn is missing or the build fails.
+    """
+    root = (repo_root or _default_repo_root()).resolve()
+    oracle_dir = _oracle_dir(root)
+    if not (oracle_dir / "pom.xml").is_file():
+        raise OracleUnavailable(f"oracle sources not found: {oracle_dir / 'pom.xml'} does not exist")
+
+    java = _java_executable()
+    if java is None:
+        raise OracleUnavailable("no java: neither $JAVA_HOME/bin/java nor java on PATH (JDK 17+ needed)")
+
+    cache = root / ".cache"
+    out_dir = cache / "oracle" / source_hash(root)
+    jar = out_dir / _JAR_NAME
+    command = [java, *JVM_OPTIONS, "-jar", str(jar)]
+    if jar.is_file():
+        return command
+
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = out_dir.parent / ".build.lock"
+    with open(lock_path, "a+b") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            if jar.is_file():  # built by a concurrent process while we waited
+                return command
+            _build(root, oracle_dir, out_dir)
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    return command
+
+
+def _build(root: Path, oracle_dir: Path, out_dir: Path) -> None:
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise OracleUnavailable("no mvn: Apache Maven is not on PATH (needed once to build the oracle)")
+    m2 = root / ".cache" / "m2"
+    m2.mkdir(parents=True, exist_ok=True)
+    cmd = [
+        mvn,
+        "-q",
+        "-B",
+        "-Dstyle.color=never",
+        f"-Dmaven.repo.local={m2}",
+        "-f",
+        str(oracle_dir / "pom.xml"),
+        "clean",
+        "package",
+    ]
+    try:
+        proc = subprocess.run(
+            cmd,
+            cwd=oracle_dir,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            check=False,
+        )
+    except OSError as exc:
+        raise OracleUnavailable(f"build failed: cannot run {mvn}: {exc}") from exc
+    target = oracle_dir / "target"
+    built_jar = target / _JAR_NAME
+    if proc.returncode != 0 or not built_jar.is_file():
+        raise OracleUnavailable(
+            f"build failed: {shlex.join(cmd)} exited with status {proc.returncode}\n"
+            f"--- mvn output (tail) ---\n{_tail(proc.stdout)}"
+        )
+    # copy jar + lib/ into a fresh directory, then rename it into place atomically
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir.parent))
+    try:
+        os.chmod(staging, 0o755)
+        shutil.copy2(built_jar, staging / _JAR_NAME)
+        shutil.copytree(target / "lib", staging / "lib")
+        os.replace(staging, out_dir)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not (out_dir / _JAR_NAME).is_file():
+            raise
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+
+
+def _chunks(paths: Sequence[str]) -> Iterator[list[str]]:
+    chunk: list[str] = []
+    size = 0
+    for p in paths:
+        if chunk and size + len(p) + 1 > _MAX_ARGS_CHARS:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(p)
+        size += len(p) + 1
+    if chunk:
+        yield chunk
+
+
+def decode_files(paths: Sequence[Path], mode: str = "memory") -> list[dict[str, Any]]:
+    """Decode every file with the oracle (one JVM per command-line-sized chunk), in order."""
+    _check_mode(mode)
+    command = ensure_built()
+    names = [os.fspath(p) for p in paths]
+    documents: list[dict[str, Any]] = []
+    for chunk in _chunks(names):
+        # "--" so that a file name starting with "-" is never taken for an option
+        cmd = [*command, "decode", "--as", mode, "--", *chunk]
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+        stderr = proc.stderr.decode("utf-8", "replace")
+        if proc.returncode != 0:
+            raise OracleError(f"oracle exited with status {proc.returncode}\n{_tail(stderr)}")
+        lines = proc.stdout.decode("utf-8").splitlines()
+        if len(lines) != len(chunk):
+            raise OracleError(
+                f"oracle printed {len(lines)} documents for {len(chunk)} inputs\n{_tail(stderr)}"
+            )
+        try:
+            documents.extend(json.loads(line) for line in lines)
+        except json.JSONDecodeError as exc:
+            raise OracleError(f"oracle printed malformed JSON: {exc}") from exc
+    return documents
+
+
+class OracleServer:
+    """One long-lived oracle JVM (``serve`` mode)::
+
+        with OracleServer() as oracle:
+            doc = oracle.decode(data, mode="memory")
+    """
+
+    def __init__(self, repo_root: Path | None = None) -> None:
+        self._repo_root = repo_root
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
+
+    def start(self) -> None:
+        if self._proc is not None:
+            return
+        command = ensure_built(self._repo_root)
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._proc = subprocess.Popen(
+                [*command, "serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+            )
+        except OSError as exc:
+            self._stderr.close()
+            self._stderr = None
+            raise OracleUnavailable(f"cannot start the oracle: {exc}") from exc
+
+    def __enter__(self) -> OracleServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0)
+            return _tail(self._stderr.read().decode("utf-8", "replace"))
+        except OSError:
+            return ""
+
+    def _read_exactly(self, n: int) -> bytes:
+        assert self._proc is not None and self._proc.stdout is not None
+        buf = bytearray()
+        while len(buf) < n:
+            piece = self._proc.stdout.read(n - len(buf))
+            if not piece:
+                break
+            buf += piece
+        return bytes(buf)
+
+    def decode(self, data: bytes, mode: str = "memory") -> dict[str, Any]:
+        """Decode one input; returns the canonical JSON document as a dict."""
+        _check_mode(mode)
+        if len(data) > 0x7FFFFFFF:
+            raise ValueError("input larger than 2 GiB - 1")
+        self.start()
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        try:
+            proc.stdin.write(struct.pack(">BI", _MODE_BYTE[mode], len(data)))
+            proc.stdin.write(data)
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise self._died(f"cannot send the request: {exc}") from exc
+        header = self._read_exactly(4)
+        if len(header) != 4:
+            raise self._died("no response")
+        (length,) = struct.unpack(">I", header)
+        body = self._read_exactly(length)
+        if len(body) != length:
+            raise self._died("truncated response")
+        try:
+            document: dict[str, Any] = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise OracleError(f"oracle sent malformed JSON: {exc}") from exc
+        return document
+
+    def _died(self, what: str) -> OracleError:
+        proc = self._proc
+        status = proc.poll() if proc is not None else None
+        if proc is not None and status is None:
+            try:
+                status = proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        err = OracleError(f"oracle serve: {what} (exit status {status})\n{self._stderr_tail()}")
+        self.close()
+        return err
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            try:
+                if proc.stdin is not None:
+                    proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    usage = (
+        "usage: python -m conformance.oracle build\n"
+        "       python -m conformance.oracle decode [--as memory|file] FILE...\n"
+        "       python -m conformance.oracle serve\n"
+    )
+    if not args or args[0] in ("-h", "--help", "help"):
+        sys.stdout.write(usage)
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    try:
+        prefix = ensure_built()
+    except OracleUnavailable as exc:
+        print(f"oracle unavailable: {exc}", file=sys.stderr)
+        return 1
+    if command == "build":
+        if rest:
+            sys.stderr.write(usage)
+            return 2
+        print(shlex.join(prefix))
+        return 0
+    if command in ("decode", "serve"):
+        sys.stdout.flush()
+        return subprocess.run([*prefix, command, *rest], check=False).returncode
+    sys.stderr.write(f"unknown command: {command}\n{usage}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
