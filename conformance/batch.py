@@ -31,7 +31,7 @@ from .crc import crc32c
 from .errors import CorruptRecordError, IllegalArgumentError, InvalidRecordError
 from .record import (
     Anomalies,
-    DecompressedReader,
+    JavaStreamReader,
     Record,
     increment_sequence,
     read_from_stream,
@@ -212,7 +212,7 @@ class RecordBatchV2:
         count = self._checked_count()
         if count == 0:
             return stream
-        src = DecompressedReader(stream.data, stream.error)
+        src = JavaStreamReader(stream)
         for i in range(count):
             record = read_from_stream(
                 src, base_offset, base_timestamp, log_append_time, anomalies

@@ -18,11 +18,14 @@ id  name    framing Kafka reads
 4   zstd    zstd frames (zstd-jni): several frames and skippable frames accepted
 ==  ======  ===========================================================================
 
-A decompressed payload is modelled as the bytes the Java stream delivers (``data``) followed
-by its terminal condition (``error``, raised by whichever read first goes past ``data``;
-``None`` means a clean end of stream). Failures Java raises while *opening* the stream are
-raised here directly, wrapped as Kafka wraps them (``KafkaException(cause)``).
-Decompression is bounded by ``limit`` bytes (:class:`DecompressionLimitError`).
+A decompressed payload is modelled as the Java input stream Kafka reads it through: a list of
+*pieces* (the most one ``read(len)`` call of the Java codec stream can return: an lz4 block, a
+gzip member, a zstd frame; ``None`` is a snappy-java read that returns -1 mid-stream) and a
+terminal condition (``error``, or a clean end). ``record.JavaStreamReader`` replays it through
+``ChunkedBytesStream`` exactly as Kafka does, so an error surfaces at the same read as in Java.
+Failures Java raises while *opening* the stream are raised here directly, wrapped as Kafka
+wraps them (``KafkaException(cause)``). Decompression is bounded by ``limit`` bytes
+(:class:`DecompressionLimitError`).
 """
 
 from __future__ import annotations
@@ -58,14 +61,31 @@ def codec_name(codec_id: int) -> str:
     return CODEC_NAMES.get(codec_id, f"unknown-{codec_id}")
 
 
+#: how a Java codec stream's read(len) fills its buffer
+PIECE = "piece"  # at most the rest of the current piece (lz4 block, gzip member, zstd frame)
+FILL = "fill"  # keeps reading pieces until len bytes or a -1 (snappy-java)
+
+#: ChunkedBytesStream buffer size per codec (``Compression.decompressionOutputSize``)
+FILL_SIZE = {1: 16 * 1024, 2: 2 * 1024, 3: 2 * 1024, 4: 16 * 1024}
+
+
 @dataclass(frozen=True, slots=True)
 class Decompressed:
-    data: bytes
+    pieces: list[bytes | None]
     error: DecodeError | None = None
+    #: the error cuts the last piece short: a read reaching past it raises (its bytes lost)
+    lossy: bool = False
+    policy: str = PIECE
+    fill_size: int = 2048
     #: payload bytes the Java stream silently ignores after its logical end (strict finding)
     ignored_trailing: int = 0
     #: other anomalies Kafka accepts silently, as (finding code, message) pairs
     notes: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def data(self) -> bytes:
+        """All decompressed bytes (for diagnostics; Java may not deliver all of them)."""
+        return b"".join(p for p in self.pieces if p)
 
 
 class _Limit:
@@ -154,9 +174,15 @@ def _gunzip(payload: bytes, limit: _Limit) -> Decompressed:
         pos = _gzip_header(payload, 0)
     except _GzipHeaderError as e:
         raise _open_error(e.err) from None
-    out: list[bytes] = []
+    pieces: list[bytes | None] = []
     n = len(payload)
+
+    def result(error: DecodeError | None = None, lossy: bool = False, trailing: int = 0) -> Decompressed:
+        return Decompressed(pieces, error, lossy, PIECE, FILL_SIZE[GZIP], trailing)
+
     while True:
+        out: list[bytes] = []
+        pieces.append(b"")
         d = zlib.decompressobj(-15)
         member_crc = 0
         member_size = 0
@@ -173,32 +199,28 @@ def _gunzip(payload: bytes, limit: _Limit) -> Decompressed:
                 if d.eof or (not data and not chunk):
                     break
         except zlib.error as e:
-            return Decompressed(b"".join(out), CodecError(_zlib_message(e), java_class=_ZIP))
+            pieces[-1] = b"".join(out)
+            return result(CodecError(_zlib_message(e), java_class=_ZIP), lossy=True)
+        pieces[-1] = b"".join(out)
         if not d.eof:
-            return Decompressed(
-                b"".join(out),
-                CodecError("Unexpected end of ZLIB input stream", java_class=_EOF),
-            )
+            return result(CodecError("Unexpected end of ZLIB input stream", java_class=_EOF))
         rest = d.unused_data
         tpos = n - len(rest)
         if len(rest) < 8:
-            return Decompressed(b"".join(out), CodecError(None, java_class=_EOF))
+            return result(CodecError(None, java_class=_EOF))
         if (
             int.from_bytes(rest[0:4], "little") != member_crc
             or int.from_bytes(rest[4:8], "little") != member_size & 0xFFFFFFFF
         ):
-            return Decompressed(
-                b"".join(out), CodecError("Corrupt GZIP trailer", java_class=_ZIP)
-            )
+            return result(CodecError("Corrupt GZIP trailer", java_class=_ZIP))
         pos = tpos + 8
         if pos >= n:
             break
         try:
             pos = _gzip_header(payload, pos)
         except _GzipHeaderError:
-            # JDK: "ignore any malformed, do nothing"
-            return Decompressed(b"".join(out), ignored_trailing=n - pos)
-    return Decompressed(b"".join(out))
+            return result(trailing=n - pos)  # JDK: "ignore any malformed, do nothing"
+    return result()
 
 
 # ------------------------------------------------------------------------------------- snappy
@@ -247,10 +269,10 @@ def _unsnappy(payload: bytes, limit: _Limit) -> Decompressed:
         )
     if n < 16 or payload[:8] != _XERIAL_MAGIC:
         try:
-            return Decompressed(_snappy_block(payload, limit))
+            return Decompressed([_snappy_block(payload, limit)], policy=FILL, fill_size=2048)
         except CodecError as e:
             raise _open_error(e) from None
-    out: list[bytes] = []
+    out: list[bytes | None] = []
     notes: list[tuple[str, str]] = []
     version = int.from_bytes(payload[8:12], "big", signed=True)
     compat = int.from_bytes(payload[12:16], "big", signed=True)
@@ -280,8 +302,13 @@ def _unsnappy(payload: bytes, limit: _Limit) -> Decompressed:
                 header = payload[pos - 4 : pos + 12]
                 pos += 12
                 if header[:8] != _XERIAL_MAGIC:
-                    trailing = n - pos + 16
-                    break
+                    # hasNextChunk() returns false once, without finishing the stream: this
+                    # read() returns -1 / short, the next one carries on after the header
+                    out.append(None)
+                    notes.append(
+                        ("snappy-xerial-header-version", "concatenated xerial header with a bad magic")
+                    )
+                    continue
                 version = int.from_bytes(header[8:12], "big", signed=True)
                 if version < 1:
                     raise CodecError(
@@ -306,8 +333,10 @@ def _unsnappy(payload: bytes, limit: _Limit) -> Decompressed:
             out.append(_snappy_block(payload[pos : pos + size], limit))
             pos += size
     except CodecError as e:
-        return Decompressed(b"".join(out), e, notes=tuple(notes))
-    return Decompressed(b"".join(out), ignored_trailing=trailing, notes=tuple(notes))
+        return Decompressed(out, e, policy=FILL, fill_size=2048, notes=tuple(notes))
+    return Decompressed(
+        out, policy=FILL, fill_size=2048, ignored_trailing=trailing, notes=tuple(notes)
+    )
 
 
 # ---------------------------------------------------------------------------------------- lz4
@@ -369,7 +398,7 @@ def _unlz4(payload: bytes, magic: int, limit: _Limit) -> Decompressed:
     import lz4.block
 
     n = len(payload)
-    out: list[bytes] = []
+    out: list[bytes | None] = []
     notes: list[tuple[str, str]] = []
     try:
         while True:
@@ -385,7 +414,7 @@ def _unlz4(payload: bytes, magic: int, limit: _Limit) -> Decompressed:
                         raise BufferUnderflowError()
                     stored = int.from_bytes(payload[pos : pos + 4], "little")
                     pos += 4
-                    if stored != xxh32(b"".join(out)):
+                    if stored != xxh32(b"".join(p for p in out if p)):
                         notes.append(
                             (
                                 "lz4-content-checksum-mismatch",
@@ -406,7 +435,7 @@ def _unlz4(payload: bytes, magic: int, limit: _Limit) -> Decompressed:
                         "net.jpountz.lz4.LZ4Exception: Malformed input", java_class=_IO
                     ) from None
             else:
-                data = block
+                data = bytes(block)
             pos += size
             if flg & 0x10:
                 if n - pos < 4:
@@ -417,8 +446,8 @@ def _unlz4(payload: bytes, magic: int, limit: _Limit) -> Decompressed:
             limit.add(len(data))
             out.append(data)
     except DecodeError as e:
-        return Decompressed(b"".join(out), e, notes=tuple(notes))
-    return Decompressed(b"".join(out), ignored_trailing=n - pos, notes=tuple(notes))
+        return Decompressed(out, e, fill_size=2048, notes=tuple(notes))
+    return Decompressed(out, fill_size=2048, ignored_trailing=n - pos, notes=tuple(notes))
 
 
 # --------------------------------------------------------------------------------------- zstd
@@ -430,11 +459,14 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
     import zstandard
 
     dctx = zstandard.ZstdDecompressor()
-    out: list[bytes] = []
+    pieces: list[bytes | None] = []
+    size = FILL_SIZE[ZSTD]
     rest = payload
+    out: list[bytes] = []
     try:
         while rest:
             obj = dctx.decompressobj()
+            out = []
             i = 0
             while i < len(rest) and not obj.eof:
                 chunk = obj.decompress(rest[i : i + _ZSTD_FEED])
@@ -443,9 +475,12 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
                     limit.add(len(chunk))
                     out.append(chunk)
             if not obj.eof:
-                return Decompressed(
-                    b"".join(out), CodecError("Truncated source", java_class=_ZSTD_IO)
-                )
+                pieces.append(b"".join(out))
+                # zstd-jni hands out what it decoded, then fails when it needs more input
+                error = CodecError("Truncated source", java_class=_ZSTD_IO)
+                return Decompressed(pieces, error, False, PIECE, size)
+            if out:
+                pieces.append(b"".join(out))
             consumed = min(i, len(rest)) - len(obj.unused_data)
             rest = rest[consumed:]
     except zstandard.ZstdError as e:
@@ -453,8 +488,11 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
         prefix = "zstd decompress error: "
         if text.startswith(prefix):
             text = text[len(prefix) :]
-        return Decompressed(b"".join(out), CodecError(text, java_class=_ZSTD_IO))
-    return Decompressed(b"".join(out))
+        lossy = bool(out)
+        if out:
+            pieces.append(b"".join(out))
+        return Decompressed(pieces, CodecError(text, java_class=_ZSTD_IO), lossy, PIECE, size)
+    return Decompressed(pieces, None, False, PIECE, size)
 
 
 # ----------------------------------------------------------------------------------- dispatch
@@ -478,7 +516,7 @@ def open_stream(
     if codec_id == ZSTD:
         return _unzstd(payload, lim)
     if codec_id == NONE:
-        return Decompressed(bytes(payload))
+        return Decompressed([bytes(payload)])
     raise IllegalArgumentError(f"Unknown compression type id: {codec_id}")
 
 

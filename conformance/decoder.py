@@ -122,9 +122,11 @@ def decode(
     index = 0
     error: DecodeError | None = None
     current: DecodedBatch | None = None
+    batch_start = 0
     try:
         for header in splitter:
             current = None
+            batch_start = header.position
             if isinstance(header, RecordBatchV2):
                 header.ensure_valid()
             current = DecodedBatch(header, _ControlRecords() if header.is_control else [])
@@ -138,6 +140,7 @@ def decode(
                 header.records(current.records, decompressed_limit)
             current = None
             index += 1
+            batch_start = splitter.position
     except DecodeError as e:
         error = e
     except RecursionError as e:  # pragma: no cover - defensive: nothing here recurses
@@ -146,7 +149,7 @@ def decode(
         error = DecodeError(None, java_class="java.lang.OutOfMemoryError")
     if error is not None:
         error.batch_index = index
-        error.position = splitter.position if current is None else current.header.position
+        error.position = batch_start
         return DecodeResult("error", mode, batches, error=error, findings=findings)
     if splitter.position < len(buf):
         tail = Tail(splitter.position, len(buf) - splitter.position)

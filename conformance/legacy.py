@@ -35,7 +35,7 @@ from .errors import (
     InvalidRecordError,
     KafkaError,
 )
-from .record import Record, wrap64
+from .record import JavaStreamReader, Record, wrap64
 
 RECORD_OVERHEAD_V0 = 14
 RECORD_OVERHEAD_V1 = 22
@@ -247,29 +247,23 @@ class LegacyBatch:
         stream = codecs.open_stream(codec, value, wrapper_magic, decompressed_limit)
         wrapper_timestamp = wrapper.timestamp
         wrapper_ts_type = wrapper.timestamp_type
-        data = stream.data
-        n = len(data)
-        pos = 0
+        src = JavaStreamReader(stream)
         entries: list[tuple[int, LegacyMessage]] = []
         try:
-            while True:
-                if n - pos < LOG_OVERHEAD:
-                    if stream.error is not None:
-                        raise stream.error
+            while True:  # DataLogInputStream.nextBatch
+                head = src.read_fully(LOG_OVERHEAD)
+                if len(head) < LOG_OVERHEAD:
                     break
-                offset = _I64.unpack_from(data, pos)[0]
-                size = _I32.unpack_from(data, pos + 8)[0]
-                pos += LOG_OVERHEAD
+                offset = _I64.unpack_from(head, 0)[0]
+                size = _I32.unpack_from(head, 8)[0]
                 if size < RECORD_OVERHEAD_V0:
                     raise CorruptRecordError(
                         "Record size is less than the minimum record overhead (14)"
                     )
-                if n - pos < size:
-                    if stream.error is not None:
-                        raise stream.error
+                body = src.read_fully(size)
+                if len(body) < size:
                     break
-                inner = LegacyMessage(data[pos : pos + size])
-                pos += size
+                inner = LegacyMessage(body)
                 if inner.magic == 1:
                     inner = LegacyMessage(inner.buf, wrapper_timestamp, wrapper_ts_type)
                 entries.append((offset, inner))

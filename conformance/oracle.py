@@ -68,6 +68,9 @@ class OracleUnavailable(OracleError):
 
 
 def _default_repo_root() -> Path:
+    env = os.environ.get("KAFKA_CONFORMANCE_ROOT")
+    if env:
+        return Path(env)
     return Path(__file__).resolve().parent.parent
 
 

@@ -37,7 +37,14 @@ from .errors import (
     InvalidRecordError,
     KafkaError,
 )
-from .varint import read_varint, read_varint_stream, read_varlong, varint_anomaly
+from .jstring import java_utf8
+from .codecs import FILL, Decompressed
+from .varint import (
+    read_varint,
+    read_varint_stream,
+    read_varlong,
+    varint_anomaly,
+)
 
 #: strict-mode notes collected while parsing: (position in the parsed buffer, code, message)
 Anomalies = list[tuple[int, str, str]]
@@ -268,7 +275,7 @@ def _body(
                     raise InvalidRecordError(f"Invalid negative header key size {n}")
                 if pos + n > end:
                     raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
-                hkey = buf[pos : pos + n].decode("utf-8", "replace")
+                hkey = java_utf8(buf[pos : pos + n])
                 pos += n
                 n, p2 = read_varint(buf, pos, end)
                 if anomalies is not None:
@@ -340,24 +347,155 @@ def read_uncompressed(
     return record, new_pos
 
 
-class DecompressedReader:
-    """The decompressed stream as Kafka's record iterator sees it (see ``codecs``)."""
+class JavaStreamReader:
+    """A decompressed payload read the way Kafka reads it (``codecs.Decompressed`` replayed).
 
-    __slots__ = ("data", "pos", "error")
+    Layers, as in Java: the codec's ``InputStream.read(len)`` (policy ``piece`` or ``fill``),
+    under ``ChunkedBytesStream`` (a ``fill_size`` buffer, direct reads for big requests),
+    under ``Utils.readFully`` / single-byte ``read()``. Errors therefore surface at the very
+    read where Java meets them, and short reads end record parsing where Java's do.
+    """
 
-    def __init__(self, data: bytes, error: DecodeError | None) -> None:
-        self.data = data
-        self.pos = 0
-        self.error = error
+    __slots__ = (
+        "pieces", "error", "lossy", "fill", "size", "pi", "cur", "po", "buf", "bpos", "eof",
+    )
 
+    def __init__(self, stream: Decompressed) -> None:
+        self.pieces = stream.pieces
+        self.error = stream.error
+        self.lossy = stream.lossy
+        self.fill = stream.policy == FILL
+        self.size = stream.fill_size
+        self.pi = -1
+        self.cur: bytes = b""
+        self.po = 0
+        self.buf: bytes = b""
+        self.bpos = 0
+        self.eof = False
+
+    # -- the codec stream (Java: Lz4BlockInputStream / SnappyInputStream / GZIPInputStream ...)
+    def _next_piece(self) -> bytes | None:
+        """Advance to the next piece; None for a snappy -1 marker; raises at the end on error."""
+        self.pi += 1
+        self.po = 0
+        if self.pi >= len(self.pieces):
+            self.pi = len(self.pieces)
+            self.eof = True
+            if self.error is not None:
+                raise self.error
+            return None
+        piece = self.pieces[self.pi]
+        self.cur = b"" if piece is None else piece
+        return piece
+
+    def _under_read(self, n: int) -> bytes | None:
+        """``read(b, 0, n)`` of the codec stream: bytes (``b""`` = Java's 0), None = -1."""
+        if self.fill:
+            parts = []
+            total = 0
+            while total < n:
+                if self.po >= len(self.cur):
+                    if self.eof:
+                        break
+                    if self.pi + 1 >= len(self.pieces) and self.error is None:
+                        self.pi += 1
+                        self.eof = True
+                        break
+                    if self._next_piece() is None:
+                        break
+                    continue
+                take = self.cur[self.po : self.po + n - total]
+                self.po += len(take)
+                total += len(take)
+                parts.append(take)
+            if not parts:
+                return None
+            return b"".join(parts)
+        if self.po >= len(self.cur):
+            if self.eof:
+                return None
+            if self._next_piece() is None:
+                return None
+            if not self.cur:
+                return b""  # an empty lz4 block: read() returns 0
+        if self.lossy and self.pi == len(self.pieces) - 1 and len(self.cur) - self.po < n:
+            assert self.error is not None
+            self.eof = True
+            raise self.error  # the call that runs into the corruption loses its bytes
+        out = self.cur[self.po : self.po + n]
+        self.po += len(out)
+        return out
+
+    def _under_available(self) -> int:
+        if self.po < len(self.cur):
+            return len(self.cur) - self.po
+        if not self.fill or self.eof:
+            return 0
+        # SnappyInputStream.available() calls hasNextChunk()
+        if self.pi + 1 >= len(self.pieces) and self.error is None:
+            return 0
+        self._next_piece()
+        return len(self.cur)
+
+    # -- ChunkedBytesStream ------------------------------------------------------------------
     def read(self) -> int:
-        if self.pos < len(self.data):
-            b = self.data[self.pos]
-            self.pos += 1
-            return b
-        if self.error is not None:
-            raise self.error
-        return -1
+        if self.bpos >= len(self.buf):
+            self.bpos = 0
+            r = self._under_read(self.size)
+            self.buf = r or b""
+            if not self.buf:
+                return -1
+        b = self.buf[self.bpos]
+        self.bpos += 1
+        return b
+
+    def _read1(self, n: int) -> bytes | None:
+        avail = len(self.buf) - self.bpos
+        if avail <= 0:
+            if n >= self.size:
+                return self._under_read(n)
+            self.bpos = 0
+            r = self._under_read(self.size)
+            self.buf = r or b""
+            if not self.buf:
+                return None
+            avail = len(self.buf)
+        out = self.buf[self.bpos : self.bpos + n]
+        self.bpos += len(out)
+        return out
+
+    def _read_into(self, n: int) -> bytes | None:
+        if n == 0:
+            return b""
+        parts = []
+        got = 0
+        while True:
+            r = self._read1(n - got)
+            if not r:
+                return r if got == 0 else b"".join(parts)
+            parts.append(r)
+            got += len(r)
+            if got >= n or self._under_available() <= 0:
+                return b"".join(parts)
+
+    def read_fully(self, n: int) -> bytes:
+        """``Utils.readFully``: up to ``n`` bytes, fewer only at end of stream."""
+        avail = len(self.buf) - self.bpos
+        if n <= avail:  # fast path: served from the chunk buffer
+            out = self.buf[self.bpos : self.bpos + n]
+            self.bpos += n
+            return out
+        parts = []
+        got = 0
+        while True:
+            r = self._read_into(n - got)
+            if r is None:
+                break
+            parts.append(r)
+            got += len(r)
+            if got >= n:
+                break
+        return b"".join(parts)
 
     def at_end(self) -> bool:
         """``inputStream.read() == -1`` (the leftover-data check)."""
@@ -371,7 +509,7 @@ def _stream_failure(e: CodecError, text: str) -> DecodeError:
 
 
 def read_from_stream(
-    src: DecompressedReader,
+    src: JavaStreamReader,
     base_offset: int,
     base_timestamp: int,
     log_append_time: int | None,
@@ -379,25 +517,21 @@ def read_from_stream(
 ) -> Record:
     """``DefaultRecord.readFrom(InputStream)`` wrapped as ``StreamRecordIterator.readNext``."""
     try:
-        length_pos = src.pos
-        length = read_varint_stream(src)
-        if anomalies is not None and src.pos - length_pos > 1:
-            _note_varint(anomalies, src.data, length_pos, src.pos, "record length")
+        buf, bpos = src.buf, src.bpos
+        if bpos < len(buf) and buf[bpos] < 0x80:
+            b = buf[bpos]
+            src.bpos = bpos + 1
+            length = (b >> 1) ^ -(b & 1)
+        else:
+            length = read_varint_stream(src)
         if length < 0:
             raise IllegalArgumentError(f"capacity < 0: ({length} < 0)")
-        data = src.data
-        start = src.pos
-        if len(data) - start < length:
-            if src.error is not None:
-                src.pos = len(data)
-                raise src.error
-            src.pos = len(data)
+        body = src.read_fully(length)
+        if len(body) != length:
             raise InvalidRecordError(
                 f"Invalid record size: expected {length} bytes in record payload, but the "
                 "record payload reached EOF."
             )
-        src.pos = start + length
-        body = data[start : start + length]
     except IllegalArgumentError as e:
         raise InvalidRecordError(_PREMATURE, cause=e) from None
     except CodecError as e:
@@ -407,12 +541,12 @@ def read_from_stream(
     else:
         local: Anomalies = []
         record, _ = _body(body, 0, length, base_offset, base_timestamp, log_append_time, local)
-        anomalies.extend((start + p, code, msg) for p, code, msg in local)
+        anomalies.extend(local)
     record.size = length
     return record
 
 
-def stream_has_leftover(src: DecompressedReader) -> bool:
+def stream_has_leftover(src: JavaStreamReader) -> bool:
     """``StreamRecordIterator.ensureNoneRemaining`` inverted, with Kafka's error wrapping."""
     try:
         return not src.at_end()

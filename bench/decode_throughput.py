@@ -1,0 +1,604 @@
+#!/usr/bin/env python3
+"""Full-decode throughput: the reference decoder vs kafka-python vs aiokafka.
+
+Every implementation decodes the *same* bytes: magic-2 batches built with
+``conformance.encoder.BatchBuilder`` (500 records per batch, ~16-byte keys, ~100-byte
+semi-random text values, one header per record, increasing timestamps), concatenated,
+once per codec. A run is a full decode of all the bytes:
+
+* ``ours``          ``conformance.decode(data)`` (CRC-32C checked inside), outcome must be
+                    ``ok``; every record of ``result.records`` is touched;
+* ``kafka-python``  ``kafka.record.MemoryRecords``: ``next_batch()``, ``validate_crc()``,
+                    iterate and touch every record;
+* ``aiokafka-py``   ``aiokafka.record.memory_records.MemoryRecords`` with
+                    ``AIOKAFKA_NO_EXTENSIONS=1`` (pure Python), same loop;
+* ``aiokafka-c``    the same with aiokafka's Cython extensions.
+
+"Touch" reads offset, timestamp, key, value and headers of every record and folds them into
+a checksum that must match the generator's, so no implementation can skip work lazily.
+
+Sensitivity variants (not part of the headline ratio, on by default, see ``--impls``):
+
+* ``kafka-python+ccrc``  kafka-python with its CRC-32C routed to google-crc32c, i.e. what a
+                         user gets after ``pip install crc32c`` (kafka-python otherwise uses a
+                         per-byte pure-Python CRC table);
+* ``ours-purecrc``       ours with the pure-Python CRC-32C of ``conformance.crc``.
+
+Each (codec, implementation) pair runs in its own subprocess (fresh interpreter, no monkey
+patch leaks, aiokafka's extension switch is an import-time environment variable); the time is
+the best of ``--repeat`` runs (``time.perf_counter``). MB/s is of the encoded input
+(1 MB = 10**6 bytes).
+
+Example::
+
+    .venv/bin/python bench/decode_throughput.py --records 200000 --repeat 5 \\
+        --codecs none,gzip,snappy,lz4,zstd --json bench.json --markdown docs/benchmarks.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+ALL_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+HEADLINE_IMPLS = ("ours", "kafka-python", "aiokafka-py", "aiokafka-c")
+VARIANT_IMPLS = ("kafka-python+ccrc", "ours-purecrc")
+ALL_IMPLS = HEADLINE_IMPLS + VARIANT_IMPLS
+TARGET_RATIO = 3.0
+
+BASE_TIMESTAMP = 1_700_000_000_000
+_WORDS = (
+    "kafka record batch offset timestamp producer consumer partition leader epoch "
+    "header value key stream topic broker replica segment index commit abort fetch "
+    "produce log compaction tombstone sequence idempotent transaction marker control "
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike"
+).split()
+
+
+# ------------------------------------------------------------------------------ data
+
+
+def make_records(n: int, seed: int) -> list[tuple[int, bytes, bytes, list[tuple[str, bytes]]]]:
+    """Deterministic synthetic records: (timestamp, key, value, headers)."""
+    rng = random.Random(seed)
+    out = []
+    ts = BASE_TIMESTAMP
+    words = _WORDS
+    for i in range(n):
+        ts += rng.randint(0, 3)
+        key = f"user-{rng.randrange(10**11):011d}".encode()  # 16 bytes
+        target = rng.randint(90, 110)
+        parts: list[str] = []
+        size = 0
+        while size < target:
+            w = rng.choice(words)
+            parts.append(w)
+            size += len(w) + 1
+        text = " ".join(parts)
+        value = f"{i}:{text}".encode()[:target]
+        headers = [("trace-id", f"{rng.getrandbits(64):016x}".encode())]
+        out.append((ts, key, value, headers))
+    return out
+
+
+def expected_checksum(records: list, batch_size: int) -> int:
+    """What ``_touch`` folds over a correct decode (offsets are 0..n-1)."""
+    acc = 0
+    for offset, (ts, key, value, headers) in enumerate(records):
+        acc += offset + ts + len(key) + len(value) + len(headers)
+    return acc
+
+
+def build_stream(records: list, codec: str, batch_size: int) -> bytes:
+    from conformance.encoder import BatchBuilder
+
+    parts = []
+    for start in range(0, len(records), batch_size):
+        b = BatchBuilder(magic=2, compression=codec, base_offset=start)
+        for ts, key, value, headers in records[start : start + batch_size]:
+            b.append(ts, key, value, headers)
+        parts.append(b.build())
+    return b"".join(parts)
+
+
+# ---------------------------------------------------------------------------- workers
+# Each runner decodes ``data`` fully once and returns (records seen, checksum). The touch
+# loop is textually identical everywhere so its cost is the same for every implementation.
+
+
+def _run_ours(data: bytes) -> tuple[int, int]:
+    from conformance import decode
+
+    result = decode(data)
+    if result.outcome != "ok":
+        raise AssertionError(f"decode outcome {result.outcome}: {result.error or result.tail}")
+    count = 0
+    acc = 0
+    for r in result.records:
+        o = r.offset
+        t = r.timestamp
+        k = r.key
+        v = r.value
+        h = r.headers
+        acc += o + t + len(k) + len(v) + len(h)
+        count += 1
+    return count, acc
+
+
+def _make_memory_records_runner(memory_records_cls):  # type: ignore[no-untyped-def]
+    def run(data: bytes) -> tuple[int, int]:
+        mr = memory_records_cls(data)
+        count = 0
+        acc = 0
+        while True:
+            batch = mr.next_batch()
+            if batch is None:
+                break
+            if not batch.validate_crc():
+                raise AssertionError("CRC check failed")
+            for r in batch:
+                o = r.offset
+                t = r.timestamp
+                k = r.key
+                v = r.value
+                h = r.headers
+                acc += o + t + len(k) + len(v) + len(h)
+                count += 1
+        return count, acc
+
+    return run
+
+
+def _install_snappy_shim() -> str | None:
+    """kafka-python needs python-snappy (module ``snappy``) for snappy; offer cramjam's."""
+    import kafka.codec
+
+    if kafka.codec.snappy is not None:
+        return None
+    import types
+
+    import cramjam
+
+    def decompress(b: bytes) -> bytes:
+        return bytes(cramjam.snappy.decompress_raw(b))
+
+    kafka.codec.snappy = types.SimpleNamespace(decompress=decompress)
+    return "python-snappy not installed: kafka-python's snappy uses a cramjam shim"
+
+
+def _setup_runner(impl: str, codec: str, snappy_shim: bool):  # type: ignore[no-untyped-def]
+    notes: list[str] = []
+    if impl == "ours":
+        import conformance  # noqa: F401  (import cost outside the timing)
+
+        return _run_ours, notes
+    if impl == "ours-purecrc":
+        import conformance.batch
+        from conformance.crc import crc32c_pure
+
+        conformance.batch.crc32c = crc32c_pure  # RecordBatchV2.computed_crc looks it up here
+        return _run_ours, notes
+    if impl in ("kafka-python", "kafka-python+ccrc"):
+        import kafka.codec
+        import kafka.record.default_records as kdr
+        from kafka.record import MemoryRecords
+
+        if codec == "snappy" and not kafka.codec.has_snappy():
+            if not snappy_shim:
+                raise _Skip("python-snappy not installed (kafka-python needs it for snappy)")
+            notes.append(_install_snappy_shim() or "")
+        if impl == "kafka-python+ccrc":
+            import google_crc32c
+
+            def calc_crc32c(memview, _v=google_crc32c.value):  # type: ignore[no-untyped-def]
+                return _v(bytes(memview))
+
+            kdr.calc_crc32c = calc_crc32c  # validate_crc looks it up as a module global
+        return _make_memory_records_runner(MemoryRecords), notes
+    if impl in ("aiokafka-py", "aiokafka-c"):
+        want_py = impl == "aiokafka-py"
+        if bool(os.environ.get("AIOKAFKA_NO_EXTENSIONS")) != want_py:
+            raise RuntimeError("worker started with the wrong AIOKAFKA_NO_EXTENSIONS")
+        from aiokafka.record import memory_records
+
+        cls = memory_records.MemoryRecords
+        is_py = cls.__name__.startswith("_") or "_crecords" not in cls.__module__
+        if is_py != want_py:
+            raise _Skip(f"wanted {impl} but got {cls.__module__}.{cls.__qualname__}")
+        return _make_memory_records_runner(cls), notes
+    raise ValueError(f"unknown implementation {impl!r}")
+
+
+class _Skip(Exception):
+    pass
+
+
+def worker_main(args: argparse.Namespace) -> int:
+    data = Path(args.worker_input).read_bytes()
+    try:
+        run, notes = _setup_runner(args.worker, args.worker_codec, args.snappy_shim)
+    except _Skip as e:
+        print(json.dumps({"skipped": str(e)}))
+        return 0
+    times = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        count, acc = run(data)
+        times.append(time.perf_counter() - t0)
+        if count != args.worker_expect_records:
+            raise AssertionError(f"{count} records, expected {args.worker_expect_records}")
+        if acc != args.worker_expect_checksum:
+            raise AssertionError(f"checksum {acc}, expected {args.worker_expect_checksum}")
+    print(json.dumps({"times": times, "notes": [n for n in notes if n]}))
+    return 0
+
+
+# ----------------------------------------------------------------------- environment
+
+
+def _version(dist: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def environment() -> dict[str, object]:
+    info: dict[str, object] = {
+        "python": sys.version.split()[0],
+        "python_impl": platform.python_implementation(),
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "cpus": os.cpu_count(),
+        "versions": {
+            d: _version(d)
+            for d in (
+                "kafka-conformance",
+                "kafka-python",
+                "aiokafka",
+                "google-crc32c",
+                "crc32c",
+                "python-snappy",
+                "cramjam",
+                "lz4",
+                "zstandard",
+                "xxhash",
+            )
+        },
+    }
+    try:
+        import kafka.record.util as ku
+
+        crc = ku._crc32c
+        info["kafka_python_crc32c"] = (
+            f"C (crc32c package, {crc.__module__}.{crc.__name__})"
+            if ku.crc32c_c is not None
+            else f"pure Python ({crc.__module__}.{crc.__name__}; `crc32c` package not installed)"
+        )
+    except Exception as e:  # pragma: no cover
+        info["kafka_python_crc32c"] = f"unknown ({e})"
+    try:
+        import kafka.codec
+
+        info["kafka_python_snappy"] = (
+            "python-snappy" if kafka.codec.has_snappy() else "unavailable (python-snappy not installed)"
+        )
+    except Exception as e:  # pragma: no cover
+        info["kafka_python_snappy"] = f"unknown ({e})"
+    try:
+        from conformance import crc as ccrc
+
+        info["ours_crc32c"] = (
+            "pure Python" if ccrc.crc32c is ccrc.crc32c_pure else "C (google-crc32c)"
+        )
+    except Exception as e:  # pragma: no cover
+        info["ours_crc32c"] = f"unknown ({e})"
+    return info
+
+
+# ------------------------------------------------------------------------------ main
+
+
+def run_worker(
+    impl: str, codec: str, path: Path, n: int, checksum: int, args: argparse.Namespace
+) -> dict[str, object]:
+    env = dict(os.environ)
+    env.pop("AIOKAFKA_NO_EXTENSIONS", None)
+    if impl == "aiokafka-py":
+        env["AIOKAFKA_NO_EXTENSIONS"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p
+    )
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker", impl,
+        "--worker-codec", codec,
+        "--worker-input", str(path),
+        "--worker-expect-records", str(n),
+        "--worker-expect-checksum", str(checksum),
+        "--repeat", str(args.repeat),
+    ]
+    if not args.snappy_shim:
+        cmd.append("--no-snappy-shim")
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def fmt_rate(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} M"
+    return f"{x / 1e3:.0f} k"
+
+
+def render_markdown(report: dict, command: str) -> str:  # type: ignore[type-arg]
+    env = report["environment"]
+    impls = report["impls"]
+    lines = []
+    lines.append("# Decode throughput")
+    lines.append("")
+    lines.append(
+        f"Generated by `bench/decode_throughput.py` on {report['date']}. "
+        f"{report['records']} records per codec in v2 batches of {report['batch_size']} "
+        "(~16-byte keys, ~100-byte text values, 1 header per record); full decode incl. CRC "
+        "check, every record's offset/timestamp/key/value/headers touched; best of "
+        f"{report['repeat']} runs; MB/s of the encoded input (1 MB = 10^6 bytes)."
+    )
+    lines.append("")
+    lines.append("Command:")
+    lines.append("")
+    lines.append("```")
+    lines.append(command)
+    lines.append("```")
+    lines.append("")
+    lines.append("## Machine")
+    lines.append("")
+    lines.append(f"* CPU: {env['cpu']} ({env['cpus']} logical CPUs)")
+    lines.append(f"* OS: {env['platform']}")
+    lines.append(f"* Python: {env['python_impl']} {env['python']}")
+    vs = ", ".join(f"{k} {v}" for k, v in env["versions"].items())
+    lines.append(f"* Libraries: {vs}")
+    lines.append(f"* kafka-python CRC-32C: {env['kafka_python_crc32c']}")
+    lines.append(f"* kafka-python snappy: {env['kafka_python_snappy']}")
+    lines.append(f"* ours CRC-32C: {env['ours_crc32c']}")
+    lines.append("")
+    lines.append("## Records/s (MB/s)")
+    lines.append("")
+    header = "| codec | input MB | " + " | ".join(impls) + " | ours / kafka-python |"
+    lines.append(header)
+    lines.append("|" + "---|" * (len(impls) + 3))
+    for codec, row in report["results"].items():
+        cells = []
+        for impl in impls:
+            r = row["impls"].get(impl, {})
+            if "records_per_s" in r:
+                cells.append(f"{fmt_rate(r['records_per_s'])} ({r['mb_per_s']:.1f})")
+            else:
+                cells.append(r.get("skipped") or r.get("error") or "n/a")
+        ratio = row.get("ratio_vs_kafka_python")
+        rtxt = "n/a" if ratio is None else f"**{ratio:.2f}x**"
+        lines.append(
+            f"| {codec} | {row['input_bytes'] / 1e6:.2f} | " + " | ".join(cells) + f" | {rtxt} |"
+        )
+    lines.append("")
+    extra = [
+        (codec, row)
+        for codec, row in report["results"].items()
+        if any(k.startswith("ratio_") and k != "ratio_vs_kafka_python" for k in row)
+    ]
+    if extra:
+        lines.append("## Like-for-like ratios (same kind of CRC-32C on both sides)")
+        lines.append("")
+        lines.append(
+            "| codec | ours / kafka-python+ccrc (both C CRC) | "
+            "ours-purecrc / kafka-python (both pure-Python CRC) | ours / aiokafka-py | "
+            "ours / aiokafka-c |"
+        )
+        lines.append("|---|---|---|---|---|")
+        for codec, row in extra:
+            def f(k: str) -> str:
+                v = row.get(k)
+                return "n/a" if v is None else f"{v:.2f}x"
+
+            lines.append(
+                f"| {codec} | {f('ratio_vs_kafka_python_ccrc')} | "
+                f"{f('ratio_purecrc_vs_kafka_python')} | {f('ratio_vs_aiokafka_py')} | "
+                f"{f('ratio_vs_aiokafka_c')} |"
+            )
+        lines.append("")
+    notes = sorted({n for row in report["results"].values() for r in row["impls"].values()
+                    for n in r.get("notes", [])})
+    if notes:
+        lines.append("Notes: " + "; ".join(notes) + ".")
+        lines.append("")
+    verdict = report.get("target")
+    if verdict:
+        lines.append(
+            f"Target: ours >= {TARGET_RATIO:g}x kafka-python records/s on every codec: "
+            f"**{'met' if verdict['met'] else 'NOT met'}**"
+            + ("" if verdict["met"] else f" (below on: {', '.join(verdict['below'])})")
+            + "."
+        )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description=(
+            "Full-decode throughput (records/s, MB/s) of the reference decoder vs kafka-python "
+            "and aiokafka (pure Python and C), on the same v2 batches for each codec."
+        ),
+        epilog=(
+            "example:\n"
+            "  .venv/bin/python bench/decode_throughput.py --records 200000 --repeat 5 \\\n"
+            "      --codecs none,gzip,snappy,lz4,zstd --json bench.json "
+            "--markdown docs/benchmarks.md\n"
+            "  .venv/bin/python bench/decode_throughput.py --records 20000 --repeat 2 "
+            "--impls ours,kafka-python   # quick"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--records", type=int, default=200_000, help="records per codec (default 200000)")
+    p.add_argument("--repeat", type=int, default=5, help="runs per measurement, best is kept (default 5)")
+    p.add_argument(
+        "--codecs",
+        default=",".join(ALL_CODECS),
+        help=f"comma-separated subset of {','.join(ALL_CODECS)} (default: all)",
+    )
+    p.add_argument(
+        "--impls",
+        default=",".join(ALL_IMPLS),
+        help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all)",
+    )
+    p.add_argument("--batch-size", type=int, default=500, help="records per batch (default 500)")
+    p.add_argument("--seed", type=int, default=20240601, help="data generator seed")
+    p.add_argument("--json", metavar="OUT", help="write the raw results as JSON")
+    p.add_argument("--markdown", metavar="OUT", help="write the markdown report")
+    p.add_argument(
+        "--no-snappy-shim",
+        dest="snappy_shim",
+        action="store_false",
+        help="without python-snappy, report kafka-python snappy as n/a instead of using cramjam",
+    )
+    # internal: one measurement in a fresh interpreter
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--worker-codec", help=argparse.SUPPRESS)
+    p.add_argument("--worker-input", help=argparse.SUPPRESS)
+    p.add_argument("--worker-expect-records", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--worker-expect-checksum", type=int, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.records <= 0 or args.repeat <= 0 or args.batch_size <= 0:
+        p.error("--records, --repeat and --batch-size must be positive")
+    codecs = [c.strip() for c in args.codecs.split(",") if c.strip()]
+    bad = [c for c in codecs if c not in ALL_CODECS]
+    if bad:
+        p.error(f"unknown codec(s): {', '.join(bad)}")
+    impls = [c.strip() for c in args.impls.split(",") if c.strip()]
+    bad = [c for c in impls if c not in ALL_IMPLS]
+    if bad:
+        p.error(f"unknown implementation(s): {', '.join(bad)}")
+    args.codec_list = codecs
+    args.impl_list = impls
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.worker:
+        return worker_main(args)
+
+    command = "python " + " ".join(
+        [os.path.relpath(__file__, ROOT) if Path.cwd() == ROOT else __file__]
+        + (sys.argv[1:] if argv is None else argv)
+    )
+    env = environment()
+    print(f"# Python {env['python']} on {env['cpu']} ({env['cpus']} CPUs), {env['platform']}")
+    print("# versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()))
+    print(f"# kafka-python CRC-32C: {env['kafka_python_crc32c']}")
+    print(f"# kafka-python snappy: {env['kafka_python_snappy']}")
+    print(f"# ours CRC-32C: {env['ours_crc32c']}")
+
+    t0 = time.perf_counter()
+    records = make_records(args.records, args.seed)
+    checksum = expected_checksum(records, args.batch_size)
+    print(f"# generated {len(records)} records in {time.perf_counter() - t0:.1f}s", flush=True)
+
+    report: dict = {  # type: ignore[type-arg]
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command,
+        "records": args.records,
+        "repeat": args.repeat,
+        "batch_size": args.batch_size,
+        "seed": args.seed,
+        "environment": env,
+        "impls": args.impl_list,
+        "results": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="kc-bench-") as tmp:
+        for codec in args.codec_list:
+            data = build_stream(records, codec, args.batch_size)
+            path = Path(tmp) / f"{codec}.bin"
+            path.write_bytes(data)
+            row: dict = {"input_bytes": len(data), "impls": {}}  # type: ignore[type-arg]
+            report["results"][codec] = row
+            for impl in args.impl_list:
+                res = run_worker(impl, codec, path, args.records, checksum, args)
+                if "times" in res:
+                    best = min(res["times"])  # type: ignore[type-var]
+                    res["best_s"] = best
+                    res["records_per_s"] = args.records / best
+                    res["mb_per_s"] = len(data) / best / 1e6
+                    msg = (
+                        f"{res['records_per_s'] / 1e3:9.0f} krec/s {res['mb_per_s']:7.1f} MB/s"
+                    )
+                else:
+                    msg = "skipped: " + str(res.get("skipped") or res.get("error"))
+                row["impls"][impl] = res
+                print(f"# {codec:6} {impl:18} {msg}", flush=True)
+
+            def rate(impl: str) -> float | None:
+                return row["impls"].get(impl, {}).get("records_per_s")
+
+            def ratio(a: str, b: str) -> float | None:
+                ra, rb = rate(a), rate(b)
+                return None if ra is None or rb is None else ra / rb
+
+            row["ratio_vs_kafka_python"] = ratio("ours", "kafka-python")
+            for key, a, b in (
+                ("ratio_vs_kafka_python_ccrc", "ours", "kafka-python+ccrc"),
+                ("ratio_purecrc_vs_kafka_python", "ours-purecrc", "kafka-python"),
+                ("ratio_vs_aiokafka_py", "ours", "aiokafka-py"),
+                ("ratio_vs_aiokafka_c", "ours", "aiokafka-c"),
+            ):
+                v = ratio(a, b)
+                if v is not None:
+                    row[key] = v
+
+    ratios = {c: r["ratio_vs_kafka_python"] for c, r in report["results"].items()}
+    if all(v is not None for v in ratios.values()) and ratios:
+        below = [c for c, v in ratios.items() if v < TARGET_RATIO]
+        report["target"] = {"ratio": TARGET_RATIO, "met": not below, "below": below}
+
+    md = render_markdown(report, command)
+    print()
+    print(md)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
+    if args.markdown:
+        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.markdown).write_text(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

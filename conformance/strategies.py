@@ -1,0 +1,127 @@
+"""Hypothesis strategies for Kafka record formats — a public API.
+
+Use them in any project's property tests::
+
+    from hypothesis import given
+    from conformance import strategies as kst
+
+    @given(kst.batches())
+    def test_my_decoder(case):
+        assert my_decode(case.data) == [r.value for r in case.records]
+
+``batches()`` draws a :class:`BatchCase`: the builder inputs and the encoded bytes (made by
+the kit's encoder, which mirrors Kafka's ``MemoryRecordsBuilder``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+from .encoder import BatchBuilder
+
+INT64 = st.integers(-(2**63), 2**63 - 1)
+TIMESTAMPS = st.one_of(st.just(-1), st.integers(0, 2**53))
+
+CODECS_BY_MAGIC = {0: ["none", "gzip", "snappy", "lz4"], 1: ["none", "gzip", "snappy", "lz4"],
+                   2: ["none", "gzip", "snappy", "lz4", "zstd"]}
+
+
+def nullable_bytes(max_size: int = 64) -> st.SearchStrategy[bytes | None]:
+    """Null, empty, and short byte strings (null and empty are different on the wire)."""
+    return st.one_of(st.none(), st.just(b""), st.binary(max_size=max_size))
+
+
+def header_keys() -> st.SearchStrategy[str]:
+    return st.text(max_size=12)
+
+
+def headers(max_headers: int = 4) -> st.SearchStrategy[list[tuple[str, bytes | None]]]:
+    return st.lists(st.tuples(header_keys(), nullable_bytes(16)), max_size=max_headers)
+
+
+@dataclass
+class RecordInput:
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes | None]] = field(default_factory=list)
+    offset_gap: int = 0
+
+
+@st.composite
+def record_inputs(draw: st.DrawFn, magic: int = 2) -> RecordInput:
+    return RecordInput(
+        timestamp=draw(TIMESTAMPS),
+        key=draw(nullable_bytes()),
+        value=draw(nullable_bytes(256)),
+        headers=draw(headers()) if magic >= 2 else [],
+        offset_gap=draw(st.integers(0, 3)),
+    )
+
+
+@dataclass
+class BatchCase:
+    """What went into the encoder, and what came out."""
+
+    magic: int
+    compression: str
+    options: dict[str, object]
+    records: list[RecordInput]
+    offsets: list[int]
+    data: bytes
+
+
+@st.composite
+def batches(
+    draw: st.DrawFn,
+    magic: int | None = None,
+    compression: str | None = None,
+    max_records: int = 20,
+) -> BatchCase:
+    """One batch (v2) or message set (v0/v1) with random records and batch features."""
+    m = draw(st.sampled_from([0, 1, 2])) if magic is None else magic
+    codec = draw(st.sampled_from(CODECS_BY_MAGIC[m])) if compression is None else compression
+    base_offset = draw(st.integers(0, 2**40))
+    options: dict[str, object] = {"magic": m, "compression": codec, "base_offset": base_offset}
+    if m >= 1 and draw(st.booleans()):
+        options["timestamp_type"] = "LogAppendTime"
+        options["log_append_time"] = draw(st.integers(0, 2**53))
+    if m == 2:
+        if draw(st.booleans()):
+            options["producer_id"] = draw(st.integers(0, 2**40))
+            options["producer_epoch"] = draw(st.integers(0, 32767))
+            options["base_sequence"] = draw(st.integers(0, 2**31 - 1))
+            options["is_transactional"] = draw(st.booleans())
+        options["partition_leader_epoch"] = draw(st.integers(-1, 2**31 - 1))
+        if draw(st.integers(0, 9)) == 0:
+            options["delete_horizon_ms"] = draw(st.integers(0, 2**53))
+    recs = draw(st.lists(record_inputs(m), min_size=1, max_size=max_records))
+    builder = BatchBuilder(**options)  # type: ignore[arg-type]
+    offsets = []
+    offset = base_offset
+    for i, r in enumerate(recs):
+        if i:
+            offset += 1 + r.offset_gap  # compaction leaves gaps in every format
+        builder.append(r.timestamp, r.key, r.value, r.headers, offset=offset)
+        offsets.append(offset)
+    return BatchCase(m, codec, options, recs, offsets, builder.build())
+
+
+@st.composite
+def record_streams(draw: st.DrawFn, max_batches: int = 4) -> list[BatchCase]:
+    """Several batches, possibly of different magics, as one fetch response / segment holds."""
+    return draw(st.lists(batches(max_records=6), min_size=1, max_size=max_batches))
+
+
+__all__ = [
+    "BatchCase",
+    "RecordInput",
+    "batches",
+    "header_keys",
+    "headers",
+    "nullable_bytes",
+    "record_inputs",
+    "record_streams",
+]
