@@ -517,10 +517,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         return worker_main(args)
 
-    command = "python " + " ".join(
-        [os.path.relpath(__file__, ROOT) if Path.cwd() == ROOT else __file__]
-        + (sys.argv[1:] if argv is None else argv)
-    )
+    exe = Path(sys.executable)
+    in_root = Path.cwd() == ROOT
+    python = os.path.relpath(exe, ROOT) if in_root and ROOT in exe.parents else "python"
+    script = os.path.relpath(__file__, ROOT) if in_root else __file__
+    command = " ".join([python, script] + (sys.argv[1:] if argv is None else argv))
     env = environment()
     print(f"# Python {env['python']} on {env['cpu']} ({env['cpus']} CPUs), {env['platform']}")
     print("# versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()))

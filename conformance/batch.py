@@ -33,6 +33,8 @@ from .record import (
     Anomalies,
     JavaStreamReader,
     Record,
+    _Bail,
+    fast_records,
     increment_sequence,
     read_from_stream,
     read_uncompressed,
@@ -194,6 +196,8 @@ class RecordBatchV2:
             if count == 0:
                 return None
             buf = self.raw[RECORDS_OFFSET:]
+            if anomalies is None and _fast(buf, count, self, log_append_time, out):
+                return None
             pos = 0
             append = out.append
             for i in range(count):
@@ -212,6 +216,11 @@ class RecordBatchV2:
         count = self._checked_count()
         if count == 0:
             return stream
+        if anomalies is None and stream.error is None and all(stream.pieces):
+            # no error and no short read anywhere: Java reads the concatenated bytes
+            data = stream.pieces[0] if len(stream.pieces) == 1 else stream.data
+            if _fast(data, count, self, log_append_time, out):  # type: ignore[arg-type]
+                return stream
         src = JavaStreamReader(stream)
         for i in range(count):
             record = read_from_stream(
@@ -242,3 +251,16 @@ class RecordBatchV2:
             f"{getattr(self, 'last_offset_delta', None)}, count="
             f"{getattr(self, 'records_count', None)}, size={len(self.raw)})"
         )
+
+
+def _fast(
+    buf: bytes, count: int, batch: RecordBatchV2, log_append_time: int | None, out: list[Record]
+) -> bool:
+    """Try the tight loop; on anything unusual undo its records and let the exact path run."""
+    mark = len(out)
+    try:
+        fast_records(buf, count, batch.base_offset, batch.base_timestamp, log_append_time, out)
+    except _Bail:
+        del out[mark:]
+        return False
+    return True

@@ -95,6 +95,9 @@ class _Limit:
         self.limit = limit
         self.total = 0
 
+    def remaining(self) -> int:
+        return self.limit - self.total
+
     def add(self, n: int) -> None:
         self.total += n
         if self.total > self.limit:
@@ -189,7 +192,8 @@ def _gunzip(payload: bytes, limit: _Limit) -> Decompressed:
         data = payload[pos:]
         try:
             while True:
-                chunk = d.decompress(data, 65536)
+                # output is bounded by max_length (at most the remaining limit + 1 byte)
+                chunk = d.decompress(data, max(1, min(limit.remaining() + 1, 1 << 26)))
                 if chunk:
                     limit.add(len(chunk))
                     member_crc = zlib.crc32(chunk, member_crc)
@@ -452,7 +456,9 @@ def _unlz4(payload: bytes, magic: int, limit: _Limit) -> Decompressed:
 
 # --------------------------------------------------------------------------------------- zstd
 
-_ZSTD_FEED = 256  # bounded input per call keeps any single output burst small
+# zstd can expand 4 input bytes into a 128 KiB block: feeding at most remaining/32768 input
+# bytes per call keeps any single output burst within the limit
+_ZSTD_EXPANSION = 32768
 
 
 def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
@@ -469,8 +475,9 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
             out = []
             i = 0
             while i < len(rest) and not obj.eof:
-                chunk = obj.decompress(rest[i : i + _ZSTD_FEED])
-                i += _ZSTD_FEED
+                feed = max(256, min(1 << 16, limit.remaining() // _ZSTD_EXPANSION))
+                chunk = obj.decompress(rest[i : i + feed])
+                i += feed
                 if chunk:
                     limit.add(len(chunk))
                     out.append(chunk)

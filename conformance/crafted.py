@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from . import codecs
 from .crc import crc32, crc32c, xxh32
+from .encoder import seal_v2
 from .varint import encode_unsigned_varint, encode_varint, encode_varlong
 
 __all__ = [
@@ -228,6 +229,8 @@ def v2_batch(
 
 def reseal(batch: bytes, *, length: bool = True, crc: bool = True) -> bytes:
     """Recompute batchLength (= len - 12) and/or the CRC-32C of a v2 batch after corruption."""
+    if length and crc:
+        return seal_v2(batch)
     b = bytearray(batch)
     if length:
         struct.pack_into(">i", b, 8, len(b) - 12)

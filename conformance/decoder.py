@@ -14,6 +14,7 @@ Profile ``strict`` adds findings (``findings.py``) for what Kafka accepts silent
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -121,6 +122,10 @@ def decode(
     findings: list[Finding] | None = [] if strict else None
     index = 0
     error: DecodeError | None = None
+    # records form no reference cycles: pausing the cyclic GC while millions of them are
+    # created avoids repeated full collections (measured: ~25% of decode time)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     current: DecodedBatch | None = None
     batch_start = 0
     try:
@@ -147,6 +152,9 @@ def decode(
         error = DecodeError(str(e), java_class="java.lang.StackOverflowError")
     except MemoryError:  # pragma: no cover
         error = DecodeError(None, java_class="java.lang.OutOfMemoryError")
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     if error is not None:
         error.batch_index = index
         error.position = batch_start

@@ -7,6 +7,8 @@ The oracle lives in ``oracle/`` (Maven project). This module builds it on demand
   rebuild only happens when the sources change; it returns the ``java`` command prefix.
 * :func:`decode_files` decodes files in one JVM run (``decode`` sub-command).
 * :class:`OracleServer` keeps one JVM running (``serve`` sub-command) for differential fuzzing.
+* :func:`encode_batches` builds batches with Kafka's own ``MemoryRecordsBuilder`` (``encode``
+  sub-command; ``OracleServer.encode_batches`` does the same in a running ``serve`` JVM).
 
 Every document follows docs/canonical-json.md (contract v1).
 
@@ -15,10 +17,26 @@ Command line::
     python -m conformance.oracle build
     python -m conformance.oracle decode [--as memory|file] FILE...
     python -m conformance.oracle serve
+    python -m conformance.oracle encode     (batch specs on stdin, one JSON object per line)
+
+Encode specs (one dict per batch; every member optional, see Oracle's ``Encoder.java``)::
+
+    {"magic": 2, "compression": "none|gzip|snappy|lz4|zstd",
+     "timestampType": "CreateTime|LogAppendTime", "baseOffset": "0", "logAppendTime": "-1",
+     "producerId": "-1", "producerEpoch": -1, "baseSequence": -1, "isTransactional": False,
+     "isControl": False, "partitionLeaderEpoch": -1, "deleteHorizonMs": "-1",
+     "records": [{"offset": "0", "timestamp": "-1", "key": <base64|None>, "value": <base64|None>,
+                  "headers": [{"key": "h", "value": <base64|None>}]}],
+     "endTxnMarker": {"commit": True, "coordinatorEpoch": 0, "timestamp": "0"}}
+
+64-bit integers may be strings or ints; ``bytes`` values are base64-encoded automatically.
+The result for each spec is the bytes Kafka built, or, when Kafka's builder throws, the string
+``"<java class>: <message>"``.
 """
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import hashlib
 import json
@@ -41,6 +59,7 @@ __all__ = [
     "OracleUnavailable",
     "OracleServer",
     "decode_files",
+    "encode_batches",
     "ensure_built",
     "main",
     "source_hash",
@@ -48,6 +67,7 @@ __all__ = [
 
 MODES = ("memory", "file")
 _MODE_BYTE = {"memory": 0, "file": 1}
+_ENCODE_BYTE = 2
 
 #: JVM options the oracle needs: JVM-raised NullPointerExceptions must carry a null message
 #: (the contract's "null key" case); JDK 15+ would otherwise compute a "helpful" message.
@@ -239,11 +259,65 @@ def decode_files(paths: Sequence[Path], mode: str = "memory") -> list[dict[str, 
     return documents
 
 
+def _spec_json(spec: dict[str, Any]) -> str:
+    def default(o: object) -> object:
+        if isinstance(o, (bytes, bytearray, memoryview)):
+            return base64.b64encode(bytes(o)).decode("ascii")
+        raise TypeError(f"cannot put {type(o).__name__} in an encode spec")
+
+    # ensure_ascii: one physical line whatever the strings hold (the protocol is line-based)
+    return json.dumps(spec, separators=(",", ":"), ensure_ascii=True, default=default)
+
+
+def _parse_encoded(lines: Sequence[str], count: int) -> list[bytes | str]:
+    if len(lines) != count:
+        raise OracleError(f"oracle encode printed {len(lines)} lines for {count} specs")
+    out: list[bytes | str] = []
+    for i, line in enumerate(lines):
+        if line.startswith("{"):
+            try:
+                doc = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise OracleError(f"oracle encode printed malformed JSON: {exc}") from exc
+            if "specError" in doc:
+                raise ValueError(f"encode spec #{i} rejected by the oracle: {doc['specError']}")
+            out.append(str(doc["error"]))
+        else:
+            try:
+                out.append(bytes.fromhex(line))
+            except ValueError as exc:
+                raise OracleError(f"oracle encode printed neither hex nor JSON: {line[:80]!r}") from exc
+    return out
+
+
+def encode_batches(
+    specs: Sequence[dict[str, Any]], *, server: OracleServer | None = None
+) -> list[bytes | str]:
+    """Build each spec with Kafka's ``MemoryRecordsBuilder``: its bytes, or Kafka's error string.
+
+    The error string is ``"<java class>: <message>"`` (e.g. ``"java.lang.IllegalArgumentException:
+    Magic v0 does not support record headers"``). Runs one JVM (``encode`` sub-command), or uses
+    ``server`` when given. A malformed spec raises :class:`ValueError`.
+    """
+    if server is not None:
+        return server.encode_batches(specs)
+    if not specs:
+        return []
+    command = ensure_built()
+    payload = "".join(_spec_json(s) + "\n" for s in specs).encode("ascii")
+    proc = subprocess.run([*command, "encode"], input=payload, capture_output=True, check=False)
+    stderr = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise OracleError(f"oracle encode exited with status {proc.returncode}\n{_tail(stderr)}")
+    return _parse_encoded(proc.stdout.decode("utf-8").splitlines(), len(specs))
+
+
 class OracleServer:
     """One long-lived oracle JVM (``serve`` mode)::
 
         with OracleServer() as oracle:
             doc = oracle.decode(data, mode="memory")
+            [data_or_error] = oracle.encode_batches([{"magic": 2, "records": [...]}])
     """
 
     def __init__(self, repo_root: Path | None = None) -> None:
@@ -302,13 +376,33 @@ class OracleServer:
     def decode(self, data: bytes, mode: str = "memory") -> dict[str, Any]:
         """Decode one input; returns the canonical JSON document as a dict."""
         _check_mode(mode)
+        body = self._request(_MODE_BYTE[mode], data)
+        try:
+            document: dict[str, Any] = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise OracleError(f"oracle sent malformed JSON: {exc}") from exc
+        return document
+
+    def encode_batches(self, specs: Sequence[dict[str, Any]]) -> list[bytes | str]:
+        """Like :func:`encode_batches`, in this JVM (one request for all ``specs``)."""
+        if not specs:
+            return []
+        payload = "\n".join(_spec_json(s) for s in specs).encode("ascii")
+        body = self._request(_ENCODE_BYTE, payload)
+        return _parse_encoded(body.decode("utf-8").split("\n"), len(specs))
+
+    def encode(self, spec: dict[str, Any]) -> bytes | str:
+        """One spec: the bytes Kafka's builder made, or its error string."""
+        return self.encode_batches([spec])[0]
+
+    def _request(self, mode_byte: int, data: bytes) -> bytes:
         if len(data) > 0x7FFFFFFF:
             raise ValueError("input larger than 2 GiB - 1")
         self.start()
         proc = self._proc
         assert proc is not None and proc.stdin is not None
         try:
-            proc.stdin.write(struct.pack(">BI", _MODE_BYTE[mode], len(data)))
+            proc.stdin.write(struct.pack(">BI", mode_byte, len(data)))
             proc.stdin.write(data)
             proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
@@ -320,11 +414,7 @@ class OracleServer:
         body = self._read_exactly(length)
         if len(body) != length:
             raise self._died("truncated response")
-        try:
-            document: dict[str, Any] = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise OracleError(f"oracle sent malformed JSON: {exc}") from exc
-        return document
+        return body
 
     def _died(self, what: str) -> OracleError:
         proc = self._proc
@@ -364,6 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "usage: python -m conformance.oracle build\n"
         "       python -m conformance.oracle decode [--as memory|file] FILE...\n"
         "       python -m conformance.oracle serve\n"
+        "       python -m conformance.oracle encode   (JSON batch specs on stdin, one per line)\n"
     )
     if not args or args[0] in ("-h", "--help", "help"):
         sys.stdout.write(usage)
@@ -380,7 +471,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(shlex.join(prefix))
         return 0
-    if command in ("decode", "serve"):
+    if command == "encode" and rest:
+        sys.stderr.write(usage)
+        return 2
+    if command in ("decode", "serve", "encode"):
         sys.stdout.flush()
         return subprocess.run([*prefix, command, *rest], check=False).returncode
     sys.stderr.write(f"unknown command: {command}\n{usage}")

@@ -9,6 +9,8 @@ import java.io.File;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.BufferedReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -24,10 +26,16 @@ import java.util.List;
  * <pre>
  * java -XX:-ShowCodeDetailsInExceptionMessages -jar oracle.jar decode [--as memory|file] FILE...
  *     one compact canonical JSON document per FILE, one per line, in argument order
+ * java -XX:-ShowCodeDetailsInExceptionMessages -jar oracle.jar encode
+ *     one batch spec (JSON, see {@link Encoder}) per stdin line; one output line each: the bytes
+ *     Kafka's MemoryRecordsBuilder built, as hex, or {"error": "..."} / {"specError": "..."}
  * java -XX:-ShowCodeDetailsInExceptionMessages -jar oracle.jar serve
  *     framed protocol on stdin/stdout until EOF on stdin:
- *       request  = 1 byte mode (0 memory, 1 file) + int32 BE length + payload
- *       response = int32 BE length + UTF-8 JSON document
+ *       request  = 1 byte mode (0 memory, 1 file, 2 encode) + int32 BE length + payload
+ *       response = int32 BE length + UTF-8 body
+ *     modes 0/1: payload = bytes to decode, body = the canonical JSON document;
+ *     mode 2: payload = UTF-8 batch specs, one per line; body = the encode output lines joined
+ *     by '\n' (no trailing newline; blank input lines are skipped)
  * </pre>
  *
  * The JVM flag makes JVM-raised NullPointerExceptions carry a null message, as the contract
@@ -39,8 +47,9 @@ import java.util.List;
 public final class Oracle {
     private static final String USAGE =
             "usage: oracle decode [--as memory|file] FILE...\n"
-          + "       oracle serve   (framed: request = u8 mode (0 memory, 1 file) + i32 BE length + payload;\n"
-          + "                       response = i32 BE length + UTF-8 JSON)\n";
+          + "       oracle encode  (stdin: one JSON batch spec per line; stdout: one hex or JSON line each)\n"
+          + "       oracle serve   (framed: request = u8 mode (0 memory, 1 file, 2 encode) + i32 BE length\n"
+          + "                       + payload; response = i32 BE length + UTF-8 body)\n";
 
     private Oracle() {
     }
@@ -70,6 +79,10 @@ public final class Oracle {
         switch (args[0]) {
             case "decode":
                 return decodeCommand(args, stdout);
+            case "encode":
+                if (args.length != 1)
+                    throw new UsageException("encode takes no arguments (batch specs come on stdin)");
+                return encodeCommand(stdout);
             case "serve":
                 if (args.length != 1)
                     throw new UsageException("serve takes no arguments");
@@ -131,6 +144,34 @@ public final class Oracle {
         return 0;
     }
 
+    private static int encodeCommand(OutputStream stdout) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);
+        OutputStream out = new BufferedOutputStream(stdout, 1 << 16);
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank())
+                continue;
+            out.write(Encoder.encodeLine(line).getBytes(StandardCharsets.UTF_8));
+            out.write('\n');
+        }
+        out.flush();
+        return 0;
+    }
+
+    private static String encodeLines(byte[] payload) {
+        StringBuilder sb = new StringBuilder();
+        boolean first = true;
+        for (String line : new String(payload, StandardCharsets.UTF_8).split("\n")) {
+            if (line.isBlank())
+                continue;
+            if (!first)
+                sb.append('\n');
+            first = false;
+            sb.append(Encoder.encodeLine(line));
+        }
+        return sb.toString();
+    }
+
     private static boolean parseMode(String v) throws UsageException {
         switch (v) {
             case "memory":
@@ -179,6 +220,8 @@ public final class Oracle {
                     Files.write(tmp, payload, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
                             StandardOpenOption.CREATE);
                     json = Decoder.decode(payload, true, tmp.toFile());
+                } else if (mode == 2) {
+                    json = encodeLines(payload);
                 } else {
                     System.err.println("oracle serve: unknown mode byte " + mode);
                     return 2;
