@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from . import codecs
 from .crc import crc32, crc32c
 from .errors import EncodeError
+from .record import wrap64
 from .varint import encode_varint, encode_varlong
 
 HeaderInput = tuple[str | bytes, bytes | None]
@@ -173,6 +174,19 @@ class BatchBuilder:
         offset: int | None = None,
     ) -> None:
         """``appendWithOffset``; ``offset`` defaults to the next sequential offset."""
+        self._append(timestamp, key, value, headers, offset, control=False)
+
+    def _append(
+        self,
+        timestamp: int,
+        key: bytes | None,
+        value: bytes | None,
+        headers: Iterable[HeaderInput],
+        offset: int | None,
+        control: bool,
+    ) -> None:
+        if control != self.is_control:
+            raise EncodeError("Control records can only be appended to control batches")
         if offset is None:
             offset = self._records[-1].offset + 1 if self._records else self.base_offset
         if self._records and offset <= self._records[-1].offset:
@@ -193,13 +207,29 @@ class BatchBuilder:
 
     def append_end_txn_marker(self, commit: bool, coordinator_epoch: int, timestamp: int) -> None:
         """A COMMIT/ABORT control record (``EndTransactionMarker``); needs ``is_control``."""
-        if not self.is_control:
-            raise EncodeError("Control records can only be appended to control batches")
+        if self.producer_id == -1:
+            raise EncodeError("End transaction marker requires a valid producerId")
+        if not self.is_transactional:
+            raise EncodeError(
+                "End transaction marker depends on batch transactional flag being enabled"
+            )
         key = struct.pack(">hh", 0, 1 if commit else 0)
         value = struct.pack(">hi", 0, coordinator_epoch)
-        self.append(timestamp, key, value)
+        self._append(timestamp, key, value, (), None, control=True)
 
     def build(self) -> bytes:
+        """``close()``: producer-state checks, then the bytes (empty when no record was added)."""
+        if self.is_transactional and self.producer_id == -1:
+            raise EncodeError("Cannot write transactional messages without a valid producer ID")
+        if self.producer_id != -1:
+            if self.producer_epoch == -1:
+                raise EncodeError("Invalid negative producer epoch")
+            if self.base_sequence < 0 and not self.is_control:
+                raise EncodeError("Invalid negative sequence number used")
+            if self.magic < 2:
+                raise EncodeError(f"Idempotent messages are not supported for magic {self.magic}")
+        if not self._records:
+            return b""  # MemoryRecords.EMPTY
         if self.magic == 2:
             return self._build_v2()
         return self._build_legacy()
@@ -225,7 +255,11 @@ class BatchBuilder:
             raise EncodeError(f"Invalid message timestamp {base_ts}")
         body = b"".join(
             encode_record_v2(
-                r.offset - self.base_offset, r.timestamp - base_ts, r.key, r.value, r.headers
+                r.offset - self.base_offset,
+                wrap64(r.timestamp - base_ts),  # Java long arithmetic
+                r.key,
+                r.value,
+                r.headers,
             )
             for r in records
         )
@@ -261,7 +295,9 @@ class BatchBuilder:
         ts_bit = 0x08 if lat else 0
         entries = []
         for r in self._records:
-            ts = self.log_append_time if lat else r.timestamp
+            ts = self.log_append_time if self.timestamp_type == LOG_APPEND_TIME else r.timestamp
+            if ts < 0 and ts != NO_TIMESTAMP:  # LegacyRecord.write, for both magics
+                raise EncodeError(f"Invalid message timestamp {ts}")
             if codec != codecs.NONE and magic > 0:
                 inner_offset = r.offset - self.base_offset
             else:
@@ -293,6 +329,45 @@ def build_batch(
     return builder.build()
 
 
+def empty_batch(
+    *,
+    base_offset: int,
+    last_offset: int,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    partition_leader_epoch: int = -1,
+    timestamp_type: str = CREATE_TIME,
+    timestamp: int = NO_TIMESTAMP,
+    is_transactional: bool = False,
+    is_control: bool = False,
+) -> bytes:
+    """``DefaultRecordBatch.writeEmptyHeader``: a v2 batch with no records, as the log cleaner
+    keeps one to preserve producer state (baseTimestamp -1, maxTimestamp = ``timestamp``)."""
+    attrs = v2_attributes(0, timestamp_type, is_transactional, is_control, False)
+    header = _V2_HEADER.pack(
+        base_offset,
+        61 - 12,
+        partition_leader_epoch,
+        2,
+        0,
+        attrs,
+        _int32(last_offset - base_offset),
+        NO_TIMESTAMP,
+        timestamp,
+        producer_id,
+        producer_epoch,
+        base_sequence,
+        0,
+    )
+    return seal_v2(header)
+
+
+def _int32(x: int) -> int:
+    """Java's ``(int)`` cast of a long."""
+    return (x + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
 def end_txn_marker_batch(
     *,
     offset: int,
@@ -319,6 +394,7 @@ def end_txn_marker_batch(
 __all__ = [
     "BatchBuilder",
     "build_batch",
+    "empty_batch",
     "encode_legacy_message",
     "encode_record_v2",
     "end_txn_marker_batch",

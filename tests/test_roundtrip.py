@@ -7,7 +7,7 @@ from hypothesis import given
 
 from conformance import decode
 from conformance import strategies as kst
-from conformance.encoder import BatchBuilder, end_txn_marker_batch
+from conformance.encoder import BatchBuilder, empty_batch, end_txn_marker_batch
 
 CASES = [(m, c) for m, cs in kst.CODECS_BY_MAGIC.items() for c in cs]
 
@@ -83,7 +83,14 @@ def test_control_marker_roundtrip() -> None:
     assert batch.records[0].control == {"typeId": 0, "type": "ABORT", "coordinatorEpoch": 9}
 
 
-def test_empty_v2_batch() -> None:
-    data = BatchBuilder(base_offset=10).build()
-    r = decode(data)
-    assert r.outcome == "ok" and r.records == [] and r.batches[0].records_count == 0
+def test_empty_builder_writes_nothing() -> None:
+    assert BatchBuilder(base_offset=10).build() == b""  # MemoryRecords.EMPTY
+
+
+def test_cleaner_style_empty_batch() -> None:
+    data = empty_batch(base_offset=100, last_offset=109, producer_id=4, producer_epoch=1,
+                       base_sequence=7, timestamp=1700000000000)
+    (b,) = decode(data).batches
+    assert b.records == [] and b.records_count == 0
+    assert (b.base_offset, b.last_offset, b.next_offset) == (100, 109, 110)  # C35
+    assert b.base_timestamp == -1 and b.max_timestamp == 1700000000000
