@@ -233,6 +233,24 @@ class RecordBatchV2:
             out.append(record)
         return stream
 
+    def iterator_records(
+        self, out: list[Record], decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT
+    ) -> None:
+        """``iterator()`` (what DumpLogSegments and ``for (Record r : batch)`` use).
+
+        Unlike ``streamingIterator()``: a batch with recordsCount 0 is never opened, and a
+        compressed batch is decompressed and parsed completely before the first record is
+        handed out (so an error anywhere in it yields no record at all).
+        """
+        if self.records_count == 0:
+            return
+        if self.attributes_raw & COMPRESSION_MASK == 0:
+            self.records(out, decompressed_limit)
+            return
+        whole: list[Record] = []
+        self.records(whole, decompressed_limit)
+        out.extend(whole)
+
     def _checked_count(self) -> int:
         if self.records_count < 0:
             raise InvalidRecordError(

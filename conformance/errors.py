@@ -16,6 +16,10 @@ IllegalArgumentError                   java.lang.IllegalArgumentException
 IndexOutOfBoundsError                  java.lang.IndexOutOfBoundsException
 BufferUnderflowError                   java.nio.BufferUnderflowException
 NullPointerError                       java.lang.NullPointerException
+CorruptIndexError                      org.apache.kafka.storage.internals.log.CorruptIndexException
+CorruptSnapshotError                   org.apache.kafka.storage.internals.log.CorruptSnapshotException
+CheckpointError                        java.io.IOException (checkpoint and metadata files)
+NumberFormatError                      java.lang.NumberFormatException
 CodecError                             a compression library's IOException/Error, e.g.
                                        java.util.zip.ZipException, java.io.EOFException,
                                        org.xerial.snappy.SnappyIOException,
@@ -138,6 +142,28 @@ _UNCHECKED_CODEC_CLASSES = frozenset(
 )
 
 
+class CorruptIndexError(DecodeError):
+    """``.index`` / ``.timeindex`` / ``.txnindex`` failed Kafka's ``sanityCheck()``."""
+
+    kafka_exception = "org.apache.kafka.storage.internals.log.CorruptIndexException"
+
+
+class CorruptSnapshotError(DecodeError):
+    """A producer-state ``.snapshot`` file Kafka refuses to load."""
+
+    kafka_exception = "org.apache.kafka.storage.internals.log.CorruptSnapshotException"
+
+
+class CheckpointError(DecodeError):
+    """A checkpoint / metadata file Kafka refuses (``java.io.IOException`` family)."""
+
+    kafka_exception = "java.io.IOException"
+
+
+class NumberFormatError(JavaRuntimeError):
+    kafka_exception = "java.lang.NumberFormatException"
+
+
 class EncodeError(ValueError):
     """The encoder was asked for something Kafka's builders refuse (mirrors their IAE)."""
 
@@ -146,7 +172,10 @@ class EncodeError(ValueError):
 
 __all__ = [
     "BufferUnderflowError",
+    "CheckpointError",
     "CodecError",
+    "CorruptIndexError",
+    "CorruptSnapshotError",
     "CorruptRecordError",
     "DecodeError",
     "DecompressionLimitError",
@@ -157,4 +186,5 @@ __all__ = [
     "JavaRuntimeError",
     "KafkaError",
     "NullPointerError",
+    "NumberFormatError",
 ]

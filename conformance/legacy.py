@@ -23,6 +23,7 @@ offset`` (wrapper offset 0 means "use as stored").
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 
 from . import codecs
 from .batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE
@@ -202,17 +203,30 @@ class LegacyBatch:
         out: list[Record],
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
     ) -> codecs.Decompressed | None:
-        """``iterator()`` + the consumer's per-record ``ensureValid()`` and field reads.
+        """The consumer's view: ``iterator()``, then per record ``ensureValid()`` and reads of
+        offset, timestamp, key, value. Returns a wrapper's decompressed payload (for strict
+        checks), else None."""
+        state: list[codecs.Decompressed] = []
+        for offset, message in self.iter_messages(decompressed_limit, state):
+            out.append(_to_record(offset, message))
+        return state[0] if state else None
 
-        Returns the decompressed payload of a wrapper (for strict checks), else None.
-        """
+    def iter_messages(
+        self,
+        decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+        state: list[codecs.Decompressed] | None = None,
+    ) -> Iterator[tuple[int, LegacyMessage]]:
+        """``iterator()`` as Kafka runs it: (absolute offset, message) pairs, errors raised
+        where Java raises them (a wrapper is read completely before its first message)."""
         codec = self.message.compression_id
         if codec > 4:
             raise IllegalArgumentError(f"Unknown compression type id: {codec}")
         if codec == 0:
-            out.append(_to_record(self.offset, self.message))
-            return None
+            yield self.offset, self.message
+            return
         entries, base, stream = self._deep_entries(codec, decompressed_limit)
+        if state is not None:
+            state.append(stream)
         wrapper_v1 = self.message.magic == 1
         for inner_offset, inner in entries:
             offset = wrap64(base + inner_offset) if wrapper_v1 else inner_offset
@@ -221,8 +235,7 @@ class LegacyBatch:
                 raise IllegalArgumentError(f"Unknown compression type id: {inner_codec}")
             if inner_codec != 0:
                 raise InvalidRecordError("Inner messages must not be compressed")
-            out.append(_to_record(offset, inner))
-        return stream
+            yield offset, inner
 
     def _deep_entries(
         self, codec: int, decompressed_limit: int

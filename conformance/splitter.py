@@ -19,6 +19,7 @@ A stop with bytes left over is a *partial tail*, not an error.
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Iterator
 
@@ -35,10 +36,51 @@ Batch = RecordBatchV2 | LegacyBatch
 _SIZE = struct.Struct(">i")
 
 
-class Splitter:
-    """Iterates batches of ``data``; ``position`` is where the next batch would start."""
+class FileSource:
+    """Random-access reads of a file (``os.pread``): memory never grows with the file size."""
 
-    def __init__(self, data: bytes, mode: str = "memory", filename: str = "<input>") -> None:
+    def __init__(self, path: str | os.PathLike[str], start: int = 0, end: int | None = None) -> None:
+        self.path = os.fspath(path)
+        self._fd = os.open(self.path, os.O_RDONLY)
+        size = os.fstat(self._fd).st_size
+        self.start = start
+        self.end = size if end is None else min(size, end)
+
+    def __len__(self) -> int:
+        return max(0, self.end - self.start)
+
+    def __getitem__(self, item: slice) -> bytes:
+        start = self.start + (item.start or 0)
+        stop = self.start + (len(self) if item.stop is None else min(item.stop, len(self)))
+        if stop <= start:
+            return b""
+        return os.pread(self._fd, stop - start, start)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> FileSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+Source = bytes | FileSource
+
+
+class Splitter:
+    """Iterates batches of ``data``; ``position`` is where the next batch would start.
+
+    ``data`` is ``bytes`` or a :class:`FileSource` (anything sliceable with a length).
+    """
+
+    def __init__(self, data: Source, mode: str = "memory", filename: str = "<input>") -> None:
         if mode not in ("memory", "file"):
             raise ValueError(f"mode must be 'memory' or 'file', not {mode!r}")
         self.data = data
@@ -60,14 +102,15 @@ class Splitter:
         remaining = len(data) - pos
         if remaining < LOG_OVERHEAD:
             return None
-        size = _SIZE.unpack_from(data, pos + 8)[0]
+        head = data[pos : pos + HEADER_SIZE_UP_TO_MAGIC]
+        size = _SIZE.unpack_from(head, 8)[0]
         if size < RECORD_OVERHEAD_V0:
             raise CorruptRecordError(
                 f"Record size {size} is less than the minimum record overhead ({RECORD_OVERHEAD_V0})"
             )
         if remaining < HEADER_SIZE_UP_TO_MAGIC:
             return None
-        magic = data[pos + 16]
+        magic = head[16]
         if magic > 2:
             signed = magic - 256 if magic > 127 else magic
             raise CorruptRecordError(f"Invalid magic found in record: {signed}")
@@ -85,7 +128,8 @@ class Splitter:
         end = len(data)
         if pos >= end - HEADER_SIZE_UP_TO_MAGIC:
             return None
-        size = _SIZE.unpack_from(data, pos + 8)[0]
+        head = data[pos : pos + HEADER_SIZE_UP_TO_MAGIC]
+        size = _SIZE.unpack_from(head, 8)[0]
         if size < RECORD_OVERHEAD_V0:
             raise CorruptRecordError(
                 f"Found record size {size} smaller than minimum record overhead "
@@ -93,7 +137,7 @@ class Splitter:
             )
         if pos > end - LOG_OVERHEAD - size:
             return None
-        magic = data[pos + 16]
+        magic = head[16]
         return self._make(magic if magic < 128 else magic - 256, pos, size + LOG_OVERHEAD)
 
     def _make(self, magic: int, pos: int, batch_size: int) -> Batch:
