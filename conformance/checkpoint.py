@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .jstring import java_parse_int
 from .errors import (
     CheckpointError,
     DecodeError,
@@ -40,18 +41,8 @@ LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
 PARTITION_METADATA = "partition.metadata"
 META_PROPERTIES = "meta.properties"
 
-_INT = re.compile(r"[+-]?\d+\Z")
 _WS = re.compile(r"\s+")
 _LINES = re.compile(r"\r\n|\r|\n")
-
-
-def java_parse_int(s: str, bits: int = 32) -> int:
-    """``Integer.parseInt`` / ``Long.parseLong``: no spaces or underscores, int range."""
-    if _INT.match(s):
-        v = int(s)
-        if -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
-            return v
-    raise NumberFormatError(f'For input string: "{s}"')
 
 
 def java_split(pattern: re.Pattern[str], line: str) -> list[str]:

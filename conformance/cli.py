@@ -128,7 +128,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="limit on decompressed bytes per batch (default %(default)s)",
     )
     p.set_defaults(func=_cmd_decode)
+    import importlib
+
+    for module in _SUBCOMMAND_MODULES:  # each registers its own subcommand(s)
+        try:
+            mod = importlib.import_module(f"conformance.{module}")
+        except ModuleNotFoundError as e:  # pragma: no cover - during development only
+            if e.name != f"conformance.{module}":
+                raise
+            continue
+        mod.register_cli(sub)
     return parser
+
+
+#: modules with a ``register_cli(subparsers)`` function (each adds its own subcommands)
+_SUBCOMMAND_MODULES = ("dump", "verify", "lookup")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,7 @@ lower bound (with the index's base-offset default when nothing is lower).
 
 from __future__ import annotations
 
+import mmap
 import os
 import struct
 from collections.abc import Iterator
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CorruptIndexError, IllegalArgumentError
+from .jstring import java_parse_int
+from .record import wrap64
 
 OFFSET_ENTRY = struct.Struct(">ii")
 TIME_ENTRY = struct.Struct(">qi")
@@ -42,7 +45,7 @@ class TimestampOffset:
 
 def base_offset_from_name(path: str | os.PathLike[str]) -> int:
     """``Long.parseLong`` of the file name up to the first ``.`` (``UnifiedLog.offsetFromFile``)."""
-    return int(Path(path).name.split(".")[0])
+    return java_parse_int(Path(path).name.split(".")[0], 64)
 
 
 class _Index:
@@ -56,10 +59,13 @@ class _Index:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], base_offset: int | None = None):  # type: ignore[no-untyped-def]
-        """Read an index file (index files are small: at most ``segment.index.bytes``)."""
+        """Map an index file read-only (it can be up to ``segment.index.bytes``, 2 GiB)."""
         p = Path(path)
         base = base_offset_from_name(p) if base_offset is None else base_offset
-        return cls(p.read_bytes(), base, str(p.absolute()))
+        with open(p, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        return cls(data, base, str(p.absolute()))  # type: ignore[arg-type]
 
     @property
     def length(self) -> int:
@@ -79,7 +85,7 @@ class OffsetIndex(_Index):
                 f"Attempt to fetch the {n}th entry from index {self.path}, which has size {self.entries}"
             )
         rel, pos = OFFSET_ENTRY.unpack_from(self.data, n * 8)
-        return OffsetPosition(self.base_offset + rel, pos)
+        return OffsetPosition(wrap64(self.base_offset + rel), pos)
 
     def __iter__(self) -> Iterator[OffsetPosition]:
         for n in range(self.entries):
@@ -103,7 +109,7 @@ class OffsetIndex(_Index):
 
     def lookup(self, target_offset: int) -> OffsetPosition:
         """The entry with the largest offset <= target, else ``(baseOffset, 0)``."""
-        slot = _largest_lower_bound(self.entries, lambda i: self.entry(i).offset, target_offset)
+        slot = _largest_lower_bound(self.entries, lambda i: self.entry(i).offset, target_offset, 8)
         if slot < 0:
             return OffsetPosition(self.base_offset, 0)
         return self.entry(slot)
@@ -121,7 +127,7 @@ class TimeIndex(_Index):
                 f"Attempt to fetch the {n}th entry from time index {self.path} which has size {self.entries}"
             )
         ts, rel = TIME_ENTRY.unpack_from(self.data, n * 12)
-        return TimestampOffset(ts, self.base_offset + rel)
+        return TimestampOffset(ts, wrap64(self.base_offset + rel))
 
     def __iter__(self) -> Iterator[TimestampOffset]:
         for n in range(self.entries):
@@ -157,23 +163,42 @@ class TimeIndex(_Index):
 
     def lookup(self, target_timestamp: int) -> TimestampOffset:
         """The entry with the largest timestamp <= target, else ``(-1, baseOffset)``."""
-        slot = _largest_lower_bound(self.entries, lambda i: self.entry(i).timestamp, target_timestamp)
+        slot = _largest_lower_bound(
+            self.entries, lambda i: self.entry(i).timestamp, target_timestamp, 12
+        )
         if slot < 0:
             return TimestampOffset(-1, self.base_offset)
         return self.entry(slot)
 
 
-def _largest_lower_bound(n: int, key, target: int) -> int:  # type: ignore[no-untyped-def]
-    """Kafka's ``largestLowerBoundSlotFor`` on sorted entries: -1 when every key > target."""
-    if n == 0 or key(0) > target:
+def _largest_lower_bound(n: int, key, target: int, entry_size: int = 8) -> int:  # type: ignore[no-untyped-def]
+    """``AbstractIndex.indexSlotRangeFor(..., LARGEST_LOWER_BOUND)``, step for step.
+
+    Kafka first searches the "warm" last ``8192 / entrySize`` entries, checks entry 0, and
+    its binary search returns at the first exact match: on indexes with repeated keys (which
+    Kafka's writers never produce, but damaged files can hold) this picks Kafka's slot, not
+    simply the last equal one.
+    """
+    if n == 0:
         return -1
-    lo, hi = 0, n - 1
+    first_hot = max(0, n - 1 - 8192 // entry_size)
+    if key(first_hot) < target:
+        return _binary_search(key, target, first_hot, n - 1)
+    if key(0) > target:
+        return -1
+    return _binary_search(key, target, 0, first_hot)
+
+
+def _binary_search(key, target: int, lo: int, hi: int) -> int:  # type: ignore[no-untyped-def]
     while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if key(mid) <= target:
+        mid = (lo + hi + 1) >> 1
+        found = key(mid)
+        if found > target:
+            hi = mid - 1
+        elif found < target:
             lo = mid
         else:
-            hi = mid - 1
+            return mid
     return lo
 
 

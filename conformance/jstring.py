@@ -7,7 +7,12 @@ Python), so the slow path below follows the JDK's byte-by-byte rules.
 
 from __future__ import annotations
 
+import re
+
+from .errors import NumberFormatError
+
 REPL = "\ufffd"
+_INT = re.compile(r"[+-]?\d+\Z")
 
 
 def _cont(b: int) -> bool:
@@ -104,3 +109,12 @@ def _decode_lenient(src: bytes) -> str:
         else:
             out.append(REPL)
     return "".join(out)
+
+
+def java_parse_int(s: str, bits: int = 32) -> int:
+    """``Integer.parseInt`` / ``Long.parseLong``: no spaces or underscores, int range."""
+    if _INT.match(s):
+        v = int(s)
+        if -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
+            return v
+    raise NumberFormatError(f'For input string: "{s}"')

@@ -127,7 +127,7 @@ class PartitionWriter:
         if isinstance(header, LegacyBatch) and header.magic == 1:
             max_ts = header.max_timestamp
         seg = self.active
-        if seg.size > 0 and seg.size > self.config.segment_bytes - len(batch):
+        if self._should_roll(seg, len(batch), last_offset):
             self._roll(first_offset)
             seg = self.active
         position = seg.size
@@ -147,6 +147,18 @@ class PartitionWriter:
                 not self.epochs or header.partition_leader_epoch > self.epochs[-1].epoch
             ):
                 self.epochs.append(checkpoint.EpochEntry(header.partition_leader_epoch, first_offset))
+
+    def _should_roll(self, seg: _Segment, batch_size: int, last_offset: int) -> bool:
+        """``LogSegment.shouldRoll`` (time-based rolling aside): size, full indexes, offsets
+        that no longer fit a relative int32."""
+        max_offset_entries = self.config.segment_index_bytes // 8
+        max_time_entries = self.config.segment_index_bytes // 12
+        return (
+            seg.size > self.config.segment_bytes - batch_size
+            or len(seg.offset_entries) >= max_offset_entries
+            or len(seg.time_entries) >= max_time_entries - 1  # TimeIndex.isFull keeps a slot
+            or not 0 <= last_offset - seg.base_offset <= 0x7FFFFFFF
+        )
 
     def _update_producer_state(self, header: RecordBatchV2, records: list) -> None:  # type: ignore[type-arg]
         pid = header.producer_id
@@ -179,8 +191,10 @@ class PartitionWriter:
 
     # --------------------------------------------------------------------------- roll/close
     def _finish_segment(self, seg: _Segment, trim: bool = True) -> None:
-        """``onBecomeInactiveSegment`` / ``close``: final time entry, trimmed index files."""
-        if seg.max_ts >= 0:
+        """``onBecomeInactiveSegment`` / ``close``: final time entry, trimmed index files.
+
+        ``trim=False`` leaves the files as a crash would: preallocated, no final entry."""
+        if trim and seg.max_ts >= 0:
             seg.maybe_append_time(seg.max_ts, seg.max_ts_offset)
         idx = b"".join(seg.offset_entries)
         tidx = b"".join(seg.time_entries)
