@@ -1922,7 +1922,6 @@ def _lz4_cases(add: _Collector) -> None:
 
     add("lz4-v2-java", "§5.4/A.3: v2 lz4 batch as Java writes it (FLG 60 BD 40 HC 82)", lb(codecs.compress(LZ4, raw, 2)))
     big_recs = simple_records(30, value_size=3000)
-    big = b"".join(big_recs)
     add(
         "lz4-multi-block-c18",
         "C18/§5.4: ~90 KB of records in two 64 KiB blocks",

@@ -23,7 +23,6 @@ from . import codecs
 from .batch import RecordBatchV2
 from .control import attach_control
 from .errors import DecodeError
-from .legacy import LegacyBatch
 from .record import Record
 from .splitter import Batch, FileSource, Splitter
 

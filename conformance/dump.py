@@ -64,7 +64,6 @@ from .errors import (
     IndexOutOfBoundsError,
     KafkaError,
     NullPointerError,
-    NumberFormatError,
 )
 from .index import OffsetIndex, TimeIndex
 from .jstring import java_parse_int

@@ -33,7 +33,6 @@ Command line::
 from __future__ import annotations
 
 import argparse
-import fcntl
 import hashlib
 import json
 import os
@@ -48,6 +47,8 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import jvm
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -149,15 +150,8 @@ class DumpResult:
 # locations
 
 
-def _default_repo_root() -> Path:
-    env = os.environ.get("KAFKA_CONFORMANCE_ROOT")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent
-
-
 def _root(repo_root: Path | None) -> Path:
-    return (repo_root or _default_repo_root()).resolve()
+    return jvm.repo_root(repo_root)
 
 
 def _check_version(version: str) -> str:
@@ -193,7 +187,7 @@ _ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def _tail(text: str, lines: int = _TAIL_LINES) -> str:
-    return "\n".join(_ANSI_RE.sub("", text).splitlines()[-lines:])
+    return jvm.tail(text, lines)
 
 
 def _read_marker(directory: Path) -> list[Path] | None:
@@ -238,40 +232,24 @@ def classpath(version: str, repo_root: Path | None = None, *, refresh: bool = Fa
         jars = _read_marker(directory)
         if jars is not None:
             return jars
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    with open(directory.parent / ".resolve.lock", "a+b") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        try:
-            if not refresh:
-                jars = _read_marker(directory)  # resolved by a concurrent process meanwhile
-                if jars is not None:
-                    return jars
-            return _resolve(version, root, directory, refresh=refresh)
-        finally:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    with jvm.locked(directory.parent / ".resolve.lock"):
+        if not refresh:
+            jars = _read_marker(directory)  # resolved by a concurrent process meanwhile
+            if jars is not None:
+                return jars
+        return _resolve(version, root, directory, refresh=refresh)
 
 
 def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> list[Path]:
     pom = root / _POM_RELATIVE
     if not pom.is_file():
         raise KafkaJarsUnavailable(f"{pom} does not exist")
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise KafkaJarsUnavailable(
-            "no mvn: Apache Maven is not on PATH (needed once per Kafka version)"
-        )
     profile, props = maven_profile(version)
-    m2 = root / ".cache" / "m2"
-    m2.mkdir(parents=True, exist_ok=True)
     directory.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=directory))
-    cmd = [
-        mvn,
-        "-B",
+    args = [
         "-ntp",
-        "-Dstyle.color=never",
         *(["-U"] if refresh else []),
-        f"-Dmaven.repo.local={m2}",
         "-f",
         str(pom),
         "-P",
@@ -282,19 +260,12 @@ def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> lis
         "-DincludeScope=runtime",
         f"-DoutputDirectory={staging}",
     ]
+    cmd = ["mvn", *args]
     try:
         try:
-            proc = subprocess.run(
-                cmd,
-                cwd=pom.parent,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                errors="replace",
-                timeout=_RESOLVE_TIMEOUT,
-                check=False,
-            )
+            proc = jvm.run_maven(root, args, cwd=pom.parent, timeout=_RESOLVE_TIMEOUT)
+        except jvm.JvmToolMissing as exc:
+            raise KafkaJarsUnavailable(f"{exc} (needed once per Kafka version)") from exc
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise KafkaJarsUnavailable(
                 f"cannot resolve Kafka {version}: {shlex.join(cmd)}: {exc}"
@@ -331,17 +302,10 @@ def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> lis
 
 
 def _java_executable() -> str:
-    java_home = os.environ.get("JAVA_HOME")
-    if java_home:
-        candidate = Path(java_home) / "bin" / "java"
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    java = shutil.which("java")
-    if java is None:
-        raise KafkaJarsUnavailable(
-            "no java: neither $JAVA_HOME/bin/java nor java on PATH (JDK 17+ needed)"
-        )
-    return java
+    try:
+        return jvm.java_executable()
+    except jvm.JvmToolMissing as exc:
+        raise KafkaJarsUnavailable(str(exc)) from exc
 
 
 def _logging_options(root: Path) -> list[str]:

@@ -37,7 +37,6 @@ The result for each spec is the bytes Kafka built, or, when Kafka's builder thro
 from __future__ import annotations
 
 import base64
-import fcntl
 import hashlib
 import json
 import os
@@ -49,6 +48,8 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from . import jvm
 from types import TracebackType
 from typing import IO, Any
 
@@ -88,10 +89,7 @@ class OracleUnavailable(OracleError):
 
 
 def _default_repo_root() -> Path:
-    env = os.environ.get("KAFKA_CONFORMANCE_ROOT")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent
+    return jvm.repo_root()
 
 
 def _oracle_dir(repo_root: Path) -> Path:
@@ -117,16 +115,14 @@ def source_hash(repo_root: Path | None = None) -> str:
 
 
 def _java_executable() -> str | None:
-    java_home = os.environ.get("JAVA_HOME")
-    if java_home:
-        candidate = Path(java_home) / "bin" / "java"
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return shutil.which("java")
+    try:
+        return jvm.java_executable()
+    except jvm.JvmToolMissing:
+        return None
 
 
 def _tail(text: str, lines: int = _TAIL_LINES) -> str:
-    return "\n".join(text.splitlines()[-lines:])
+    return jvm.tail(text, lines)
 
 
 def ensure_built(repo_root: Path | None = None) -> list[str]:
@@ -153,49 +149,21 @@ def ensure_built(repo_root: Path | None = None) -> list[str]:
     if jar.is_file():
         return command
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = out_dir.parent / ".build.lock"
-    with open(lock_path, "a+b") as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        try:
-            if jar.is_file():  # built by a concurrent process while we waited
-                return command
+    with jvm.locked(out_dir.parent / ".build.lock"):
+        if not jar.is_file():  # else built by a concurrent process while we waited
             _build(root, oracle_dir, out_dir)
-        finally:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
     return command
 
 
 def _build(root: Path, oracle_dir: Path, out_dir: Path) -> None:
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise OracleUnavailable("no mvn: Apache Maven is not on PATH (needed once to build the oracle)")
-    m2 = root / ".cache" / "m2"
-    m2.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        mvn,
-        "-q",
-        "-B",
-        "-Dstyle.color=never",
-        f"-Dmaven.repo.local={m2}",
-        "-f",
-        str(oracle_dir / "pom.xml"),
-        "clean",
-        "package",
-    ]
+    args = ["-q", "-f", str(oracle_dir / "pom.xml"), "clean", "package"]
+    cmd = ["mvn", *args]
     try:
-        proc = subprocess.run(
-            cmd,
-            cwd=oracle_dir,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            check=False,
-        )
+        proc = jvm.run_maven(root, args, cwd=oracle_dir)
+    except jvm.JvmToolMissing as exc:
+        raise OracleUnavailable(f"{exc} (needed once to build the oracle)") from exc
     except OSError as exc:
-        raise OracleUnavailable(f"build failed: cannot run {mvn}: {exc}") from exc
+        raise OracleUnavailable(f"build failed: cannot run mvn: {exc}") from exc
     target = oracle_dir / "target"
     built_jar = target / _JAR_NAME
     if proc.returncode != 0 or not built_jar.is_file():

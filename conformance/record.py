@@ -603,7 +603,6 @@ def fast_records(
                     raise _Bail
                 length = zz[(b & 0x7F) | (b2 << 7)]
                 pos += 2
-            start = pos
             end = pos + length
             if length < 6 or end > n:
                 raise _Bail

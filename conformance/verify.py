@@ -1318,10 +1318,10 @@ def register_cli(subparsers: Any) -> None:
 
 
 def _cmd_verify_dir(args: argparse.Namespace) -> int:
-    progress: Progress | None = None
-    if sys.stderr.isatty():
-        def progress(message: str) -> None:
-            print(f"verify-dir: {message}", file=sys.stderr, flush=True)
+    def _progress(message: str) -> None:
+        print(f"verify-dir: {message}", file=sys.stderr, flush=True)
+
+    progress: Progress | None = _progress if sys.stderr.isatty() else None
     try:
         report = verify_dir(args.dir, max_decompressed=args.max_decompressed, progress=progress)
     except (OSError, ValueError) as e:

@@ -100,6 +100,8 @@ class PartitionWriter:
         self.next_offset = 0
         self.producers: dict[int, _Producer] = {}
         self.epochs: list[checkpoint.EpochEntry] = []
+        self.epochs_flushed = False  # LeaderEpochFileCache writes its file only when changed
+        self.last_snap_offset = 0  # ProducerStateManager.lastSnapOffset
         self._log = open(self._path(0, ".log"), "wb")  # noqa: SIM115 - closed in close()
 
     def _path(self, base: int, suffix: str) -> Path:
@@ -117,10 +119,12 @@ class PartitionWriter:
             raise ValueError(f"not one valid batch: {result.error or result.tail}")
         decoded = result.batches[0]
         header = decoded.header
-        first_offset = header.base_offset if isinstance(header, RecordBatchV2) else (
-            decoded.records[0].offset if decoded.records else header.last_offset
-        )
         last_offset = header.last_offset
+        # UnifiedLog.maybeRoll: the batch's first offset for v2; unknown for v0/v1, where Kafka
+        # rolls at lastOffset - Integer.MAX_VALUE; LocalLog.roll then takes max(that, LEO)
+        first_offset = (
+            header.base_offset if isinstance(header, RecordBatchV2) else last_offset - 0x7FFFFFFF
+        )
         max_ts = header.max_timestamp if isinstance(header, RecordBatchV2) else max(
             (r.timestamp for r in decoded.records), default=-1
         )
@@ -128,7 +132,7 @@ class PartitionWriter:
             max_ts = header.max_timestamp
         seg = self.active
         if self._should_roll(seg, len(batch), last_offset):
-            self._roll(first_offset)
+            self._roll(max(first_offset, self.next_offset))
             seg = self.active
         position = seg.size
         self._log.write(batch)
@@ -143,10 +147,13 @@ class PartitionWriter:
         self.next_offset = last_offset + 1
         if isinstance(header, RecordBatchV2):
             self._update_producer_state(header, decoded.records)
-            if header.partition_leader_epoch >= 0 and (
-                not self.epochs or header.partition_leader_epoch > self.epochs[-1].epoch
-            ):
-                self.epochs.append(checkpoint.EpochEntry(header.partition_leader_epoch, first_offset))
+            epoch = header.partition_leader_epoch  # LeaderEpochFileCache.assign
+            if epoch >= 0 and (not self.epochs or epoch > self.epochs[-1].epoch):
+                self.epochs.append(checkpoint.EpochEntry(epoch, header.base_offset))
+                self.epochs_flushed = True
+        elif self.epochs:  # a v0/v1 append clears a non-empty epoch cache (clearAndFlush)
+            self.epochs.clear()
+            self.epochs_flushed = True
 
     def _should_roll(self, seg: _Segment, batch_size: int, last_offset: int) -> bool:
         """``LogSegment.shouldRoll`` (time-based rolling aside): size, full indexes, offsets
@@ -161,33 +168,44 @@ class PartitionWriter:
         )
 
     def _update_producer_state(self, header: RecordBatchV2, records: list) -> None:  # type: ignore[type-arg]
+        """``ProducerAppendInfo.append`` + ``ProducerStateEntry`` updates, for one batch."""
         pid = header.producer_id
         if pid < 0:
             return
         p = self.producers.get(pid)
         if p is None:
             p = self.producers[pid] = _Producer(order=len(self.producers))
-        p.epoch = header.producer_epoch
         if header.is_control:
-            if records:
-                type_id = parse_type_id(records[0].key)
-                coordinator_epoch = records[0].control.get("coordinatorEpoch", -1) if records[0].control else -1
-                if type_id == 0 and p.txn_first_offset >= 0:  # ABORT
-                    others = [q.txn_first_offset for k, q in self.producers.items()
-                              if k != pid and q.txn_first_offset >= 0]
-                    lso = min(others) if others else header.last_offset + 1
-                    self.active.txn_entries.append(
-                        txnindex.AbortedTxn(0, pid, p.txn_first_offset, header.last_offset, lso).encode()
-                    )
-                p.coordinator_epoch = coordinator_epoch  # type: ignore[assignment]
-                p.txn_first_offset = -1
+            if not records:  # a cleaned-out empty control batch changes nothing
+                return
+            marker = records[0]
+            self._maybe_new_epoch(p, header.producer_epoch)
+            if p.txn_first_offset >= 0 and parse_type_id(marker.key) == 0:  # ABORT
+                others = [q.txn_first_offset for k, q in self.producers.items()
+                          if k != pid and q.txn_first_offset >= 0]
+                lso = min(others) if others else header.base_offset + 1
+                self.active.txn_entries.append(
+                    txnindex.AbortedTxn(0, pid, p.txn_first_offset, header.base_offset, lso).encode()
+                )
+            control = marker.control or {}
+            p.coordinator_epoch = int(control.get("coordinatorEpoch", -1))  # type: ignore[call-overload]
+            p.txn_first_offset = -1
+            p.timestamp = marker.timestamp  # update(epoch, coordinatorEpoch, record.timestamp())
             return
-        if header.is_transactional and p.txn_first_offset < 0:
-            p.txn_first_offset = header.base_offset
+        self._maybe_new_epoch(p, header.producer_epoch)  # addBatch
         p.last_seq = header.last_sequence
         p.last_offset = header.last_offset
         p.offset_delta = header.last_offset_delta
         p.timestamp = header.max_timestamp
+        if header.is_transactional and p.txn_first_offset < 0:
+            p.txn_first_offset = header.base_offset
+
+    @staticmethod
+    def _maybe_new_epoch(p: _Producer, epoch: int) -> None:
+        """``maybeUpdateProducerEpoch``: a new epoch drops the retained batch metadata."""
+        if p.epoch != epoch:
+            p.epoch = epoch
+            p.last_seq, p.last_offset, p.offset_delta = -1, -1, 0
 
     # --------------------------------------------------------------------------- roll/close
     def _finish_segment(self, seg: _Segment, trim: bool = True) -> None:
@@ -208,13 +226,21 @@ class PartitionWriter:
             self._path(seg.base_offset, ".txnindex").write_bytes(b"".join(seg.txn_entries))
 
     def _roll(self, new_base: int) -> None:
-        self._finish_segment(self.active)
         self._log.close()
-        self.segments.append(_Segment(new_base))
+        if self.active.size == 0 and self.active.base_offset == new_base:
+            # LocalLog.roll (KAFKA-6388): an empty active segment at that offset is recreated
+            self.segments[-1] = _Segment(new_base)
+        else:
+            self._finish_segment(self.active)
+            self.segments.append(_Segment(new_base))
         self._log = open(self._path(new_base, ".log"), "wb")  # noqa: SIM115
         self._write_snapshot(new_base)
 
     def _write_snapshot(self, offset: int) -> None:
+        """``ProducerStateManager.takeSnapshot``: only past the last snapshot's offset."""
+        if offset <= self.last_snap_offset:
+            return
+        self.last_snap_offset = offset
         entries = [
             snapshot.ProducerStateEntry(
                 pid, p.epoch, p.last_seq, p.last_offset, p.offset_delta, p.timestamp,
@@ -231,7 +257,7 @@ class PartitionWriter:
         if clean:
             self._write_snapshot(self.next_offset)
         self.dir.joinpath(checkpoint.LEADER_EPOCH_CHECKPOINT).write_bytes(
-            checkpoint.write_leader_epoch_checkpoint(self.epochs)
+            checkpoint.write_leader_epoch_checkpoint(self.epochs) if self.epochs_flushed else b""
         )
         self.dir.joinpath(checkpoint.PARTITION_METADATA).write_bytes(
             checkpoint.write_partition_metadata(self.topic_id)
