@@ -1,0 +1,42 @@
+"""Capturing golden corpora from real Kafka brokers (docs/corpora.md).
+
+Backends start a real broker and hand back a :class:`RunningBroker`; scenarios produce into
+it; ``capture`` copies the partition directories the broker wrote after a clean shutdown and
+has the independent tools (Java oracle, the broker version's DumpLogSegments) write the
+expectations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+Mode = Literal["kraft", "zookeeper"]
+
+
+@dataclass(frozen=True)
+class BrokerSpec:
+    """One broker flavour of the corpus (``corpora/<broker_id>/``)."""
+
+    broker_id: str  # e.g. "kafka-3.9.2-kraft"
+    version: str  # Maven version of org.apache.kafka:kafka_2.x
+    mode: Mode
+    config: dict[str, str] = field(default_factory=dict)  # extra server.properties
+    max_magic: int = 2  # highest message format this broker can write
+    image: str | None = None  # docker image for the testcontainers backend
+
+
+class RunningBroker(Protocol):
+    spec: BrokerSpec
+    bootstrap: str  # "127.0.0.1:<port>"
+    log_dir: Path  # the broker's log.dirs; partition directories live here
+    java_version: str
+    backend: str  # "jvm" | "testcontainers"
+
+    def stop(self) -> None:
+        """Clean shutdown (indexes trimmed, producer snapshots written); idempotent."""
+
+    def __enter__(self) -> RunningBroker: ...
+
+    def __exit__(self, *exc: object) -> None: ...

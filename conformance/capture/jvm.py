@@ -1,0 +1,497 @@
+"""Backend ``jvm``: real Kafka brokers run from Maven Central jars (``conformance.kafka_jars``).
+
+* KRaft (3.x, 4.x): ``kafka.tools.StorageTool format`` with a fixed cluster id, then
+  ``kafka.Kafka`` as a combined broker+controller with a static voter set.
+* ZooKeeper mode: ``org.apache.zookeeper.server.ZooKeeperServerMain`` from the same classpath
+  (127.0.0.1, admin server off), then ``kafka.Kafka``.
+
+Every port is a free one on 127.0.0.1. Readiness = the broker accepts TCP and answers a
+metadata request (kafka-python). Every process started here is stopped: by
+:meth:`JvmBroker.stop` / the context manager, at interpreter exit (``atexit``), and on
+SIGINT/SIGTERM (handlers chain to the previous ones). Stop = SIGTERM, wait, SIGKILL after a
+timeout. Broker logs (INFO) go to ``<workdir>/logs/server.log``; stdout/stderr of each JVM to
+``<workdir>/<name>.out``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+from .. import jvm as _jvm
+from .. import kafka_jars
+from . import BrokerSpec
+
+__all__ = [
+    "BROKERS",
+    "CLUSTER_ID",
+    "BrokerStartError",
+    "JvmBroker",
+    "free_port",
+    "java_version",
+    "start_broker",
+    "stop_process",
+]
+
+#: Fixed KRaft cluster id (base64url of the 16 bytes b"conformance-kit!").
+CLUSTER_ID = "Y29uZm9ybWFuY2Uta2l0IQ"
+
+#: Broker settings shared by every capture broker.
+COMMON_CONFIG: dict[str, str] = {
+    "num.partitions": "1",
+    "default.replication.factor": "1",
+    "offsets.topic.replication.factor": "1",
+    "offsets.topic.num.partitions": "1",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+    "transaction.state.log.num.partitions": "1",
+    "group.initial.rebalance.delay.ms": "0",
+    "auto.create.topics.enable": "false",
+    "log.cleaner.backoff.ms": "100",
+    "log.cleaner.dedupe.buffer.size": "2097152",
+    "log.cleaner.threads": "1",
+    "log.retention.ms": "-1",
+    "log.retention.check.interval.ms": "3600000",
+    "log.segment.delete.delay.ms": "1000",
+    # fixed (old) CreateTime timestamps must be accepted; 4.x defaults after.max to 1 h
+    "log.message.timestamp.after.max.ms": "9223372036854775807",
+    "log.message.timestamp.before.max.ms": "9223372036854775807",
+    "message.max.bytes": "4194304",
+    "replica.fetch.max.bytes": "4194304",
+    "socket.request.max.bytes": "104857600",
+    "num.network.threads": "2",
+    "num.io.threads": "4",
+    "num.recovery.threads.per.data.dir": "1",
+}
+
+_LEGACY_JVM_OPTS = (
+    # AbstractIndex.forceUnmap / MappedByteBuffers on old brokers
+    "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+)
+
+BROKERS: dict[str, BrokerSpec] = {
+    "kafka-3.9.2-kraft": BrokerSpec("kafka-3.9.2-kraft", "3.9.2", "kraft", {}, 2, "apache/kafka:3.9.2"),
+    "kafka-3.9.2-zk-ibp2.8": BrokerSpec(
+        "kafka-3.9.2-zk-ibp2.8",
+        "3.9.2",
+        "zookeeper",
+        {"inter.broker.protocol.version": "2.8"},
+        2,
+        "confluentinc/cp-kafka:7.9.2",
+    ),
+    "kafka-4.3.1-kraft": BrokerSpec("kafka-4.3.1-kraft", "4.3.1", "kraft", {}, 2, "apache/kafka:4.3.1"),
+    "kafka-1.1.1-zk": BrokerSpec("kafka-1.1.1-zk", "1.1.1", "zookeeper", {}, 2, "confluentinc/cp-kafka:4.1.3"),
+}
+
+_LOG4J = """\
+# written by conformance.capture.jvm
+log4j.rootLogger=INFO, file
+log4j.appender.file=org.apache.log4j.FileAppender
+log4j.appender.file.File={path}
+log4j.appender.file.Append=true
+log4j.appender.file.layout=org.apache.log4j.PatternLayout
+log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.org.apache.zookeeper=WARN
+log4j.logger.kafka.request.logger=WARN
+log4j.logger.org.apache.kafka.clients=WARN
+"""
+
+_LOG4J2 = """\
+status = error
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {path}
+appender.file.append = true
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = file
+logger.zk.name = org.apache.zookeeper
+logger.zk.level = WARN
+"""
+
+
+class BrokerStartError(RuntimeError):
+    """A broker (or its ZooKeeper) did not come up; the message carries the log tail."""
+
+
+# --------------------------------------------------------------------------------------------
+# ports
+
+
+_reserved: set[int] = set()
+_reserved_lock = threading.Lock()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A currently free TCP port on ``host`` never handed out before by this process."""
+    for _ in range(200):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, 0))
+            port = s.getsockname()[1]
+        with _reserved_lock:
+            if port not in _reserved:
+                _reserved.add(port)
+                return port
+    raise OSError("no free port found")
+
+
+def _accepts(host: str, port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# processes
+
+
+def stop_process(proc: subprocess.Popen[Any] | None, timeout: float = 60.0) -> int | None:
+    """SIGTERM ``proc``, wait up to ``timeout`` s, then SIGKILL; returns its exit status."""
+    if proc is None:
+        return None
+    if proc.poll() is None:
+        try:
+            proc.send_signal(signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                proc.kill()
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=30)
+    return proc.returncode
+
+
+_live: weakref.WeakSet[JvmBroker] = weakref.WeakSet()
+_handlers_installed = False
+_previous_handlers: dict[int, Any] = {}
+
+
+def _stop_all() -> None:
+    for broker in list(_live):
+        try:
+            broker.stop()
+        except Exception:  # pragma: no cover - best effort at exit
+            pass
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    _stop_all()
+    previous = _previous_handlers.get(signum)
+    if callable(previous):
+        previous(signum, frame)
+    elif previous == signal.SIG_IGN:
+        return
+    else:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+
+def _install_handlers() -> None:
+    global _handlers_installed
+    if _handlers_installed:
+        return
+    atexit.register(_stop_all)
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            try:
+                _previous_handlers[signum] = signal.getsignal(signum)
+                signal.signal(signum, _on_signal)
+            except (ValueError, OSError):  # pragma: no cover
+                pass
+    _handlers_installed = True
+
+
+_java_version_cache: str | None = None
+
+
+def java_version() -> str:
+    """``java.version`` of the JVM that runs the brokers, e.g. ``17.0.15``."""
+    global _java_version_cache
+    if _java_version_cache is None:
+        proc = subprocess.run(
+            [_jvm.java_executable(), "-XshowSettings:properties", "-version"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        m = re.search(r"^\s*java\.version = (\S+)", proc.stderr, re.M)
+        _java_version_cache = m.group(1) if m else "unknown"
+    return _java_version_cache
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"[0-9]+", version)[:3])
+
+
+def _write_properties(path: Path, props: dict[str, str]) -> None:
+    lines = [f"{k}={v}" for k, v in props.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# the broker
+
+
+class JvmBroker:
+    """A running broker (and its ZooKeeper) started by :func:`start_broker`."""
+
+    backend = "jvm"
+
+    def __init__(self, spec: BrokerSpec, workdir: Path) -> None:
+        self.spec = spec
+        self.workdir = workdir
+        self.log_dir = workdir / "data"
+        self.port = 0
+        self.bootstrap = ""
+        self.java_version = java_version()
+        self.broker_config: dict[str, str] = {}
+        self.processes: list[tuple[str, subprocess.Popen[Any]]] = []
+        self._stopped = False
+        self._lock = threading.Lock()
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    @property
+    def server_log(self) -> Path:
+        return self.workdir / "logs" / "server.log"
+
+    def log_tail(self, lines: int = 40) -> str:
+        parts = []
+        for path in (self.server_log, *sorted(self.workdir.glob("*.out"))):
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if text.strip():
+                parts.append(f"--- {path} (tail) ---\n{_jvm.tail(text, lines)}")
+        return "\n".join(parts) or "(no log output)"
+
+    def _jvm_opts(self, heap: str) -> list[str]:
+        logs = self.workdir / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        l4j = self.workdir / "log4j.properties"
+        l4j2 = self.workdir / "log4j2.properties"
+        l4j.write_text(_LOG4J.format(path=self.server_log), encoding="utf-8")
+        l4j2.write_text(_LOG4J2.format(path=self.server_log), encoding="utf-8")
+        opts = [
+            f"-Xmx{heap}",
+            f"-Xms{heap}" if heap != "256m" else "-Xms64m",
+            f"-Dlog4j.configuration={l4j.as_uri()}",
+            f"-Dlog4j2.configurationFile={l4j2}",
+            f"-Dkafka.logs.dir={logs}",
+            "-Dzookeeper.admin.enableServer=false",
+            "-Dzookeeper.jmx.log4j.disable=true",
+        ]
+        if _version_tuple(self.spec.version) < (2, 0):
+            opts += list(_LEGACY_JVM_OPTS)
+        return opts
+
+    def _spawn(self, name: str, main_class: str, args: list[str], heap: str) -> subprocess.Popen[Any]:
+        cmd = kafka_jars.java_command(
+            self.spec.version, main_class, args, jvm_opts=self._jvm_opts(heap)
+        )
+        out = open(self.workdir / f"{name}.out", "ab")
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=self.workdir,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a terminal ^C reaches us, not the JVM: we stop it cleanly
+            )
+        finally:
+            out.close()
+        self.processes.append((name, proc))
+        return proc
+
+    def _wait_port(self, name: str, proc: subprocess.Popen[Any], port: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise BrokerStartError(
+                    f"{self.spec.broker_id}: {name} exited with status {proc.returncode} "
+                    f"before listening on 127.0.0.1:{port}\n{self.log_tail()}"
+                )
+            if _accepts("127.0.0.1", port):
+                return
+            time.sleep(0.2)
+        raise BrokerStartError(
+            f"{self.spec.broker_id}: {name} not listening on 127.0.0.1:{port} after {timeout:.0f} s"
+            f"\n{self.log_tail()}"
+        )
+
+    def _wait_metadata(self, proc: subprocess.Popen[Any], timeout: float) -> None:
+        from kafka import KafkaAdminClient
+
+        deadline = time.monotonic() + timeout
+        last: BaseException | None = None
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                break
+            try:
+                admin = KafkaAdminClient(
+                    bootstrap_servers=self.bootstrap,
+                    request_timeout_ms=10000,
+                    client_id="conformance-capture-ready",
+                )
+                try:
+                    admin.list_topics()
+                    brokers = admin.describe_cluster().get("brokers", [])
+                    if brokers:
+                        return
+                finally:
+                    admin.close()
+            except Exception as exc:  # kafka-python raises many types while the broker starts
+                last = exc
+            time.sleep(0.5)
+        state = (
+            f"exited with status {proc.returncode}"
+            if proc.poll() is not None
+            else f"did not answer a metadata request within {timeout:.0f} s ({last!r})"
+        )
+        raise BrokerStartError(f"{self.spec.broker_id}: broker {state}\n{self.log_tail()}")
+
+    # -- start / stop ------------------------------------------------------------------------
+
+    def start(self, timeout: float = 120.0) -> JvmBroker:
+        _install_handlers()
+        _live.add(self)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.bootstrap = f"127.0.0.1:{self.port}"
+        props: dict[str, str] = {}
+        if self.spec.mode == "kraft":
+            cport = free_port()
+            props.update(
+                {
+                    "process.roles": "broker,controller",
+                    "node.id": "1",
+                    "controller.quorum.voters": f"1@127.0.0.1:{cport}",
+                    "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{cport}",
+                    "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+                    "controller.listener.names": "CONTROLLER",
+                    "inter.broker.listener.name": "PLAINTEXT",
+                    "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                }
+            )
+        else:
+            zport = free_port()
+            zdata = self.workdir / "zookeeper"
+            zdata.mkdir(exist_ok=True)
+            zcfg = self.workdir / "zookeeper.cfg"
+            _write_properties(
+                zcfg,
+                {
+                    "tickTime": "2000",
+                    "dataDir": str(zdata),
+                    "clientPort": str(zport),
+                    "clientPortAddress": "127.0.0.1",
+                    "maxClientCnxns": "0",
+                    "admin.enableServer": "false",
+                    "4lw.commands.whitelist": "*",
+                },
+            )
+            zk = self._spawn(
+                "zookeeper", "org.apache.zookeeper.server.ZooKeeperServerMain", [str(zcfg)], "256m"
+            )
+            self._wait_port("zookeeper", zk, zport, 60)
+            props.update(
+                {
+                    "broker.id": "0",
+                    "zookeeper.connect": f"127.0.0.1:{zport}",
+                    "zookeeper.connection.timeout.ms": "30000",
+                    "listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+                    "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+                }
+            )
+        props["log.dirs"] = str(self.log_dir)
+        props.update(COMMON_CONFIG)
+        props.update(self.spec.config)
+        # ports are random: the manifest records them as <port>
+        self.broker_config = {
+            k: re.sub(r"127\.0\.0\.1:[0-9]+", "127.0.0.1:<port>", v)
+            for k, v in props.items()
+            if k != "log.dirs"
+        }
+        server_props = self.workdir / "server.properties"
+        _write_properties(server_props, props)
+        if self.spec.mode == "kraft":
+            fmt = kafka_jars.run_class(
+                self.spec.version,
+                "kafka.tools.StorageTool",
+                ["format", "-t", CLUSTER_ID, "-c", str(server_props)],
+                cwd=self.workdir,
+                timeout=120,
+            )
+            if fmt.returncode != 0:
+                raise BrokerStartError(
+                    f"{self.spec.broker_id}: StorageTool format failed ({fmt.returncode})\n"
+                    f"{_jvm.tail(fmt.stdout + fmt.stderr)}"
+                )
+        broker = self._spawn("broker", "kafka.Kafka", [str(server_props)], "768m")
+        try:
+            self._wait_port("broker", broker, self.port, timeout)
+            self._wait_metadata(broker, timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self, timeout: float = 90.0) -> None:
+        """Clean shutdown: broker first (SIGTERM, wait, SIGKILL after ``timeout``), then ZK."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        for name, proc in sorted(self.processes, key=lambda np: np[0] != "broker"):
+            stop_process(proc, timeout if name == "broker" else 30.0)
+        _live.discard(self)
+
+    @property
+    def broker_exit_status(self) -> int | None:
+        for name, proc in self.processes:
+            if name == "broker":
+                return proc.returncode
+        return None
+
+    def __enter__(self) -> JvmBroker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def __del__(self) -> None:  # pragma: no cover - last resort
+        try:
+            if not self._stopped:
+                self.stop(timeout=10)
+        except Exception:
+            pass
+
+
+def start_broker(spec: BrokerSpec, workdir: Path, *, timeout: float = 120.0) -> JvmBroker:
+    """Start ``spec`` under ``workdir`` (created) and return it once it answers metadata."""
+    return JvmBroker(spec, Path(workdir).resolve()).start(timeout=timeout)

@@ -1,0 +1,615 @@
+"""A loopback recording proxy for the Kafka protocol (``wire/<name>.bin``, docs/corpora.md).
+
+Approach: Metadata rewriting, not ``advertised.listeners``.
+    A client bootstraps through :class:`RecordingProxy`; every Metadata (and FindCoordinator)
+    response is decoded with kafka-python's own protocol classes and re-encoded with each
+    broker's host/port replaced by a loopback listener of this proxy that forwards to that
+    broker (one listener per distinct upstream address, created on demand). The client never
+    learns the brokers' real addresses, so all its traffic -- in particular Fetch -- passes
+    through the proxy. This needs no broker configuration (works with any already running
+    Kafka 0.10-4.x broker, KRaft or ZooKeeper, several brokers too), unlike setting each
+    broker's ``advertised.listeners`` to a proxy port before it starts.
+
+Everything except those two response types is forwarded byte for byte, and what is recorded
+is always what the upstream broker sent (``Exchange.response`` is the frame as received,
+before any rewrite). Only PLAINTEXT is supported (no TLS/SASL). Not rewritten: the
+NodeEndpoints of Fetch/Produce v16+/v10+ (kafka-python sends at most Fetch v12) and
+DescribeCluster (admin only).
+
+Recording: one :class:`Exchange` per request/response pair (request header fields, the
+request and response frames without their 4-byte size prefix). :func:`fetch_records`
+extracts the raw ``records`` field of every partition of every recorded Fetch response
+(decoded with ``kafka.protocol.consumer.FetchResponse``; Fetch v0-v18, flexible v12+; topic
+ids of v13+ resolved through recorded Metadata responses). :func:`capture_fetch` runs a
+kafka-python consumer through a proxy with small fetch sizes, so that the broker's
+``FileRecords`` slice ends in a partial trailing batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import struct
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+API_FETCH = 1
+API_METADATA = 3
+API_FIND_COORDINATOR = 10
+
+_LOOPBACK = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class RequestHeader:
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request/response pair as it crossed the proxy."""
+
+    connection: int  # proxy-wide connection number
+    upstream: str  # "host:port" the connection was forwarded to
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+    request: bytes  # request frame (header + body), without the 4-byte size; b"" if not kept
+    response: bytes  # response frame exactly as the upstream sent it, without the size
+    rewritten: bool = False  # True when the client received a rewritten response
+
+
+def parse_request_header(frame: bytes | memoryview) -> RequestHeader:
+    """Request header v0-v2 (the client id is never compact, even in flexible headers)."""
+    if len(frame) < 10:
+        raise ValueError(f"request frame too short for a header: {len(frame)} bytes")
+    api_key, api_version, correlation_id, n = struct.unpack_from(">hhih", frame, 0)
+    if n < 0:
+        client_id = None
+    else:
+        if 10 + n > len(frame):
+            raise ValueError("client_id runs past the end of the request frame")
+        client_id = bytes(frame[10 : 10 + n]).decode("utf-8", "replace")
+    return RequestHeader(api_key, api_version, correlation_id, client_id)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
+    """``n`` bytes, or None on EOF before the first byte; raises on EOF mid-way."""
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(min(n - len(buf), 1 << 20))
+        if not chunk:
+            if not buf:
+                return None
+            raise ConnectionError(f"EOF after {len(buf)} of {n} bytes")
+        buf += chunk
+    return bytes(buf)
+
+
+def _read_frame(sock: socket.socket, max_frame: int) -> bytes | None:
+    head = _recv_exact(sock, 4)
+    if head is None:
+        return None
+    (size,) = struct.unpack(">i", head)
+    if size < 0 or size > max_frame:
+        raise ConnectionError(f"frame size {size} outside 0..{max_frame}")
+    payload = _recv_exact(sock, size) if size else b""
+    if payload is None:
+        raise ConnectionError("EOF after frame size")
+    return payload
+
+
+class _Listener:
+    def __init__(self, proxy: RecordingProxy, upstream: tuple[str, int]) -> None:
+        self.proxy = proxy
+        self.upstream = upstream
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((_LOOPBACK, 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.1)
+        self.port: int = self.sock.getsockname()[1]
+        self.thread = threading.Thread(
+            target=self._accept_loop, name=f"kproxy-accept-{self.port}", daemon=True
+        )
+        self.thread.start()
+
+    def _accept_loop(self) -> None:
+        while not self.proxy._stop.is_set():
+            try:
+                client, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            self.proxy._start_connection(client, self.upstream)
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class _Connection:
+    def __init__(
+        self, proxy: RecordingProxy, conn_id: int, client: socket.socket, upstream: tuple[str, int]
+    ) -> None:
+        self.proxy = proxy
+        self.conn_id = conn_id
+        self.client = client
+        self.upstream_addr = upstream
+        self.upstream_name = f"{upstream[0]}:{upstream[1]}"
+        self.server: socket.socket | None = None
+        self.pending: dict[int, tuple[RequestHeader, bytes]] = {}
+        self.lock = threading.Lock()
+        self.threads: list[threading.Thread] = []
+        self._closed = False
+
+    def start(self) -> None:
+        t = threading.Thread(target=self._run, name=f"kproxy-conn-{self.conn_id}", daemon=True)
+        self.threads.append(t)
+        t.start()
+
+    def _run(self) -> None:
+        try:
+            self.server = socket.create_connection(
+                self.upstream_addr, timeout=self.proxy.connect_timeout
+            )
+            self.server.settimeout(None)
+            self.client.settimeout(None)
+            for s in (self.client, self.server):
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError as e:
+            log.warning("proxy: cannot connect to upstream %s: %s", self.upstream_name, e)
+            self.shutdown()
+            self.proxy._connection_done(self)
+            return
+        t = threading.Thread(
+            target=self._pump_responses, name=f"kproxy-resp-{self.conn_id}", daemon=True
+        )
+        self.threads.append(t)
+        t.start()
+        self._pump_requests()
+        t.join()
+        self.shutdown()
+        self.proxy._connection_done(self)
+
+    def shutdown(self) -> None:
+        with self.lock:
+            if self._closed:
+                return
+            self._closed = True
+        for s in (self.client, self.server):
+            if s is None:
+                continue
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def _pump_requests(self) -> None:
+        assert self.server is not None
+        try:
+            while True:
+                frame = _read_frame(self.client, self.proxy.max_frame_bytes)
+                if frame is None:
+                    break
+                try:
+                    hdr = parse_request_header(frame)
+                except ValueError as e:
+                    log.warning("proxy: unparseable request header (%s); forwarding", e)
+                else:
+                    keep = frame if self.proxy.keep_requests else b""
+                    with self.lock:
+                        self.pending[hdr.correlation_id] = (hdr, keep)
+                self.server.sendall(struct.pack(">i", len(frame)) + frame)
+        except OSError as e:
+            log.debug("proxy conn %d: request side ended: %s", self.conn_id, e)
+        finally:
+            self.shutdown()
+
+    def _pump_responses(self) -> None:
+        assert self.server is not None
+        try:
+            while True:
+                frame = _read_frame(self.server, self.proxy.max_frame_bytes)
+                if frame is None:
+                    break
+                out = frame
+                entry = None
+                if len(frame) >= 4:
+                    (corr,) = struct.unpack_from(">i", frame, 0)
+                    with self.lock:
+                        entry = self.pending.pop(corr, None)
+                rewritten = False
+                if entry is not None:
+                    hdr, req = entry
+                    if hdr.api_key in (API_METADATA, API_FIND_COORDINATOR):
+                        new = self.proxy._rewrite(hdr, frame)
+                        if new is not None:
+                            out, rewritten = new, True
+                    self.proxy._record(
+                        Exchange(
+                            connection=self.conn_id,
+                            upstream=self.upstream_name,
+                            api_key=hdr.api_key,
+                            api_version=hdr.api_version,
+                            correlation_id=hdr.correlation_id,
+                            client_id=hdr.client_id,
+                            request=req,
+                            response=frame,
+                            rewritten=rewritten,
+                        )
+                    )
+                self.client.sendall(struct.pack(">i", len(out)) + out)
+        except OSError as e:
+            log.debug("proxy conn %d: response side ended: %s", self.conn_id, e)
+        finally:
+            self.shutdown()
+
+
+class RecordingProxy:
+    """Loopback proxy in front of one Kafka bootstrap broker; records request/response pairs.
+
+    ``bootstrap`` ("127.0.0.1:<port>") is what clients should use. Metadata/FindCoordinator
+    responses are rewritten to point at the proxy (see module docstring); everything else is
+    forwarded byte for byte. Bounded: at most ``max_connections`` concurrent connections
+    (further ones are closed at once), ``max_listeners`` upstream addresses,
+    ``max_recorded_bytes`` of recorded frames (later exchanges are counted in ``dropped``
+    but still forwarded), ``max_frame_bytes`` per frame (larger ones end the connection).
+    """
+
+    def __init__(
+        self,
+        upstream_host: str,
+        upstream_port: int,
+        *,
+        max_connections: int = 32,
+        max_listeners: int = 16,
+        max_recorded_bytes: int = 256 << 20,
+        max_frame_bytes: int = 128 << 20,
+        keep_requests: bool = True,
+        record_api_keys: Iterable[int] | None = None,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        self.upstream = (upstream_host, int(upstream_port))
+        self.max_connections = max_connections
+        self.max_listeners = max_listeners
+        self.max_recorded_bytes = max_recorded_bytes
+        self.max_frame_bytes = max_frame_bytes
+        self.keep_requests = keep_requests
+        self.record_api_keys = None if record_api_keys is None else frozenset(record_api_keys)
+        self.connect_timeout = connect_timeout
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._exchanges: list[Exchange] = []
+        self.recorded_bytes = 0
+        self.dropped = 0
+        self.rejected_connections = 0
+        self._conn_seq = 0
+        self._connections: set[_Connection] = set()
+        self._listeners: dict[tuple[str, int], _Listener] = {}
+        self._main = self._listener_for(self.upstream)
+        assert self._main is not None
+
+    # ---------------------------------------------------------------- public API
+    @property
+    def host(self) -> str:
+        return _LOOPBACK
+
+    @property
+    def port(self) -> int:
+        return self._main.port
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{_LOOPBACK}:{self.port}"
+
+    @property
+    def recording(self) -> list[Exchange]:
+        """Snapshot of the recorded exchanges, in completion order."""
+        with self._lock:
+            return list(self._exchanges)
+
+    def exchanges(self, api_key: int | None = None) -> list[Exchange]:
+        return [e for e in self.recording if api_key is None or e.api_key == api_key]
+
+    def listeners(self) -> dict[str, int]:
+        """Upstream "host:port" -> local proxy port."""
+        with self._lock:
+            return {f"{h}:{p}": lst.port for (h, p), lst in self._listeners.items()}
+
+    def clear(self) -> None:
+        with self._lock:
+            self._exchanges.clear()
+            self.recorded_bytes = 0
+            self.dropped = 0
+
+    def close(self) -> None:
+        """Stop listening, end every connection, join the threads; idempotent."""
+        self._stop.set()
+        with self._lock:
+            listeners = list(self._listeners.values())
+            conns = list(self._connections)
+        for lst in listeners:
+            lst.thread.join(timeout=5)
+        for c in conns:
+            c.shutdown()
+        for c in conns:
+            for t in list(c.threads):
+                if t is not threading.current_thread():
+                    t.join(timeout=5)
+
+    def __enter__(self) -> RecordingProxy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- internals
+    def _listener_for(self, upstream: tuple[str, int]) -> _Listener | None:
+        with self._lock:
+            lst = self._listeners.get(upstream)
+            if lst is not None or self._stop.is_set():
+                return lst
+            if len(self._listeners) >= self.max_listeners:
+                log.warning("proxy: listener limit reached; %s:%d not proxied", *upstream)
+                return None
+            lst = _Listener(self, upstream)
+            self._listeners[upstream] = lst
+            return lst
+
+    def _start_connection(self, client: socket.socket, upstream: tuple[str, int]) -> None:
+        with self._lock:
+            if self._stop.is_set() or len(self._connections) >= self.max_connections:
+                self.rejected_connections += 1
+                reject = True
+            else:
+                reject = False
+                self._conn_seq += 1
+                conn = _Connection(self, self._conn_seq, client, upstream)
+                self._connections.add(conn)
+        if reject:
+            try:
+                client.close()
+            except OSError:
+                pass
+            return
+        conn.start()
+
+    def _connection_done(self, conn: _Connection) -> None:
+        with self._lock:
+            self._connections.discard(conn)
+
+    def _record(self, ex: Exchange) -> None:
+        if self.record_api_keys is not None and ex.api_key not in self.record_api_keys:
+            return
+        size = len(ex.request) + len(ex.response)
+        with self._lock:
+            if self.recorded_bytes + size > self.max_recorded_bytes:
+                self.dropped += 1
+                return
+            self.recorded_bytes += size
+            self._exchanges.append(ex)
+
+    def _local(self, host: str, port: int) -> tuple[str, int] | None:
+        lst = self._listener_for((host, int(port)))
+        return None if lst is None else (_LOOPBACK, lst.port)
+
+    def _rewrite(self, hdr: RequestHeader, frame: bytes) -> bytes | None:
+        """The response re-encoded with broker addresses replaced; None to forward as is."""
+        try:
+            if hdr.api_key == API_METADATA:
+                from kafka.protocol.metadata import MetadataResponse
+
+                resp = MetadataResponse.decode(frame, version=hdr.api_version, header=True)
+                for b in resp.brokers:
+                    loc = self._local(b.host, b.port)
+                    if loc is not None:
+                        b.host, b.port = loc
+                return _reencode(resp, hdr.api_version)
+            if hdr.api_key == API_FIND_COORDINATOR:
+                from kafka.protocol.metadata import FindCoordinatorResponse
+
+                resp = FindCoordinatorResponse.decode(frame, version=hdr.api_version, header=True)
+                if hdr.api_version >= 4:
+                    for c in resp.coordinators:
+                        if c.host and c.port >= 0:
+                            loc = self._local(c.host, c.port)
+                            if loc is not None:
+                                c.host, c.port = loc
+                elif resp.host and resp.port >= 0:
+                    loc = self._local(resp.host, resp.port)
+                    if loc is not None:
+                        resp.host, resp.port = loc
+                return _reencode(resp, hdr.api_version)
+        except Exception as e:  # noqa: BLE001 - never break the stream over a rewrite
+            log.warning(
+                "proxy: cannot rewrite api %d v%d response (%s); forwarded unchanged",
+                hdr.api_key,
+                hdr.api_version,
+                e,
+            )
+        return None
+
+
+def _reencode(resp: object, version: int) -> bytes:
+    # The decoded message already carries its version and header; passing version= again
+    # would make kafka-python touch a request-only header attribute.
+    if resp.API_VERSION != version:  # type: ignore[attr-defined]
+        raise ValueError(f"decoded version {resp.API_VERSION} != {version}")  # type: ignore[attr-defined]
+    return bytes(resp.encode(header=True))  # type: ignore[attr-defined]
+
+
+# -------------------------------------------------------------------- Fetch extraction
+def _exchanges_of(recording: RecordingProxy | Iterable[Exchange]) -> list[Exchange]:
+    if isinstance(recording, RecordingProxy):
+        return recording.recording
+    return list(recording)
+
+
+def _topic_names(exchanges: Iterable[Exchange]) -> dict[object, str]:
+    """topic id (uuid.UUID) -> name, from recorded Metadata responses (v10+)."""
+    from kafka.protocol.metadata import MetadataResponse
+
+    names: dict[object, str] = {}
+    for ex in exchanges:
+        if ex.api_key != API_METADATA or ex.api_version < 10:
+            continue
+        try:
+            resp = MetadataResponse.decode(ex.response, version=ex.api_version, header=True)
+        except Exception:  # noqa: BLE001
+            continue
+        for t in resp.topics:
+            if t.name is not None and getattr(t, "topic_id", None) is not None:
+                names[t.topic_id] = t.name
+    return names
+
+
+def iter_fetch_partitions(
+    recording: RecordingProxy | Iterable[Exchange],
+) -> Iterator[tuple[Exchange, str, int, int, bytes | None]]:
+    """(exchange, topic, partition, error_code, records) for every partition of every Fetch."""
+    from kafka.protocol.consumer import FetchResponse
+
+    exchanges = _exchanges_of(recording)
+    names: dict[object, str] | None = None
+    for ex in exchanges:
+        if ex.api_key != API_FETCH:
+            continue
+        resp = FetchResponse.decode(ex.response, version=ex.api_version, header=True)
+        for topic in resp.responses:
+            if ex.api_version >= 13:
+                if names is None:
+                    names = _topic_names(exchanges)
+                name = names.get(topic.topic_id, str(topic.topic_id))
+            else:
+                name = topic.topic
+            for p in topic.partitions:
+                records = p.records
+                if records is not None and not isinstance(records, bytes | bytearray):
+                    records = bytes(records)
+                yield ex, name, p.partition_index, p.error_code, (
+                    None if records is None else bytes(records)
+                )
+
+
+def fetch_records(
+    recording: RecordingProxy | Iterable[Exchange], *, include_empty: bool = False
+) -> list[tuple[str, int, bytes]]:
+    """The raw ``records`` field of each partition of each recorded Fetch response.
+
+    In recording order; null and (unless ``include_empty``) empty records fields are skipped.
+    """
+    out = []
+    for _ex, topic, partition, _err, records in iter_fetch_partitions(recording):
+        if records is None or (not records and not include_empty):
+            continue
+        out.append((topic, partition, records))
+    return out
+
+
+# -------------------------------------------------------------------- capture with a consumer
+def _split_hostport(bootstrap: str) -> tuple[str, int]:
+    first = bootstrap.split(",")[0].strip()
+    host, _, port = first.rpartition(":")
+    return (host.strip("[]") or _LOOPBACK), int(port)
+
+
+def _api_version_tuple(v: str | tuple[int, ...] | None) -> tuple[int, ...] | None:
+    if v is None or isinstance(v, tuple):
+        return v
+    return tuple(int(x) for x in str(v).split("."))
+
+
+def capture_fetch(
+    bootstrap: str,
+    topic: str,
+    *,
+    max_bytes: int,
+    api_version: str | tuple[int, ...] | None = None,
+    partitions: Iterable[int] | None = None,
+    timeout_s: float = 30.0,
+    isolation_level: str = "read_uncommitted",
+    include_empty: bool = False,
+    consumer_config: dict | None = None,
+    proxy_kwargs: dict | None = None,
+) -> list[bytes]:
+    """Consume ``topic`` from offset 0 through a :class:`RecordingProxy`; return the recorded
+    ``records`` fields of its Fetch responses, in order.
+
+    ``max_bytes`` is used for both ``fetch_max_bytes`` and ``max_partition_fetch_bytes``: the
+    broker returns at least one whole batch, then cuts its log slice at the limit, so a
+    response usually ends in a partial batch. Stops when every partition's position reached
+    its end offset (high watermark, or LSO for read_committed) or after ``timeout_s``
+    (TimeoutError). ``api_version`` ("0.10.2", "2.1", ...; None = negotiate) picks the Fetch
+    version kafka-python sends (v3 for 0.10.2, v12 when negotiated); Kafka 4.x brokers refuse
+    Fetch below v4, i.e. api_version older than 0.11.
+    """
+    from kafka import KafkaConsumer, TopicPartition
+
+    host, port = _split_hostport(bootstrap)
+    with RecordingProxy(host, port, **(proxy_kwargs or {})) as proxy:
+        cfg: dict = {
+            "bootstrap_servers": proxy.bootstrap,
+            "group_id": None,
+            "enable_auto_commit": False,
+            "auto_offset_reset": "earliest",
+            "fetch_max_bytes": max_bytes,
+            "max_partition_fetch_bytes": max_bytes,
+            "isolation_level": isolation_level,
+            "client_id": "kafka-conformance-capture",
+        }
+        if api_version is not None:
+            cfg["api_version"] = _api_version_tuple(api_version)
+        cfg.update(consumer_config or {})
+        consumer = KafkaConsumer(**cfg)
+        try:
+            deadline = time.monotonic() + timeout_s
+            parts = None
+            while parts is None and time.monotonic() < deadline:
+                parts = consumer.partitions_for_topic(topic)
+                if parts is None:
+                    time.sleep(0.2)
+            if not parts:
+                raise TimeoutError(f"no partitions for topic {topic!r} via {bootstrap}")
+            wanted = sorted(parts if partitions is None else set(partitions) & set(parts))
+            tps = [TopicPartition(topic, p) for p in wanted]
+            consumer.assign(tps)
+            consumer.seek_to_beginning(*tps)
+            ends = consumer.end_offsets(tps)
+            while time.monotonic() < deadline:
+                if all(consumer.position(tp) >= ends[tp] for tp in tps):
+                    break
+                consumer.poll(timeout_ms=200)
+            else:
+                raise TimeoutError(f"consumer did not reach the end of {topic!r} in {timeout_s}s")
+        finally:
+            consumer.close()
+        return [
+            records
+            for t, _p, records in fetch_records(proxy, include_empty=include_empty)
+            if t == topic
+        ]
+
+
+__all__ = [
+    "Exchange",
+    "RecordingProxy",
+    "RequestHeader",
+    "capture_fetch",
+    "fetch_records",
+    "iter_fetch_partitions",
+    "parse_request_header",
+]

@@ -1,0 +1,229 @@
+"""``capture``: run scenarios on ONE real broker and harvest what it wrote (docs/corpora.md).
+
+For a broker id: start one broker (backend ``jvm`` or ``testcontainers``), create one topic per
+scenario (1 partition, the scenario's configs), run the scenario's producer, stop the broker
+cleanly (indexes trimmed, producer snapshots written), copy ``<log_dir>/<topic>-0/`` (without
+``.deleted``/``.cleaned``/``.swap`` files) into ``<out>/<broker_id>/<scenario>/log/<topic>-0/``,
+write ``manifest.json`` and have ``conformance.corpus.write_expectations`` write ``expected/``.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import shutil
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import BrokerSpec, RunningBroker
+from .scenarios import Scenario, scenarios_for
+
+__all__ = ["CaptureResult", "all_brokers", "capture", "copy_partition", "start"]
+
+SKIP_SUFFIXES = (".deleted", ".cleaned", ".swap")
+
+
+@dataclass
+class CaptureResult:
+    broker_id: str
+    captured: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    startup_seconds: float = 0.0
+
+
+def all_brokers(backend: str = "jvm") -> dict[str, BrokerSpec]:
+    if backend == "testcontainers":
+        from .testcontainers_backend import BROKERS
+    else:
+        from .jvm import BROKERS
+    return dict(BROKERS)
+
+
+def start(spec: BrokerSpec, workdir: Path, backend: str = "jvm") -> RunningBroker:
+    if backend == "jvm":
+        from .jvm import start_broker
+    elif backend == "testcontainers":
+        from .testcontainers_backend import start_broker
+    else:
+        raise ValueError(f"unknown backend {backend!r} (jvm | testcontainers)")
+    return start_broker(spec, workdir)
+
+
+def copy_partition(src: Path, dst: Path) -> list[Path]:
+    """Copy the files of a partition directory (not ``.deleted``/``.cleaned``/``.swap``)."""
+    if dst.exists():
+        shutil.rmtree(dst)
+    dst.mkdir(parents=True)
+    copied = []
+    for f in sorted(src.iterdir()):
+        if not f.is_file() or f.name.endswith(SKIP_SUFFIXES):
+            continue
+        shutil.copy2(f, dst / f.name)
+        copied.append(dst / f.name)
+    return copied
+
+
+def _create_topic(broker: RunningBroker, topic: str, configs: dict[str, str]) -> None:
+    from kafka import KafkaAdminClient
+    from kafka.admin import NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap, client_id="conformance-admin",
+                             request_timeout_ms=30_000)
+    try:
+        admin.create_topics(
+            [NewTopic(topic, 1, 1, topic_configs=dict(configs))], timeout_ms=30_000
+        )
+        # wait for a leader so the first produce does not race the election
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            meta = admin.describe_topics([topic])
+            parts = meta[0].get("partitions") or []
+            if meta[0].get("error_code", 0) == 0 and parts and parts[0].get("leader_id", parts[0].get("leader", -1)) >= 0:
+                return
+            time.sleep(0.2)
+    finally:
+        admin.close()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _write_case(
+    case_dir: Path,
+    broker: RunningBroker,
+    scenario: Scenario,
+    topic: str,
+    producer: dict[str, Any],
+    captured_at: str,
+    broker_config: dict[str, str],
+    expectations: bool = True,
+) -> None:
+    from .. import corpus
+
+    spec = broker.spec
+    corpus.write_manifest(
+        case_dir,
+        format=corpus.CORPUS_FORMAT,
+        broker_id=spec.broker_id,
+        broker_version=spec.version,
+        broker_mode=spec.mode,
+        broker_config=broker_config,
+        java_version=broker.java_version,
+        backend=broker.backend,
+        scenario=scenario.name,
+        description=scenario.description,
+        producer=producer,
+        topic=topic if scenario.source_dir is None else scenario.source_dir.rsplit("-", 1)[0],
+        topic_configs=scenario.topic_configs,
+        captured_at=captured_at,
+        non_deterministic=list(scenario.non_deterministic),
+    )
+    write = getattr(corpus, "write_expectations", None)
+    if write is not None and expectations:
+        write(case_dir, spec.version)
+
+
+def capture(
+    broker_id: str,
+    scenario_names: Sequence[str] | str,
+    out_dir: Path,
+    backend: str = "jvm",
+    progress: Callable[[str], None] = print,
+    *,
+    expectations: bool = True,
+    keep_workdir: bool = False,
+    workers: int = 2,
+) -> CaptureResult:
+    """Capture ``scenario_names`` (or "all") on one broker ``broker_id`` into ``out_dir``."""
+    brokers = all_brokers(backend)
+    if broker_id not in brokers:
+        raise KeyError(f"unknown broker {broker_id!r}; known: {', '.join(brokers)}")
+    spec = brokers[broker_id]
+    chosen = scenarios_for(spec, scenario_names)
+    result = CaptureResult(broker_id)
+    if scenario_names != "all" and scenario_names != ["all"]:
+        names = [scenario_names] if isinstance(scenario_names, str) else list(scenario_names)
+        for n in names:
+            if n not in {s.name for s in chosen}:
+                result.skipped[n] = f"does not apply to {broker_id}"
+    if not chosen:
+        progress(f"{broker_id}: no scenario applies")
+        return result
+    out_dir = Path(out_dir).resolve()
+    t_start = time.monotonic()
+    workdir = Path(tempfile.mkdtemp(prefix=f"capture-{broker_id}-"))
+    produced: list[tuple[Scenario, str, dict[str, Any], str]] = []
+    progress(f"{broker_id}: starting broker ({backend}) in {workdir}")
+    try:
+        with start(spec, workdir, backend) as broker:
+            result.startup_seconds = time.monotonic() - t_start
+            progress(f"{broker_id}: up at {broker.bootstrap} in {result.startup_seconds:.1f} s")
+            for i, sc in enumerate(chosen, 1):
+                topic = sc.topic_for()
+                t0 = time.monotonic()
+                try:
+                    if sc.source_dir is None:
+                        _create_topic(broker, topic, sc.topic_configs)
+                    info = sc.run(broker, topic)
+                    produced.append((sc, topic, info, _now()))
+                    progress(
+                        f"{broker_id}: [{i}/{len(chosen)}] {sc.name} produced "
+                        f"({time.monotonic() - t0:.1f} s)"
+                    )
+                except Exception as exc:  # keep going: report it
+                    result.failed[sc.name] = f"{type(exc).__name__}: {exc}".strip()[:2000]
+                    progress(f"{broker_id}: [{i}/{len(chosen)}] {sc.name} FAILED: {exc}")
+                    if progress is print:
+                        traceback.print_exc()
+            broker_config = dict(getattr(broker, "broker_config", {}) or spec.config)
+            progress(f"{broker_id}: stopping broker")
+            broker.stop()
+            log_dir = broker.log_dir
+            jobs: list[tuple[Scenario, str, dict[str, Any], str, Path]] = []
+            for sc, topic, info, captured_at in produced:
+                src = log_dir / (sc.source_dir or f"{topic}-0")
+                case_dir = out_dir / broker_id / sc.name
+                try:
+                    if not src.is_dir():
+                        raise FileNotFoundError(f"{src} does not exist")
+                    if case_dir.exists():
+                        shutil.rmtree(case_dir)
+                    copy_partition(src, case_dir / "log" / src.name)
+                except Exception as exc:
+                    result.failed[sc.name] = f"harvest: {type(exc).__name__}: {exc}"[:2000]
+                    progress(f"{broker_id}: {sc.name} harvest FAILED: {exc}")
+                    continue
+                jobs.append((sc, topic, info, captured_at, case_dir))
+
+            def _finish(job: tuple[Scenario, str, dict[str, Any], str, Path]) -> None:
+                sc, topic, info, captured_at, case_dir = job
+                try:
+                    _write_case(
+                        case_dir, broker, sc, topic, info, captured_at, broker_config, expectations
+                    )
+                    result.captured.append(sc.name)
+                    progress(f"{broker_id}: wrote {case_dir}")
+                except Exception as exc:
+                    result.failed[sc.name] = f"expectations: {type(exc).__name__}: {exc}"[:2000]
+                    progress(f"{broker_id}: {sc.name} expectations FAILED: {exc}")
+
+            with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+                list(pool.map(_finish, jobs))
+            result.captured.sort(key=[s.name for s in chosen].index)
+    finally:
+        if not keep_workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
+        result.seconds = time.monotonic() - t_start
+    progress(
+        f"{broker_id}: {len(result.captured)} captured, {len(result.failed)} failed, "
+        f"{result.seconds:.0f} s"
+    )
+    return result
