@@ -57,6 +57,7 @@ __all__ = [
     "CORPUS_FORMAT",
     "CASE_DIR_TOKEN",
     "DUMP_FORMAT_SINCE",
+    "DUMP_FORMAT_UNTIL",
     "MANIFEST_KEYS",
     "Check",
     "CaseResult",
@@ -97,6 +98,9 @@ MANIFEST_KEYS: tuple[str, ...] = (
 
 #: first Kafka version whose DumpLogSegments output is the format ``conformance.dump`` prints
 DUMP_FORMAT_SINCE = (3, 3)
+#: DumpLogSegments text changed after 4.0: LEADER_CHANGE records pretty-printed (KAFKA-19069,
+#: 4.1), the tool rewritten in Java (KAFKA-14579, 4.3). conformance.dump implements 3.3-4.0.
+DUMP_FORMAT_UNTIL = (4, 1)
 
 #: top-level directories of ``corpora/`` that are not broker captures (own tests)
 NOT_BROKERS = frozenset({"crafted", "samples"})
@@ -174,7 +178,7 @@ def _version_tuple(version: str) -> tuple[int, ...]:
 def dump_format_supported(version: str) -> bool:
     """Whether Kafka ``version``'s DumpLogSegments prints what ``conformance.dump`` prints."""
     v = _version_tuple(version)
-    return bool(v) and v >= DUMP_FORMAT_SINCE
+    return bool(v) and DUMP_FORMAT_SINCE <= v < DUMP_FORMAT_UNTIL
 
 
 def _write_text(path: Path, text: str) -> None:

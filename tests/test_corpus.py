@@ -146,8 +146,8 @@ def test_file_kinds_and_dump_format() -> None:
     assert corpus.file_kind("log/t-0/partition.metadata") == "metadata"
     assert corpus.file_kind("wire/fetch-0.bin") == "wire"
     assert [corpus.dump_format_supported(v) for v in
-            ("1.1.1", "2.8.2", "3.2.3", "3.3.0", "3.9.2", "4.3.1", "junk")] == \
-        [False, False, False, True, True, True, False]
+            ("1.1.1", "2.8.2", "3.2.3", "3.3.0", "3.9.2", "4.0.2", "4.1.0", "4.3.1", "junk")] == \
+        [False, False, False, True, True, True, False, False, False]
 
 
 def test_manifest_order_merge_and_files(tmp_path: Path) -> None:

@@ -93,6 +93,10 @@ BROKERS: dict[str, BrokerSpec] = {
     ),
     "kafka-4.3.1-kraft": BrokerSpec("kafka-4.3.1-kraft", "4.3.1", "kraft", {}, 2, "apache/kafka:4.3.1"),
     "kafka-1.1.1-zk": BrokerSpec("kafka-1.1.1-zk", "1.1.1", "zookeeper", {}, 2, "confluentinc/cp-kafka:4.1.3"),
+    # the last broker without magic 2 (writes v0/v1 only)
+    "kafka-0.10.2.2-zk": BrokerSpec(
+        "kafka-0.10.2.2-zk", "0.10.2.2", "zookeeper", {}, 1, "confluentinc/cp-kafka:3.2.2"
+    ),
 }
 
 _LOG4J = """\

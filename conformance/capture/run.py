@@ -173,6 +173,16 @@ def capture(
                     if sc.source_dir is None:
                         _create_topic(broker, topic, sc.topic_configs)
                     info = sc.run(broker, topic)
+                    if sc.wire is not None:
+                        from .proxy import capture_fetch
+
+                        info = dict(info)
+                        info["wire"] = capture_fetch(
+                            broker.bootstrap,
+                            topic,
+                            max_bytes=int(sc.wire["max_bytes"]),
+                            api_version=sc.wire.get("api_version"),
+                        )
                     produced.append((sc, topic, info, _now()))
                     progress(
                         f"{broker_id}: [{i}/{len(chosen)}] {sc.name} produced "
@@ -197,6 +207,12 @@ def capture(
                     if case_dir.exists():
                         shutil.rmtree(case_dir)
                     copy_partition(src, case_dir / "log" / src.name)
+                    wire = info.pop("wire", None)
+                    if wire is not None:
+                        (case_dir / "wire").mkdir(parents=True)
+                        for n, records in enumerate(wire):
+                            (case_dir / "wire" / f"fetch-{n:03d}.bin").write_bytes(records)
+                        info["fetch"] = {"responses_recorded": len(wire), **(sc.wire or {})}
                 except Exception as exc:
                     result.failed[sc.name] = f"harvest: {type(exc).__name__}: {exc}"[:2000]
                     progress(f"{broker_id}: {sc.name} harvest FAILED: {exc}")

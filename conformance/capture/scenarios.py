@@ -47,6 +47,7 @@ BASE_TOPIC_CONFIGS = {"retention.ms": "-1", "retention.bytes": "-1"}
 ND_TOPIC_ID = "file:partition.metadata (random topic id)"
 ND_PID = "producerId (allocated by the broker; depends on what ran before)"
 ND_SNAPSHOT = "file:*.snapshot (producer ids, broker-assigned)"
+ND_KP_GZIP = "crc (kafka-python gzip: the gzip header carries the compression time)"
 ND_CONTROL = [
     "baseTimestamp (control batches: broker clock)",
     "maxTimestamp (control batches: broker clock)",
@@ -223,6 +224,9 @@ def wait_cleaned(broker: RunningBroker, topic: str, timeout: float = 90.0) -> in
     ``.cleaned``/``.swap`` file is left; returns the checkpointed offset."""
     checkpoint = broker.log_dir / "cleaner-offset-checkpoint"
     pdir = broker.log_dir / f"{topic}-0"
+    if not broker.log_dir.is_dir():  # e.g. testcontainers: the log dir is inside the container
+        time.sleep(min(timeout, 20.0))
+        return -1
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -259,11 +263,16 @@ class Scenario:
     source_dir: str | None = None
     #: harvest after every other scenario of the broker ran
     last: bool = False
+    #: also record Fetch responses through the loopback proxy (``wire/fetch-NNN.bin``):
+    #: {"max_bytes": N, "api_version": "x.y.z" | None}
+    wire: dict[str, Any] | None = None
 
     def applies(self, spec: BrokerSpec) -> bool:
         v = _v(spec.version)
         if spec.mode not in self.modes or not (self.min_version <= v < self.max_version):
             return False
+        if self.producer == "java" and v < (0, 11):
+            return False  # Produce.java uses the 0.11+ client API (headers, transactions)
         if self.magic < 2 and spec.mode == "kraft":
             return False  # KRaft ignores message.format.version: always magic 2
         if self.magic > spec.max_magic:
@@ -331,6 +340,8 @@ for _magic in (0, 1, 2):
             if _producer == "java" and _magic < 2 and _codec != "snappy":
                 continue  # java writes v2: the broker down-converts; keep that for snappy
             nd: list[str] = [ND_TOPIC_ID]
+            if _producer == "kafka-python" and _codec == "gzip" and _magic > 0:
+                nd.append(ND_KP_GZIP)  # v0 compressed wrappers are rebuilt by the broker
             desc = f"{_codec} batches, magic {_magic}, CreateTime, 2 flushes, {_producer} producer"
             if _producer == "java" and _magic < 2:
                 desc += " (v2 produce, down-converted by the broker)"
@@ -453,7 +464,8 @@ for _producer in ("kafka-python", "java"):
                 producer=_producer,
                 topic_configs=_topic_configs(2),
                 body=_headers_body(_producer, _codec),
-                non_deterministic=(ND_TOPIC_ID,),
+                non_deterministic=(ND_TOPIC_ID,)
+                + ((ND_KP_GZIP,) if (_producer, _codec) == ("kafka-python", "gzip") else ()),
             )
         )
 
@@ -841,6 +853,84 @@ _add(
 )
 
 
+# ---------------------------------------------------------------- wire captures (Fetch responses)
+
+
+def _alter_topic(broker: RunningBroker, topic: str, configs: dict[str, str]) -> None:
+    """Replace the topic's configs (AlterConfigs is not incremental: pass them all)."""
+    from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
+
+    admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap, request_timeout_ms=30_000)
+    try:
+        admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, configs=configs)])
+    finally:
+        admin.close()
+
+
+def _wire_partial_body(magic: int) -> Callable[[RunningBroker, str], dict]:
+    def body(broker: RunningBroker, topic: str) -> dict[str, Any]:
+        groups = [_records(5, prefix=f"b{i}-", ts=T0 + 100 * i) for i in range(12)]
+        return kafka_python_produce(broker, topic, groups, magic=magic)
+
+    return body
+
+
+def _mixed_formats_body(broker: RunningBroker, topic: str) -> dict[str, Any]:
+    """magic 0, then 1, then 2 in ONE partition: the topic's message.format.version is raised
+    between produce rounds (what a format upgrade leaves on disk, C42-C44)."""
+    info = {}
+    for magic, fmt in ((0, "0.9.0"), (1, "0.10.2"), (2, None)):
+        cfg = dict(BASE_TOPIC_CONFIGS)
+        if fmt is not None:
+            cfg["message.format.version"] = fmt
+        else:
+            cfg["message.format.version"] = "0.11.0"
+        _alter_topic(broker, topic, cfg)
+        groups = [_records(3, prefix=f"m{magic}-{i}-", ts=T0 + 1000 * magic + 10 * i) for i in range(2)]
+        info = kafka_python_produce(broker, topic, groups, magic=magic)
+    info["note"] = "topic message.format.version raised 0.9.0 -> 0.10.2 -> 0.11.0 between rounds"
+    return info
+
+
+_add(
+    Scenario(
+        "wire-partial-fetch-v2",
+        "12 v2 batches; Fetch responses recorded with fetch max bytes 700 (partial trailing batches)",
+        "kafka-python",
+        _topic_configs(2),
+        _wire_partial_body(2),
+        magic=2,
+        wire={"max_bytes": 700, "api_version": None},
+    )
+)
+_add(
+    Scenario(
+        "wire-partial-fetch-v1",
+        "12 v1 message sets; Fetch v3 responses (api_version 0.10.2) with fetch max bytes 500",
+        "kafka-python",
+        _topic_configs(1),
+        _wire_partial_body(1),
+        magic=1,
+        max_version=(4,),
+        wire={"max_bytes": 500, "api_version": "0.10.2"},
+    )
+)
+_add(
+    Scenario(
+        "wire-mixed-formats",
+        "magic 0, 1 and 2 batches in one partition (format upgrade), on disk and in Fetch responses",
+        "kafka-python",
+        _topic_configs(0),
+        _mixed_formats_body,
+        magic=0,
+        min_version=(0, 11),
+        max_version=(4,),
+        modes=("zookeeper",),
+        wire={"max_bytes": 100_000, "api_version": None},
+    )
+)
+
+
 def scenarios_for(spec: BrokerSpec, names: Sequence[str] | str = "all") -> list[Scenario]:
     """The scenarios of ``names`` (or all) that ``spec`` can run, ``last`` ones at the end."""
     if names == "all" or names == ["all"]:
@@ -854,3 +944,25 @@ def scenarios_for(spec: BrokerSpec, names: Sequence[str] | str = "all") -> list[
         chosen = [SCENARIOS[n] for n in names]
     chosen = [s for s in chosen if s.applies(spec)]
     return sorted(chosen, key=lambda s: s.last)
+
+
+def masked_keys(non_deterministic: Sequence[str]) -> tuple[set[str], list[str]]:
+    """(canonical JSON keys to mask, ``file:`` glob patterns) of a ``non_deterministic`` list."""
+    keys: set[str] = set()
+    files: list[str] = []
+    for entry in non_deterministic:
+        token = entry.split(" ", 1)[0]
+        if token.startswith("file:"):
+            files.append(token[len("file:"):])
+        else:
+            keys.add(token)
+    return keys, files
+
+
+def mask(doc: Any, keys: set[str]) -> Any:
+    """``doc`` (decode JSON) with every value under one of ``keys`` replaced by "<masked>"."""
+    if isinstance(doc, dict):
+        return {k: ("<masked>" if k in keys else mask(v, keys)) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [mask(v, keys) for v in doc]
+    return doc

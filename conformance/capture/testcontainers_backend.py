@@ -99,13 +99,27 @@ class ContainerBroker:
             from testcontainers.core.container import DockerContainer  # type: ignore
             from testcontainers.core.waiting_utils import wait_for_logs  # type: ignore
 
-            c = DockerContainer(image).with_exposed_ports(9092)
-            for k, v in config.items():
+            from .jvm import CLUSTER_ID, free_port
+
+            host_port = free_port()
+            c = DockerContainer(image).with_bind_ports(9092, host_port)
+            kraft = {
+                "node.id": "1",
+                "process.roles": "broker,controller",
+                "controller.quorum.voters": "1@localhost:9093",
+                "listeners": "PLAINTEXT://:9092,CONTROLLER://:9093",
+                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{host_port}",
+                "controller.listener.names": "CONTROLLER",
+                "inter.broker.listener.name": "PLAINTEXT",
+                "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                "log.dirs": APACHE_LOG_DIR,
+            }
+            for k, v in {**kraft, **config}.items():
                 c.with_env(_env_name(k), v)
-            c.with_env("KAFKA_LOG_DIRS", APACHE_LOG_DIR)
+            c.with_env("CLUSTER_ID", CLUSTER_ID)
             c.start()
             wait_for_logs(c, "Kafka Server started", timeout=120)
-            self.bootstrap = f"{c.get_container_host_ip()}:{c.get_exposed_port(9092)}"
+            self.bootstrap = f"127.0.0.1:{host_port}"
             self._remote_log_dir = APACHE_LOG_DIR
         self._container = c
         try:

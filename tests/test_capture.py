@@ -1,0 +1,220 @@
+"""``conformance.capture``: real-broker captures (marked ``capture``) and Java-free unit tests
+of the machinery (ports, process cleanup, harvesting, scenario selection, CLI)."""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import canonical, decode
+from conformance.capture import BrokerSpec
+from conformance.capture import jvm as cjvm
+from conformance.capture.run import copy_partition
+from conformance.capture.scenarios import SCENARIOS, masked_keys, mask, scenarios_for
+
+BROKER = "kafka-3.9.2-kraft"
+E2E_SCENARIOS = [
+    "codec-gzip-v2-kafka-python",
+    "codec-snappy-v2-java",
+    "headers-none-v2-java",
+    "txn-commit-abort-v2-kafka-python",
+    "compacted-v2-kafka-python",
+    "log-append-time-none-v2",
+    "multi-segment-time-v2",
+]
+
+
+# ------------------------------------------------------------------------------------------
+# Java-free
+
+
+def test_free_port_unique_and_bindable() -> None:
+    ports = {cjvm.free_port() for _ in range(20)}
+    assert len(ports) == 20
+    for port in list(ports)[:3]:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))
+
+
+def test_stop_process_sigterm() -> None:
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    assert cjvm.stop_process(proc, timeout=10) == -signal.SIGTERM
+    assert cjvm.stop_process(proc) == -signal.SIGTERM  # idempotent
+
+
+def test_stop_process_kills_after_timeout() -> None:
+    code = (
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+    t0 = time.monotonic()
+    assert cjvm.stop_process(proc, timeout=0.5) == -signal.SIGKILL
+    assert time.monotonic() - t0 < 10
+
+
+def test_broker_stop_stops_every_process(tmp_path: Path) -> None:
+    broker = cjvm.JvmBroker(cjvm.BROKERS["kafka-3.9.2-zk-ibp2.8"], tmp_path)
+    for name in ("zookeeper", "broker"):
+        broker.processes.append(
+            (name, subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
+        )
+    with broker:
+        pass
+    assert all(p.poll() is not None for _, p in broker.processes)
+    broker.stop()  # idempotent
+
+
+def test_copy_partition_skips_cleaner_leftovers(tmp_path: Path) -> None:
+    src = tmp_path / "t-0"
+    src.mkdir()
+    for name in ("00000000000000000000.log", "00000000000000000000.index",
+                 "00000000000000000000.log.deleted", "00000000000000000000.log.cleaned",
+                 "00000000000000000000.log.swap", "leader-epoch-checkpoint"):
+        (src / name).write_bytes(b"x")
+    dst = tmp_path / "out" / "t-0"
+    copied = copy_partition(src, dst)
+    assert sorted(p.name for p in copied) == [
+        "00000000000000000000.index", "00000000000000000000.log", "leader-epoch-checkpoint"]
+
+
+def test_scenario_selection() -> None:
+    kraft = {s.name for s in scenarios_for(cjvm.BROKERS["kafka-3.9.2-kraft"])}
+    zk = {s.name for s in scenarios_for(cjvm.BROKERS["kafka-3.9.2-zk-ibp2.8"])}
+    k4 = {s.name for s in scenarios_for(cjvm.BROKERS["kafka-4.3.1-kraft"])}
+    legacy = {s.name for s in scenarios_for(cjvm.BROKERS["kafka-1.1.1-zk"])}
+    assert not any(re.search(r"-v[01](-|$)", n) and "upconvert" not in n for n in kraft | k4)
+    assert "codec-gzip-v0-kafka-python" in zk and "codec-gzip-v0-kafka-python" in legacy
+    assert not any("zstd" in n for n in legacy)
+    assert "multi-segment-bytes-v2" in kraft and "multi-segment-bytes-v2" not in k4
+    assert "upconvert-v1-to-v2" in kraft and "upconvert-v1-to-v2" not in k4
+    assert "kraft-cluster-metadata" in kraft and "kraft-cluster-metadata" not in zk
+    assert scenarios_for(cjvm.BROKERS["kafka-3.9.2-kraft"])[-1].name == "kraft-cluster-metadata"
+    assert all(n == s.name for n, s in SCENARIOS.items())
+    with pytest.raises(KeyError):
+        scenarios_for(cjvm.BROKERS[BROKER], ["no-such-scenario"])
+    spec = BrokerSpec("x", "3.9.2", "kraft")
+    assert SCENARIOS["codec-none-v2-kafka-python"].applies(spec)
+
+
+def test_mask_helpers() -> None:
+    keys, files = masked_keys(["producerId (why)", "file:*.snapshot (why)", "crc"])
+    assert keys == {"producerId", "crc"} and files == ["*.snapshot"]
+    doc = {"batches": [{"crc": 1, "producerId": "7", "records": [{"crc": 2, "v": 3}]}]}
+    assert mask(doc, keys) == {
+        "batches": [{"crc": "<masked>", "producerId": "<masked>",
+                     "records": [{"crc": "<masked>", "v": 3}]}]}
+
+
+def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.capture import cli
+
+    parser = argparse.ArgumentParser()
+    cli.register_cli(parser.add_subparsers())
+    args = parser.parse_args(["capture", "--list"])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert "kafka-1.1.1-zk" in out and "compacted-v2-java" in out
+
+
+def test_testcontainers_backend_needs_docker(tmp_path: Path) -> None:
+    from conformance.capture import testcontainers_backend as tc
+
+    ok, why = tc.docker_available()
+    if not ok:
+        pytest.skip(why)
+    with tc.start_broker(tc.BROKERS["kafka-3.9.2-kraft"], tmp_path) as broker:  # pragma: no cover
+        assert broker.bootstrap
+
+
+# ------------------------------------------------------------------------------------------
+# real broker (Java 17 + Maven Central jars)
+
+
+def _require_jars() -> None:
+    from conformance import kafka_jars
+
+    try:
+        kafka_jars.classpath("3.9.2")
+    except kafka_jars.KafkaJarsUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def captured_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list]:
+    _require_jars()
+    from conformance.capture.run import capture
+
+    first = tmp_path_factory.mktemp("capture-a")
+    second = tmp_path_factory.mktemp("capture-b")
+    r1 = capture(BROKER, E2E_SCENARIOS, first, progress=lambda m: None)
+    r2 = capture(BROKER, E2E_SCENARIOS, second, progress=lambda m: None, expectations=False)
+    assert not r1.failed, r1.failed
+    assert not r2.failed, r2.failed
+    return first / BROKER, second / BROKER, [r1, r2]
+
+
+@pytest.mark.capture
+def test_capture_end_to_end(captured_twice: tuple[Path, Path, list]) -> None:
+    from conformance import corpus
+
+    root, _, _ = captured_twice
+    for name in E2E_SCENARIOS:
+        case = root / name
+        manifest = json.loads((case / "manifest.json").read_text())
+        assert manifest["broker_id"] == BROKER and manifest["scenario"] == name
+        assert manifest["broker_mode"] == "kraft" and manifest["backend"] == "jvm"
+        assert manifest["producer"]["name"] in ("kafka-python", "java")
+        assert manifest["java_version"].startswith("17")
+        assert any(f["kind"] == "log" for f in manifest["files"])
+        assert not any(p.name.endswith((".deleted", ".cleaned", ".swap"))
+                       for p in case.rglob("*"))
+        assert (case / "expected").is_dir()
+        result = corpus.verify_case(case)
+        failed = [c.to_json() for c in result.checks if c.failed]
+        # our decoder must agree with the oracle on the real broker's bytes
+        assert not [c for c in failed if c["check"] in ("manifest", "sha256", "decode")], failed
+    txn = root / "txn-commit-abort-v2-kafka-python" / "log" / "txn-commit-abort-v2-kafka-python-0"
+    assert list(txn.glob("*.txnindex"))
+    compacted = root / "compacted-v2-kafka-python" / "log" / "compacted-v2-kafka-python-0"
+    assert len(list(compacted.glob("*.log"))) >= 2
+    assert len(list((root / "multi-segment-time-v2" / "log" / "multi-segment-time-v2-0")
+                    .glob("*.log"))) == 4
+
+
+def _decoded(case: Path, file_patterns: list[str]) -> dict[str, str]:
+    manifest = json.loads((case / "manifest.json").read_text())
+    keys, _ = masked_keys(manifest["non_deterministic"])
+    out = {}
+    for log in sorted((case / "log").rglob("*.log")):
+        rel = str(log.relative_to(case))
+        if any(fnmatch.fnmatch(log.name, pat) for pat in file_patterns):
+            continue
+        doc = canonical.result_to_json(decode(log.read_bytes(), mode="file", filename=log.name))
+        out[rel] = canonical.dumps(mask(doc, keys))
+    return out
+
+
+@pytest.mark.capture
+def test_capture_is_deterministic(captured_twice: tuple[Path, Path, list]) -> None:
+    first, second, _ = captured_twice
+    for name in E2E_SCENARIOS:
+        _, files = masked_keys(SCENARIOS[name].non_deterministic)
+        a = _decoded(first / name, files)
+        b = _decoded(second / name, files)
+        assert a.keys() == b.keys(), name
+        for rel in a:
+            assert a[rel] == b[rel], f"{name}: {rel} differs beyond the non-deterministic fields"
