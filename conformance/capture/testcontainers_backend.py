@@ -18,24 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from . import BrokerSpec
+from .jvm import BROKERS as _JVM_BROKERS
 from .jvm import COMMON_CONFIG
 
 __all__ = ["BROKERS", "ContainerBroker", "docker_available", "start_broker"]
 
 #: Same broker ids as the jvm backend, where an image exists.
-BROKERS: dict[str, BrokerSpec] = {
-    "kafka-3.9.2-kraft": BrokerSpec("kafka-3.9.2-kraft", "3.9.2", "kraft", {}, 2, "apache/kafka:3.9.2"),
-    "kafka-4.3.1-kraft": BrokerSpec("kafka-4.3.1-kraft", "4.3.1", "kraft", {}, 2, "apache/kafka:4.3.1"),
-    "kafka-3.9.2-zk-ibp2.8": BrokerSpec(
-        "kafka-3.9.2-zk-ibp2.8",
-        "3.9.2",
-        "zookeeper",
-        {"inter.broker.protocol.version": "2.8"},
-        2,
-        "confluentinc/cp-kafka:7.9.2",
-    ),
-    "kafka-1.1.1-zk": BrokerSpec("kafka-1.1.1-zk", "1.1.1", "zookeeper", {}, 2, "confluentinc/cp-kafka:4.1.3"),
-}
+BROKERS: dict[str, BrokerSpec] = {k: v for k, v in _JVM_BROKERS.items() if v.image}
 
 APACHE_LOG_DIR = "/tmp/kraft-combined-logs"
 CP_LOG_DIR = "/var/lib/kafka/data"
