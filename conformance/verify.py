@@ -51,7 +51,6 @@ import json
 import mmap
 import os
 import re
-import struct
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -540,11 +539,10 @@ class _OffsetIndexCheck:
                       full.kafka_exception)
 
     def _entries(self) -> Iterator[tuple[int, int, int]]:
-        base = self.index.base_offset
         previous: tuple[int, int] | None = None
         for n in range(self.count):
-            rel, pos = struct.unpack_from(">ii", self.buf, n * 8)
-            offset = base + rel
+            entry = self.index.entry(n)  # the one .index entry parser (conformance.index)
+            offset, pos = entry.offset, entry.position
             if previous is not None and (offset <= previous[0] or pos <= previous[1]):
                 self.sink.add("index-not-monotonic", self.path, n * 8,
                               f"entry {n} (offset {offset}, position {pos}) does not follow "
@@ -656,11 +654,10 @@ class _TimeIndexCheck:
                       full.kafka_exception)
 
     def _entries(self) -> Iterator[tuple[int, int, int]]:
-        base = self.index.base_offset
         previous: tuple[int, int] | None = None
         for n in range(self.count):
-            ts, rel = struct.unpack_from(">qi", self.buf, n * 12)
-            offset = base + rel
+            entry = self.index.entry(n)  # the one .timeindex entry parser (conformance.index)
+            ts, offset = entry.timestamp, entry.offset
             if previous is not None and (ts <= previous[0] or offset < previous[1]):
                 self.sink.add("timeindex-not-monotonic", self.path, n * 12,
                               f"entry {n} (timestamp {ts}, offset {offset}) does not follow "
