@@ -142,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: modules with a ``register_cli(subparsers)`` function (each adds its own subcommands)
-_SUBCOMMAND_MODULES = ("corpus", "capture.cli", "dump", "verify", "lookup")
+_SUBCOMMAND_MODULES = ("corpus", "capture.cli", "dump", "verify", "lookup", "fuzz.cli")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -172,58 +172,83 @@ def _zlib_message(e: zlib.error) -> str:
     return text[i + len(marker) :] if i >= 0 else "Invalid ZLIB data format"
 
 
+_GZIP_INPUT_CHUNK = 8 * 1024  # Kafka: new GZIPInputStream(in, 8 * 1024)
+
+
 def _gunzip(payload: bytes, limit: _Limit) -> Decompressed:
+    """``GZIPInputStream`` read by ``ChunkedBytesStream``, call for call.
+
+    Each piece is what one ``read(b, 0, 16 KiB)`` returns: ``InflaterInputStream.read`` calls
+    ``inflate`` on the input it holds and refills that input 8 KiB at a time
+    (``fill()``) until ``inflate`` yields bytes, so a read returns at most what one input chunk
+    inflates to. An error thrown inside a read loses that read's bytes (they never reach the
+    caller); the reads before it stand. Members follow one another as ``readTrailer`` reads
+    them: the trailer and next header come from the inflater's leftover input first.
+    """
     try:
         pos = _gzip_header(payload, 0)
     except _GzipHeaderError as e:
         raise _open_error(e.err) from None
     pieces: list[bytes | None] = []
     n = len(payload)
+    read_size = FILL_SIZE[GZIP]
 
-    def result(error: DecodeError | None = None, lossy: bool = False, trailing: int = 0) -> Decompressed:
-        return Decompressed(pieces, error, lossy, PIECE, FILL_SIZE[GZIP], trailing)
+    def result(error: DecodeError | None = None, trailing: int = 0) -> Decompressed:
+        return Decompressed(pieces, error, False, PIECE, read_size, trailing)
 
+    underlying = pos  # next byte fill() takes from the payload
+    held = b""  # the inflater's input not consumed yet
     while True:
-        out: list[bytes] = []
-        pieces.append(b"")
         d = zlib.decompressobj(-15)
         member_crc = 0
         member_size = 0
-        data = payload[pos:]
         try:
-            while True:
-                # output is bounded by max_length (at most the remaining limit + 1 byte)
-                chunk = d.decompress(data, max(1, min(limit.remaining() + 1, 1 << 26)))
+            while not d.eof:  # one Java read() per iteration
+                chunk = b""
+                while True:
+                    if held:
+                        chunk = d.decompress(held, read_size)
+                        held = d.unconsumed_tail
+                        if chunk or d.eof:
+                            break
+                    if underlying >= n:
+                        return result(CodecError("Unexpected end of ZLIB input stream",
+                                                 java_class=_EOF))
+                    held = payload[underlying : underlying + _GZIP_INPUT_CHUNK]
+                    underlying += len(held)
                 if chunk:
                     limit.add(len(chunk))
                     member_crc = zlib.crc32(chunk, member_crc)
                     member_size += len(chunk)
-                    out.append(chunk)
-                data = d.unconsumed_tail
-                if d.eof or (not data and not chunk):
-                    break
+                    pieces.append(chunk)
         except zlib.error as e:
-            pieces[-1] = b"".join(out)
-            return result(CodecError(_zlib_message(e), java_class=_ZIP), lossy=True)
-        pieces[-1] = b"".join(out)
-        if not d.eof:
-            return result(CodecError("Unexpected end of ZLIB input stream", java_class=_EOF))
-        rest = d.unused_data
-        tpos = n - len(rest)
+            return result(CodecError(_zlib_message(e), java_class=_ZIP))
+        leftover = d.unused_data
+        rest = leftover + payload[underlying:]
+        # readTrailer: readUInt(crc) is compared before the size is read, so a wrong CRC in a
+        # short trailer is "Corrupt", a right one is EOF
+        if len(rest) < 4:
+            return result(CodecError(None, java_class=_EOF))
+        if int.from_bytes(rest[0:4], "little") != member_crc:
+            return result(CodecError("Corrupt GZIP trailer", java_class=_ZIP))
         if len(rest) < 8:
             return result(CodecError(None, java_class=_EOF))
-        if (
-            int.from_bytes(rest[0:4], "little") != member_crc
-            or int.from_bytes(rest[4:8], "little") != member_size & 0xFFFFFFFF
-        ):
+        if int.from_bytes(rest[4:8], "little") != member_size & 0xFFFFFFFF:
             return result(CodecError("Corrupt GZIP trailer", java_class=_ZIP))
-        pos = tpos + 8
-        if pos >= n:
+        if len(rest) <= 8:
             break
+        if underlying >= n and len(leftover) <= 26:
+            # "if (this.in.available() > 0 || n > 26)": no next member is looked for
+            return result(trailing=len(rest) - 8)
         try:
-            pos = _gzip_header(payload, pos)
+            consumed = _gzip_header(rest, 8)
         except _GzipHeaderError:
-            return result(trailing=n - pos)  # JDK: "ignore any malformed, do nothing"
+            return result(trailing=len(rest) - 8)  # JDK: "ignore any malformed, do nothing"
+        if consumed <= len(leftover):
+            held = leftover[consumed:]
+        else:
+            underlying += consumed - len(leftover)
+            held = b""
     return result()
 
 
@@ -495,11 +520,33 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
         prefix = "zstd decompress error: "
         if text.startswith(prefix):
             text = text[len(prefix) :]
-        lossy = bool(out)
-        if out:
-            pieces.append(b"".join(out))
-        return Decompressed(pieces, CodecError(text, java_class=_ZSTD_IO), lossy, PIECE, size)
+        # zstd-jni decodes into the reader's buffer (ChunkedBytesStream: 16 KiB per read)
+        # and hands out every full read before the one that meets the error; the feed above
+        # is coarser, so replay this frame the way Java reads it
+        limit.total -= sum(len(c) for c in out)
+        delivered = _zstd_reads_before_error(dctx, rest, size, limit)
+        if delivered:
+            pieces.append(delivered)
+        return Decompressed(pieces, CodecError(text, java_class=_ZSTD_IO), False, PIECE, size)
     return Decompressed(pieces, None, False, PIECE, size)
+
+
+def _zstd_reads_before_error(dctx, frame: bytes, size: int, limit: _Limit) -> bytes:  # type: ignore[no-untyped-def]
+    """The bytes of the ``size``-byte reads of a failing frame that succeed."""
+    import zstandard
+
+    reader = dctx.stream_reader(frame, read_size=1 << 17, read_across_frames=False)
+    parts: list[bytes] = []
+    try:
+        while True:
+            chunk = reader.read(size)
+            if not chunk:
+                break
+            limit.add(len(chunk))
+            parts.append(chunk)
+    except zstandard.ZstdError:
+        pass
+    return b"".join(parts)
 
 
 # ----------------------------------------------------------------------------------- dispatch

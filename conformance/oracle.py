@@ -343,8 +343,17 @@ class OracleServer:
 
     def decode(self, data: bytes, mode: str = "memory") -> dict[str, Any]:
         """Decode one input; returns the canonical JSON document as a dict."""
+        self.send_decode(data, mode)
+        return self.receive_decode()
+
+    def send_decode(self, data: bytes, mode: str = "memory") -> None:
+        """First half of :meth:`decode`: the JVM works while the caller does something else
+        (differential fuzzing decodes with the kit meanwhile). One request in flight."""
         _check_mode(mode)
-        body = self._request(_MODE_BYTE[mode], data)
+        self._send(_MODE_BYTE[mode], data)
+
+    def receive_decode(self) -> dict[str, Any]:
+        body = self._receive()
         try:
             document: dict[str, Any] = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -364,6 +373,10 @@ class OracleServer:
         return self.encode_batches([spec])[0]
 
     def _request(self, mode_byte: int, data: bytes) -> bytes:
+        self._send(mode_byte, data)
+        return self._receive()
+
+    def _send(self, mode_byte: int, data: bytes) -> None:
         if len(data) > 0x7FFFFFFF:
             raise ValueError("input larger than 2 GiB - 1")
         self.start()
@@ -375,6 +388,10 @@ class OracleServer:
             proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise self._died(f"cannot send the request: {exc}") from exc
+
+    def _receive(self) -> bytes:
+        if self._proc is None:
+            raise OracleError("oracle serve: no request in flight")
         header = self._read_exactly(4)
         if len(header) != 4:
             raise self._died("no response")

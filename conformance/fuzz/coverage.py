@@ -1,0 +1,139 @@
+"""Branch coverage of the decoder reached by each target's saved corpus (coverage.py).
+
+Every input of ``fuzz/corpus/<target>/`` (the merged corpus kept in git) and of the seeds the
+target extracts from ``corpora/`` is replayed through the target with coverage.py measuring
+branches of the decoding modules (``DECODER_MODULES``). The report gives, per target, the
+branches of its own modules it reached, and for the union of all targets, the decoder's
+branch coverage: the figure the README records.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import DecodeError
+from ..jvm import repo_root
+from .targets import TARGETS, get
+
+#: the decoding core: what "the decoder's branches" means (encoders, CLI and shells excluded;
+#: ``crc`` too: its branches are the pure-Python fallbacks, unused when the C libraries are in)
+DECODER_MODULES = ("varint", "codecs", "record", "batch", "legacy", "control", "splitter",
+                   "decoder", "findings", "jstring", "index", "txnindex", "snapshot", "checkpoint")
+
+
+@dataclass
+class ModuleCoverage:
+    module: str
+    branches: int
+    covered: int
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.covered / self.branches if self.branches else 100.0
+
+
+def corpus_inputs(target_name: str, root: Path, include_seeds: bool = True) -> Iterable[bytes]:
+    saved = root / "fuzz" / "corpus" / target_name
+    if saved.is_dir():
+        for f in sorted(saved.iterdir()):
+            if f.is_file():
+                yield f.read_bytes()
+    if include_seeds:
+        yield from get(target_name).seeds(root)
+
+
+def measure(targets: Iterable[str], *, root: Path | None = None, include_seeds: bool = True,
+            progress: Callable[[str], None] | None = None) -> dict[str, list[ModuleCoverage]]:
+    """``{target: [ModuleCoverage...], "all": [...]}`` over the decoder modules."""
+    import coverage
+
+    import conformance
+
+    root = root or repo_root()
+    package = Path(conformance.__file__).parent
+    keep = {str(package / f"{m}.py") for m in DECODER_MODULES}
+    # source= (not include=) so that modules a target never entered still count, at 0%
+    omit = [str(f) for f in package.rglob("*.py") if str(f) not in keep]
+    options = dict(branch=True, source=[str(package)], omit=omit, data_file=None)
+    results: dict[str, list[ModuleCoverage]] = {}
+    union = coverage.Coverage(**options)
+    names = list(targets)
+    for name in names:
+        target = get(name)
+        cov = coverage.Coverage(**options)
+        count = 0
+        cov.start()
+        try:
+            for data in corpus_inputs(name, root, include_seeds):
+                count += 1
+                try:
+                    target.run(data)
+                except DecodeError:
+                    pass
+        finally:
+            cov.stop()
+        union.get_data().update(cov.get_data())
+        own = {f"{m}" for m in target.modules}
+        results[name] = [m for m in _report(cov, package) if m.module in own]
+        if progress:
+            pct = _total(results[name])
+            progress(f"  {name}: {count} inputs, {pct:.1f}% of the branches of {', '.join(sorted(own))}")
+    results["all"] = _report(union, package)
+    return results
+
+
+def _report(cov, package: Path) -> list[ModuleCoverage]:  # type: ignore[no-untyped-def]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "cov.json"
+        try:
+            cov.json_report(outfile=str(out))
+        except Exception:  # coverage.exceptions.NoDataError: nothing measured  # noqa: BLE001
+            return []
+        doc = json.loads(out.read_text())
+    modules = []
+    for path, data in doc["files"].items():
+        s = data["summary"]
+        modules.append(ModuleCoverage(Path(path).stem, s.get("num_branches", 0),
+                                      s.get("covered_branches", 0)))
+    return sorted(modules, key=lambda m: m.module)
+
+
+def _total(modules: list[ModuleCoverage]) -> float:
+    branches = sum(m.branches for m in modules)
+    return 100.0 * sum(m.covered for m in modules) / branches if branches else 100.0
+
+
+def render(results: dict[str, list[ModuleCoverage]]) -> str:
+    lines = ["target       branches reached (its modules)"]
+    for name, modules in results.items():
+        if name == "all":
+            continue
+        b = sum(m.branches for m in modules)
+        c = sum(m.covered for m in modules)
+        lines.append(f"{name:12} {c:5}/{b:<5} {_total(modules):5.1f}%")
+    lines.append("")
+    lines.append("decoder module   branches   covered  (union of all targets)")
+    for m in results.get("all", []):
+        lines.append(f"{m.module:16} {m.branches:8} {m.covered:9}  {m.percent:5.1f}%")
+    allm = results.get("all", [])
+    b = sum(m.branches for m in allm)
+    c = sum(m.covered for m in allm)
+    lines.append(f"{'TOTAL':16} {b:8} {c:9}  {_total(allm):5.1f}%")
+    return "\n".join(lines)
+
+
+def to_json(results: dict[str, list[ModuleCoverage]]) -> dict[str, object]:
+    return {
+        name: {
+            "percent": round(_total(mods), 2),
+            "modules": {m.module: {"branches": m.branches, "covered": m.covered} for m in mods},
+        }
+        for name, mods in results.items()
+    }
+
+
+__all__ = ["DECODER_MODULES", "ModuleCoverage", "measure", "render", "to_json", "TARGETS"]

@@ -1,0 +1,103 @@
+"""Shrinking a saved finding to the smallest input with the same signature (delta debugging).
+
+Chunks of the input are removed, largest first (Zeller's ddmin, complement steps only), then
+single bytes are zeroed; a candidate is kept when ``still_fails`` says it still shows the
+same finding. Bounded by a number of tries and a time budget; the saved ``input.bin`` is never
+replaced, the result goes to ``input.min.bin``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import DecodeError
+from .store import Finding, crash_signature
+from .targets import get
+
+
+def ddmin(data: bytes, still_fails: Callable[[bytes], bool], *, max_tries: int = 20_000,
+          seconds: float = 60.0) -> bytes:
+    deadline = time.monotonic() + seconds
+    tries = 0
+    best = data
+    n = 2
+    while len(best) >= 1 and tries < max_tries and time.monotonic() < deadline:
+        chunk = max(1, len(best) // n)
+        reduced = False
+        start = 0
+        while start < len(best) and tries < max_tries and time.monotonic() < deadline:
+            candidate = best[:start] + best[start + chunk:]
+            tries += 1
+            if still_fails(candidate):
+                best = candidate
+                reduced = True
+            else:
+                start += chunk
+        if not reduced:
+            if chunk == 1:
+                break
+            n = min(len(best), n * 2)
+    for i in range(len(best)):  # simplify: zero what need not be anything else
+        if tries >= max_tries or time.monotonic() >= deadline:
+            break
+        if best[i] != 0:
+            candidate = best[:i] + b"\x00" + best[i + 1:]
+            tries += 1
+            if still_fails(candidate):
+                best = candidate
+    return best
+
+
+def crash_predicate(target_name: str, signature: str) -> Callable[[bytes], bool]:
+    target = get(target_name)
+
+    def fails(data: bytes) -> bool:
+        try:
+            target.run(data)
+        except DecodeError:
+            return False
+        except Exception as exc:  # noqa: BLE001
+            return crash_signature(exc) == signature
+        return False
+
+    return fails
+
+
+def divergence_predicate(target_name: str, kind: str, signature: str,
+                         differential: Any) -> Callable[[bytes], bool]:
+    target = get(target_name)
+
+    def fails(data: bytes) -> bool:
+        wire = target.wire_bytes(data)
+        if wire is None:
+            return False
+        from .differential import kp_signature, our_signature
+
+        o = differential.run(wire)
+        if kind == "kafka-python":
+            return bool(o.kp_differences) and kp_signature(o.kp_differences) == signature
+        return bool(o.differences) and our_signature(o) == signature
+
+    return fails
+
+
+def minimize(finding: Finding, *, differential: Any = None, seconds: float = 60.0) -> bytes | None:
+    """Write ``input.min.bin`` for a crash or divergence; None when the kind is not minimized
+    (timeouts and memory blow-ups: replaying them is the slow part) or it no longer fails."""
+    data = (finding.path / "input.bin").read_bytes()
+    if finding.kind == "crash":
+        fails = crash_predicate(finding.target, finding.signature)
+    elif finding.kind in ("divergence", "kafka-python") and differential is not None:
+        fails = divergence_predicate(finding.target, finding.kind, finding.signature, differential)
+    else:
+        return None
+    if not fails(data):
+        return None
+    small = ddmin(data, fails, seconds=seconds)
+    (finding.path / "input.min.bin").write_bytes(small)
+    return small
+
+
+__all__ = ["crash_predicate", "ddmin", "divergence_predicate", "minimize"]

@@ -1,0 +1,334 @@
+"""Running targets for a time budget: workers, restarts, artifacts, minimization, summary.
+
+``run_target`` starts ``jobs`` libFuzzer processes (``fuzz/harness.py``) on one shared working
+corpus (libFuzzer reloads it, so the workers see each other's finds), each bounded per input
+(``-timeout``, ``-rss_limit_mb``; ``-max_len``). A worker the engine kills (a hang or memory
+blow-up) leaves an artifact; it is filed as a finding and the worker restarts for the time
+left. Exceptions never kill a worker: they are filed by the worker itself (``store``). At the
+end new crashes and divergences are minimized and a summary (executions, exec/s, corpus,
+findings) is written to ``<out>/summary/<target>.json``.
+
+Directories (``<out>`` defaults to ``.cache/fuzz``)::
+
+    <out>/corpus/<target>/     working corpus (grows; ``--merge`` folds it into fuzz/corpus)
+    <out>/seeds/<target>/      seeds extracted from corpora/ (rewritten each run)
+    <out>/findings/<target>/   findings (see ``store``)
+    <out>/logs/<target>-<job>-<n>.log   libFuzzer output
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..jvm import repo_root
+from . import store
+from .targets import MAX_LEN, get
+
+Progress = Callable[[str], None]
+
+_PULSE = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/(\S+).*?exec/s: (\d+)")
+_ARTIFACT_KINDS = {"timeout": "timeout", "oom": "oom", "crash": "crash", "leak": "oom",
+                   "slow-unit": "slow"}
+
+
+@dataclass
+class RunSummary:
+    target: str
+    seconds: float
+    jobs: int
+    differential: bool
+    execs: int = 0
+    exec_per_sec: float = 0.0
+    slowest_input_s: float = 0.0
+    differential_inputs: int = 0
+    restarts: int = 0
+    coverage: int = 0
+    features: int = 0
+    corpus_files: int = 0
+    findings: dict[str, int] = field(default_factory=dict)
+    new_findings: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        """A finding of the kit's own (third-party divergences and slow inputs do not fail)."""
+        return any(k in ("crash", "timeout", "oom", "divergence", "oracle")
+                   for k in (n.split("/")[0] for n in self.new_findings))
+
+
+def paths(out: Path, target: str) -> dict[str, Path]:
+    return {
+        "corpus": out / "corpus" / target,
+        "seeds": out / "seeds" / target,
+        "findings": out / "findings",
+        "logs": out / "logs",
+        "artifacts": out / "artifacts" / target,
+        "summary": out / "summary",
+        "stats": out / "stats" / target,
+    }
+
+
+def write_seeds(target_name: str, dest: Path, root: Path) -> int:
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    n = 0
+    for data in get(target_name).seeds(root):
+        (dest / hashlib.sha1(data).hexdigest()).write_bytes(data)
+        n += 1
+    return n
+
+
+def _worker_command(target: str, p: dict[str, Path], root: Path, *, seconds: int,
+                    differential: bool, stats: Path, max_len: int, timeout: int,
+                    rss_limit_mb: int, extra: list[str]) -> list[str]:
+    t = get(target)
+    command = [
+        sys.executable, str(root / "fuzz" / "harness.py"), target,
+        "--findings", str(p["findings"]), "--stats", str(stats),
+        f"-max_total_time={seconds}", f"-timeout={timeout}", f"-rss_limit_mb={rss_limit_mb}",
+        f"-max_len={max_len}", "-print_final_stats=1", "-reload=10",
+        f"-artifact_prefix={p['artifacts']}{os.sep}",
+        f"-report_slow_units={max(1, timeout // 2)}",
+    ]
+    if differential:
+        command.insert(3, "--differential")
+    dictionary = root / "fuzz" / "dicts" / t.dictionary
+    if dictionary.exists():
+        command.append(f"-dict={dictionary}")
+    command += extra
+    command += [str(p["corpus"])]
+    committed = root / "fuzz" / "corpus" / target
+    if committed.is_dir():
+        command.append(str(committed))
+    command.append(str(p["seeds"]))
+    return command
+
+
+def _last_pulse(log: Path) -> tuple[int, int, int, int] | None:
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, os.path.getsize(log) - 16384))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        m = _PULSE.match(line)
+        if m:
+            return int(m.group(1)), int(m.group(2)), int(m.group(3)), int(m.group(6))
+    return None
+
+
+def _final_execs(log: Path) -> int | None:
+    try:
+        with open(log, "rb") as f:
+            f.seek(max(0, os.path.getsize(log) - 4096))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = re.search(r"stat::number_of_executed_units: (\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def _collect_artifacts(target: str, p: dict[str, Path], log: Path, st: store.FindingStore,
+                       summary: RunSummary) -> None:
+    tail = ""
+    if log.exists():
+        tail = log.read_bytes()[-8000:].decode("utf-8", "replace")
+    for f in sorted(p["artifacts"].glob("*")):
+        prefix = f.name.rsplit("-", 1)[0]
+        kind = _ARTIFACT_KINDS.get(prefix)
+        if kind is None:
+            continue
+        if st.artifact(kind, f.read_bytes(), tail):
+            summary.new_findings.append(f"{kind}/{target}/{f.name}")
+        f.unlink()
+
+
+def run_target(
+    target_name: str,
+    *,
+    seconds: int,
+    jobs: int = 1,
+    differential: bool = False,
+    out: Path | None = None,
+    max_len: int | None = None,
+    timeout: int = 10,
+    rss_limit_mb: int = 2048,
+    minimize_seconds: float = 30.0,
+    extra: list[str] | None = None,
+    progress: Progress | None = print,
+) -> RunSummary:
+    target = get(target_name)
+    if differential and not target.differential:
+        raise ValueError(f"target {target.name!r} has no differential oracle")
+    root = repo_root()
+    out = Path(out or root / ".cache" / "fuzz")
+    p = paths(out, target.name)
+    for key in ("corpus", "findings", "logs", "artifacts", "summary"):
+        p[key].mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(p["stats"], ignore_errors=True)
+    p["stats"].mkdir(parents=True)
+    say = progress or (lambda _msg: None)
+    n_seeds = write_seeds(target.name, p["seeds"], root)
+    if differential:
+        from ..oracle import ensure_built
+
+        ensure_built()  # build once here, not in every worker at once
+    before = {f.path.name for f in store.load(p["findings"], target.name)}
+    summary = RunSummary(target.name, seconds, jobs, differential)
+    say(f"fuzz {target.name}: {seconds}s x {jobs} job(s){' differential' if differential else ''}, "
+        f"{n_seeds} seeds, findings -> {p['findings'] / target.name}")
+    st = store.FindingStore(p["findings"], target.name)
+    for old_log in p["logs"].glob(f"{target.name}-*.log"):
+        old_log.unlink()
+    started_at = time.time() - 1
+    deadline = time.monotonic() + seconds
+    workers: dict[int, tuple[subprocess.Popen[bytes], Path, float]] = {}
+    runs = 0
+    quick_exits = 0
+
+    def start(job: int) -> None:
+        nonlocal runs
+        left = int(deadline - time.monotonic())
+        if left < 2:
+            return
+        runs += 1
+        log = p["logs"] / f"{target.name}-{job}-{runs}.log"
+        stats = p["stats"] / f"{job}-{runs}.json"  # matches the log name after the target
+        command = _worker_command(
+            target.name, p, root, seconds=left, differential=differential, stats=stats,
+            max_len=max_len or MAX_LEN, timeout=timeout, rss_limit_mb=rss_limit_mb,
+            extra=list(extra or []),
+        )
+        with open(log, "wb") as f:
+            proc = subprocess.Popen(command, stdout=f, stderr=subprocess.STDOUT, cwd=root)
+        workers[job] = (proc, log, time.monotonic())
+
+    for job in range(jobs):
+        start(job)
+    last_report = time.monotonic()
+    try:
+        while workers:
+            time.sleep(0.5)
+            for job, (proc, log, started) in list(workers.items()):
+                if proc.poll() is None:
+                    continue
+                del workers[job]
+                _collect_artifacts(target.name, p, log, st, summary)
+                if time.monotonic() < deadline - 2:
+                    quick_exits = quick_exits + 1 if time.monotonic() - started < 5 else 0
+                    if quick_exits >= 3:
+                        tail = log.read_bytes()[-2000:].decode("utf-8", "replace")
+                        raise RuntimeError(f"the {target.name} worker keeps exiting at once; "
+                                           f"last log {log}:\n{tail}")
+                    if proc.returncode != 0:
+                        summary.restarts += 1
+                        say(f"  job {job}: worker exited ({proc.returncode}), restarting; "
+                            f"log {log}")
+                    start(job)
+            if time.monotonic() - last_report >= 15 and workers:
+                last_report = time.monotonic()
+                pulses = [q for q in (_last_pulse(w[1]) for w in workers.values()) if q]
+                if pulses:
+                    execs = sum(q[0] for q in pulses)
+                    rate = sum(q[3] for q in pulses)
+                    left = max(0, int(deadline - time.monotonic()))
+                    found = len(store.load(p["findings"], target.name))
+                    say(f"  {target.name}: {execs} execs, {rate} exec/s, cov {max(q[1] for q in pulses)}, "
+                        f"findings {found}, {left}s left")
+    finally:
+        for proc, _log, _run in workers.values():
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+    # ---- totals: libFuzzer's final count when the worker ended normally, else the worker's
+    # own (written every couple of seconds)
+    for log in p["logs"].glob(f"{target.name}-*.log"):
+        if log.stat().st_mtime < started_at:
+            continue
+        stats_file = p["stats"] / (log.stem.split("-", 1)[1] + ".json")
+        doc: dict[str, float] = {}
+        if stats_file.exists():
+            try:
+                doc = json.loads(stats_file.read_text())
+            except ValueError:
+                doc = {}
+        final = _final_execs(log)
+        execs = int(final if final is not None else doc.get("execs", 0))
+        summary.execs += execs
+        if differential:
+            summary.differential_inputs += execs
+        summary.slowest_input_s = max(summary.slowest_input_s, doc.get("slowest", 0.0))
+    summary.exec_per_sec = round(summary.execs / seconds, 1) if seconds else 0.0
+    pulses = [q for q in (_last_pulse(log) for log in p["logs"].glob(f"{target.name}-*.log")
+                          if log.stat().st_mtime >= started_at) if q]
+    if pulses:
+        summary.coverage = max(q[1] for q in pulses)
+        summary.features = max(q[2] for q in pulses)
+    summary.corpus_files = sum(1 for _ in p["corpus"].iterdir())
+
+    # ---- new findings from the workers themselves, minimized
+    differential_runner = None
+    for finding in store.load(p["findings"], target.name):
+        summary.findings[finding.kind] = summary.findings.get(finding.kind, 0) + 1
+        if finding.path.name in before:
+            continue
+        summary.new_findings.append(f"{finding.kind}/{target.name}/{finding.path.name}")
+        if finding.kind in ("divergence", "kafka-python") and differential_runner is None:
+            from .differential import Differential
+
+            differential_runner = Differential()
+        from .minimize import minimize
+
+        small = minimize(finding, differential=differential_runner, seconds=minimize_seconds)
+        if small is not None:
+            say(f"  minimized {finding.path.name}: {finding.info.get('input_size')} -> {len(small)} bytes")
+    summary.new_findings = sorted(set(summary.new_findings))
+    if differential_runner is not None:
+        differential_runner.close()
+    (p["summary"] / f"{target.name}.json").write_text(json.dumps(asdict(summary), indent=2) + "\n")
+    return summary
+
+
+def merge(target_name: str, out: Path | None = None, *, max_len: int | None = None,
+          progress: Progress | None = print) -> int:
+    """Fold the working corpus into ``fuzz/corpus/<target>`` (libFuzzer ``-merge=1``: only
+    inputs that add coverage are kept). Returns the number of files in the result."""
+    target = get(target_name)
+    root = repo_root()
+    out = Path(out or root / ".cache" / "fuzz")
+    p = paths(out, target.name)
+    dest = root / "fuzz" / "corpus" / target.name
+    tmp = dest.with_name(dest.name + ".merging")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    sources = [str(d) for d in (dest, p["corpus"], p["seeds"]) if d.is_dir()]
+    command = [sys.executable, str(root / "fuzz" / "harness.py"), target.name,
+               "--findings", str(p["findings"]), "-merge=1",
+               f"-max_len={max_len or MAX_LEN}", str(tmp), *sources]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    if result.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise RuntimeError(f"merge failed ({result.returncode}):\n{result.stderr[-3000:]}")
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+    n = sum(1 for _ in dest.iterdir())
+    if progress:
+        progress(f"merged {target.name}: {n} inputs in {dest}")
+    return n
+
+
+__all__ = ["RunSummary", "merge", "paths", "run_target", "write_seeds"]

@@ -1,0 +1,112 @@
+"""One fuzzing process: atheris/libFuzzer driving one target (started by ``fuzz/harness.py``).
+
+Usage (normally through ``kafka-conformance fuzz``, which adds corpus directories, the
+dictionary, time/memory bounds and restarts after a kill)::
+
+    python fuzz/harness.py TARGET [--differential] [--findings DIR] [libFuzzer flags] [CORPUS...]
+
+Every input runs through the target; an exception outside the documented hierarchy is saved
+(deduplicated by stack) and fuzzing goes on, so one bug does not end a nightly run. With
+``--differential`` the input's record stream also goes to the Java oracle and kafka-python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from ..errors import DecodeError
+from .store import FindingStore
+from .targets import get
+
+
+def build(target_name: str, findings: Path, differential: bool,  # type: ignore[no-untyped-def]
+          stats_path: Path | None = None):
+    """The TestOneInput callable for a target (shared with the tests).
+
+    ``stats_path`` gets ``{"execs", "crashes", "slowest", "diffs", "seconds"}`` every couple
+    of seconds (libFuzzer ends the process with a C ``exit()``: no Python exit hooks run)."""
+    target = get(target_name)
+    store = FindingStore(findings, target.name)
+    checker = None
+    if differential:
+        if not target.differential:
+            raise SystemExit(f"target {target.name!r} has no differential oracle "
+                             "(it is not a record stream)")
+        from .differential import Differential
+
+        checker = Differential()
+    stats: dict[str, float] = {"execs": 0, "crashes": 0, "slowest": 0.0, "diffs": 0,
+                               "differential_inputs": 0}
+    started = time.monotonic()
+    last_write = [started]
+
+    def write_stats() -> None:
+        if stats_path is not None:
+            now = time.monotonic()
+            last_write[0] = now
+            tmp = stats_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({**stats, "seconds": now - started}))
+            os.replace(tmp, stats_path)
+
+    def test_one_input(data: bytes) -> None:
+        stats["execs"] += 1
+        t0 = time.perf_counter()
+        try:
+            target.run(data)
+        except DecodeError:
+            pass
+        except Exception as exc:  # noqa: BLE001 - anything else is exactly what we look for
+            stats["crashes"] += 1
+            store.crash(data, exc)
+        if checker is not None:
+            wire = target.wire_bytes(data)
+            if wire is not None:
+                stats["differential_inputs"] += 1
+                o = checker.check(data, wire, store)
+                if o.differences or o.oracle_error:
+                    stats["diffs"] += 1
+        elapsed = time.perf_counter() - t0
+        if elapsed > stats["slowest"]:
+            stats["slowest"] = elapsed
+        if not stats["execs"] % 512 and time.monotonic() - last_write[0] > 2:
+            write_stats()
+
+    test_one_input.write_stats = write_stats  # type: ignore[attr-defined]
+    return test_one_input, stats, checker
+
+
+def main(argv: list[str] | None = None) -> None:
+    import atheris
+
+    argv = list(sys.argv if argv is None else argv)
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("target")
+    parser.add_argument("--differential", action="store_true")
+    parser.add_argument("--findings", default="fuzz-findings")
+    parser.add_argument("--stats", default=None, help="write execs/slowest as JSON here")
+    ours, rest = parser.parse_known_args(argv[1:])
+    target = get(ours.target)
+    test_one_input, _stats, _checker = build(
+        target.name, Path(ours.findings), ours.differential,
+        Path(ours.stats) if ours.stats else None,
+    )
+
+    kwargs = {}
+    if target.shape is not None:
+        from .mutator import Mutator
+
+        # looked up at call time: atheris rebinds Mutate when Fuzz() loads libFuzzer
+        kwargs["custom_mutator"] = Mutator(
+            target.shape, lambda data, size: atheris.Mutate(data, size), target.name
+        )
+
+    atheris.Setup([argv[0], *rest], test_one_input, **kwargs)
+    atheris.Fuzz()
+
+
+__all__ = ["build", "main"]
