@@ -76,7 +76,8 @@ def kafka_python(wire: bytes) -> dict[str, Any]:
                     raise ValueError("record CRC mismatch")
                 records.append({
                     "offset": str(r.offset),
-                    "timestamp": str(r.timestamp),
+                    # kafka-python says None where Kafka says NO_TIMESTAMP (-1): same thing
+                    "timestamp": str(-1 if r.timestamp is None else r.timestamp),
                     "key": r.key,
                     "value": r.value,
                     "headers": [(k, v) for k, v in r.headers],

@@ -106,14 +106,7 @@ class Mutator:
         if roll < 0.12 and len(entries) >= 1:
             i = rng.randrange(len(entries))
             op = rng.randrange(4)
-            if op == 0 and len(entries) > 1:
-                del entries[i]
-            elif op == 1:
-                entries.insert(i, entries[i])
-            elif op == 2:
-                j = rng.randrange(len(entries))
-                entries[i], entries[j] = entries[j], entries[i]
-            else:
+            if not reorder(entries, i, op, rng):
                 tail = entries[i][: rng.randrange(len(entries[i]))] if entries[i] else b""
                 del entries[i:]
             return b"".join(entries) + tail
@@ -176,13 +169,8 @@ class Mutator:
             joined = b"".join(c for c, _ in chunks) + trailing
             return [], self.bytes_of(joined, rng, max_size)
         i = rng.randrange(len(chunks))
-        if op == 0 and len(chunks) > 1:
-            del chunks[i]
-        elif op == 1:
-            chunks.insert(i, chunks[i])
-        elif op == 2:
-            j = rng.randrange(len(chunks))
-            chunks[i], chunks[j] = chunks[j], chunks[i]
+        if reorder(chunks, i, op, rng):
+            pass
         elif op == 3:  # a non-minimal (but valid) length varint
             chunk = chunks[i][0]
             n = 1
@@ -297,6 +285,21 @@ def random_byte_mutate(data: bytes, max_size: int, _rng: random.Random | None = 
         elif out:
             del out[rng.randrange(len(out))]
     return bytes(out[:max_size])
+
+
+def reorder(items: list, i: int, op: int, rng: random.Random) -> bool:  # type: ignore[type-arg]
+    """``op`` 0: drop item ``i`` (never the last one), 1: duplicate it, 2: swap it with
+    another. False when ``op`` is none of these (or nothing could be dropped)."""
+    if op == 0 and len(items) > 1:
+        del items[i]
+    elif op == 1:
+        items.insert(i, items[i])
+    elif op == 2:
+        j = rng.randrange(len(items))
+        items[i], items[j] = items[j], items[i]
+    else:
+        return False
+    return True
 
 
 def split(data: bytes) -> tuple[list[bytes], bytes]:

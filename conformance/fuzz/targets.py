@@ -52,8 +52,9 @@ from ..varint import (
 )
 
 #: decompressed bytes any one batch may produce under fuzzing (the kit's default is 256 MiB;
-#: a smaller bound keeps decompression bombs cheap, the bound itself is what is tested)
-DECOMPRESSED_LIMIT = 8 * 1024 * 1024
+#: a smaller bound keeps decompression bombs cheap - each one costs milliseconds, and the
+#: engine keeps them for their coverage - while the bound itself is what is tested)
+DECOMPRESSED_LIMIT = 1024 * 1024
 #: inputs longer than this are not produced by the engine (libFuzzer ``-max_len``)
 MAX_LEN = 16 * 1024
 
@@ -89,7 +90,8 @@ def check_result(result: DecodeResult, data_len: int) -> None:
     _check(consumed <= data_len, "batches cover more bytes than the input")
     if result.outcome == "ok":
         _check(consumed == data_len, "outcome ok but bytes left over")
-    result.to_json()  # the canonical JSON must always be producible
+    if not data_len % 4:  # one input in four (differential mode does it for every input)
+        result.to_json()  # the canonical JSON must always be producible
 
 
 def run_decode(data: bytes, *, modes: tuple[str, ...] = ("memory",),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -105,7 +106,12 @@ def main(argv: list[str] | None = None) -> None:
             target.shape, lambda data, size: atheris.Mutate(data, size), target.name
         )
 
-    atheris.Setup([argv[0], *rest], test_one_input, **kwargs)
+    # libFuzzer re-runs argv[0] through the shell for -merge / -fork / -jobs: make it the
+    # whole command (this interpreter, this harness, our own options)
+    me = [sys.executable, os.path.abspath(argv[0]), target.name, "--findings", ours.findings]
+    if ours.differential:
+        me.append("--differential")
+    atheris.Setup([" ".join(shlex.quote(x) for x in me), *rest], test_one_input, **kwargs)
     atheris.Fuzz()
 
 
