@@ -21,6 +21,7 @@ from .errors import (
     JavaRuntimeError,
     KafkaError,
     NullPointerError,
+    OutOfMemoryError,
 )
 from .record import Record
 
@@ -42,6 +43,7 @@ __all__ = [
     "JavaRuntimeError",
     "KafkaError",
     "NullPointerError",
+    "OutOfMemoryError",
     "Record",
     "Tail",
     "decode",

@@ -2062,6 +2062,22 @@ def _codec_cases(add: _Collector) -> None:
                 max_timestamp=TS + 3,
             ),
         )
+    for length in (2147483645, 2147483646):  # the JVM's byte[] limit (found by fuzzing)
+        add(
+            f"codec-gzip-record-length-{length}",
+            "Kafka allocates the record buffer before reading it: above 2147483645 bytes the "
+            "JVM throws OutOfMemoryError (Requested array size exceeds VM limit), below it the "
+            "payload reaches EOF",
+            v2_batch([], attributes=GZIP, count=1,
+                     payload=gzip_member(encode_varint(length) + b"\x00" * 20)),
+        )
+        inner = struct.pack(">qi", 0, length) + b"\x00" * 20
+        add(
+            f"legacy-wrapper-inner-size-{length}",
+            "the legacy deep iterator allocates each inner entry before reading it: same JVM "
+            "array limit as for v2 records",
+            legacy_message(None, gzip_member(inner), magic=1, attributes=GZIP),
+        )
     zero_rec = b"\x00" * (64 * 1024 * 1024)
     add(
         "codec-gzip-bomb-c25",

@@ -16,6 +16,7 @@ IllegalArgumentError                   java.lang.IllegalArgumentException
 IndexOutOfBoundsError                  java.lang.IndexOutOfBoundsException
 BufferUnderflowError                   java.nio.BufferUnderflowException
 NullPointerError                       java.lang.NullPointerException
+OutOfMemoryError                       java.lang.OutOfMemoryError (JVM array size limit)
 CorruptIndexError                      org.apache.kafka.storage.internals.log.CorruptIndexException
 CorruptSnapshotError                   org.apache.kafka.storage.internals.log.CorruptSnapshotException
 CheckpointError                        java.io.IOException (checkpoint and metadata files)
@@ -119,6 +120,31 @@ class BufferUnderflowError(JavaRuntimeError):
 
 class NullPointerError(JavaRuntimeError):
     kafka_exception = "java.lang.NullPointerException"
+
+
+class OutOfMemoryError(DecodeError):
+    """The JVM refuses a buffer Kafka allocates from a length read off the wire.
+
+    ``DefaultRecord.readFrom(InputStream)`` (records of compressed batches) and the legacy
+    deep iterator allocate the record/entry buffer *before* reading it, so a length above the
+    64-bit HotSpot array limit (2147483645 bytes for ``byte[]``) raises
+    ``OutOfMemoryError: Requested array size exceeds VM limit`` whatever the heap: a Kafka
+    quirk the kit mirrors (found by differential fuzzing). Smaller lengths that do not fit the
+    heap give "Java heap space" in Java, which depends on ``-Xmx``; the kit reports those as
+    Kafka does when the allocation succeeds (the payload "reached EOF").
+    """
+
+    kafka_exception = "java.lang.OutOfMemoryError"
+
+
+#: the largest ``byte[]`` 64-bit HotSpot allocates (``arrayOopDesc::max_array_length``)
+JVM_MAX_BYTE_ARRAY = 2147483645
+
+
+def jvm_allocate(length: int) -> None:
+    """``ByteBuffer.allocate(length)`` as far as the array size limit goes."""
+    if length > JVM_MAX_BYTE_ARRAY:
+        raise OutOfMemoryError("Requested array size exceeds VM limit")
 
 
 class CodecError(DecodeError):

@@ -35,6 +35,7 @@ from .errors import (
     IndexOutOfBoundsError,
     InvalidRecordError,
     KafkaError,
+    jvm_allocate,
 )
 from .record import JavaStreamReader, Record, wrap64
 
@@ -273,6 +274,7 @@ class LegacyBatch:
                     raise CorruptRecordError(
                         "Record size is less than the minimum record overhead (14)"
                     )
+                jvm_allocate(size)
                 body = src.read_fully(size)
                 if len(body) < size:
                     break

@@ -36,6 +36,7 @@ from .errors import (
     IllegalArgumentError,
     InvalidRecordError,
     KafkaError,
+    jvm_allocate,
 )
 from .jstring import java_utf8
 from .codecs import FILL, Decompressed
@@ -526,6 +527,7 @@ def read_from_stream(
             length = read_varint_stream(src)
         if length < 0:
             raise IllegalArgumentError(f"capacity < 0: ({length} < 0)")
+        jvm_allocate(length)
         body = src.read_fully(length)
         if len(body) != length:
             raise InvalidRecordError(
