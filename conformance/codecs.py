@@ -41,6 +41,8 @@ from .errors import (
     DecompressionLimitError,
     IllegalArgumentError,
     KafkaError,
+    OutOfMemoryError,
+    jvm_allocate,
 )
 
 NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
@@ -54,6 +56,7 @@ _EOF = "java.io.EOFException"
 _ZIP = "java.util.zip.ZipException"
 _SNAPPY_IO = "org.xerial.snappy.SnappyIOException"
 _SNAPPY_ERROR = "org.xerial.snappy.SnappyError"
+_NEGATIVE_ARRAY = "java.lang.NegativeArraySizeException"
 _ZSTD_IO = "com.github.luben.zstd.ZstdIOException"
 
 
@@ -274,10 +277,17 @@ def _snappy_length(block: bytes) -> int | None:
     return None  # pragma: no cover
 
 
-def _snappy_block(block: bytes, limit: _Limit) -> bytes:
+def _snappy_block(block: bytes, limit: _Limit, allocates: bool = True) -> bytes:
+    """One raw snappy block. ``allocates``: snappy-java makes a new output array for it
+    (``new byte[uncompressedLength]``, the length read as a Java int): always for a raw
+    stream, for a xerial chunk when it is the first or larger than every earlier one."""
     length = _snappy_length(block)
     if length is None:
         raise CodecError("PARSING_ERROR(2)", java_class=_IO)
+    if allocates:
+        if length >= 1 << 31:
+            raise CodecError(str(length - (1 << 32)), java_class=_NEGATIVE_ARRAY)
+        jvm_allocate(length)
     limit.add(length)
     import cramjam
 
@@ -297,9 +307,9 @@ def _unsnappy(payload: bytes, limit: _Limit) -> Decompressed:
             CodecError("[EMPTY_INPUT] Cannot decompress empty stream", java_class=_SNAPPY_IO)
         )
     if n < 16 or payload[:8] != _XERIAL_MAGIC:
-        try:
+        try:  # the raw format is decompressed in SnappyInputStream's constructor
             return Decompressed([_snappy_block(payload, limit)], policy=FILL, fill_size=2048)
-        except CodecError as e:
+        except (CodecError, OutOfMemoryError) as e:  # wrapForInput: catch (Throwable e)
             raise _open_error(e) from None
     out: list[bytes | None] = []
     notes: list[tuple[str, str]] = []
@@ -315,6 +325,7 @@ def _unsnappy(payload: bytes, limit: _Limit) -> Decompressed:
         )
     pos = 16
     trailing = 0
+    largest: int | None = None  # the size of snappy-java's current output array
     try:
         while True:
             if n - pos < 4:
@@ -359,9 +370,17 @@ def _unsnappy(payload: bytes, limit: _Limit) -> Decompressed:
                 )
             if n - pos < size:
                 raise CodecError("failed to read chunk", java_class=_IO)
-            out.append(_snappy_block(payload[pos : pos + size], limit))
+            block = payload[pos : pos + size]
+            length = _snappy_length(block)
+            # a later chunk that is not larger reuses the array (a negative int is "smaller":
+            # what the native call then does is not modelled; the kit's bound applies)
+            allocates = largest is None or (length is not None and length > largest
+                                            and largest < 1 << 31)
+            out.append(_snappy_block(block, limit, allocates))
+            if length is not None and (largest is None or length > largest):
+                largest = length
             pos += size
-    except CodecError as e:
+    except (CodecError, OutOfMemoryError) as e:
         return Decompressed(out, e, policy=FILL, fill_size=2048, notes=tuple(notes))
     return Decompressed(
         out, policy=FILL, fill_size=2048, ignored_trailing=trailing, notes=tuple(notes)
@@ -494,6 +513,7 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
     size = FILL_SIZE[ZSTD]
     rest = payload
     out: list[bytes] = []
+    finished = False  # zstd-jni's frameFinished: a whole (non-skippable) frame was decoded
     try:
         while rest:
             obj = dctx.decompressobj()
@@ -508,9 +528,15 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
                     out.append(chunk)
             if not obj.eof:
                 pieces.append(b"".join(out))
+                if finished:
+                    # zstd-jni's frameFinished, once set by a whole frame (skippable or
+                    # not), is never cleared: running out of input later is a clean end
+                    # of stream, after the bytes decoded so far (found by fuzzing)
+                    return Decompressed(pieces, None, False, PIECE, size)
                 # zstd-jni hands out what it decoded, then fails when it needs more input
                 error = CodecError("Truncated source", java_class=_ZSTD_IO)
                 return Decompressed(pieces, error, False, PIECE, size)
+            finished = True
             if out:
                 pieces.append(b"".join(out))
             consumed = min(i, len(rest)) - len(obj.unused_data)

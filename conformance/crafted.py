@@ -2039,6 +2039,19 @@ def _zstd_cases(add: _Collector) -> None:
     add("zstd-reserved-block-type", "§5.5: block header with the reserved block type 3", zb(rf[:6] + bytes([rf[6] | 0x06]) + rf[7:]))
     add("zstd-rle-block", "§5.5: hand-made frame with one RLE block of 200 zero bytes after a raw block (count 1)",
         v2_batch([], attributes=ZSTD, count=1, payload=ZSTD_MAGIC + b"\x00\x50" + ((0 | (0 << 1) | (len(recs[0]) << 3)).to_bytes(3, "little") + recs[0]) + ((1 | (1 << 1) | (200 << 3)).to_bytes(3, "little") + b"\x00")))
+    # zstd-jni's frameFinished is never cleared once a frame (skippable or not) ends: running
+    # out of input afterwards is a clean end of stream (found by differential fuzzing)
+    one = zstd_std(v2_record(b"k", b"v" * 300))
+    skip_trunc = struct.pack("<II", 0x184D2A5F, 1000) + b"abc"
+    skip_full = struct.pack("<II", 0x184D2A50, 3) + b"abc"
+    for name, payload, count in (
+        ("zstd-frame-then-truncated-frame", one + one[: len(one) // 2], 2),
+        ("zstd-frame-then-truncated-skippable", one + skip_trunc, 2),
+        ("zstd-skippable-then-truncated-skippable", skip_full + skip_trunc, 1),
+        ("zstd-truncated-skippable-alone", skip_trunc, 1),
+    ):
+        add(name, "zstd-jni: a truncated frame is an error only before the first whole frame",
+            v2_batch([], attributes=ZSTD, count=count, payload=payload))
 
 
 def _codec_cases(add: _Collector) -> None:

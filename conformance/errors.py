@@ -164,6 +164,7 @@ _UNCHECKED_CODEC_CLASSES = frozenset(
         "java.nio.BufferUnderflowException",
         "java.lang.RuntimeException",
         "net.jpountz.lz4.LZ4Exception",
+        "java.lang.NegativeArraySizeException",
     }
 )
 
