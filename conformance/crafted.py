@@ -1812,6 +1812,17 @@ def _snappy_cases(add: _Collector) -> None:
 
     add("snappy-v2-xerial", "C15/§5.3/A.3: v2 snappy batch in xerial framing as snappy-java (Java producer) writes it", sb(xerial([raw])))
     add("snappy-raw-c11", "C11/§5.3: v2 batch with raw (unframed) snappy, as franz-go writes: raw fallback", sb(codecs.snappy_raw(raw)))
+    # snappy-java reads the uncompressed length as a Java int and allocates before it
+    # decompresses (found by differential fuzzing)
+    for length in (3_000_000_000, 2147483646):
+        block = encode_unsigned_varint(length) + b"\x00" * 12
+        add(f"snappy-raw-length-{length}",
+            "raw snappy whose uncompressed length is >= 2^31 (new byte[negative]) or above "
+            "the JVM array limit: Kafka wraps the JVM's exception in a KafkaException",
+            sb(block, 1))
+        add(f"snappy-xerial-first-chunk-length-{length}",
+            "the same length in the first xerial chunk: thrown by read(), escapes raw",
+            sb(xerial_header() + len(block).to_bytes(4, "big") + block, 1))
     big_recs = simple_records(12, value_size=4000)
     big = b"".join(big_recs)
     add(

@@ -42,6 +42,7 @@ def crash_signature(exc: BaseException) -> str:
 
 
 _INDEX = re.compile(r"\[\d+\]")
+_DIGITS = re.compile(r"\d+")
 
 
 def diff_signature(differences: list[str], prefix: str = "") -> str:
@@ -53,6 +54,8 @@ def diff_signature(differences: list[str], prefix: str = "") -> str:
         path = _INDEX.sub("[]", path)
         if path.endswith(("kafka_exception", ".outcome")) or path.endswith("$.error"):
             keys.add(f"{path}: {rest}")
+        elif path.endswith(".error.message"):  # the wording, numbers aside, tells causes apart
+            keys.add(f"{path}: {_DIGITS.sub('N', rest)}")
         else:
             keys.add(path)
     return prefix + " | ".join(sorted(keys)[:4])

@@ -270,7 +270,8 @@ def _corpora_files(root: Path, patterns: tuple[str, ...]) -> Iterator[Path]:
 def _record_streams(root: Path) -> Iterator[bytes]:
     """Every record stream of the corpora: segments, wire captures, crafted cases."""
     for p in _corpora_files(root, ("*/*/log/*/*.log", "*/*/wire/*.bin", "crafted/*.bin",
-                                   "regressions/*/*.bin")):
+                                   "regressions/stream/*.bin", "regressions/batch/*.bin",
+                                   "regressions/legacy/*.bin")):
         data = p.read_bytes()
         if data and len(data) <= MAX_LEN:
             yield data
@@ -325,6 +326,8 @@ def _codec_seeds(codec: int) -> Callable[[Path], Iterator[bytes]]:
     from ..legacy import LegacyBatch
 
     def seeds(root: Path) -> Iterator[bytes]:
+        for p in _corpora_files(root, (f"regressions/{codecs.codec_name(codec)}/*.bin",)):
+            yield p.read_bytes()
         for raw, b in _batches(root):
             if getattr(b, "compression_id", -1) != codec:
                 continue
