@@ -141,10 +141,24 @@ class OutOfMemoryError(DecodeError):
 JVM_MAX_BYTE_ARRAY = 2147483645
 
 
+_largest_allocation = [0]
+
+
 def jvm_allocate(length: int) -> None:
     """``ByteBuffer.allocate(length)`` as far as the array size limit goes."""
     if length > JVM_MAX_BYTE_ARRAY:
         raise OutOfMemoryError("Requested array size exceeds VM limit")
+    if length > _largest_allocation[0]:
+        _largest_allocation[0] = length
+
+
+def largest_allocation(reset: bool = False) -> int:
+    """The largest buffer Kafka would have allocated from a wire length since the last reset
+    (diagnostics: a Java verdict after a huge allocation depends on the JVM's heap)."""
+    value = _largest_allocation[0]
+    if reset:
+        _largest_allocation[0] = 0
+    return value
 
 
 class CodecError(DecodeError):

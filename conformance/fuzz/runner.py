@@ -269,8 +269,8 @@ def run_target(
         final = _final_execs(log)
         execs = int(final if final is not None else doc.get("execs", 0))
         summary.execs += execs
-        if differential:
-            summary.differential_inputs += execs
+        # inputs really compared with the oracle (the worker's count, every couple of seconds)
+        summary.differential_inputs += int(doc.get("differential_inputs", 0))
         summary.slowest_input_s = max(summary.slowest_input_s, doc.get("slowest", 0.0))
     summary.exec_per_sec = round(summary.execs / seconds, 1) if seconds else 0.0
     pulses = [q for q in (_last_pulse(log) for log in p["logs"].glob(f"{target.name}-*.log")
