@@ -1745,6 +1745,16 @@ def _gzip_cases(add: _Collector) -> None:
         return v2_batch(simple_records(n), attributes=GZIP, payload=payload, max_timestamp=TS + n - 1)
 
     add("gzip-v2-java", "§5.2: v2 gzip batch, 3 records, JDK-style header 1f8b0800000000 00ff", gb(codecs.compress(GZIP, raw)))
+    # GZIPInputStream.readTrailer compares the CRC before it reads the size (found by fuzzing)
+    # (a legacy wrapper: its deep iterator reads to the end, and Kafka's message quotes the cause)
+    inner = b"".join(v1_inner(2))
+    for name, member in (
+        ("gzip-short-trailer-wrong-crc", gzip_member(inner, crc=0x12345678)[:-3]),
+        ("gzip-short-trailer-right-crc", gzip_member(inner)[:-3]),
+    ):
+        add(name, "a 5-byte gzip trailer: a wrong CRC is ZipException 'Corrupt GZIP trailer', "
+            "a right one EOFException",
+            legacy_message(None, member, magic=1, attributes=GZIP, offset=1))
     big = simple_records(20, value_size=2000)
     add(
         "gzip-v2-large",

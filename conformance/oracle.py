@@ -73,6 +73,7 @@ _ENCODE_BYTE = 2
 #: JVM options the oracle needs: JVM-raised NullPointerExceptions must carry a null message
 #: (the contract's "null key" case); JDK 15+ would otherwise compute a "helpful" message.
 JVM_OPTIONS: tuple[str, ...] = ("-XX:-ShowCodeDetailsInExceptionMessages",)
+SERVE_HEAP = "-Xmx1g"
 
 _JAR_NAME = "oracle.jar"
 # keep command lines well below ARG_MAX (and Windows-like limits, should it ever matter)
@@ -300,7 +301,10 @@ class OracleServer:
         self._stderr = tempfile.TemporaryFile()
         try:
             self._proc = subprocess.Popen(
-                [*command, "serve"],
+                # one JVM per fuzzing worker: a bounded heap keeps several of them inside
+                # the machine's memory (inputs whose verdict depends on the heap are not
+                # sent by the differential fuzzer: allocations above 256 MiB)
+                [command[0], SERVE_HEAP, *command[1:], "serve"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,

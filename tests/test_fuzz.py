@@ -212,3 +212,22 @@ def test_coverage_report_measures_the_decoder() -> None:
     [varint] = [m for m in results["varint"] if m.module == "varint"]
     assert varint.branches > 20 and varint.covered > 10
     assert {m.module for m in results["all"]} == set(coverage.DECODER_MODULES)
+
+
+def test_heap_dependent_inputs_are_not_sent_to_the_oracle() -> None:
+    """A record length Java would allocate before reading (300 MiB): Java's verdict and time
+    depend on its heap, so the differential does not compare it (and starts no JVM)."""
+    from conformance import codecs
+    from conformance.fuzz.differential import Differential
+    from conformance.fuzz.targets import v2_envelope
+    from conformance.varint import encode_varint
+
+    payload = codecs.compress(1, encode_varint(300 * 1024 * 1024) + b"\x00" * 20)
+    d = Differential()
+    try:
+        out = d.run(v2_envelope(payload, attributes=1, count=1))
+        assert out.bounded and out.java is None and not out.differences
+        assert d.skipped == 1
+        assert d.oracle._proc is None  # never started
+    finally:
+        d.close()

@@ -67,8 +67,42 @@ def normalize_java(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+#: CPU seconds kafka-python may spend on one input (it loops forever on some inputs)
+KAFKA_PYTHON_CPU_SECONDS = 2.0
+
+
+class _ThirdPartyTimeout(Exception):
+    pass
+
+
+def _alarm(_signum: int, _frame: object) -> None:
+    raise _ThirdPartyTimeout
+
+
 def kafka_python(wire: bytes) -> dict[str, Any]:
-    """kafka-python's consumer view: ``{"error": str|None, "records": [...]}``."""
+    """kafka-python's consumer view: ``{"error": str|None, "records": [...]}``.
+
+    Bounded by CPU time (SIGVTALRM; libFuzzer owns SIGALRM): a hang is its verdict
+    "timeout" - a finding about kafka-python, not a dead fuzzing run."""
+    import signal
+    import threading
+
+    bounded_here = threading.current_thread() is threading.main_thread()
+    if bounded_here:
+        previous = signal.signal(signal.SIGVTALRM, _alarm)
+        signal.setitimer(signal.ITIMER_VIRTUAL, KAFKA_PYTHON_CPU_SECONDS)
+    try:
+        return _kafka_python(wire)
+    except _ThirdPartyTimeout:
+        return {"error": f"timeout: more than {KAFKA_PYTHON_CPU_SECONDS} s of CPU",
+                "records": []}
+    finally:
+        if bounded_here:
+            signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+            signal.signal(signal.SIGVTALRM, previous)
+
+
+def _kafka_python(wire: bytes) -> dict[str, Any]:
     from kafka.record import MemoryRecords
 
     records: list[dict[str, Any]] = []
@@ -91,6 +125,8 @@ def kafka_python(wire: bytes) -> dict[str, Any]:
                     "value": r.value,
                     "headers": [(k, v) for k, v in r.headers],
                 })
+    except _ThirdPartyTimeout:
+        raise
     except Exception as e:  # noqa: BLE001 - any failure of the third party is its verdict
         return {"error": f"{type(e).__name__}: {e}"[:300], "records": records}
     return {"error": None, "records": records}
@@ -116,6 +152,8 @@ def _java_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
 def compare_kafka_python(java: dict[str, Any], kp: dict[str, Any]) -> list[str]:
     out = []
     java_error = java.get("error")
+    if kp["error"] and kp["error"].startswith("timeout"):
+        return [f"$.verdict: {'error' if java_error else 'no error'} != timeout (kafka-python hangs)"]
     if (java_error is None) != (kp["error"] is None):
         jv = java_error["kafka_exception"] if java_error else "no error"
         kv = kp["error"].split(":")[0] if kp["error"] else "no error"
