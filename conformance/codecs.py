@@ -277,17 +277,21 @@ def _snappy_length(block: bytes) -> int | None:
     return None  # pragma: no cover
 
 
-def _snappy_block(block: bytes, limit: _Limit, allocates: bool = True) -> bytes:
-    """One raw snappy block. ``allocates``: snappy-java makes a new output array for it
-    (``new byte[uncompressedLength]``, the length read as a Java int): always for a raw
-    stream, for a xerial chunk when it is the first or larger than every earlier one."""
+def _snappy_block(block: bytes, limit: _Limit, array: int | None = None) -> bytes:
+    """One raw snappy block, as snappy-java handles it: the uncompressed length is read as a
+    Java ``int``; a new output array is made (``new byte[length]``) unless the current one
+    (``array`` bytes; None: none yet, always the case for a raw stream) is at least as long,
+    and the native call refuses an array shorter than the block's real length."""
     length = _snappy_length(block)
     if length is None:
         raise CodecError("PARSING_ERROR(2)", java_class=_IO)
-    if allocates:
-        if length >= 1 << 31:
-            raise CodecError(str(length - (1 << 32)), java_class=_NEGATIVE_ARRAY)
-        jvm_allocate(length)
+    java_length = length - (1 << 32) if length >= 1 << 31 else length
+    if array is None or java_length > array:
+        if java_length < 0:
+            raise CodecError(str(java_length), java_class=_NEGATIVE_ARRAY)
+        jvm_allocate(java_length)
+    elif length > array:
+        raise CodecError("FAILED_TO_UNCOMPRESS(5)", java_class=_IO)
     limit.add(length)
     import cramjam
 
@@ -325,7 +329,7 @@ def _unsnappy(payload: bytes, limit: _Limit) -> Decompressed:
         )
     pos = 16
     trailing = 0
-    largest: int | None = None  # the size of snappy-java's current output array
+    array: int | None = None  # the length of snappy-java's current output array
     try:
         while True:
             if n - pos < 4:
@@ -371,14 +375,9 @@ def _unsnappy(payload: bytes, limit: _Limit) -> Decompressed:
             if n - pos < size:
                 raise CodecError("failed to read chunk", java_class=_IO)
             block = payload[pos : pos + size]
-            length = _snappy_length(block)
-            # a later chunk that is not larger reuses the array (a negative int is "smaller":
-            # what the native call then does is not modelled; the kit's bound applies)
-            allocates = largest is None or (length is not None and length > largest
-                                            and largest < 1 << 31)
-            out.append(_snappy_block(block, limit, allocates))
-            if length is not None and (largest is None or length > largest):
-                largest = length
+            out.append(_snappy_block(block, limit, array))
+            if array is None or len(out[-1]) > array:  # snappy-java made a new array
+                array = len(out[-1])
             pos += size
     except (CodecError, OutOfMemoryError) as e:
         return Decompressed(out, e, policy=FILL, fill_size=2048, notes=tuple(notes))

@@ -1833,6 +1833,13 @@ def _snappy_cases(add: _Collector) -> None:
         add(f"snappy-xerial-first-chunk-length-{length}",
             "the same length in the first xerial chunk: thrown by read(), escapes raw",
             sb(xerial_header() + len(block).to_bytes(4, "big") + block, 1))
+    first = codecs.snappy_raw(recs[0])
+    bad = encode_unsigned_varint(0xFFFFFFFF) + b"\x00" * 12
+    add("snappy-xerial-second-chunk-length-negative",
+        "a later xerial chunk whose length reads as a negative int: no new array (-1 is not "
+        "larger), the native call refuses the short one: an IOException (found by fuzzing)",
+        sb(xerial_header() + len(first).to_bytes(4, "big") + first
+           + len(bad).to_bytes(4, "big") + bad, 2))
     big_recs = simple_records(12, value_size=4000)
     big = b"".join(big_recs)
     add(
