@@ -526,11 +526,19 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
                     limit.add(len(chunk))
                     out.append(chunk)
             if not obj.eof:
-                pieces.append(b"".join(out))
+                if not finished or out:
+                    pieces.append(b"".join(out))
                 if finished:
                     # zstd-jni's frameFinished, once set by a whole frame (skippable or
                     # not), is never cleared: running out of input later is a clean end
-                    # of stream, after the bytes decoded so far (found by fuzzing)
+                    # of stream, after the bytes decoded so far (found by fuzzing) ...
+                    hint = _skip_hint(rest)
+                    if hint is not None and hint >= (1 << 32) - _ZSTD_MAX_ERROR_CODE:
+                        # ... unless zstd's "bytes still to skip" hint, which zstd-jni
+                        # passes through a 32-bit int, reads as an error code
+                        error = CodecError(f"zstd error code {(1 << 32) - hint}",
+                                           java_class=_ZSTD_IO)
+                        return Decompressed(pieces, error, False, PIECE, size)
                     return Decompressed(pieces, None, False, PIECE, size)
                 # zstd-jni hands out what it decoded, then fails when it needs more input
                 error = CodecError("Truncated source", java_class=_ZSTD_IO)
@@ -554,6 +562,18 @@ def _unzstd(payload: bytes, limit: _Limit) -> Decompressed:
             pieces.append(delivered)
         return Decompressed(pieces, CodecError(text, java_class=_ZSTD_IO), False, PIECE, size)
     return Decompressed(pieces, None, False, PIECE, size)
+
+
+#: ZSTD_isError(code): code > (size_t)-ZSTD_error_maxCode (120)
+_ZSTD_MAX_ERROR_CODE = 119
+
+
+def _skip_hint(frame: bytes) -> int | None:
+    """For a skippable frame cut short after its 8-byte header: the bytes zstd still wants
+    to skip, modulo 2**32 (what a 32-bit int makes of it); None for anything else."""
+    if len(frame) < 8 or int.from_bytes(frame[:4], "little") & 0xFFFFFFF0 != 0x184D2A50:
+        return None
+    return (int.from_bytes(frame[4:8], "little") - (len(frame) - 8)) & 0xFFFFFFFF
 
 
 def _zstd_reads_before_error(dctx, frame: bytes, size: int, limit: _Limit) -> bytes:  # type: ignore[no-untyped-def]

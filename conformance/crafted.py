@@ -2077,6 +2077,11 @@ def _zstd_cases(add: _Collector) -> None:
         ("zstd-frame-then-truncated-skippable", one + skip_trunc, 2),
         ("zstd-skippable-then-truncated-skippable", skip_full + skip_trunc, 1),
         ("zstd-truncated-skippable-alone", skip_trunc, 1),
+        # zstd's "bytes left to skip" hint goes through a 32-bit int in zstd-jni: within 119
+        # of 2**32 it reads as an error code (found by fuzzing)
+        ("zstd-skippable-hint-error-code", one + struct.pack("<II", 0x184D2A5F, 0xFFFFFF8C) + b"abc", 2),
+        ("zstd-skippable-hint-just-below", one + struct.pack("<II", 0x184D2A5F, 0xFFFFFF8B) + b"abc", 2),
+        ("zstd-skippable-hint-error-at-end-check", one + struct.pack("<II", 0x184D2A5F, 0xFFFFFFFF), 1),
     ):
         add(name, "zstd-jni: a truncated frame is an error only before the first whole frame",
             v2_batch([], attributes=ZSTD, count=count, payload=payload))
