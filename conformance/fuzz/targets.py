@@ -208,6 +208,19 @@ def t_stream(data: bytes) -> None:
     run_decode(data, modes=("memory", "file"))
 
 
+def _check_lookups(index: OffsetIndex | TimeIndex, key: str, targets: tuple[int, ...],
+                   floor: int) -> None:
+    """After a passing sanity check, a lookup never returns an entry above its target (the
+    "nothing found" answer ``floor`` aside), whatever order the entries are in."""
+    try:
+        index.sanity_check()
+    except DecodeError:
+        return
+    for target in targets:
+        found = getattr(index.lookup(target), key)
+        _check(found <= target or found == floor, f"{key} lookup overshoots")
+
+
 def t_index(data: bytes) -> None:
     if not data:
         return
@@ -215,24 +228,12 @@ def t_index(data: bytes) -> None:
     base = 0 if data[0] & 0x80 else 1000
     if kind == 0:
         offsets = OffsetIndex(body, base)
-        try:
-            offsets.sanity_check()
-        except DecodeError:
-            return
-        entries = list(offsets)
-        for target in (base - 1, base, base + 7, entries[-1].offset if entries else base + 1):
-            found = offsets.lookup(target)
-            _check(found.offset <= target or found.offset == base, "offset lookup overshoots")
+        last = offsets.last_offset() if offsets.entries else base + 1
+        _check_lookups(offsets, "offset", (base - 1, base, base + 7, last), base)
     elif kind == 1:
         times = TimeIndex(body, base)
-        try:
-            times.sanity_check()
-        except DecodeError:
-            return
-        stamps = list(times)
-        for target in (-1, 0, stamps[-1].timestamp if stamps else 5, 1 << 62):
-            found = times.lookup(target)
-            _check(found.timestamp <= target or found.timestamp == -1, "time lookup overshoots")
+        last = times.last_entry().timestamp if times.entries else 5
+        _check_lookups(times, "timestamp", (-1, 0, last, 1 << 62), -1)
     else:
         txns = TransactionIndex(body, base)
         listed = list(txns)  # may raise KafkaError on a bad version byte (documented)
