@@ -2,7 +2,7 @@
 """Full-decode throughput: the reference decoder vs kafka-python vs aiokafka.
 
 Every implementation decodes the *same* bytes: magic-2 batches built with
-``conformance.encoder.BatchBuilder`` (500 records per batch, ~16-byte keys, ~100-byte
+``conformance.wire.builder.BatchBuilder`` (500 records per batch, ~16-byte keys, ~100-byte
 semi-random text values, one header per record, increasing timestamps), concatenated,
 once per codec. A run is a full decode of all the bytes:
 
@@ -22,7 +22,7 @@ Sensitivity variants (not part of the headline ratio, on by default, see ``--imp
 * ``kafka-python+ccrc``  kafka-python with its CRC-32C routed to google-crc32c, i.e. what a
                          user gets after ``pip install crc32c`` (kafka-python otherwise uses a
                          per-byte pure-Python CRC table);
-* ``ours-purecrc``       ours with the pure-Python CRC-32C of ``conformance.crc``.
+* ``ours-purecrc``       ours with the pure-Python CRC-32C of ``conformance.primitives.crc``.
 
 Each (codec, implementation) pair runs in its own subprocess (fresh interpreter, no monkey
 patch leaks, aiokafka's extension switch is an import-time environment variable); the time is
@@ -103,7 +103,7 @@ def expected_checksum(records: list, batch_size: int) -> int:
 
 
 def build_stream(records: list, codec: str, batch_size: int) -> bytes:
-    from conformance.encoder import BatchBuilder
+    from conformance.wire.builder import BatchBuilder
 
     parts = []
     for start in range(0, len(records), batch_size):
@@ -186,10 +186,10 @@ def _setup_runner(impl: str, codec: str, snappy_shim: bool):  # type: ignore[no-
 
         return _run_ours, notes
     if impl == "ours-purecrc":
-        import conformance.batch
-        from conformance.crc import crc32c_pure
+        import conformance.wire.batch
+        from conformance.primitives.crc import crc32c_pure
 
-        conformance.batch.crc32c = crc32c_pure  # RecordBatchV2.computed_crc looks it up here
+        conformance.wire.batch.crc32c = crc32c_pure  # RecordBatchV2.computed_crc looks it up here
         return _run_ours, notes
     if impl in ("kafka-python", "kafka-python+ccrc"):
         import kafka.codec
@@ -311,7 +311,7 @@ def environment() -> dict[str, object]:
     except Exception as e:  # pragma: no cover
         info["kafka_python_snappy"] = f"unknown ({e})"
     try:
-        from conformance import crc as ccrc
+        from conformance.primitives import crc as ccrc
 
         info["ours_crc32c"] = (
             "pure Python" if ccrc.crc32c is ccrc.crc32c_pure else "C (google-crc32c)"

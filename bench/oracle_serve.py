@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from conformance.fuzz.differential import Differential  # noqa: E402
-from conformance.oracle import OracleServer  # noqa: E402
+from conformance.jvm.oracle import OracleServer  # noqa: E402
 
 
 def _inputs(dirs: list[Path]) -> list[bytes]:

@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def make_segment(directory: Path, size_mb: int) -> Path:
-    from conformance.encoder import BatchBuilder
-    from conformance.writer import LogConfig, PartitionWriter
+    from conformance.wire.builder import BatchBuilder
+    from conformance.logdir.writer import LogConfig, PartitionWriter
 
     codecs = ["none", "gzip", "snappy", "lz4", "zstd"]
     templates = []

@@ -7,8 +7,14 @@
 
 from __future__ import annotations
 
-from .decoder import DecodedBatch, DecodeResult, Finding, Tail, decode
-from .errors import (
+from conformance.stream.decoder import (
+    DecodedBatch,
+    DecodeResult,
+    Finding,
+    Tail,
+    decode,
+)
+from conformance.errors import (
     BufferUnderflowError,
     CodecError,
     CorruptRecordError,
@@ -23,7 +29,7 @@ from .errors import (
     NullPointerError,
     OutOfMemoryError,
 )
-from .record import Record
+from conformance.wire.record import Record
 
 __version__ = "0.1.0"
 

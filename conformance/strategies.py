@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-from .encoder import BatchBuilder
+from conformance.wire.builder import BatchBuilder
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
 TIMESTAMPS = st.one_of(st.just(-1), st.integers(0, 2**53))

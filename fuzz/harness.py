@@ -9,18 +9,36 @@ CLI are not, so their branches do not pollute the feedback. ``kafka-conformance 
 usual way in (it adds corpora, dictionaries, bounds, restarts and the findings summary).
 """
 
+import importlib.util
 import sys
+from pathlib import Path
 
 import atheris
 
-with atheris.instrument_imports(
-    include=["conformance"],
-    # exact module names (atheris matches them one by one): the fuzzing shell and the
-    # test-data builders give no useful feedback
-    exclude=[f"conformance.{m}" for m in (
-        "fuzz", "fuzz.worker", "fuzz.store", "fuzz.targets", "fuzz.mutator", "fuzz.differential",
-        "oracle", "jvm", "cli", "crafted", "compare", "canonical", "encoder", "strategies")],
-):
+#: the shells around the decoding core (package prefixes): the fuzzing machinery, the JVM
+#: edge, the CLI, the corpus builders and the writers give no useful feedback
+_NOT_INSTRUMENTED = ("conformance.fuzz", "conformance.jvm", "conformance.cli", "conformance.corpus",
+                     "conformance.capture", "conformance.strategies", "conformance.wire.builder",
+                     "conformance.stream.compare", "conformance.stream.canonical")
+
+
+def _excluded_modules() -> list[str]:
+    """Every module of the shells, by exact name (atheris matches excluded names one by one)."""
+    spec = importlib.util.find_spec("conformance")
+    assert spec is not None and spec.submodule_search_locations
+    root = Path(list(spec.submodule_search_locations)[0])
+    names = []
+    for f in root.rglob("*.py"):
+        parts = ("conformance",) + f.relative_to(root).with_suffix("").parts
+        if parts[-1] in ("__init__", "__main__"):
+            parts = parts[:-1]
+        name = ".".join(parts)
+        if any(name == p or name.startswith(p + ".") for p in _NOT_INSTRUMENTED):
+            names.append(name)
+    return names
+
+
+with atheris.instrument_imports(include=["conformance"], exclude=_excluded_modules()):
     import conformance  # noqa: F401  (the decoding core, instrumented)
     from conformance.fuzz import worker
 

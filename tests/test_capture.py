@@ -16,11 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from conformance import canonical, decode
+from conformance.stream import canonical
+from conformance import decode
 from conformance.capture import BrokerSpec
 from conformance.capture import jvm as cjvm
 from conformance.capture.run import copy_partition
-from conformance.capture.scenarios import SCENARIOS, masked_keys, mask, scenarios_for
+from conformance.capture.scenarios import (
+    SCENARIOS,
+    masked_keys,
+    mask,
+    scenarios_for,
+)
 
 BROKER = "kafka-3.9.2-kraft"
 E2E_SCENARIOS = [
@@ -120,10 +126,10 @@ def test_mask_helpers() -> None:
 
 
 def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.capture import cli
+    from conformance.cli import capture as capture_cli
 
     parser = argparse.ArgumentParser()
-    cli.register_cli(parser.add_subparsers())
+    capture_cli.register(parser.add_subparsers())
     args = parser.parse_args(["capture", "--list"])
     assert args.func(args) == 0
     out = capsys.readouterr().out
@@ -145,7 +151,7 @@ def test_testcontainers_backend_needs_docker(tmp_path: Path) -> None:
 
 
 def _require_jars() -> None:
-    from conformance import kafka_jars
+    from conformance.jvm import kafka_jars
 
     try:
         kafka_jars.classpath("3.9.2")
@@ -169,7 +175,7 @@ def captured_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
 
 @pytest.mark.capture
 def test_capture_end_to_end(captured_twice: tuple[Path, Path, list]) -> None:
-    from conformance import corpus
+    from conformance.corpus import golden as corpus
 
     root, _, _ = captured_twice
     for name in E2E_SCENARIOS:

@@ -1,4 +1,4 @@
-"""``conformance.corpus``: manifests, expectations (Java) and ``kafka-conformance verify``.
+"""``conformance.corpus.golden``: manifests, expectations (Java) and ``kafka-conformance verify``.
 
 Case directories are built in tmp dirs (broker id ``synthetic-writer-3.9.2``, never under
 ``corpora/``) with the kit's broker-faithful writer. Expectations come from the real tools
@@ -18,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance import corpus, decode
-from conformance.dump import dump
-from conformance.encoder import BatchBuilder, end_txn_marker_batch
-from conformance.writer import LogConfig, PartitionWriter
+from conformance.corpus import golden as corpus
+from conformance.cli import verify as verify_cli
+from conformance import decode
+from conformance.logdir.dump import dump
+from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
+from conformance.logdir.writer import LogConfig, PartitionWriter
 
 ROOT = Path(__file__).resolve().parent.parent
 KAFKA = "3.9.2"
@@ -64,7 +66,7 @@ def build_case(case: Path) -> Path:
         case,
         broker_version=KAFKA,
         broker_mode="kraft",
-        description="synthetic case written by conformance.writer",
+        description="synthetic case written by conformance.logdir.writer",
         topic="t",
         captured_at="2026-11-21T09:00:00Z",
     )
@@ -101,7 +103,7 @@ def kit_root(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def oracle_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from conformance import kafka_jars, oracle
+    from conformance.jvm import kafka_jars, oracle
 
     root = tmp_path_factory.mktemp("oracle-corpus") / "corpora"
     case = build_case(root / BROKER / "basic")
@@ -114,7 +116,7 @@ def oracle_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run_cli(*args: str) -> tuple[int, str]:
     parser = argparse.ArgumentParser(prog="kafka-conformance")
-    corpus.register_cli(parser.add_subparsers(dest="command", required=True))
+    verify_cli.register(parser.add_subparsers(dest="command", required=True))
     ns = parser.parse_args(["verify", *args])
     buf = io.StringIO()
     import contextlib
@@ -160,7 +162,7 @@ def test_manifest_order_merge_and_files(tmp_path: Path) -> None:
     assert list(m)[-1] == "custom" and list(m)[0] == "format"
     assert m["format"] == corpus.CORPUS_FORMAT
     assert (m["broker_id"], m["scenario"], m["description"]) == (
-        BROKER, "basic", "synthetic case written by conformance.writer")
+        BROKER, "basic", "synthetic case written by conformance.logdir.writer")
     paths = [f["path"] for f in m["files"]]
     assert paths == sorted(paths) and "wire/fetch-0.bin" in paths
     assert {f["kind"] for f in m["files"]} == {
@@ -316,7 +318,7 @@ def test_cli_only_and_missing_dir(kit_root: Path, tmp_path: Path) -> None:
 
 def test_cli_help_has_examples() -> None:
     parser = argparse.ArgumentParser(prog="kafka-conformance")
-    corpus.register_cli(parser.add_subparsers())
+    verify_cli.register(parser.add_subparsers())
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     text = sub.choices["verify"].format_help()
     assert "examples:" in text and "kafka-conformance verify --only" in text
@@ -351,7 +353,7 @@ def test_write_expectations_then_verify(oracle_root: Path) -> None:
 def test_real_tool_stderr_with_absolute_paths_verifies_anywhere(tmp_path: Path) -> None:
     """Non-consecutive offsets: the tool names the .log by absolute path on stderr (one JVM per
     file then); the case still verifies after being moved."""
-    from conformance import kafka_jars
+    from conformance.jvm import kafka_jars
 
     case = tmp_path / "a" / BROKER / "gaps"
     batches = []

@@ -21,8 +21,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance.dump import _parse_long, _ScalaHashMap, dump, dump_json
-from conformance.encoder import (
+from conformance.logdir.dump import (
+    _parse_long,
+    _ScalaHashMap,
+    dump,
+    dump_json,
+)
+from conformance.wire.builder import (
     BatchBuilder,
     empty_batch,
     encode_legacy_message,
@@ -30,7 +35,7 @@ from conformance.encoder import (
     end_txn_marker_batch,
     seal_v2,
 )
-from conformance.writer import LogConfig, PartitionWriter, write_batches
+from conformance.logdir.writer import LogConfig, PartitionWriter, write_batches
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "corpora" / "samples"
@@ -395,7 +400,7 @@ def _first_trace_line_only(stderr: str) -> str:
 @pytest.mark.parametrize("flag", list(FLAGS))
 @pytest.mark.parametrize("name", list(BUILDERS))
 def test_matches_kafka_dump_log_segments(scenarios: dict[str, Scenario], name: str, flag: str) -> None:
-    from conformance import kafka_jars
+    from conformance.jvm import kafka_jars
 
     s = scenarios[name]
     options = _options(s, flag)
@@ -537,7 +542,7 @@ def test_cli_help_and_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 @pytest.mark.oracle
 def test_timeindex_lookup_with_duplicate_index_offsets(tmp_path: Path) -> None:
-    from conformance import kafka_jars
+    from conformance.jvm import kafka_jars
 
     batches = [v2(0, 3), v2(3, 3), v2(6, 3), v2(9, 3)]
     pos = [0]

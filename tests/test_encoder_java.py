@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from conformance import decode
-from conformance.compare import diff
-from conformance.encoder import BatchBuilder, end_txn_marker_batch
+from conformance.stream.compare import diff
+from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 from conformance.errors import EncodeError
 
 pytestmark = pytest.mark.oracle
@@ -335,7 +335,7 @@ class JavaResults:
 
 @pytest.fixture(scope="module")
 def java() -> Iterator[JavaResults]:
-    from conformance.oracle import OracleServer
+    from conformance.jvm.oracle import OracleServer
 
     everything = [*CASES, *EMPTY_CASES, *REFUSALS]
     assert len({c.id for c in everything}) == len(everything), "duplicate case ids"
@@ -445,7 +445,7 @@ def test_refusals_match_kafka(java: JavaResults, case: Case) -> None:
 
 def test_oracle_encode_one_shot() -> None:
     """``encode_batches`` without a server runs the one-shot ``encode`` sub-command."""
-    from conformance.oracle import encode_batches
+    from conformance.jvm.oracle import encode_batches
 
     ok = EXTRA_CASES[1]
     out = encode_batches([ok.java_spec(), REFUSALS[0].java_spec(), EMPTY_CASES[0].java_spec()])

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.decoder import decode
-from conformance.encoder import BatchBuilder
-from conformance.lookup import lookup_offset, lookup_timestamp, segments
-from conformance.writer import LogConfig, write_batches
+from conformance.stream.decoder import decode
+from conformance.wire.builder import BatchBuilder
+from conformance.logdir.lookup import lookup_offset, lookup_timestamp, segments
+from conformance.logdir.writer import LogConfig, write_batches
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from conformance import decode
-from conformance.compare import diff
-from conformance.encoder import BatchBuilder
+from conformance.stream.compare import diff
+from conformance.wire.builder import BatchBuilder
 
 ROOT = Path(__file__).resolve().parent.parent
 CRAFTED = ROOT / "corpora" / "crafted"
@@ -39,7 +39,7 @@ def test_crafted_case_matches_oracle(name: str, mode: str) -> None:
 
 @pytest.mark.oracle
 def test_oracle_reproduces_stored_expectations() -> None:
-    from conformance import oracle
+    from conformance.jvm import oracle
 
     cwd = os.getcwd()
     os.chdir(ROOT)
@@ -87,7 +87,7 @@ def _random_batches(seed: int, count: int) -> list[bytes]:
 @pytest.mark.oracle
 def test_encoder_output_reads_the_same_in_kafka() -> None:
     """Our encoder's bytes, every magic x codec: Kafka's classes and ours agree exactly."""
-    from conformance.oracle import OracleServer
+    from conformance.jvm.oracle import OracleServer
 
     with OracleServer() as server:
         for data in _random_batches(seed=20261121, count=150):

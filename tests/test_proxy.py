@@ -21,7 +21,7 @@ from kafka.protocol.metadata import (  # noqa: E402
 )
 
 from conformance import decode  # noqa: E402
-from conformance.capture.proxy import (  # noqa: E402
+from conformance.capture.proxy import (
     API_FETCH,
     API_METADATA,
     Exchange,
@@ -30,7 +30,7 @@ from conformance.capture.proxy import (  # noqa: E402
     iter_fetch_partitions,
     parse_request_header,
 )
-from conformance.encoder import BatchBuilder  # noqa: E402
+from conformance.wire.builder import BatchBuilder  # noqa: E402
 
 TOPIC_ID = uuid.UUID("12345678-1234-5678-1234-567812345678")
 
@@ -577,7 +577,7 @@ def test_close_stops_everything(broker: FakeBroker) -> None:
 # --------------------------------------------------------------------------- real broker
 def _require_kafka(version: str) -> None:
     """Resolve (and cache) the Kafka jars now; skip only when Java/Maven are really missing."""
-    from conformance import kafka_jars
+    from conformance.jvm import kafka_jars
 
     try:
         kafka_jars.classpath(version)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.compare import diff
+from conformance.stream.compare import diff
 from conformance.errors import DecodeError
 from conformance.fuzz.differential import mode_of, reference
 from conformance.fuzz.targets import get
@@ -45,7 +45,7 @@ def test_regression_replays(path: Path) -> None:
 @pytest.mark.oracle
 def test_oracle_reproduces_regression_expectations() -> None:
     from conformance.fuzz.differential import normalize_java
-    from conformance.oracle import OracleServer
+    from conformance.jvm.oracle import OracleServer
 
     with OracleServer() as oracle:
         for path in CASES:

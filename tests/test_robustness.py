@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from conformance import DecodeError, DecompressionLimitError, decode
 from conformance import strategies as kst
-from conformance.encoder import BatchBuilder, seal_v2
+from conformance.wire.builder import BatchBuilder, seal_v2
 
 
 def _check(data: bytes) -> None:

@@ -6,7 +6,7 @@ from hypothesis import given
 
 from conformance import decode
 from conformance import strategies as kst
-from conformance.encoder import BatchBuilder, empty_batch, end_txn_marker_batch
+from conformance.wire.builder import BatchBuilder, empty_batch, end_txn_marker_batch
 
 CASES = [(m, c) for m, cs in kst.CODECS_BY_MAGIC.items() for c in cs]
 

@@ -6,8 +6,8 @@ import struct
 
 import pytest
 
-from conformance import checkpoint as cp
-from conformance import snapshot
+from conformance.logdir import checkpoint as cp
+from conformance.logdir import snapshot
 from conformance.errors import (
     CheckpointError,
     CorruptIndexError,
@@ -16,8 +16,8 @@ from conformance.errors import (
     KafkaError,
     NumberFormatError,
 )
-from conformance.index import OffsetIndex, TimeIndex
-from conformance.txnindex import TransactionIndex
+from conformance.logdir.index import OffsetIndex, TimeIndex
+from conformance.logdir.txnindex import TransactionIndex
 
 LOC = "/d/recovery-point-offset-checkpoint"
 

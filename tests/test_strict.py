@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from conformance import decode
-from conformance import crafted as c
-from conformance.findings import FINDING_CODES
-from conformance.varint import encode_varint, encode_varlong
+from conformance.corpus import crafted as c
+from conformance.stream.findings import FINDING_CODES
+from conformance.primitives.varint import encode_varint, encode_varlong
 
 TS = c.TS
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.errors import BufferUnderflowError, IllegalArgumentError
-from conformance.varint import (
+from conformance.primitives.varint import (
     encode_varint,
     encode_varlong,
     read_varint,

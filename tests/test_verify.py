@@ -1,4 +1,4 @@
-"""``conformance.verify``: clean directories written by ``conformance.writer`` give no findings;
+"""``conformance.logdir.verify``: clean directories written by ``conformance.logdir.writer`` give no findings;
 every finding code is planted into a copy of a clean directory and reported at the exact file
 and byte position, without unrelated codes."""
 
@@ -14,19 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from conformance import checkpoint, snapshot
+from conformance.logdir import checkpoint, snapshot
 from conformance import cli
-from conformance.encoder import BatchBuilder, end_txn_marker_batch, seal_v2
-from conformance.splitter import FileSource, Splitter
-from conformance.txnindex import AbortedTxn, TransactionIndex
-from conformance.verify import (
+from conformance.wire.builder import BatchBuilder, end_txn_marker_batch, seal_v2
+from conformance.stream.splitter import FileSource, Splitter
+from conformance.logdir.txnindex import AbortedTxn, TransactionIndex
+from conformance.logdir.verify import (
     FINDING_CODES,
     SEVERITY,
     Report,
     verify_dir,
     verify_segment,
 )
-from conformance.writer import LogConfig, PartitionWriter, filename_prefix
+from conformance.logdir.writer import LogConfig, PartitionWriter, filename_prefix
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 
@@ -784,18 +784,14 @@ def test_memory_does_not_grow_with_log_size(tmp_path: Path) -> None:
 
 def main(argv: list[str]) -> int:
     """``kafka-conformance`` with only this module's subcommand (as ``cli.main`` runs it)."""
-    import argparse
-
-    from conformance import verify
-
-    parser = argparse.ArgumentParser(prog="kafka-conformance")
-    verify.register_cli(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return int(args.func(args))
+    return cli.main(argv)
 
 
 def test_cli_picks_up_the_subcommand() -> None:
-    assert "verify" in cli._SUBCOMMAND_MODULES
+    from conformance.cli import verify_dir
+
+    args = cli.build_parser().parse_args(["verify-dir", "some-dir"])
+    assert args.func is verify_dir._cmd_verify_dir
 
 def test_cli_exit_codes_and_outputs(tmp_path: Path, clean: dict[str, Path],
                                     capsys: pytest.CaptureFixture[str]) -> None:
@@ -955,7 +951,7 @@ def kafka_written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     import subprocess
 
     try:
-        from conformance import kafka_jars
+        from conformance.jvm import kafka_jars
 
         jars = kafka_jars.classpath(KAFKA_VERSION)
     except Exception as e:  # noqa: BLE001 - no Java/Maven/network: nothing to compare with
@@ -993,7 +989,7 @@ def test_files_written_by_kafka_verify_clean(kafka_written: dict[str, Path], int
 @pytest.mark.oracle
 def test_index_mismatches_agree_with_dump_log_segments(kafka_written: dict[str, Path],
                                                        tmp_path: Path) -> None:
-    from conformance import kafka_jars
+    from conformance.jvm import kafka_jars
 
     pdir = copy(kafka_written["0"] / "recovered-0", tmp_path)
     idx, tidx = pdir / f"{filename_prefix(0)}.index", pdir / f"{filename_prefix(0)}.timeindex"

@@ -1,4 +1,4 @@
-"""``conformance.writer`` against Kafka 3.9.2's own ``UnifiedLog``.
+"""``conformance.logdir.writer`` against Kafka 3.9.2's own ``UnifiedLog``.
 
 The same batch sequence (offsets already assigned) goes once through
 ``PartitionWriter.append`` and once through ``UnifiedLog.appendAsFollower`` (one batch per
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import snapshot, txnindex
-from conformance.encoder import BatchBuilder, end_txn_marker_batch
-from conformance.writer import LogConfig, PartitionWriter
+from conformance.logdir import snapshot, txnindex
+from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
+from conformance.logdir.writer import LogConfig, PartitionWriter
 
 KAFKA_VERSION = "3.9.2"
 TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"
@@ -409,7 +409,7 @@ CASES = {c.name: c for c in cases()}
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     try:
-        from conformance import kafka_jars
+        from conformance.jvm import kafka_jars
 
         jars = kafka_jars.classpath(KAFKA_VERSION)
     except Exception as e:  # noqa: BLE001 - no Java/Maven/network: nothing to compare with

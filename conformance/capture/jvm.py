@@ -1,4 +1,4 @@
-"""Backend ``jvm``: real Kafka brokers run from Maven Central jars (``conformance.kafka_jars``).
+"""Backend ``jvm``: real Kafka brokers run from Maven Central jars (``conformance.jvm.kafka_jars``).
 
 * KRaft (3.x, 4.x): ``kafka.tools.StorageTool format`` with a fixed cluster id, then
   ``kafka.Kafka`` as a combined broker+controller with a static voter set.
@@ -27,9 +27,9 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from .. import jvm as _jvm
-from .. import kafka_jars
-from . import BrokerSpec
+from conformance.jvm import runtime as _jvm
+from conformance.jvm import kafka_jars
+from conformance.capture import BrokerSpec
 
 __all__ = [
     "BROKERS",

@@ -4,7 +4,7 @@ For a broker id: start one broker (backend ``jvm`` or ``testcontainers``), creat
 scenario (1 partition, the scenario's configs), run the scenario's producer, stop the broker
 cleanly (indexes trimmed, producer snapshots written), copy ``<log_dir>/<topic>-0/`` (without
 ``.deleted``/``.cleaned``/``.swap`` files) into ``<out>/<broker_id>/<scenario>/log/<topic>-0/``,
-write ``manifest.json`` and have ``conformance.corpus.write_expectations`` write ``expected/``.
+write ``manifest.json`` and have ``conformance.corpus.golden.write_expectations`` write ``expected/``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import BrokerSpec, RunningBroker
-from .scenarios import Scenario, scenarios_for
+from conformance.capture import BrokerSpec, RunningBroker
+from conformance.capture.scenarios import Scenario, scenarios_for
 
 __all__ = ["CaptureResult", "all_brokers", "capture", "copy_partition", "start"]
 
@@ -40,17 +40,17 @@ class CaptureResult:
 
 def all_brokers(backend: str = "jvm") -> dict[str, BrokerSpec]:
     if backend == "testcontainers":
-        from .testcontainers_backend import BROKERS
+        from conformance.capture.testcontainers_backend import BROKERS
     else:
-        from .jvm import BROKERS
+        from conformance.capture.jvm import BROKERS
     return dict(BROKERS)
 
 
 def start(spec: BrokerSpec, workdir: Path, backend: str = "jvm") -> RunningBroker:
     if backend == "jvm":
-        from .jvm import start_broker
+        from conformance.capture.jvm import start_broker
     elif backend == "testcontainers":
-        from .testcontainers_backend import start_broker
+        from conformance.capture.testcontainers_backend import start_broker
     else:
         raise ValueError(f"unknown backend {backend!r} (jvm | testcontainers)")
     return start_broker(spec, workdir)
@@ -106,7 +106,7 @@ def _write_case(
     broker_config: dict[str, str],
     expectations: bool = True,
 ) -> None:
-    from .. import corpus
+    from conformance.corpus import golden as corpus
 
     spec = broker.spec
     corpus.write_manifest(
@@ -174,7 +174,7 @@ def capture(
                         _create_topic(broker, topic, sc.topic_configs)
                     info = sc.run(broker, topic)
                     if sc.wire is not None:
-                        from .proxy import capture_fetch
+                        from conformance.capture.proxy import capture_fetch
 
                         info = dict(info)
                         info["wire"] = capture_fetch(

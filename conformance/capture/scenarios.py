@@ -7,7 +7,7 @@ deterministically (fixed timestamps, keys and values; batches delimited by expli
 producer description for the manifest.
 
 ``non_deterministic`` lists what may differ between two captures of the same scenario. Each
-entry starts with a canonical decode JSON key (``conformance.canonical``), masked wherever it
+entry starts with a canonical decode JSON key (``conformance.stream.canonical``), masked wherever it
 appears in a batch or record by the determinism test, optionally followed by an explanation;
 entries starting with ``file:`` name files whose bytes vary as a whole.
 
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import jvm as _jvm
-from .. import kafka_jars
-from . import BrokerSpec, RunningBroker
+from conformance.jvm import runtime as _jvm
+from conformance.jvm import kafka_jars
+from conformance.capture import BrokerSpec, RunningBroker
 
 __all__ = ["SCENARIOS", "Scenario", "scenarios_for", "T0"]
 

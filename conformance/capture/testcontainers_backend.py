@@ -17,9 +17,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import BrokerSpec
-from .jvm import BROKERS as _JVM_BROKERS
-from .jvm import COMMON_CONFIG
+from conformance.capture import BrokerSpec
+from conformance.capture.jvm import BROKERS as _JVM_BROKERS
+from conformance.capture.jvm import COMMON_CONFIG
 
 __all__ = ["BROKERS", "ContainerBroker", "docker_available", "start_broker"]
 
@@ -88,7 +88,7 @@ class ContainerBroker:
             from testcontainers.core.container import DockerContainer  # type: ignore
             from testcontainers.core.waiting_utils import wait_for_logs  # type: ignore
 
-            from .jvm import CLUSTER_ID, free_port
+            from conformance.capture.jvm import CLUSTER_ID, free_port
 
             host_port = free_port()
             c = DockerContainer(image).with_bind_ports(9092, host_port)

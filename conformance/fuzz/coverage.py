@@ -15,14 +15,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import DecodeError
-from ..jvm import repo_root
-from .targets import TARGETS, get
+from conformance.errors import DecodeError
+from conformance.jvm.runtime import repo_root
+from conformance.fuzz.targets import TARGETS, get
 
 #: the decoding core: what "the decoder's branches" means (encoders, CLI and shells excluded;
 #: ``crc`` too: its branches are the pure-Python fallbacks, unused when the C libraries are in)
-DECODER_MODULES = ("varint", "codecs", "record", "batch", "legacy", "control", "splitter",
-                   "decoder", "findings", "jstring", "index", "txnindex", "snapshot", "checkpoint")
+DECODER_MODULES = ("primitives/varint.py", "primitives/java.py", "codecs/*.py", "wire/record.py",
+                   "wire/_record_fast.py", "wire/batch.py", "wire/legacy.py", "wire/control.py",
+                   "stream/splitter.py", "stream/decoder.py", "stream/findings.py",
+                   "logdir/index.py", "logdir/txnindex.py", "logdir/snapshot.py",
+                   "logdir/checkpoint.py")
 
 
 @dataclass
@@ -55,7 +58,7 @@ def measure(targets: Iterable[str], *, root: Path | None = None, include_seeds: 
 
     root = root or repo_root()
     package = Path(conformance.__file__).parent
-    keep = {str(package / f"{m}.py") for m in DECODER_MODULES}
+    keep = {str(f) for pattern in DECODER_MODULES for f in package.glob(pattern)}
     # source= (not include=) so that modules a target never entered still count, at 0%
     omit = [str(f) for f in package.rglob("*.py") if str(f) not in keep]
     options = dict(branch=True, source=[str(package)], omit=omit, data_file=None)
@@ -77,8 +80,9 @@ def measure(targets: Iterable[str], *, root: Path | None = None, include_seeds: 
         finally:
             cov.stop()
         union.get_data().update(cov.get_data())
-        own = {f"{m}" for m in target.modules}
-        results[name] = [m for m in _report(cov, package) if m.module in own]
+        own = set(target.modules)
+        results[name] = [m for m in _report(cov, package)
+                         if any(m.module == o or m.module.startswith(o + ".") for o in own)]
         if progress:
             pct = _total(results[name])
             progress(f"  {name}: {count} inputs, {pct:.1f}% of the branches of {', '.join(sorted(own))}")
@@ -97,7 +101,9 @@ def _report(cov, package: Path) -> list[ModuleCoverage]:  # type: ignore[no-unty
     modules = []
     for path, data in doc["files"].items():
         s = data["summary"]
-        modules.append(ModuleCoverage(Path(path).stem, s.get("num_branches", 0),
+        parts = Path(path).resolve().relative_to(package.resolve()).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules.append(ModuleCoverage(name, s.get("num_branches", 0),
                                       s.get("covered_branches", 0)))
     return sorted(modules, key=lambda m: m.module)
 
@@ -116,13 +122,13 @@ def render(results: dict[str, list[ModuleCoverage]]) -> str:
         c = sum(m.covered for m in modules)
         lines.append(f"{name:12} {c:5}/{b:<5} {_total(modules):5.1f}%")
     lines.append("")
-    lines.append("decoder module   branches   covered  (union of all targets)")
+    lines.append("decoder module       branches   covered  (union of all targets)")
     for m in results.get("all", []):
-        lines.append(f"{m.module:16} {m.branches:8} {m.covered:9}  {m.percent:5.1f}%")
+        lines.append(f"{m.module:20} {m.branches:8} {m.covered:9}  {m.percent:5.1f}%")
     allm = results.get("all", [])
     b = sum(m.branches for m in allm)
     c = sum(m.covered for m in allm)
-    lines.append(f"{'TOTAL':16} {b:8} {c:9}  {_total(allm):5.1f}%")
+    lines.append(f"{'TOTAL':20} {b:8} {c:9}  {_total(allm):5.1f}%")
     return "\n".join(lines)
 
 

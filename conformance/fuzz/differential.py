@@ -4,7 +4,7 @@ Each input (as a record stream, ``Target.wire_bytes``) goes through
 
 * the reference decoder (``conformance.decode``, canonical JSON),
 * the Java oracle, one long-lived JVM fed over the framed stdin/stdout protocol of
-  ``oracle serve`` (:class:`conformance.oracle.OracleServer`),
+  ``oracle serve`` (:class:`conformance.jvm.oracle.OracleServer`),
 * kafka-python's ``MemoryRecords`` as its consumer reads it (``validate_crc`` per batch, and
   per legacy record, then every record's offset, timestamp, key, value, headers).
 
@@ -24,12 +24,12 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..compare import diff
-from ..decoder import decode
-from ..errors import DecompressionLimitError, largest_allocation
-from ..oracle import OracleError, OracleServer
-from .store import FindingStore, diff_signature
-from .targets import DECOMPRESSED_LIMIT
+from conformance.stream.compare import diff
+from conformance.stream.decoder import decode
+from conformance.errors import DecompressionLimitError, largest_allocation
+from conformance.jvm.oracle import OracleError, OracleServer
+from conformance.fuzz.store import FindingStore, diff_signature
+from conformance.fuzz.targets import DECOMPRESSED_LIMIT
 
 _ORACLE_TMP = re.compile(r"\S*kafka-conformance-oracle-\d+\.log")
 FILENAME = "<input>"

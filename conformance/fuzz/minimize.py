@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import DecodeError
-from .store import Finding, crash_signature
-from .targets import get
+from conformance.errors import DecodeError
+from conformance.fuzz.store import Finding, crash_signature
+from conformance.fuzz.targets import get
 
 
 def ddmin(data: bytes, still_fails: Callable[[bytes], bool], *, max_tries: int = 20_000,
@@ -73,7 +73,7 @@ def divergence_predicate(target_name: str, kind: str, signature: str,
         wire = target.wire_bytes(data)
         if wire is None:
             return False
-        from .differential import kp_signature, our_signature
+        from conformance.fuzz.differential import kp_signature, our_signature
 
         o = differential.run(wire)
         if kind == "kafka-python":

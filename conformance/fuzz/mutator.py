@@ -31,15 +31,16 @@ import struct
 import zlib
 from collections.abc import Callable
 
-from .. import codecs, crafted
-from ..batch import RecordBatchV2
-from ..encoder import encode_legacy_message, encode_record_v2, seal_v2
-from ..errors import DecodeError
-from ..legacy import LegacyBatch
-from ..record import Record, read_uncompressed
-from ..splitter import Splitter
-from ..varint import encode_varint
-from .targets import CODEC_OF, codec_input, wrap_headers
+from conformance import codecs
+from conformance.corpus import crafted
+from conformance.wire.batch import RecordBatchV2
+from conformance.wire.builder import encode_legacy_message, encode_record_v2, seal_v2
+from conformance.errors import DecodeError
+from conformance.wire.legacy import LegacyBatch
+from conformance.wire.record import Record, read_uncompressed
+from conformance.stream.splitter import Splitter
+from conformance.primitives.varint import encode_varint
+from conformance.fuzz.targets import CODEC_OF, codec_input, wrap_headers
 
 ByteMutate = Callable[[bytes, int], bytes]
 

@@ -30,9 +30,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..jvm import repo_root
-from . import store
-from .targets import MAX_LEN, get
+from conformance.jvm.runtime import repo_root
+from conformance.fuzz import store
+from conformance.fuzz.targets import MAX_LEN, get
 
 Progress = Callable[[str], None]
 
@@ -180,7 +180,7 @@ def run_target(
     say = progress or (lambda _msg: None)
     n_seeds = write_seeds(target.name, p["seeds"], root)
     if differential:
-        from ..oracle import ensure_built
+        from conformance.jvm.oracle import ensure_built
 
         ensure_built()  # build once here, not in every worker at once
     before = {f.path.name for f in store.load(p["findings"], target.name)}
@@ -288,10 +288,10 @@ def run_target(
             continue
         summary.new_findings.append(f"{finding.kind}/{target.name}/{finding.path.name}")
         if finding.kind in ("divergence", "kafka-python") and differential_runner is None:
-            from .differential import Differential
+            from conformance.fuzz.differential import Differential
 
             differential_runner = Differential()
-        from .minimize import minimize
+        from conformance.fuzz.minimize import minimize
 
         small = minimize(finding, differential=differential_runner, seconds=minimize_seconds)
         if small is not None:

@@ -36,13 +36,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import checkpoint, codecs, snapshot
-from ..decoder import DecodeResult, decode
-from ..encoder import encode_legacy_message, seal_v2
-from ..errors import DecodeError
-from ..index import OffsetIndex, TimeIndex
-from ..txnindex import TransactionIndex
-from ..varint import (
+from conformance.logdir import checkpoint, snapshot
+from conformance import codecs
+from conformance.stream.decoder import DecodeResult, decode
+from conformance.wire.builder import encode_legacy_message, seal_v2
+from conformance.errors import DecodeError
+from conformance.logdir.index import OffsetIndex, TimeIndex
+from conformance.logdir.txnindex import TransactionIndex
+from conformance.primitives.varint import (
     read_unsigned_varint,
     read_varint,
     read_varint_stream,
@@ -149,7 +150,7 @@ def t_varint(data: bytes) -> None:
 def wrap_headers(section: bytes) -> bytes:
     """One record (key and value null) whose header section is ``section``, in a sealed batch."""
     body = b"\x00\x00\x00\x01\x01" + section  # attributes, tsDelta 0, offsetDelta 0, null, null
-    from ..varint import encode_varint
+    from conformance.primitives.varint import encode_varint
 
     record = encode_varint(len(body)) + body
     return v2_envelope(record, attributes=0, count=1)
@@ -279,7 +280,7 @@ def _record_streams(root: Path) -> Iterator[bytes]:
 
 
 def _batches(root: Path) -> Iterator[tuple[bytes, object]]:
-    from ..splitter import Splitter
+    from conformance.stream.splitter import Splitter
 
     for stream in _record_streams(root):
         try:
@@ -302,7 +303,7 @@ def _seeds_legacy(root: Path) -> Iterator[bytes]:
 
 
 def _seeds_headers(root: Path) -> Iterator[bytes]:
-    from ..varint import encode_varint
+    from conformance.primitives.varint import encode_varint
 
     yield b"\x00"
     for raw, b in _batches(root):
@@ -324,7 +325,7 @@ def _seeds_headers(root: Path) -> Iterator[bytes]:
 
 
 def _codec_seeds(codec: int) -> Callable[[Path], Iterator[bytes]]:
-    from ..legacy import LegacyBatch
+    from conformance.wire.legacy import LegacyBatch
 
     def seeds(root: Path) -> Iterator[bytes]:
         for p in _corpora_files(root, (f"regressions/{codecs.codec_name(codec)}/*.bin",)):
@@ -384,7 +385,8 @@ class Target:
     dictionary: str = "records.dict"
     #: structure of the input, for the structure-aware mutator (None: bytes only)
     shape: str | None = None
-    #: the modules whose branches this target is meant to reach (coverage report)
+    #: the modules whose branches this target is meant to reach (coverage report), as dotted
+    #: names under ``conformance``; a package name stands for all its modules
     modules: tuple[str, ...] = field(default_factory=tuple)
     #: the input is a record stream the Java oracle can decode (differential mode)
     differential: bool = False
@@ -401,7 +403,8 @@ class Target:
 
 
 CODEC_OF = {"gzip": codecs.GZIP, "snappy": codecs.SNAPPY, "lz4": codecs.LZ4, "zstd": codecs.ZSTD}
-_RECORD_MODULES = ("varint", "record", "batch", "splitter", "decoder", "control", "findings")
+_RECORD_MODULES = ("primitives.varint", "wire.record", "wire._record_fast", "wire.batch",
+                   "stream.splitter", "stream.decoder", "wire.control", "stream.findings")
 
 TARGETS: dict[str, Target] = {
     t.name: t
@@ -409,33 +412,33 @@ TARGETS: dict[str, Target] = {
         Target("varint", t_varint, "varint / varlong / unsigned varint, buffer and stream readers",
                lambda root: iter([b"\x00", b"\x01", b"\xff\xff\xff\xff\x0f", b"\x80" * 9 + b"\x01",
                                   b"\xfe\xff\xff\xff\x0f", b"\xff" * 10 + b"\x01"]),
-               shape=None, modules=("varint",)),
+               shape=None, modules=("primitives.varint",)),
         Target("headers", t_headers, "record header section (count, keys, values)",
-               _seeds_headers, shape="headers", modules=("record", "varint", "jstring"),
+               _seeds_headers, shape="headers", modules=("wire.record", "wire._record_fast", "primitives.varint", "primitives.java"),
                differential=True),
         Target("batch", t_batch, "v2 batch header + records, CRC-32C re-sealed by the mutator",
                _seeds_batch, shape="stream", modules=_RECORD_MODULES, differential=True),
         Target("legacy", t_legacy, "magic 0/1 message sets and compressed wrappers",
-               _seeds_legacy, shape="stream", modules=("legacy", "splitter", "decoder", "codecs"),
+               _seeds_legacy, shape="stream", modules=("wire.legacy", "stream.splitter", "stream.decoder", "codecs"),
                differential=True),
         *(
             Target(name, _codec_target(cid), f"{name} compressed payload inside a sealed batch",
                    _codec_seeds(cid), shape="codec",
-                   modules=("codecs", "record", "batch", "legacy"), differential=True)
+                   modules=("codecs", "wire.record", "wire._record_fast", "wire.batch", "wire.legacy"), differential=True)
             for name, cid in (("gzip", codecs.GZIP), ("snappy", codecs.SNAPPY),
                               ("lz4", codecs.LZ4), ("zstd", codecs.ZSTD))
         ),
         Target("stream", t_stream, "any bytes as a record stream, memory and file semantics",
                _seeds_stream, shape="stream",
-               modules=(*_RECORD_MODULES, "legacy", "codecs"), differential=True),
+               modules=(*_RECORD_MODULES, "wire.legacy", "codecs"), differential=True),
         Target("index", t_index, ".index / .timeindex / .txnindex readers and lookups",
-               _seeds_index, dictionary="index.dict", modules=("index", "txnindex")),
+               _seeds_index, dictionary="index.dict", modules=("logdir.index", "logdir.txnindex")),
         Target("snapshot", t_snapshot, "producer-state .snapshot files",
                _seeds_files("*/*/log/*/*.snapshot"), dictionary="snapshot.dict",
-               modules=("snapshot",)),
+               modules=("logdir.snapshot",)),
         Target("checkpoint", t_checkpoint,
                "offset / leader-epoch checkpoints, partition.metadata, meta.properties",
-               _seeds_checkpoint, dictionary="checkpoint.dict", modules=("checkpoint",)),
+               _seeds_checkpoint, dictionary="checkpoint.dict", modules=("logdir.checkpoint",)),
     )
 }
 

@@ -20,9 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import DecodeError
-from .store import FindingStore
-from .targets import get
+from conformance.errors import DecodeError
+from conformance.fuzz.store import FindingStore
+from conformance.fuzz.targets import get
 
 
 def build(target_name: str, findings: Path, differential: bool,  # type: ignore[no-untyped-def]
@@ -38,7 +38,7 @@ def build(target_name: str, findings: Path, differential: bool,  # type: ignore[
         if not target.differential:
             raise SystemExit(f"target {target.name!r} has no differential oracle "
                              "(it is not a record stream)")
-        from .differential import Differential
+        from conformance.fuzz.differential import Differential
 
         checker = Differential()
     stats: dict[str, float] = {"execs": 0, "crashes": 0, "slowest": 0.0, "diffs": 0,
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> None:
 
     kwargs = {}
     if target.shape is not None:
-        from .mutator import Mutator
+        from conformance.fuzz.mutator import Mutator
 
         # looked up at call time: atheris rebinds Mutate when Fuzz() loads libFuzzer
         kwargs["custom_mutator"] = Mutator(

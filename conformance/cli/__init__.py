@@ -1,0 +1,49 @@
+"""``kafka-conformance``: the command line, a thin shell over the kit's packages.
+
+One module per command (or command group); each has ``register(subparsers)`` adding its
+subcommand(s) with their own ``--help`` and examples. To add a command: write
+``conformance/cli/<name>.py`` with ``register`` and list it in :data:`COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from conformance import __version__
+from conformance.cli import capture, decode, dump, fuzz, lookup, verify, verify_dir
+
+#: the command modules, in the order ``--help`` lists them
+COMMANDS = (decode, dump, verify_dir, lookup, verify, capture, fuzz)
+
+EXIT_OK = 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kafka-conformance",
+        description="Reference decoder and conformance kit for Apache Kafka record formats.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  kafka-conformance decode corpora/samples/*.bin\n"
+        "  kafka-conformance verify\n"
+        "  kafka-conformance decode --help",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""``kafka-conformance capture``: capture golden corpora from real brokers (docs/corpora.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+_EPILOG = """\
+examples:
+  kafka-conformance capture --list
+  kafka-conformance capture --broker kafka-3.9.2-kraft --scenario codec-gzip-v2-kafka-python --out /tmp/c
+  kafka-conformance capture --broker kafka-3.9.2-zk-ibp2.8 --scenario all --out corpora
+  kafka-conformance capture --broker all --scenario all --out corpora
+  kafka-conformance capture --broker kafka-4.3.1-kraft --backend testcontainers --out /tmp/c
+
+One broker is started per broker id (backend jvm: Kafka's Maven Central jars on this JVM;
+backend testcontainers: Docker images), every applicable scenario gets its own topic, the
+broker is stopped cleanly and each partition directory is copied to
+OUT/<broker-id>/<scenario>/log/<topic>-0/ with manifest.json and expected/ (oracle +
+DumpLogSegments). Scenarios that do not apply to a broker (e.g. magic 0/1 on KRaft) are skipped.
+"""
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "capture",
+        help="capture golden corpora from real Kafka brokers",
+        description="Run scenarios on real Kafka brokers and store what they wrote.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+    )
+    p.add_argument("--broker", default="all", metavar="ID|all",
+                   help="broker id (see --list) or all (default)")
+    p.add_argument("--backend", default="jvm", choices=("jvm", "testcontainers"),
+                   help="how brokers run (default: jvm)")
+    p.add_argument("--scenario", action="append", metavar="NAME|all",
+                   help="scenario name (repeatable) or all (default)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="corpus root (default: <repo>/corpora)")
+    p.add_argument("--list", action="store_true",
+                   help="list brokers and scenarios (and which brokers each applies to)")
+    p.add_argument("--no-expectations", action="store_true",
+                   help="only copy files and write manifests (no oracle / DumpLogSegments)")
+    p.set_defaults(func=_cmd_capture)
+
+
+def _cmd_capture(args: argparse.Namespace) -> int:
+    from conformance.capture.run import all_brokers, capture
+    from conformance.capture.scenarios import SCENARIOS
+
+    brokers = all_brokers(args.backend)
+    if args.list:
+        print("brokers:")
+        for bid, spec in brokers.items():
+            print(f"  {bid:26} {spec.mode:9} version {spec.version}")
+        print("scenarios:")
+        for name, sc in SCENARIOS.items():
+            on = [b for b, spec in brokers.items() if sc.applies(spec)]
+            print(f"  {name:38} {sc.producer:12} {', '.join(on) or '-'}")
+            print(f"      {sc.description}")
+        return 0
+    if args.backend == "testcontainers":
+        from conformance.capture.testcontainers_backend import docker_available
+
+        ok, why = docker_available()
+        if not ok:
+            print(f"capture: backend testcontainers unavailable: {why}", file=sys.stderr)
+            return 2
+    ids = list(brokers) if args.broker == "all" else [args.broker]
+    unknown = [b for b in ids if b not in brokers]
+    if unknown:
+        print(f"capture: unknown broker {unknown[0]!r}; known: {', '.join(brokers)}",
+              file=sys.stderr)
+        return 2
+    names: Any = args.scenario or ["all"]
+    if "all" in names:
+        names = "all"
+    else:
+        bad = [n for n in names if n not in SCENARIOS]
+        if bad:
+            print(f"capture: unknown scenario {bad[0]!r} (see --list)", file=sys.stderr)
+            return 2
+    if args.out is None:
+        from conformance.corpus.golden import DEFAULT_ROOT
+
+        out = DEFAULT_ROOT
+    else:
+        out = args.out
+
+    def progress(message: str) -> None:
+        print(f"capture: {message}", file=sys.stderr, flush=True)
+
+    status = 0
+    for bid in ids:
+        result = capture(bid, names, out, backend=args.backend, progress=progress,
+                         expectations=not args.no_expectations)
+        for name, why in result.skipped.items():
+            progress(f"{bid}: {name} skipped: {why}")
+        for name, why in result.failed.items():
+            progress(f"{bid}: {name} FAILED: {why.splitlines()[0] if why else ''}")
+            status = 1
+    return status

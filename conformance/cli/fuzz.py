@@ -1,0 +1,285 @@
+"""``kafka-conformance fuzz``: list, run, merge, measure coverage, replay and promote."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from conformance.fuzz.targets import TARGETS
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+_EPILOG = """\
+targets: run `kafka-conformance fuzz --list`; `all` runs every target in turn (--time each).
+
+exit codes:
+  0  the run found nothing of the kit's own (crash, hang, memory blow-up, divergence)
+  1  new findings (see the summary; each under <out>/findings/<target>/<kind>-<hash>/)
+  2  usage error, or atheris / the Java oracle is missing
+
+examples:
+  kafka-conformance fuzz --list
+  kafka-conformance fuzz varint --time 60
+  kafka-conformance fuzz batch --time 600 --jobs 2
+  kafka-conformance fuzz stream --time 3600 --differential      # vs Kafka's Java classes
+  kafka-conformance fuzz all --time 30                          # smoke of every target
+  kafka-conformance fuzz batch --merge                          # keep the new corpus in git
+  kafka-conformance fuzz --coverage                             # decoder branch coverage
+  kafka-conformance fuzz --findings                             # what earlier runs found
+  kafka-conformance fuzz --replay .cache/fuzz/findings/stream/divergence-1a2b3c4d
+  kafka-conformance fuzz --promote .cache/fuzz/findings/stream/divergence-1a2b3c4d \\
+      --name lz4-empty-block --note "our reader stopped early; fixed in codecs.py"
+"""
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "fuzz",
+        help="coverage-guided fuzzing (atheris), differential against the Java oracle",
+        description="Fuzz the kit's decoders with atheris/libFuzzer: structure-aware mutation, "
+        "invariants (only documented errors, bounded time and memory), optional differential "
+        "comparison with Kafka's Java classes and kafka-python.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+    )
+    p.add_argument("target", nargs="?", metavar="TARGET", help="a target name, or `all`")
+    actions = p.add_mutually_exclusive_group()
+    actions.add_argument("--list", action="store_true", help="list the targets")
+    actions.add_argument("--merge", action="store_true",
+                         help="fold the working corpus of TARGET into fuzz/corpus/TARGET")
+    actions.add_argument("--coverage", action="store_true",
+                         help="decoder branch coverage reached by the saved corpora")
+    actions.add_argument("--findings", action="store_true", help="list saved findings")
+    actions.add_argument("--replay", metavar="PATH",
+                         help="run one input (a file, or a finding directory) and show every side")
+    actions.add_argument("--promote", metavar="FINDING",
+                         help="copy a finding into corpora/regressions/ (after the fix)")
+    p.add_argument("--time", type=int, default=60, metavar="SECONDS",
+                   help="time budget per target (default %(default)s)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel workers (default 1)")
+    p.add_argument("--differential", action="store_true",
+                   help="also decode every input with the Java oracle and kafka-python")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="working corpus, findings, logs, summaries (default .cache/fuzz)")
+    p.add_argument("--max-len", type=int, default=None, metavar="BYTES",
+                   help="largest input the engine makes (default 16384)")
+    p.add_argument("--timeout", type=int, default=10, metavar="SECONDS",
+                   help="an input running longer is a hang finding (default %(default)s)")
+    p.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",
+                   help="a worker above this resident size is a memory finding (default %(default)s)")
+    p.add_argument("--minimize-seconds", type=float, default=30.0, metavar="S",
+                   help="time to minimize each new finding (default %(default)s)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--name", help="--promote: the regression's file name (a-z0-9-)")
+    p.add_argument("--note", default="", help="--promote: what was wrong and where it was fixed")
+    p.add_argument("--engine-arg", action="append", default=[], metavar="FLAG",
+                   help="an extra libFuzzer flag, e.g. --engine-arg=-use_value_profile=1 "
+                   "(repeatable)")
+    p.set_defaults(func=_cmd_fuzz)
+
+
+def _err(message: str) -> int:
+    print(f"kafka-conformance fuzz: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _cmd_fuzz(args: argparse.Namespace) -> int:
+    if args.list:
+        width = max(map(len, TARGETS))
+        for t in TARGETS.values():
+            flag = " [differential]" if t.differential else ""
+            print(f"{t.name:{width}}  {t.description}{flag}")
+        return EXIT_OK
+    if args.coverage:
+        return _coverage(args)
+    if args.findings:
+        return _list_findings(args)
+    if args.replay:
+        return _replay(args)
+    if args.promote:
+        return _promote(args)
+    if not args.target:
+        return _err("name a TARGET (see --list), or `all`")
+    names = list(TARGETS) if args.target == "all" else [args.target]
+    for n in names:
+        if n not in TARGETS:
+            return _err(f"unknown target {n!r} (known: {', '.join(TARGETS)})")
+    try:
+        import atheris  # noqa: F401
+    except ImportError:
+        return _err("atheris is not installed: pip install -e '.[fuzz]' (scripts/bootstrap does)")
+    from conformance.fuzz.runner import merge, run_target
+
+    if args.merge:
+        try:
+            for n in names:
+                merge(n, args.out, max_len=args.max_len, progress=_say)
+        except RuntimeError as e:
+            return _err(str(e))
+        return EXIT_OK
+    if args.differential:
+        names = [n for n in names if TARGETS[n].differential] if args.target == "all" else names
+        if not TARGETS[names[0]].differential:
+            return _err(f"target {names[0]!r} has no differential oracle (not a record stream)")
+    extra = list(args.engine_arg)
+    from conformance.jvm.oracle import OracleError
+
+    summaries = []
+    try:
+        for n in names:
+            summaries.append(run_target(
+                n, seconds=args.time, jobs=args.jobs, differential=args.differential,
+                out=args.out, max_len=args.max_len, timeout=args.timeout,
+                rss_limit_mb=args.rss_limit_mb, minimize_seconds=args.minimize_seconds,
+                extra=extra, progress=_say,
+            ))
+    except (RuntimeError, OracleError) as e:
+        return _err(str(e))
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps([asdict(s) for s in summaries], indent=2))
+    else:
+        print(f"{'target':10} {'execs':>10} {'exec/s':>8} {'slowest':>8} {'cov':>6} "
+              f"{'corpus':>7}  findings")
+        for s in summaries:
+            found = ", ".join(f"{k} {v}" for k, v in sorted(s.findings.items())) or "none"
+            print(f"{s.target:10} {s.execs:10} {s.exec_per_sec:8.0f} {s.slowest_input_s:7.3f}s "
+                  f"{s.coverage:6} {s.corpus_files:7}  {found}")
+            if s.differential:
+                print(f"{'':10} differential inputs (vs Java oracle): {s.differential_inputs}")
+            for f in s.new_findings:
+                print(f"  NEW {f}")
+    return EXIT_FINDINGS if any(s.failed for s in summaries) else EXIT_OK
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    from conformance.fuzz import coverage
+
+    names = list(TARGETS) if args.target in (None, "all") else [args.target]
+    if any(n not in TARGETS for n in names):
+        return _err(f"unknown target {args.target!r}")
+    results = coverage.measure(names, progress=None if args.json else _say)
+    if args.json:
+        print(json.dumps(coverage.to_json(results), indent=2))
+    else:
+        print(coverage.render(results))
+    return EXIT_OK
+
+
+def _out(args: argparse.Namespace) -> Path:
+    from conformance.jvm.runtime import repo_root
+
+    return Path(args.out or repo_root() / ".cache" / "fuzz")
+
+
+def _list_findings(args: argparse.Namespace) -> int:
+    from conformance.fuzz import store
+
+    found = store.load(_out(args) / "findings", args.target if args.target != "all" else None)
+    if args.json:
+        print(json.dumps([{"path": str(f.path), "target": f.target, "kind": f.kind,
+                           "signature": f.signature} for f in found], indent=2))
+        return EXIT_OK
+    if not found:
+        print("no findings")
+    for f in found:
+        print(f"{f.kind:12} {f.target:10} {f.path}\n             {f.signature}")
+    return EXIT_OK
+
+
+def _finding_input(path: Path) -> tuple[bytes, str | None, dict[str, Any]]:
+    if path.is_dir():
+        info = json.loads((path / "finding.json").read_text())
+        m = path / "input.min.bin"
+        return (m if m.exists() else path / "input.bin").read_bytes(), info.get("target"), info
+    return path.read_bytes(), None, {}
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from conformance.errors import DecodeError
+    from conformance.fuzz.targets import get
+
+    path = Path(args.replay)
+    if not path.exists():
+        return _err(f"{path}: no such file or directory")
+    data, target_name, _info = _finding_input(path)
+    target_name = args.target or target_name
+    if target_name is None:
+        return _err("say which target the input belongs to (TARGET)")
+    target = get(target_name)
+    report: dict[str, Any] = {"target": target.name, "input_size": len(data)}
+    try:
+        target.run(data)
+        report["target_run"] = "ok (decoded, or refused with a documented error)"
+    except DecodeError as e:
+        report["target_run"] = f"documented error: {e}"
+    except Exception as e:  # noqa: BLE001
+        report["target_run"] = f"CRASH: {type(e).__name__}: {e}"
+    wire = target.wire_bytes(data)
+    if wire is not None:
+        from conformance.fuzz.differential import Differential
+
+        d = Differential()
+        try:
+            o = d.run(wire)
+        finally:
+            d.close()
+        report.update({"mode": o.mode, "ours": o.ours, "java": o.java,
+                       "differences": o.differences, "kafka-python": o.kp,
+                       "kafka_python_differences": o.kp_differences,
+                       "oracle_error": o.oracle_error})
+    print(json.dumps(report, indent=2, default=lambda b: b.hex() if isinstance(b, bytes) else str(b)))
+    return EXIT_OK
+
+
+def _promote(args: argparse.Namespace) -> int:
+    """A fixed finding becomes ``corpora/regressions/<target>/<name>.bin`` + ``.json``; for a
+    record-stream target the JSON carries the Java oracle's verdict (the expectation the
+    normal test suite replays)."""
+    from conformance.jvm.runtime import repo_root
+    from conformance.fuzz.targets import get
+
+    path = Path(args.promote)
+    if not path.is_dir() or not (path / "finding.json").exists():
+        return _err(f"{path}: not a finding directory (no finding.json)")
+    if not args.name or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
+        return _err("--name is required: lower-case letters, digits and dashes")
+    data, target_name, info = _finding_input(path)
+    target = get(args.target or target_name or "")
+    dest = repo_root() / "corpora" / "regressions" / target.name
+    dest.mkdir(parents=True, exist_ok=True)
+    meta: dict[str, Any] = {
+        "target": target.name,
+        "kind": info.get("kind"),
+        "signature": info.get("signature"),
+        "note": args.note,
+        "found": info.get("first_seen"),
+    }
+    wire = target.wire_bytes(data)
+    if wire is not None:
+        from conformance.jvm.oracle import OracleServer
+        from conformance.fuzz.differential import mode_of, normalize_java
+
+        mode = mode_of(wire)
+        with OracleServer() as oracle:
+            meta["mode"] = mode
+            meta["expected"] = normalize_java(oracle.decode(wire, mode))
+        meta["expected_by"] = "Java oracle (oracle/, kafka-clients) via `kafka-conformance fuzz --promote`"
+    (dest / f"{args.name}.bin").write_bytes(data)
+    (dest / f"{args.name}.json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"promoted {path} -> {dest / args.name}.bin")
+    return EXIT_OK
+
+
+__all__ = ["register"]

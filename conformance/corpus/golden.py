@@ -1,0 +1,860 @@
+"""Golden corpora of real brokers (docs/corpora.md): writing expectations, verifying cases.
+
+A case is ``corpora/<broker-id>/<scenario>/`` with ``manifest.json``, ``log/...`` (the partition
+directories the broker wrote), optionally ``wire/*.bin`` (fetched bytes) and ``expected/...``
+(written here, by independent tools only):
+
+* :func:`write_manifest` computes sha256 / size / kind of every file under ``log/`` and
+  ``wire/`` and writes ``manifest.json`` with the documented key order, merging the fields the
+  capturer knows (broker, producer, topic, ...).
+* :func:`write_expectations` runs the Java oracle (Kafka's own ``FileRecords`` /
+  ``MemoryRecords``, ``oracle/``) and the broker version's real ``DumpLogSegments``
+  (``conformance.jvm.kafka_jars``) over the case, with the case directory as working directory and
+  case-relative paths, and writes ``expected/<path>.decode.json`` / ``.dump.txt`` /
+  ``.dump.err`` / ``.deep.txt``. Needs Java (and Maven once).
+* :func:`verify_corpus` checks every case with the kit's own Python code only: sha256 of every
+  file, ``conformance.decode`` against ``*.decode.json`` (``conformance.stream.compare.diff``) and
+  ``conformance.logdir.dump.dump`` against the dump texts, byte for byte -- the latter only for broker
+  versions whose DumpLogSegments prints the format our dump implements (Kafka >= 3.3); older
+  versions' texts are provenance and their checks are reported as skipped.
+
+Absolute paths: DumpLogSegments names files by absolute path in some stderr reports
+(``Non-consecutive offsets in /abs/path/...``, index mismatches). The case directory's absolute
+path is replaced by ``<case-dir>`` in ``.dump.err`` / ``.deep.err`` when they are written, and
+in our stderr when compared, so a case verifies wherever it is checked out.
+
+Comparing stderr: when DumpLogSegments dies of an exception the JVM prints a stack trace after
+``Exception in thread "main" ...``; ``.dump.err`` keeps it verbatim, the comparison stops at that
+line (our dump does not mirror stack traces).
+
+``kafka-conformance verify`` (``conformance/cli/verify.py``) is the command-line front end.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import fnmatch
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.jvm import runtime as jvm
+
+__all__ = [
+    "CORPUS_FORMAT",
+    "CASE_DIR_TOKEN",
+    "DUMP_FORMAT_SINCE",
+    "DUMP_FORMAT_UNTIL",
+    "MANIFEST_KEYS",
+    "Check",
+    "CaseResult",
+    "Report",
+    "dump_format_supported",
+    "expected_path",
+    "file_kind",
+    "find_cases",
+    "verify_case",
+    "verify_corpus",
+    "write_expectations",
+    "write_manifest",
+]
+
+CORPUS_FORMAT = "kafka-conformance/corpus/1"
+REPORT_FORMAT = "kafka-conformance/verify/1"
+
+#: manifest.json keys, in the documented order (docs/corpora.md); other keys follow them
+MANIFEST_KEYS: tuple[str, ...] = (
+    "format",
+    "broker_id",
+    "broker_version",
+    "broker_mode",
+    "broker_config",
+    "java_version",
+    "backend",
+    "scenario",
+    "description",
+    "producer",
+    "topic",
+    "topic_configs",
+    "captured_at",
+    "non_deterministic",
+    "files",
+    "expectations",
+)
+
+#: first Kafka version whose DumpLogSegments output is the format ``conformance.logdir.dump`` prints
+DUMP_FORMAT_SINCE = (3, 3)
+#: DumpLogSegments text changed after 4.0: LEADER_CHANGE records pretty-printed (KAFKA-19069,
+#: 4.1), the tool rewritten in Java (KAFKA-14579, 4.3). conformance.logdir.dump implements 3.3-4.0.
+DUMP_FORMAT_UNTIL = (4, 1)
+
+#: top-level directories of ``corpora/`` that are not broker captures (own tests)
+NOT_BROKERS = frozenset({"crafted", "samples"})
+
+_KIND_BY_SUFFIX = {
+    ".log": "log",
+    ".index": "index",
+    ".timeindex": "timeindex",
+    ".txnindex": "txnindex",
+    ".snapshot": "snapshot",
+    ".checkpoint": "checkpoint",
+}
+#: suffixes DumpLogSegments dumps (a ``.checkpoint`` is a KRaft snapshot, dumped like a log)
+DUMP_SUFFIXES = (".log", ".index", ".timeindex", ".txnindex", ".snapshot", ".checkpoint")
+#: record files: decoded (mode file) and deep-dumped
+RECORD_SUFFIXES = (".log", ".checkpoint")
+
+_DECODE = ".decode.json"
+_DUMP = ".dump.txt"
+_DUMP_ERR = ".dump.err"
+_DEEP = ".deep.txt"
+_DEEP_ERR = ".deep.err"
+
+#: stands for the case directory's absolute path in .dump.err / .deep.err
+CASE_DIR_TOKEN = "<case-dir>"
+
+_REPO = jvm.repo_root()  # $KAFKA_CONFORMANCE_ROOT, else the checkout holding this package
+DEFAULT_ROOT = _REPO / "corpora"
+
+
+# --------------------------------------------------------------------------------------------
+# small helpers
+
+
+def file_kind(rel: str) -> str:
+    """The manifest ``kind`` of a case-relative path."""
+    if rel.startswith("wire/"):
+        return "wire"
+    return _KIND_BY_SUFFIX.get(Path(rel).suffix, "metadata")
+
+
+def expected_path(case_dir: Path, rel: str, suffix: str) -> Path:
+    """``expected/<rel><suffix>``."""
+    return case_dir / "expected" / (rel + suffix)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _case_files(case_dir: Path) -> list[str]:
+    """Case-relative posix paths of every regular file under ``log/`` and ``wire/``, sorted."""
+    out = []
+    for top in ("log", "wire"):
+        base = case_dir / top
+        if base.is_dir():
+            out += [p.relative_to(case_dir).as_posix() for p in base.rglob("*") if p.is_file()]
+    return sorted(out)
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    parts = []
+    for piece in version.split("."):
+        m = re.match(r"\d+", piece)
+        if not m:
+            break
+        parts.append(int(m.group()))
+    return tuple(parts)
+
+
+def dump_format_supported(version: str) -> bool:
+    """Whether Kafka ``version``'s DumpLogSegments prints what ``conformance.logdir.dump`` prints."""
+    v = _version_tuple(version)
+    return bool(v) and DUMP_FORMAT_SINCE <= v < DUMP_FORMAT_UNTIL
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", errors="surrogateescape", newline="") as f:
+        f.write(text)
+
+
+def _read_text(path: Path) -> str:
+    with path.open("r", encoding="utf-8", errors="surrogateescape", newline="") as f:
+        return f.read()
+
+
+def _json_text(doc: Any) -> str:
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def _first_trace_line_only(stderr: str) -> str:
+    """Cut a JVM stack trace after its ``Exception in thread "main" ...`` line."""
+    lines = stderr.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith('Exception in thread "main" '):
+            return "\n".join(lines[: i + 1]) + "\n"
+    return stderr
+
+
+def _tokenize(text: str, case_dir: str) -> str:
+    """Replace the case directory's absolute path by :data:`CASE_DIR_TOKEN`."""
+    return text.replace(case_dir.rstrip("/") + "/", CASE_DIR_TOKEN + "/")
+
+
+@contextlib.contextmanager
+def _cwd(path: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def _oracle_kafka_version() -> str:
+    try:
+        pom = (_REPO / "oracle" / "pom.xml").read_text(encoding="utf-8")
+    except OSError:
+        return "unknown"
+    m = re.search(r"<kafka\.version>([^<]+)</kafka\.version>", pom)
+    return m.group(1).strip() if m else "unknown"
+
+
+# --------------------------------------------------------------------------------------------
+# manifest
+
+
+def _ordered(manifest: dict[str, Any]) -> dict[str, Any]:
+    out = {k: manifest[k] for k in MANIFEST_KEYS if k in manifest}
+    out.update((k, v) for k, v in manifest.items() if k not in out)
+    return out
+
+
+def read_manifest(case_dir: Path) -> dict[str, Any]:
+    doc = json.loads((case_dir / "manifest.json").read_text(encoding="utf-8"))
+    if not isinstance(doc, dict):
+        raise ValueError("manifest.json is not a JSON object")
+    return doc
+
+
+def write_manifest(case_dir: Path, **fields: Any) -> dict[str, Any]:
+    """Write ``case_dir/manifest.json``: the existing manifest (if any), updated with
+    ``fields``, ``files`` recomputed from disk (sha256, size, kind of every file under ``log/``
+    and ``wire/``), keys in the documented order. ``format``, ``broker_id`` (the parent
+    directory's name) and ``scenario`` (the directory's name) get defaults. Returns it."""
+    case_dir = Path(case_dir)
+    path = case_dir / "manifest.json"
+    manifest: dict[str, Any] = read_manifest(case_dir) if path.is_file() else {}
+    manifest.update(fields)
+    manifest.setdefault("format", CORPUS_FORMAT)
+    manifest.setdefault("broker_id", case_dir.resolve().parent.name)
+    manifest.setdefault("scenario", case_dir.resolve().name)
+    manifest["files"] = [
+        {
+            "path": rel,
+            "sha256": _sha256(case_dir / rel),
+            "size": (case_dir / rel).stat().st_size,
+            "kind": file_kind(rel),
+        }
+        for rel in _case_files(case_dir)
+    ]
+    manifest = _ordered(manifest)
+    _write_text(path, _json_text(manifest))
+    return manifest
+
+
+# --------------------------------------------------------------------------------------------
+# expectations (Java: the oracle and the broker version's DumpLogSegments)
+
+
+def _oracle_decode(case_dir: Path, rels: Sequence[str], mode: str) -> list[dict[str, Any]]:
+    """``oracle.decode_files`` with ``case_dir`` as working directory (relative paths, so file
+    mode messages quoting the file name are the ones ``conformance.decode`` reproduces)."""
+    from conformance.jvm import oracle
+
+    if not rels:
+        return []
+    command = oracle.ensure_built()
+    cmd = [*command, "decode", "--as", mode, "--", *rels]
+    proc = subprocess.run(cmd, cwd=case_dir, stdin=subprocess.DEVNULL, capture_output=True,
+                          check=False)
+    stderr = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise oracle.OracleError(f"oracle exited with status {proc.returncode}\n{stderr[-4000:]}")
+    lines = proc.stdout.decode("utf-8").splitlines()
+    if len(lines) != len(rels):
+        raise oracle.OracleError(f"oracle printed {len(lines)} documents for {len(rels)} inputs")
+    docs = [json.loads(line) for line in lines]
+    for rel, doc in zip(rels, docs):
+        if doc.get("mode") != mode:
+            raise oracle.OracleError(f"oracle answered mode {doc.get('mode')} for {rel}")
+    return docs
+
+
+def _split_dump(stdout: str, names: Sequence[str]) -> list[str] | None:
+    """Split the stdout of one multi-file run at its ``Dumping <file>`` lines, or ``None``
+    when that is ambiguous (a header missing or also occurring inside a payload)."""
+    if len(set(names)) != len(names):
+        return None
+    starts = []
+    for i, name in enumerate(names):
+        header = f"Dumping {name}\n"
+        if i == 0:
+            if not stdout.startswith(header) or stdout.count(header) != 1:
+                return None
+            starts.append(0)
+        else:
+            marker = "\n" + header
+            if stdout.count(header) != 1 or stdout.count(marker) != 1:
+                return None
+            at = stdout.index(marker) + 1
+            if at <= starts[-1]:
+                return None
+            starts.append(at)
+    ends = starts[1:] + [len(stdout)]
+    return [stdout[a:b] for a, b in zip(starts, ends)]
+
+
+def _run_dumps(
+    version: str, case_dir: Path, rels: Sequence[str], *, deep: bool
+) -> dict[str, tuple[str, str]]:
+    """``{rel: (stdout, stderr)}`` of DumpLogSegments run on each file alone.
+
+    One JVM for all files when the combined run is clean (exit 0, empty stderr) and its output
+    splits unambiguously; otherwise one JVM per file (stderr is only reported at the end of
+    a run, so it cannot be attributed to a file)."""
+    from conformance.jvm import kafka_jars
+
+    if not rels:
+        return {}
+    flags = {"deep_iteration": deep, "print_data_log": deep}
+    combined = kafka_jars.dump_log_segments(version, list(rels), cwd=case_dir, **flags)
+    if combined.returncode == 0 and not combined.stderr:
+        parts = _split_dump(combined.stdout, rels)
+        if parts is not None:
+            return {rel: (part, "") for rel, part in zip(rels, parts)}
+    if len(rels) == 1:
+        return {rels[0]: (combined.stdout, combined.stderr)}
+
+    def one(rel: str) -> tuple[str, tuple[str, str]]:
+        r = kafka_jars.dump_log_segments(version, [rel], cwd=case_dir, **flags)
+        return rel, (r.stdout, r.stderr)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        return dict(pool.map(one, rels))
+
+
+def write_expectations(case_dir: Path, broker_version: str) -> None:
+    """Write ``case_dir/expected/`` from the independent tools (replacing what was there).
+
+    * every ``.log`` / ``.checkpoint`` under ``log/``: ``<path>.decode.json`` (oracle, mode
+      file) and ``<path>.deep.txt`` (DumpLogSegments ``--deep-iteration --print-data-log``);
+    * every ``wire/*.bin``: ``<path>.decode.json`` (oracle, mode memory);
+    * every file DumpLogSegments dumps (.log, .index, .timeindex, .txnindex, .snapshot,
+      .checkpoint): ``<path>.dump.txt`` and, when non-empty, ``<path>.dump.err``
+      (``.deep.err`` likewise).
+
+    The tools run with ``case_dir`` as working directory and the case-relative path strings
+    ``verify`` uses. Raises if a tool changed a file of the case. Updates ``manifest.json``
+    (``files``, ``broker_version``, ``expectations``) when it exists.
+    """
+    case_dir = Path(case_dir).resolve()
+    rels = _case_files(case_dir)
+    before = {rel: _sha256(case_dir / rel) for rel in rels}
+    records = [r for r in rels if r.startswith("log/") and r.endswith(RECORD_SUFFIXES)]
+    wires = [r for r in rels if r.startswith("wire/") and r.endswith(".bin")]
+    dumpable = [r for r in rels if r.startswith("log/") and r.endswith(DUMP_SUFFIXES)]
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        f_file = pool.submit(_oracle_decode, case_dir, records, "file")
+        f_memory = pool.submit(_oracle_decode, case_dir, wires, "memory")
+        f_dump = pool.submit(_run_dumps, broker_version, case_dir, dumpable, deep=False)
+        f_deep = pool.submit(_run_dumps, broker_version, case_dir, records, deep=True)
+        decoded = dict(zip(records, f_file.result())) | dict(zip(wires, f_memory.result()))
+        dumps, deeps = f_dump.result(), f_deep.result()
+
+    after = {rel: _sha256(case_dir / rel) for rel in _case_files(case_dir)}
+    if after != before:
+        changed = sorted(set(after.items()) ^ set(before.items()))
+        raise RuntimeError(f"a tool changed the case's files: {sorted({c[0] for c in changed})}")
+
+    expected = case_dir / "expected"
+    if expected.exists():
+        import shutil
+
+        shutil.rmtree(expected)
+    for rel, doc in decoded.items():
+        _write_text(expected_path(case_dir, rel, _DECODE), _json_text(doc))
+    for results, out_suffix, err_suffix in ((dumps, _DUMP, _DUMP_ERR), (deeps, _DEEP, _DEEP_ERR)):
+        for rel, (stdout, stderr) in results.items():
+            _write_text(expected_path(case_dir, rel, out_suffix), stdout)
+            if stderr:
+                stderr = _tokenize(stderr, str(case_dir))
+                _write_text(expected_path(case_dir, rel, err_suffix), stderr)
+
+    if (case_dir / "manifest.json").is_file():
+        write_manifest(
+            case_dir,
+            broker_version=broker_version,
+            expectations={
+                "decode": f"oracle kafka-clients {_oracle_kafka_version()} (oracle/)",
+                "dump": f"kafka.tools.DumpLogSegments from kafka_2.13 {broker_version}",
+            },
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# verification (Python only)
+
+OK, MISMATCH, SKIPPED, ERROR = "ok", "mismatch", "skipped", "error"
+_MAX_DETAILS = 5
+_MAX_LINE = 160
+
+
+@dataclass
+class Check:
+    """One check of one case: ``kind`` is manifest, sha256, decode, dump or deep."""
+
+    kind: str
+    path: str
+    status: str
+    details: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind} {self.path}"
+
+    @property
+    def failed(self) -> bool:
+        return self.status in (MISMATCH, ERROR)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.kind, "path": self.path, "status": self.status,
+                "details": self.details, "seconds": round(self.seconds, 6)}
+
+
+@dataclass
+class CaseResult:
+    case_id: str  # "<broker-id>/<scenario>"
+    directory: Path
+    broker_version: str | None = None
+    files: int = 0
+    checks: list[Check] = field(default_factory=list)
+    seconds: float = 0.0
+    dump_note: str | None = None  # "skipped (format of 1.1.1)"
+
+    @property
+    def broker_id(self) -> str:
+        return self.case_id.split("/", 1)[0]
+
+    @property
+    def scenario(self) -> str:
+        return self.case_id.split("/", 1)[1]
+
+    @property
+    def ok(self) -> bool:
+        return not any(c.failed for c in self.checks)
+
+    def counts(self, *kinds: str) -> Counter[str]:
+        return Counter(c.status for c in self.checks if c.kind in kinds)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "case": self.case_id,
+            "broker_id": self.broker_id,
+            "scenario": self.scenario,
+            "directory": str(self.directory),
+            "broker_version": self.broker_version,
+            "ok": self.ok,
+            "files": self.files,
+            "dump": self.dump_note or "compared",
+            "seconds": round(self.seconds, 6),
+            "checks": [c.to_json() for c in self.checks],
+        }
+
+
+@dataclass
+class Report:
+    root: Path
+    cases: list[CaseResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.cases)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    @property
+    def checks(self) -> list[tuple[CaseResult, Check]]:
+        return [(case, c) for case in self.cases for c in case.checks]
+
+    def counts(self) -> Counter[str]:
+        return Counter(c.status for _, c in self.checks)
+
+    def failures(self) -> list[tuple[CaseResult, Check]]:
+        return [(case, c) for case, c in self.checks if c.failed]
+
+    def to_json(self) -> dict[str, Any]:
+        counts = self.counts()
+        return {
+            "format": REPORT_FORMAT,
+            "root": str(self.root),
+            "ok": self.ok,
+            "summary": {
+                "cases": len(self.cases),
+                "cases_failed": sum(not c.ok for c in self.cases),
+                "checks": sum(counts.values()),
+                **{s: counts.get(s, 0) for s in (OK, MISMATCH, ERROR, SKIPPED)},
+                "seconds": round(self.seconds, 6),
+            },
+            "cases": [c.to_json() for c in self.cases],
+        }
+
+    def to_junit(self) -> str:
+        """JUnit XML: one testsuite per case, one testcase per check."""
+        counts = self.counts()
+        suites = ET.Element(
+            "testsuites",
+            name="kafka-conformance verify",
+            tests=str(sum(counts.values())),
+            failures=str(counts.get(MISMATCH, 0)),
+            errors=str(counts.get(ERROR, 0)),
+            skipped=str(counts.get(SKIPPED, 0)),
+            time=f"{self.seconds:.3f}",
+        )
+        for case in self.cases:
+            c = case.counts("manifest", "sha256", "decode", "dump", "deep")
+            suite = ET.SubElement(
+                suites,
+                "testsuite",
+                name=case.case_id,
+                tests=str(len(case.checks)),
+                failures=str(c.get(MISMATCH, 0)),
+                errors=str(c.get(ERROR, 0)),
+                skipped=str(c.get(SKIPPED, 0)),
+                time=f"{case.seconds:.3f}",
+            )
+            for check in case.checks:
+                tc = ET.SubElement(suite, "testcase", classname=case.case_id, name=check.name,
+                                   time=f"{check.seconds:.3f}")
+                text = "\n".join(check.details)
+                first = check.details[0] if check.details else check.status
+                if check.status == MISMATCH:
+                    ET.SubElement(tc, "failure", message=first[:500], type="mismatch").text = text
+                elif check.status == ERROR:
+                    ET.SubElement(tc, "error", message=first[:500], type="error").text = text
+                elif check.status == SKIPPED:
+                    ET.SubElement(tc, "skipped", message=first[:500])
+        ET.indent(suites)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(
+            suites, encoding="unicode") + "\n"
+
+    def format_table(self, *, quiet: bool = False) -> str:
+        return _format_table(self, quiet=quiet)
+
+
+def find_cases(root: Path, only: str | Sequence[str] | None = None) -> list[Path]:
+    """Case directories under ``root``: ``root`` itself when it holds a manifest.json, else its
+    ``<broker-id>/<scenario>/`` (and, for a broker directory, ``<scenario>/``) directories with a
+    manifest.json; ``corpora/crafted`` and ``corpora/samples`` are not broker captures.
+
+    ``only``: glob(s) on ``<broker-id>/<scenario>``; a glob without ``/`` names broker ids."""
+    root = Path(root)
+    if (root / "manifest.json").is_file() and root.name not in NOT_BROKERS:
+        found = [root]
+    else:
+        found = [
+            m.parent
+            for m in sorted(root.glob("*/manifest.json")) + sorted(root.glob("*/*/manifest.json"))
+            if m.relative_to(root).parts[0] not in NOT_BROKERS
+        ]
+    if only:
+        patterns = [only] if isinstance(only, str) else list(only)
+        patterns = [p if "/" in p else p + "/*" for p in patterns]
+        found = [d for d in found if any(fnmatch.fnmatchcase(_case_id(d), p) for p in patterns)]
+    return sorted(set(found), key=_case_id)
+
+
+def _case_id(case_dir: Path) -> str:
+    d = case_dir.resolve()
+    return f"{d.parent.name}/{d.name}"
+
+
+def _text_diff(expected: str, actual: str) -> list[str]:
+    """The first differing line (1-based) of two texts, both sides shown."""
+    if expected == actual:
+        return []
+    e, a = expected.split("\n"), actual.split("\n")
+    for i, (x, y) in enumerate(zip(e, a)):
+        if x != y:
+            break
+    else:
+        i = min(len(e), len(a))
+    out = [f"line {i + 1} differs ({len(e)} vs {len(a)} lines)"]
+    for label, lines in (("expected", e), ("actual  ", a)):
+        text = lines[i] if i < len(lines) else "<end of text>"
+        if len(text) > _MAX_LINE:
+            # show where they differ when the line is long
+            col = next((j for j, (p, q) in enumerate(zip(e[i] if i < len(e) else "",
+                        a[i] if i < len(a) else "")) if p != q), 0)
+            start = max(0, col - 40)
+            text = ("..." if start else "") + text[start : start + _MAX_LINE] + "..."
+        out.append(f"{label}: {text!r}")
+    return out
+
+
+def _check_manifest(case_dir: Path, manifest: dict[str, Any], checks: list[Check]) -> None:
+    problems = []
+    if manifest.get("format") != CORPUS_FORMAT:
+        problems.append(f"format {manifest.get('format')!r} != {CORPUS_FORMAT!r}")
+    if not isinstance(manifest.get("files"), list):
+        problems.append("no files list")
+    if not isinstance(manifest.get("broker_version"), str):
+        problems.append("no broker_version")
+    for key, expected in (("broker_id", case_dir.resolve().parent.name),
+                          ("scenario", case_dir.resolve().name)):
+        if key in manifest and manifest[key] != expected:
+            problems.append(f"{key} {manifest[key]!r} != directory name {expected!r}")
+    checks.append(Check("manifest", "manifest.json", ERROR if problems else OK, problems))
+
+
+def _check_files(case_dir: Path, manifest: dict[str, Any], checks: list[Check]) -> list[str]:
+    listed: list[str] = []
+    for entry in manifest.get("files") or []:
+        t0 = time.perf_counter()
+        rel = str(entry.get("path"))
+        listed.append(rel)
+        path = case_dir / rel
+        if not path.is_file():
+            checks.append(Check("sha256", rel, ERROR, ["file listed in manifest.json is missing"]))
+            continue
+        details = []
+        size = path.stat().st_size
+        if size != entry.get("size"):
+            details.append(f"size {size} != {entry.get('size')} (manifest)")
+        digest = _sha256(path)
+        if digest != entry.get("sha256"):
+            details.append(f"sha256 {digest} != {entry.get('sha256')} (manifest)")
+        checks.append(Check("sha256", rel, MISMATCH if details else OK, details,
+                            time.perf_counter() - t0))
+    for rel in _case_files(case_dir):
+        if rel not in listed:
+            checks.append(Check("sha256", rel, ERROR, ["file not listed in manifest.json"]))
+    return sorted(set(listed) | set(_case_files(case_dir)))
+
+
+def _check_decode(case_dir: Path, rel: str, mode: str) -> Check:
+    from conformance import decode
+    from conformance.stream.compare import diff
+
+    t0 = time.perf_counter()
+    exp_path = expected_path(case_dir, rel, _DECODE)
+    if not exp_path.is_file():
+        return Check("decode", rel, ERROR, [f"missing expectation {exp_path.relative_to(case_dir)}"])
+    try:
+        expected = json.loads(exp_path.read_text(encoding="utf-8"))
+        data = (case_dir / rel).read_bytes()
+    except (OSError, ValueError) as exc:
+        return Check("decode", rel, ERROR, [f"{type(exc).__name__}: {exc}"])
+    try:
+        actual = decode(data, mode=mode, filename=rel).to_json()  # type: ignore[arg-type]
+    except Exception as exc:  # the decoder must never raise: report it
+        return Check("decode", rel, ERROR, [f"decoder raised {type(exc).__name__}: {exc}"],
+                     time.perf_counter() - t0)
+    diffs = diff(expected, actual)
+    details = [d if len(d) <= 300 else d[:300] + "..." for d in diffs[:_MAX_DETAILS]]
+    if len(diffs) > _MAX_DETAILS:
+        details.append(f"... {len(diffs) - _MAX_DETAILS} more difference(s)")
+    return Check("decode", rel, MISMATCH if diffs else OK, details, time.perf_counter() - t0)
+
+
+def _check_dump(case_dir: Path, rel: str, *, deep: bool) -> Check:
+    from conformance.logdir.dump import dump
+
+    kind = "deep" if deep else "dump"
+    out_suffix, err_suffix = (_DEEP, _DEEP_ERR) if deep else (_DUMP, _DUMP_ERR)
+    t0 = time.perf_counter()
+    exp_out = expected_path(case_dir, rel, out_suffix)
+    if not exp_out.is_file():
+        return Check(kind, rel, ERROR, [f"missing expectation {exp_out.relative_to(case_dir)}"])
+    exp_err_path = expected_path(case_dir, rel, err_suffix)
+    expected_out = _read_text(exp_out)
+    expected_err = _read_text(exp_err_path) if exp_err_path.is_file() else ""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with _cwd(case_dir):
+            here = os.getcwd()
+            dump([rel], deep_iteration=deep, print_data_log=deep, out=out, err=err)
+    except Exception as exc:  # must never raise: report it
+        return Check(kind, rel, ERROR, [f"dump raised {type(exc).__name__}: {exc}"],
+                     time.perf_counter() - t0)
+    details = []
+    d_out = _text_diff(expected_out, out.getvalue())
+    if d_out:
+        details += [f"stdout ({exp_out.name}): " + d_out[0], *d_out[1:]]
+    d_err = _text_diff(_first_trace_line_only(expected_err), _tokenize(err.getvalue(), here))
+    if d_err:
+        details += [f"stderr ({exp_err_path.name}): " + d_err[0], *d_err[1:]]
+    return Check(kind, rel, MISMATCH if details else OK, details, time.perf_counter() - t0)
+
+
+def verify_case(case_dir: Path) -> CaseResult:
+    """Every check of one case directory."""
+    case_dir = Path(case_dir)
+    t0 = time.perf_counter()
+    result = CaseResult(_case_id(case_dir), case_dir)
+    checks = result.checks
+    try:
+        manifest = read_manifest(case_dir)
+    except (OSError, ValueError) as exc:
+        checks.append(Check("manifest", "manifest.json", ERROR, [f"unreadable: {exc}"]))
+        result.seconds = time.perf_counter() - t0
+        return result
+    _check_manifest(case_dir, manifest, checks)
+    version = manifest.get("broker_version")
+    result.broker_version = version if isinstance(version, str) else None
+    rels = _check_files(case_dir, manifest, checks)
+    result.files = len(rels)
+    present = [r for r in rels if (case_dir / r).is_file()]
+
+    for rel in present:
+        if rel.startswith("log/") and rel.endswith(RECORD_SUFFIXES):
+            checks.append(_check_decode(case_dir, rel, "file"))
+        elif rel.startswith("wire/") and rel.endswith(".bin"):
+            checks.append(_check_decode(case_dir, rel, "memory"))
+
+    compare_dump = result.broker_version is not None and dump_format_supported(
+        result.broker_version)
+    if not compare_dump:
+        result.dump_note = f"skipped (format of {result.broker_version})"
+    for rel in present:
+        if not (rel.startswith("log/") and rel.endswith(DUMP_SUFFIXES)):
+            continue
+        kinds = [False, True] if rel.endswith(RECORD_SUFFIXES) else [False]
+        for deep in kinds:
+            kind = "deep" if deep else "dump"
+            if compare_dump:
+                checks.append(_check_dump(case_dir, rel, deep=deep))
+            else:
+                checks.append(Check(kind, rel, SKIPPED, [f"format of {result.broker_version}"]))
+
+    # expectations whose file does not exist (stale expected/ tree)
+    expected_dir = case_dir / "expected"
+    if expected_dir.is_dir():
+        suffixes = (_DECODE, _DUMP, _DUMP_ERR, _DEEP, _DEEP_ERR)
+        known = set(rels)
+        for p in sorted(expected_dir.rglob("*")):
+            if not p.is_file():
+                continue
+            name = p.relative_to(expected_dir).as_posix()
+            source = next((name[: -len(s)] for s in suffixes if name.endswith(s)), None)
+            if source is None or source not in known:
+                checks.append(Check("manifest", f"expected/{name}", ERROR,
+                                    ["expectation without a matching file of the case"]))
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def verify_corpus(
+    root: Path = DEFAULT_ROOT, *, only: str | Sequence[str] | None = None, jobs: int = 1
+) -> Report:
+    """Verify every ``<broker-id>/<scenario>/`` case under ``root`` (see :func:`find_cases`).
+
+    ``jobs`` > 1 verifies cases in that many processes (0: one per CPU); the report is the
+    same, in the same order."""
+    t0 = time.perf_counter()
+    report = Report(Path(root))
+    cases = find_cases(Path(root), only)
+    if jobs <= 0:
+        jobs = os.cpu_count() or 1
+    jobs = min(jobs, len(cases))
+    if jobs > 1:
+        # processes, not threads: the dump runs with the case directory as working directory
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+            report.cases.extend(pool.map(verify_case, cases))
+    else:
+        report.cases.extend(verify_case(c) for c in cases)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+# --------------------------------------------------------------------------------------------
+# output
+
+
+def _summarise(counter: Counter[str]) -> str:
+    parts = []
+    for status in (OK, MISMATCH, ERROR, SKIPPED):
+        n = counter.get(status, 0)
+        if n:
+            label = status if status in (OK, SKIPPED) else status.upper()
+            parts.append(f"{n} {label}")
+    return ", ".join(parts) or "-"
+
+
+def _format_table(report: Report, *, quiet: bool) -> str:
+    lines: list[str] = []
+    header = ("scenario", "files", "sha256", "decode", "dump", "time", "")
+    by_broker: dict[str, list[CaseResult]] = {}
+    for case in report.cases:
+        by_broker.setdefault(case.broker_id, []).append(case)
+    if not quiet and report.cases:
+        rows: list[tuple[str, ...]] = []
+        for case in report.cases:
+            sha = case.counts("sha256", "manifest")
+            sha_text = "ok" if not (sha[MISMATCH] or sha[ERROR]) else _summarise(
+                Counter({k: v for k, v in sha.items() if k != OK}))
+            dump_counts = case.counts("dump", "deep")
+            dump_text = (f"{dump_counts[SKIPPED]} {case.dump_note}" if case.dump_note
+                         else _summarise(dump_counts))
+            rows.append((
+                "  " + case.scenario,
+                str(case.files),
+                sha_text,
+                _summarise(case.counts("decode")),
+                dump_text,
+                f"{case.seconds:.2f}s",
+                "" if case.ok else "FAIL",
+            ))
+        widths = [max(len(r[i]) for r in [("  " + header[0], *header[1:]), *rows])
+                  for i in range(len(header))]
+
+        def fmt(row: Sequence[str]) -> str:
+            cells = [row[0].ljust(widths[0]), row[1].rjust(widths[1]),
+                     *(c.ljust(w) for c, w in zip(row[2:], widths[2:]))]
+            return "  ".join(cells).rstrip()
+
+        lines.append(fmt(("  " + header[0], *header[1:])))
+        i = 0
+        for broker, cases in by_broker.items():
+            version = cases[0].broker_version or "?"
+            lines.append(f"{broker} (Kafka {version})")
+            for _ in cases:
+                lines.append(fmt(rows[i]))
+                i += 1
+        lines.append("")
+    counts = report.counts()
+    failed_cases = sum(not c.ok for c in report.cases)
+    verdict = "PASS" if report.ok else f"FAIL ({failed_cases} case(s))"
+    lines.append(
+        f"{len(report.cases)} case(s), {len(by_broker)} broker(s), {sum(counts.values())} "
+        f"checks: {_summarise(counts)} -- {verdict} in {report.seconds:.2f}s"
+    )
+    failures = report.failures()
+    if failures:
+        lines.append("")
+        lines.append("failures:")
+        for case, check in failures:
+            lines.append(f"  {case.case_id}: {check.name} ({check.status})")
+            lines += [f"    {d}" for d in check.details]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,551 @@
+"""Run Apache Kafka's own command-line tools from Maven Central jars, cached per version.
+
+A Kafka server distribution's runtime classpath is resolved once per version with Maven
+(``jvm/kafka-classpath/pom.xml``, ``dependency:copy-dependencies -DincludeScope=runtime``) into
+``<repo>/.cache/kafka/<version>/lib/`` (Maven local repository ``<repo>/.cache/m2``), then the
+tools run the way ``bin/kafka-run-class.sh`` runs them: ``java <heap/GC opts> <log4j opts>
+-cp <jars> <main class> <args>``.
+
+* :func:`classpath` resolves (once; a file lock serialises concurrent resolutions and a marker
+  file is written only after a complete one) and returns the jar list;
+* :func:`java_command` / :func:`run_class` build / run ``java ... MAIN ARGS``; logging goes to
+  stderr only (log4j 1/reload4j and log4j2 configuration files written into ``.cache/kafka``,
+  the same ``WARN, stderr`` set-up as Kafka's ``config/tools-log4j.properties``), so a tool's
+  stdout is exactly what the tool prints;
+* :func:`find_main_class` finds which of several class names the jars contain (e.g.
+  ``kafka.tools.DumpLogSegments`` up to 4.2, ``org.apache.kafka.tools.DumpLogSegments`` from 4.3);
+* :func:`dump_log_segments` runs the real DumpLogSegments as ``kafka-dump-log.sh`` would.
+
+The JVM's stdout/stderr encoding is pinned to UTF-8 (what ``kafka-dump-log.sh`` prints under a
+UTF-8 locale), so output does not depend on the caller's locale.
+
+Profiles by version (see the POM): ``< 2.4`` -> ``legacy`` (kafka_2.11 + jaxb-api),
+``2.4 .. 3.x`` -> ``kafka-3``, ``>= 4`` -> ``kafka-4`` (kafka_2.13 + kafka-tools).
+
+Command line::
+
+    python -m conformance.jvm.kafka_jars classpath 3.9.2            # resolve if needed, print the jars
+    python -m conformance.jvm.kafka_jars main-class 4.3.1            # which DumpLogSegments class
+    python -m conformance.jvm.kafka_jars dump 3.9.2 -- --files d/0.log --deep-iteration --print-data-log
+    python -m conformance.jvm.kafka_jars run 3.9.2 kafka.tools.StorageTool -- random-uuid
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.jvm import runtime as jvm
+
+__all__ = [
+    "DEFAULT_VERSION",
+    "DUMP_LOG_SEGMENTS_CLASSES",
+    "DumpResult",
+    "KafkaJarsUnavailable",
+    "TOOL_JVM_OPTIONS",
+    "cache_dir",
+    "classpath",
+    "dump_log_segments",
+    "find_main_class",
+    "java_command",
+    "main",
+    "maven_profile",
+    "run_class",
+]
+
+#: The version the decoder oracle pins (oracle/pom.xml).
+DEFAULT_VERSION = "3.9.2"
+
+#: Where DumpLogSegments lives: Scala ``core`` (0.8 .. 4.2), Java ``kafka-tools`` (4.3+,
+#: KAFKA-14579); the first one present wins.
+DUMP_LOG_SEGMENTS_CLASSES: tuple[str, ...] = (
+    "org.apache.kafka.tools.DumpLogSegments",
+    "kafka.tools.DumpLogSegments",
+)
+
+#: ``kafka-run-class.sh`` defaults (KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS) for tools.
+TOOL_JVM_OPTIONS: tuple[str, ...] = (
+    "-Xmx256M",
+    "-server",
+    "-XX:+UseG1GC",
+    "-XX:MaxGCPauseMillis=20",
+    "-XX:InitiatingHeapOccupancyPercent=35",
+    "-XX:+ExplicitGCInvokesConcurrent",
+    "-XX:MaxInlineLevel=15",
+    "-Djava.awt.headless=true",
+)
+
+#: Output encoding pinned to UTF-8 whatever the locale (JDK 17 reads sun.std*.encoding,
+#: JDK 19+ std*.encoding).
+_ENCODING_OPTIONS: tuple[str, ...] = (
+    "-Dfile.encoding=UTF-8",
+    "-Dsun.stdout.encoding=UTF-8",
+    "-Dsun.stderr.encoding=UTF-8",
+    "-Dstdout.encoding=UTF-8",
+    "-Dstderr.encoding=UTF-8",
+)
+
+DEFAULT_TIMEOUT = 300.0
+_RESOLVE_TIMEOUT = 1800.0
+_TAIL_LINES = 40
+_MARKER = "complete.json"
+_POM_RELATIVE = Path("jvm") / "kafka-classpath" / "pom.xml"
+_VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+){1,3}([.-][A-Za-z0-9]+)*$")
+
+# Same set-up as Kafka's config/tools-log4j.properties / tools-log4j2.yaml: WARN and above, stderr.
+_LOG4J_PROPERTIES = """\
+# written by conformance.jvm.kafka_jars: tools log to stderr only (cf. config/tools-log4j.properties)
+log4j.rootLogger=WARN, stderr
+log4j.appender.stderr=org.apache.log4j.ConsoleAppender
+log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
+log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.appender.stderr.Target=System.err
+"""
+
+_LOG4J2_PROPERTIES = """\
+# written by conformance.jvm.kafka_jars: Kafka tools log to stderr only (cf. config/tools-log4j2.yaml)
+status = error
+name = kafka-conformance-tools
+appender.stderr.type = Console
+appender.stderr.name = STDERR
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = STDERR
+"""
+
+
+class KafkaJarsUnavailable(RuntimeError):
+    """The Kafka classpath cannot be resolved or used (no mvn/java, unknown version, ...)."""
+
+
+@dataclass(frozen=True)
+class DumpResult:
+    """What DumpLogSegments printed, verbatim, and its exit status."""
+
+    stdout: str
+    stderr: str
+    returncode: int
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+# --------------------------------------------------------------------------------------------
+# locations
+
+
+def _root(repo_root: Path | None) -> Path:
+    return jvm.repo_root(repo_root)
+
+
+def _check_version(version: str) -> str:
+    if not _VERSION_RE.match(version):
+        raise KafkaJarsUnavailable(f"not a Kafka version: {version!r} (expected e.g. 3.9.2)")
+    return version
+
+
+def cache_dir(version: str, repo_root: Path | None = None) -> Path:
+    """``<repo>/.cache/kafka/<version>`` (holds ``lib/`` and the completion marker)."""
+    return _root(repo_root) / ".cache" / "kafka" / _check_version(version)
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"[0-9]+", version.split("-")[0])[:3])
+
+
+def maven_profile(version: str) -> tuple[str, dict[str, str]]:
+    """The POM profile and extra ``-D`` properties used to resolve ``version``."""
+    v = _version_tuple(_check_version(version))
+    if v < (2, 4):
+        return "legacy", {}
+    if v < (4,):
+        return "kafka-3", {}
+    return "kafka-4", {}
+
+
+# --------------------------------------------------------------------------------------------
+# resolution
+
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _tail(text: str, lines: int = _TAIL_LINES) -> str:
+    return jvm.tail(text, lines)
+
+
+def _read_marker(directory: Path) -> list[Path] | None:
+    """The jar list of a complete resolution, or None when absent/stale/damaged."""
+    try:
+        data = json.loads((directory / _MARKER).read_text(encoding="utf-8"))
+        names = data["jars"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    lib = directory / "lib"
+    jars = [lib / name for name in names]
+    if not jars or not all(j.is_file() for j in jars):
+        return None
+    return jars
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def classpath(version: str, repo_root: Path | None = None, *, refresh: bool = False) -> list[Path]:
+    """The runtime jars of Kafka ``version`` (resolved with Maven on first use), sorted by name.
+
+    ``refresh=True`` resolves again (``mvn -U``) even when a complete cache exists.
+    Raises :class:`KafkaJarsUnavailable` (with the tail of Maven's output) on failure.
+    """
+    root = _root(repo_root)
+    directory = cache_dir(version, root)
+    if not refresh:
+        jars = _read_marker(directory)
+        if jars is not None:
+            return jars
+    with jvm.locked(directory.parent / ".resolve.lock"):
+        if not refresh:
+            jars = _read_marker(directory)  # resolved by a concurrent process meanwhile
+            if jars is not None:
+                return jars
+        return _resolve(version, root, directory, refresh=refresh)
+
+
+def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> list[Path]:
+    pom = root / _POM_RELATIVE
+    if not pom.is_file():
+        raise KafkaJarsUnavailable(f"{pom} does not exist")
+    profile, props = maven_profile(version)
+    directory.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=directory))
+    args = [
+        "-ntp",
+        *(["-U"] if refresh else []),
+        "-f",
+        str(pom),
+        "-P",
+        profile,
+        f"-Dkafka.version={version}",
+        *(f"-D{k}={v}" for k, v in sorted(props.items())),
+        "dependency:copy-dependencies",
+        "-DincludeScope=runtime",
+        f"-DoutputDirectory={staging}",
+    ]
+    cmd = ["mvn", *args]
+    try:
+        try:
+            proc = jvm.run_maven(root, args, cwd=pom.parent, timeout=_RESOLVE_TIMEOUT)
+        except jvm.JvmToolMissing as exc:
+            raise KafkaJarsUnavailable(f"{exc} (needed once per Kafka version)") from exc
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise KafkaJarsUnavailable(
+                f"cannot resolve Kafka {version}: {shlex.join(cmd)}: {exc}"
+            ) from exc
+        names = sorted(p.name for p in staging.glob("*.jar"))
+        if proc.returncode != 0 or not any(n.startswith("kafka") for n in names):
+            raise KafkaJarsUnavailable(
+                f"cannot resolve Kafka {version} (profile {profile}): {shlex.join(cmd)} exited "
+                f"with status {proc.returncode}, {len(names)} jars copied\n"
+                f"--- mvn output (tail) ---\n{_tail(proc.stdout)}"
+            )
+        lib = directory / "lib"
+        (directory / _MARKER).unlink(missing_ok=True)
+        if lib.exists():
+            shutil.rmtree(lib)
+        os.chmod(staging, 0o755)
+        os.replace(staging, lib)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    marker = {
+        "version": version,
+        "profile": profile,
+        "properties": props,
+        "pom_sha256": hashlib.sha256(pom.read_bytes()).hexdigest(),
+        "resolved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "jars": names,
+    }
+    _write_atomically(directory / _MARKER, json.dumps(marker, indent=1) + "\n")
+    return [lib / n for n in names]
+
+
+# --------------------------------------------------------------------------------------------
+# running
+
+
+def _java_executable() -> str:
+    try:
+        return jvm.java_executable()
+    except jvm.JvmToolMissing as exc:
+        raise KafkaJarsUnavailable(str(exc)) from exc
+
+
+def _logging_options(root: Path) -> list[str]:
+    base = root / ".cache" / "kafka"
+    files = {"log4j.properties": _LOG4J_PROPERTIES, "log4j2.properties": _LOG4J2_PROPERTIES}
+    for name, text in files.items():
+        path = base / name
+        try:
+            current = path.read_text(encoding="utf-8")
+        except OSError:
+            current = None
+        if current != text:
+            _write_atomically(path, text)
+    return [
+        f"-Dlog4j.configuration={(base / 'log4j.properties').as_uri()}",
+        f"-Dlog4j2.configurationFile={base / 'log4j2.properties'}",
+    ]
+
+
+def java_command(
+    version: str,
+    main_class: str,
+    args: Sequence[str],
+    *,
+    jvm_opts: Sequence[str] = (),
+    repo_root: Path | None = None,
+) -> list[str]:
+    """``java <kafka-run-class.sh opts> <logging opts> <jvm_opts> -cp <jars> MAIN ARGS``."""
+    root = _root(repo_root)
+    jars = classpath(version, root)
+    return [
+        _java_executable(),
+        *TOOL_JVM_OPTIONS,
+        *_ENCODING_OPTIONS,
+        *_logging_options(root),
+        *jvm_opts,
+        "-cp",
+        os.pathsep.join(str(j) for j in jars),
+        main_class,
+        *args,
+    ]
+
+
+def run_class(
+    version: str,
+    main_class: str,
+    args: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    jvm_opts: Sequence[str] = (),
+    repo_root: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``main_class`` of Kafka ``version``; stdout/stderr captured as UTF-8 text, byte
+    for byte (no newline translation: a CR in a payload stays a CR)."""
+    cmd = java_command(version, main_class, args, jvm_opts=jvm_opts, repo_root=repo_root)
+    try:
+        proc = subprocess.run(
+            cmd,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except OSError as exc:
+        raise KafkaJarsUnavailable(f"cannot run {cmd[0]}: {exc}") from exc
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", "surrogateescape"),
+        proc.stderr.decode("utf-8", "surrogateescape"),
+    )
+
+
+_main_class_cache: dict[tuple[str, tuple[str, ...]], str] = {}
+
+
+def find_main_class(
+    version: str, candidates: Iterable[str], *, repo_root: Path | None = None
+) -> str:
+    """The first of ``candidates`` (fully qualified names) present in the classpath jars."""
+    names = tuple(candidates)
+    jars = classpath(version, repo_root)
+    key = (str(jars[0].parent), names)
+    if key in _main_class_cache:
+        return _main_class_cache[key]
+    entries = {n: n.replace(".", "/") + ".class" for n in names}
+    # Kafka's own jars first: that is where tools live
+    ordered = sorted(jars, key=lambda j: (not j.name.startswith("kafka"), j.name))
+    present: set[str] = set()
+    for jar in ordered:
+        try:
+            with zipfile.ZipFile(jar) as zf:
+                listing = set(zf.namelist())
+        except (OSError, zipfile.BadZipFile):
+            continue
+        present.update(n for n, entry in entries.items() if entry in listing)
+        if names and names[0] in present:
+            break
+    for n in names:
+        if n in present:
+            _main_class_cache[key] = n
+            return n
+    raise KafkaJarsUnavailable(f"none of {', '.join(names)} is in the Kafka {version} classpath")
+
+
+def dump_log_segments(
+    version: str,
+    files: Sequence[Path | str],
+    *,
+    deep_iteration: bool = False,
+    print_data_log: bool = False,
+    verify_index_only: bool = False,
+    index_sanity_check: bool = False,
+    max_bytes: int | None = None,
+    max_message_size: int | None = None,
+    extra_args: Sequence[str] = (),
+    cwd: Path | str | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    repo_root: Path | None = None,
+) -> DumpResult:
+    """Run Kafka's DumpLogSegments: ``--files a,b,c`` plus the flags, as ``kafka-dump-log.sh``.
+
+    File names are passed as given (relative ones resolve against ``cwd``); DumpLogSegments
+    echoes them in its ``Dumping <file>`` lines.
+    """
+    names = [os.fspath(f) for f in files]
+    if not names:
+        raise ValueError("no files to dump")
+    for n in names:
+        if "," in n:
+            raise ValueError(f"DumpLogSegments splits --files on ',': cannot pass {n!r}")
+    args = ["--files", ",".join(names)]
+    if deep_iteration:
+        args.append("--deep-iteration")
+    if print_data_log:
+        args.append("--print-data-log")
+    if verify_index_only:
+        args.append("--verify-index-only")
+    if index_sanity_check:
+        args.append("--index-sanity-check")
+    if max_bytes is not None:
+        args += ["--max-bytes", str(max_bytes)]
+    if max_message_size is not None:
+        args += ["--max-message-size", str(max_message_size)]
+    args += list(extra_args)
+    main_class = find_main_class(version, DUMP_LOG_SEGMENTS_CLASSES, repo_root=repo_root)
+    proc = run_class(version, main_class, args, cwd=cwd, timeout=timeout, repo_root=repo_root)
+    return DumpResult(proc.stdout, proc.stderr, proc.returncode)
+
+
+# --------------------------------------------------------------------------------------------
+# command line
+
+_EPILOG = """\
+examples:
+  python -m conformance.jvm.kafka_jars classpath 3.9.2
+  python -m conformance.jvm.kafka_jars classpath --separator : 4.3.1
+  python -m conformance.jvm.kafka_jars main-class 4.3.1
+  python -m conformance.jvm.kafka_jars dump 3.9.2 -- --files d/00000000000000000000.log --print-data-log
+  python -m conformance.jvm.kafka_jars dump 4.3.1 -- --files d/0.index,d/0.timeindex --verify-index-only
+  python -m conformance.jvm.kafka_jars run 3.9.2 kafka.tools.StorageTool -- random-uuid
+
+Jars are cached in <repo>/.cache/kafka/<version>/lib (Maven repository <repo>/.cache/m2);
+<repo> is $KAFKA_CONFORMANCE_ROOT if set. Needs mvn (first use of a version) and java 17+.
+"""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance.jvm.kafka_jars",
+        description="Run Apache Kafka's own tools (DumpLogSegments, ...) from Maven Central jars.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("classpath", help="resolve (once) and print the jars of a Kafka version")
+    p.add_argument("version", metavar="VERSION", help=f"Kafka version, e.g. {DEFAULT_VERSION}")
+    p.add_argument(
+        "--separator", default="\n", help="print the jars joined by this (default: one per line)"
+    )
+    p.add_argument("--refresh", action="store_true", help="resolve again even if cached (mvn -U)")
+
+    p = sub.add_parser(
+        "main-class", help="print which DumpLogSegments class (or given classes) the jars hold"
+    )
+    p.add_argument("version", metavar="VERSION")
+    p.add_argument(
+        "candidates", nargs="*", metavar="CLASS", default=list(DUMP_LOG_SEGMENTS_CLASSES)
+    )
+
+    p = sub.add_parser(
+        "dump",
+        help="run DumpLogSegments with the given arguments (as kafka-dump-log.sh)",
+        description="Arguments after '--' go to DumpLogSegments verbatim "
+        "(try: dump VERSION -- --help).",
+    )
+    p.add_argument("version", metavar="VERSION")
+    p.add_argument("tool_args", nargs=argparse.REMAINDER, metavar="-- ARGS")
+
+    p = sub.add_parser("run", help="run any main class of the Kafka classpath")
+    p.add_argument("version", metavar="VERSION")
+    p.add_argument("main_class", metavar="MAIN_CLASS")
+    p.add_argument("tool_args", nargs=argparse.REMAINDER, metavar="-- ARGS")
+    return parser
+
+
+def _exec(cmd: list[str]) -> int:
+    """Run with inherited stdout/stderr (streams large dumps) and return the exit status."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        return subprocess.run(cmd, stdin=subprocess.DEVNULL, check=False).returncode
+    except OSError as exc:
+        raise KafkaJarsUnavailable(f"cannot run {cmd[0]}: {exc}") from exc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _build_parser().parse_args(argv)
+    tool_args = list(getattr(args, "tool_args", None) or [])
+    if tool_args[:1] == ["--"]:
+        tool_args = tool_args[1:]
+    try:
+        if args.command == "classpath":
+            jars = classpath(args.version, refresh=args.refresh)
+            print(args.separator.join(str(j) for j in jars))
+        elif args.command == "main-class":
+            print(find_main_class(args.version, args.candidates))
+        elif args.command == "dump":
+            main_class = find_main_class(args.version, DUMP_LOG_SEGMENTS_CLASSES)
+            return _exec(java_command(args.version, main_class, tool_args))
+        elif args.command == "run":
+            return _exec(java_command(args.version, args.main_class, tool_args))
+    except KafkaJarsUnavailable as exc:
+        print(f"kafka_jars: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Producer-state snapshot (``<offset>.snapshot``), spec §6.7 (``ProducerStateManager``).
+
+Header: ``version int16 (=1) | crc uint32 (CRC-32C over [6, end)) | count int32``, then
+``count`` entries of 46 bytes:
+``producerId int64 | epoch int16 | lastSequence int32 | lastOffset int64 | offsetDelta int32 |
+timestamp int64 | coordinatorEpoch int32 | currentTxnFirstOffset int64 (-1: none)``.
+The schema is read first (errors: "Snapshot failed schema validation: ..."), then the version,
+then the CRC; bytes after the last entry are ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.primitives.crc import crc32c
+from conformance.errors import CorruptSnapshotError
+from conformance.wire.record import wrap32
+
+VERSION = 1
+_ENTRY = struct.Struct(">qhiqiqiq")
+
+
+@dataclass(frozen=True, slots=True)
+class ProducerStateEntry:
+    producer_id: int
+    producer_epoch: int
+    last_sequence: int
+    last_offset: int
+    offset_delta: int
+    timestamp: int
+    coordinator_epoch: int
+    current_txn_first_offset: int  # -1 = none
+
+    @property
+    def first_sequence(self) -> int:
+        """``BatchMetadata.firstSeq`` = ``decrementSequence(lastSeq, offsetDelta)``."""
+        if self.last_sequence < self.offset_delta:
+            return wrap32(0x7FFFFFFF - (self.offset_delta - self.last_sequence) + 1)
+        return self.last_sequence - self.offset_delta
+
+    @property
+    def has_batch_metadata(self) -> bool:
+        return self.last_offset >= 0
+
+
+def _schema_error(field: str, detail: str) -> CorruptSnapshotError:
+    return CorruptSnapshotError(
+        f"Snapshot failed schema validation: Error reading field '{field}': {detail}"
+    )
+
+
+def parse(data: bytes) -> list[ProducerStateEntry]:
+    """``ProducerStateManager.readSnapshot``."""
+    n = len(data)
+    if n < 2:
+        raise _schema_error("version", "java.nio.BufferUnderflowException")
+    if n < 6:
+        raise _schema_error("crc", "java.nio.BufferUnderflowException")
+    if n < 10:
+        raise _schema_error("producer_entries", "java.nio.BufferUnderflowException")
+    version, crc, count = struct.unpack_from(">hIi", data, 0)
+    if count < 0:
+        raise _schema_error("producer_entries", f"Array size {count} cannot be negative")
+    if count > n - 10:
+        raise _schema_error(
+            "producer_entries",
+            f"Error reading array of size {count}, only {n - 10} bytes available",
+        )
+    entries = []
+    pos = 10
+    for _ in range(count):
+        if n - pos < _ENTRY.size:
+            raise _schema_error("producer_entries", _partial_entry_error(n - pos))
+        entries.append(ProducerStateEntry(*_ENTRY.unpack_from(data, pos)))
+        pos += _ENTRY.size
+    if version != VERSION:
+        raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}")
+    computed = crc32c(data[6:])
+    if crc != computed:
+        raise CorruptSnapshotError(
+            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. Computed crc: {computed}"
+        )
+    return entries
+
+
+_FIELDS = [
+    ("producer_id", 8), ("epoch", 2), ("last_sequence", 4), ("last_offset", 8),
+    ("offset_delta", 4), ("timestamp", 8), ("coordinator_epoch", 4),
+    ("current_txn_first_offset", 8),
+]
+
+
+def _partial_entry_error(available: int) -> str:
+    pos = 0
+    for name, size in _FIELDS:
+        if available - pos < size:
+            return f"Error reading field '{name}': java.nio.BufferUnderflowException"
+        pos += size
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def read(path: str | os.PathLike[str]) -> list[ProducerStateEntry]:
+    return parse(Path(path).read_bytes())
+
+
+def encode(entries: list[ProducerStateEntry]) -> bytes:
+    """``ProducerStateManager.writeSnapshot``."""
+    body = struct.pack(">i", len(entries)) + b"".join(
+        _ENTRY.pack(
+            e.producer_id, e.producer_epoch, e.last_sequence, e.last_offset, e.offset_delta,
+            e.timestamp, e.coordinator_epoch, e.current_txn_first_offset,
+        )
+        for e in entries
+    )
+    return struct.pack(">hI", VERSION, crc32c(body)) + body

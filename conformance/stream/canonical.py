@@ -1,0 +1,93 @@
+"""Canonical JSON (docs/canonical-json.md): the contract shared with the oracle and adapters."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import TYPE_CHECKING, Any
+
+from conformance.wire.batch import RecordBatchV2
+from conformance.codecs import codec_name
+from conformance.wire.record import Record
+
+if TYPE_CHECKING:
+    from conformance.stream.decoder import DecodedBatch, DecodeResult
+
+FORMAT = "kafka-conformance/decode/1"
+
+
+def _b64(b: bytes | None) -> str | None:
+    return None if b is None else base64.b64encode(b).decode("ascii")
+
+
+def record_to_json(r: Record) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "offset": str(r.offset),
+        "timestamp": str(r.timestamp),
+        "key": _b64(r.key),
+        "value": _b64(r.value),
+        "headers": [{"key": k, "value": _b64(v)} for k, v in r.headers],
+    }
+    if r.control is not None:
+        out["control"] = r.control
+    return out
+
+
+def batch_to_json(b: DecodedBatch) -> dict[str, Any]:
+    h = b.header
+    out: dict[str, Any] = {
+        "position": h.position,
+        "sizeInBytes": h.size_in_bytes,
+        "magic": h.magic,
+        "crc": h.crc,
+        "attributes": h.attributes_raw if isinstance(h, RecordBatchV2) else h.attributes,
+        "compression": codec_name(h.compression_id),
+        "timestampType": h.timestamp_type,
+        "lastOffset": str(h.last_offset),
+        "maxTimestamp": str(h.max_timestamp),
+    }
+    if isinstance(h, RecordBatchV2):
+        dh = h.delete_horizon_ms
+        out.update(
+            {
+                "baseOffset": str(h.base_offset),
+                "lastOffsetDelta": h.last_offset_delta,
+                "partitionLeaderEpoch": h.partition_leader_epoch,
+                "baseTimestamp": str(h.base_timestamp),
+                "deleteHorizonMs": None if dh is None else str(dh),
+                "isTransactional": h.is_transactional,
+                "isControl": h.is_control,
+                "producerId": str(h.producer_id),
+                "producerEpoch": h.producer_epoch,
+                "baseSequence": h.base_sequence,
+                "lastSequence": h.last_sequence,
+                "recordsCount": h.records_count,
+            }
+        )
+    out["records"] = [record_to_json(r) for r in b.records]
+    return out
+
+
+def result_to_json(result: DecodeResult) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "mode": result.mode,
+        "outcome": result.outcome,
+        "error": None if result.error is None else _error_json(result),
+        "tail": None if result.tail is None else result.tail.to_json(),
+        "batches": [batch_to_json(b) for b in result.batches],
+    }
+    if result.findings is not None:
+        out["findings"] = [f.to_json() for f in result.findings]
+    return out
+
+
+def _error_json(result: DecodeResult) -> dict[str, Any]:
+    e = result.error
+    assert e is not None
+    return e.to_json()
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """One line, ASCII-safe, key order preserved."""
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=True)

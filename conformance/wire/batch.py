@@ -1,0 +1,284 @@
+"""Magic-2 record batch (``DefaultRecordBatch``), spec §3.1-3.3 and §3.5.
+
+==  ====================  ======  ===============================================
+@   field                 type    notes
+==  ====================  ======  ===============================================
+0   baseOffset            int64
+8   batchLength           int32   bytes after this field; batch = 12 + batchLength
+12  partitionLeaderEpoch  int32   outside the CRC
+16  magic                 int8    2
+17  crc                   uint32  CRC-32C over [21, end)
+21  attributes            int16   only the low byte is read (codec, ts type, txn,
+                                  control, delete horizon)
+23  lastOffsetDelta       int32
+27  baseTimestamp         int64   delete horizon when attribute bit 6 is set
+35  maxTimestamp          int64
+43  producerId            int64
+51  producerEpoch         int16
+53  baseSequence          int32
+57  recordsCount          int32
+61  records               ...     or one compressed payload
+==  ====================  ======  ===============================================
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+
+from conformance import codecs
+from conformance.primitives.crc import crc32c
+from conformance.errors import CorruptRecordError, IllegalArgumentError, InvalidRecordError
+from conformance.wire.record import (
+    Anomalies,
+    JavaStreamReader,
+    Record,
+    _Bail,
+    fast_records,
+    increment_sequence,
+    read_from_stream,
+    read_uncompressed,
+    stream_has_leftover,
+    wrap64,
+)
+
+RECORD_BATCH_OVERHEAD = 61
+RECORDS_OFFSET = 61
+CRC_OFFSET = 17
+ATTRIBUTES_OFFSET = 21
+
+COMPRESSION_MASK = 0x07
+TIMESTAMP_TYPE_MASK = 0x08
+TRANSACTIONAL_FLAG = 0x10
+CONTROL_FLAG = 0x20
+DELETE_HORIZON_FLAG = 0x40
+
+_HEADER = struct.Struct(">qiibIhiqqqhii")
+
+CREATE_TIME = "CreateTime"
+LOG_APPEND_TIME = "LogAppendTime"
+NO_TIMESTAMP_TYPE = "NoTimestampType"
+
+
+class RecordBatchV2:
+    """A view of one magic>=2 batch; ``raw`` holds exactly its ``12 + batchLength`` bytes."""
+
+    __slots__ = (
+        "raw",
+        "position",
+        "base_offset",
+        "batch_length",
+        "partition_leader_epoch",
+        "magic",
+        "crc",
+        "attributes_raw",
+        "last_offset_delta",
+        "base_timestamp",
+        "max_timestamp",
+        "producer_id",
+        "producer_epoch",
+        "base_sequence",
+        "records_count",
+    )
+
+    def __init__(self, raw: bytes, position: int = 0) -> None:
+        self.raw = raw
+        self.position = position
+        if len(raw) >= RECORD_BATCH_OVERHEAD:
+            (
+                self.base_offset,
+                self.batch_length,
+                self.partition_leader_epoch,
+                self.magic,
+                self.crc,
+                self.attributes_raw,
+                self.last_offset_delta,
+                self.base_timestamp,
+                self.max_timestamp,
+                self.producer_id,
+                self.producer_epoch,
+                self.base_sequence,
+                self.records_count,
+            ) = _HEADER.unpack_from(raw, 0)
+        else:  # only reachable for batches that fail ensure_valid()
+            self.base_offset, self.batch_length = struct.unpack_from(">qi", raw, 0)
+            self.magic = struct.unpack_from(">b", raw, 16)[0]
+
+    # --- derived values (spec §3.3) ----------------------------------------------------------
+    @property
+    def size_in_bytes(self) -> int:
+        return len(self.raw)
+
+    @property
+    def attributes(self) -> int:
+        """The low byte of the attributes field (what Kafka's readers look at)."""
+        return self.attributes_raw & 0xFF
+
+    @property
+    def compression_id(self) -> int:
+        return self.attributes_raw & COMPRESSION_MASK
+
+    @property
+    def timestamp_type(self) -> str:
+        return LOG_APPEND_TIME if self.attributes_raw & TIMESTAMP_TYPE_MASK else CREATE_TIME
+
+    @property
+    def is_transactional(self) -> bool:
+        return bool(self.attributes_raw & TRANSACTIONAL_FLAG)
+
+    @property
+    def is_control(self) -> bool:
+        return bool(self.attributes_raw & CONTROL_FLAG)
+
+    @property
+    def has_delete_horizon(self) -> bool:
+        return bool(self.attributes_raw & DELETE_HORIZON_FLAG)
+
+    @property
+    def delete_horizon_ms(self) -> int | None:
+        return self.base_timestamp if self.has_delete_horizon else None
+
+    @property
+    def last_offset(self) -> int:
+        return wrap64(self.base_offset + self.last_offset_delta)
+
+    @property
+    def next_offset(self) -> int:
+        return wrap64(self.last_offset + 1)
+
+    @property
+    def last_sequence(self) -> int:
+        if self.base_sequence == -1:
+            return -1
+        return increment_sequence(self.base_sequence, self.last_offset_delta)
+
+    def computed_crc(self) -> int:
+        return crc32c(self.raw[ATTRIBUTES_OFFSET:])
+
+    def is_valid(self) -> bool:
+        return len(self.raw) >= RECORD_BATCH_OVERHEAD and self.crc == self.computed_crc()
+
+    def ensure_valid(self) -> None:
+        """``DefaultRecordBatch.ensureValid``: size, then CRC-32C."""
+        if len(self.raw) < RECORD_BATCH_OVERHEAD:
+            raise CorruptRecordError(
+                f"Record batch is corrupt (the size {len(self.raw)} is smaller than the minimum "
+                f"allowed overhead {RECORD_BATCH_OVERHEAD})"
+            )
+        computed = self.computed_crc()
+        if self.crc != computed:
+            raise CorruptRecordError(
+                f"Record is corrupt (stored crc = {self.crc}, computed crc = {computed})"
+            )
+
+    # --- iteration ---------------------------------------------------------------------------
+    def records(
+        self,
+        out: list[Record],
+        decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+        anomalies: Anomalies | None = None,
+    ) -> codecs.Decompressed | None:
+        """``streamingIterator()``: append records to ``out`` until done or an error is raised.
+
+        Records are appended as Kafka would hand them out, so on error ``out`` holds exactly
+        the records Kafka yielded before raising.
+        """
+        codec = self.attributes_raw & COMPRESSION_MASK
+        if codec > 4:
+            raise IllegalArgumentError(f"Unknown compression type id: {codec}")
+        log_append_time = (
+            self.max_timestamp if self.attributes_raw & TIMESTAMP_TYPE_MASK else None
+        )
+        base_offset = self.base_offset
+        base_timestamp = self.base_timestamp
+        if codec == 0:
+            count = self._checked_count()
+            if count == 0:
+                return None
+            buf = self.raw[RECORDS_OFFSET:]
+            if anomalies is None and _fast(buf, count, self, log_append_time, out):
+                return None
+            pos = 0
+            append = out.append
+            for i in range(count):
+                record, pos = read_uncompressed(
+                    buf, pos, base_offset, base_timestamp, log_append_time, anomalies
+                )
+                if i == count - 1 and pos != len(buf):
+                    raise InvalidRecordError(
+                        "Incorrect declared batch size, records still remaining in file"
+                    )
+                append(record)
+            return None
+        stream = codecs.open_stream(
+            codec, self.raw[RECORDS_OFFSET:], self.magic, decompressed_limit
+        )
+        count = self._checked_count()
+        if count == 0:
+            return stream
+        if anomalies is None and stream.error is None and all(stream.pieces):
+            # no error and no short read anywhere: Java reads the concatenated bytes
+            data = stream.pieces[0] if len(stream.pieces) == 1 else stream.data
+            if _fast(data, count, self, log_append_time, out):  # type: ignore[arg-type]
+                return stream
+        src = JavaStreamReader(stream)
+        for i in range(count):
+            record = read_from_stream(
+                src, base_offset, base_timestamp, log_append_time, anomalies
+            )
+            if i == count - 1 and stream_has_leftover(src):
+                raise InvalidRecordError(
+                    "Incorrect declared batch size, records still remaining in file"
+                )
+            out.append(record)
+        return stream
+
+    def iterator_records(
+        self, out: list[Record], decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT
+    ) -> None:
+        """``iterator()`` (what DumpLogSegments and ``for (Record r : batch)`` use).
+
+        Unlike ``streamingIterator()``: a batch with recordsCount 0 is never opened, and a
+        compressed batch is decompressed and parsed completely before the first record is
+        handed out (so an error anywhere in it yields no record at all).
+        """
+        if self.records_count == 0:
+            return
+        if self.attributes_raw & COMPRESSION_MASK == 0:
+            self.records(out, decompressed_limit)
+            return
+        whole: list[Record] = []
+        self.records(whole, decompressed_limit)
+        out.extend(whole)
+
+    def _checked_count(self) -> int:
+        if self.records_count < 0:
+            raise InvalidRecordError(
+                f"Found invalid record count {self.records_count} in magic v{self.magic} batch"
+            )
+        return self.records_count
+
+    def __iter__(self) -> Iterator[Record]:
+        out: list[Record] = []
+        self.records(out)
+        return iter(out)
+
+    def __repr__(self) -> str:
+        return (
+            f"RecordBatchV2(baseOffset={self.base_offset}, lastOffsetDelta="
+            f"{getattr(self, 'last_offset_delta', None)}, count="
+            f"{getattr(self, 'records_count', None)}, size={len(self.raw)})"
+        )
+
+
+def _fast(
+    buf: bytes, count: int, batch: RecordBatchV2, log_append_time: int | None, out: list[Record]
+) -> bool:
+    """Try the tight loop; on anything unusual undo its records and let the exact path run."""
+    mark = len(out)
+    try:
+        fast_records(buf, count, batch.base_offset, batch.base_timestamp, log_append_time, out)
+    except _Bail:
+        del out[mark:]
+        return False
+    return True

@@ -1,0 +1,326 @@
+"""Magic 0 and 1 messages (``LegacyRecord``, ``AbstractLegacyRecordBatch``), spec §2.
+
+Positions after the 12-byte entry prefix (offset int64, size int32):
+
+=====  =====  =====  ======  ===================================================
+v0 @   v1 @   field  type    notes
+=====  =====  =====  ======  ===================================================
+0      0      crc    uint32  CRC-32 over [4, size)
+4      4      magic  int8
+5      5      attrs  int8    bits 0-2 codec, bit 3 (v1) LogAppendTime
+—      6      ts     int64
+6      14     klen   int32   < 0 -> null
+10     18     key
+10+K   18+K   vlen   int32   < 0 -> null
+14+K   22+K   value
+=====  =====  =====  ======  ===================================================
+
+A compressed *wrapper* message carries, as its value, a compressed run of inner entries;
+v0 inner offsets are absolute, v1 inner offsets are relative to ``wrapper offset - last inner
+offset`` (wrapper offset 0 means "use as stored").
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+
+from conformance import codecs
+from conformance.wire.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE
+from conformance.primitives.crc import crc32
+from conformance.errors import (
+    CodecError,
+    CorruptRecordError,
+    IllegalArgumentError,
+    IndexOutOfBoundsError,
+    InvalidRecordError,
+    KafkaError,
+    jvm_allocate,
+)
+from conformance.wire.record import JavaStreamReader, Record, wrap64
+
+RECORD_OVERHEAD_V0 = 14
+RECORD_OVERHEAD_V1 = 22
+LOG_OVERHEAD = 12
+
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+
+
+class LegacyMessage:
+    """``LegacyRecord`` over ``buf`` (the message without its 12-byte entry prefix)."""
+
+    __slots__ = ("buf", "wrapper_timestamp", "wrapper_timestamp_type")
+
+    def __init__(
+        self,
+        buf: bytes,
+        wrapper_timestamp: int | None = None,
+        wrapper_timestamp_type: str | None = None,
+    ) -> None:
+        self.buf = buf
+        self.wrapper_timestamp = wrapper_timestamp
+        self.wrapper_timestamp_type = wrapper_timestamp_type
+
+    def _get_int(self, index: int) -> int:
+        if index < 0 or index + 4 > len(self.buf):
+            raise IndexOutOfBoundsError()
+        return _I32.unpack_from(self.buf, index)[0]
+
+    @property
+    def size(self) -> int:
+        return len(self.buf)
+
+    @property
+    def crc(self) -> int:
+        return int.from_bytes(self.buf[0:4], "big")
+
+    @property
+    def magic(self) -> int:
+        b = self.buf[4]
+        return b - 256 if b > 127 else b
+
+    @property
+    def attributes(self) -> int:
+        b = self.buf[5]
+        return b - 256 if b > 127 else b
+
+    @property
+    def compression_id(self) -> int:
+        return self.buf[5] & 0x07
+
+    def computed_crc(self) -> int:
+        return crc32(self.buf[4:]) & 0xFFFFFFFF
+
+    def ensure_valid(self) -> None:
+        if len(self.buf) < RECORD_OVERHEAD_V0:
+            raise CorruptRecordError(
+                "Record is corrupt (crc could not be retrieved as the record is too small, "
+                f"size = {len(self.buf)})"
+            )
+        computed = self.computed_crc()
+        if self.crc != computed:
+            raise CorruptRecordError(
+                f"Record is corrupt (stored crc = {self.crc}, computed crc = {computed})"
+            )
+
+    @property
+    def timestamp_type(self) -> str:
+        if self.magic == 0:
+            return NO_TIMESTAMP_TYPE
+        if self.wrapper_timestamp_type is not None:
+            return self.wrapper_timestamp_type
+        return LOG_APPEND_TIME if self.buf[5] & 0x08 else CREATE_TIME
+
+    @property
+    def timestamp(self) -> int:
+        if self.magic == 0:
+            return -1
+        if self.wrapper_timestamp_type == LOG_APPEND_TIME and self.wrapper_timestamp is not None:
+            return self.wrapper_timestamp
+        if len(self.buf) < 14:
+            raise IndexOutOfBoundsError()
+        return _I64.unpack_from(self.buf, 6)[0]
+
+    def _key_size_offset(self) -> int:
+        return 6 if self.magic == 0 else 14
+
+    def _size_delimited(self, start: int) -> bytes | None:
+        """``Utils.sizeDelimited``."""
+        size = self._get_int(start)
+        if size < 0:
+            return None
+        capacity = len(self.buf) - (start + 4)
+        if size > capacity:
+            raise IllegalArgumentError(f"newLimit > capacity: ({size} > {capacity})")
+        return self.buf[start + 4 : start + 4 + size]
+
+    @property
+    def key(self) -> bytes | None:
+        return self._size_delimited(self._key_size_offset())
+
+    @property
+    def key_size(self) -> int:
+        return self._get_int(self._key_size_offset())
+
+    def _value_size_offset(self) -> int:
+        ks = self._key_size_offset()
+        offset = ks + 4 + max(0, self.key_size)
+        return offset - (1 << 32) if offset > 0x7FFFFFFF else offset
+
+    @property
+    def value(self) -> bytes | None:
+        return self._size_delimited(self._value_size_offset())
+
+
+class LegacyBatch:
+    """A top-level v0/v1 entry: one message, or a compressed wrapper of inner messages."""
+
+    __slots__ = ("raw", "position", "offset", "message")
+
+    def __init__(self, raw: bytes, position: int = 0) -> None:
+        self.raw = raw
+        self.position = position
+        self.offset = _I64.unpack_from(raw, 0)[0]
+        self.message = LegacyMessage(raw[LOG_OVERHEAD:])
+
+    @property
+    def size_in_bytes(self) -> int:
+        return len(self.raw)
+
+    @property
+    def magic(self) -> int:
+        return self.message.magic
+
+    @property
+    def last_offset(self) -> int:
+        return self.offset
+
+    @property
+    def compression_id(self) -> int:
+        return self.message.compression_id
+
+    @property
+    def timestamp_type(self) -> str:
+        return self.message.timestamp_type
+
+    @property
+    def max_timestamp(self) -> int:
+        return self.message.timestamp
+
+    @property
+    def crc(self) -> int:
+        return self.message.crc
+
+    @property
+    def attributes(self) -> int:
+        return self.message.attributes
+
+    is_control = False
+    is_transactional = False
+
+    def records(
+        self,
+        out: list[Record],
+        decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+    ) -> codecs.Decompressed | None:
+        """The consumer's view: ``iterator()``, then per record ``ensureValid()`` and reads of
+        offset, timestamp, key, value. Returns a wrapper's decompressed payload (for strict
+        checks), else None."""
+        state: list[codecs.Decompressed] = []
+        for offset, message in self.iter_messages(decompressed_limit, state):
+            out.append(_to_record(offset, message))
+        return state[0] if state else None
+
+    def iter_messages(
+        self,
+        decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+        state: list[codecs.Decompressed] | None = None,
+    ) -> Iterator[tuple[int, LegacyMessage]]:
+        """``iterator()`` as Kafka runs it: (absolute offset, message) pairs, errors raised
+        where Java raises them (a wrapper is read completely before its first message)."""
+        codec = self.message.compression_id
+        if codec > 4:
+            raise IllegalArgumentError(f"Unknown compression type id: {codec}")
+        if codec == 0:
+            yield self.offset, self.message
+            return
+        entries, base, stream = self._deep_entries(codec, decompressed_limit)
+        if state is not None:
+            state.append(stream)
+        wrapper_v1 = self.message.magic == 1
+        for inner_offset, inner in entries:
+            offset = wrap64(base + inner_offset) if wrapper_v1 else inner_offset
+            inner_codec = inner.compression_id
+            if inner_codec > 4:
+                raise IllegalArgumentError(f"Unknown compression type id: {inner_codec}")
+            if inner_codec != 0:
+                raise InvalidRecordError("Inner messages must not be compressed")
+            yield offset, inner
+
+    def _deep_entries(
+        self, codec: int, decompressed_limit: int
+    ) -> tuple[list[tuple[int, LegacyMessage]], int, codecs.Decompressed]:
+        """``DeepRecordsIterator``'s constructor: everything is read eagerly."""
+        wrapper = self.message
+        wrapper_magic = wrapper.magic
+        if wrapper_magic not in (0, 1):
+            raise InvalidRecordError(
+                f"Invalid wrapper magic found in legacy deep record iterator {wrapper_magic}"
+            )
+        if codec == codecs.ZSTD:
+            raise InvalidRecordError(
+                "Invalid wrapper compressionType found in legacy deep record iterator "
+                f"{wrapper_magic}"
+            )
+        value = wrapper.value
+        if value is None:
+            raise InvalidRecordError(
+                f"Found invalid compressed record set with null value (magic = {wrapper_magic})"
+            )
+        stream = codecs.open_stream(codec, value, wrapper_magic, decompressed_limit)
+        wrapper_timestamp = wrapper.timestamp
+        wrapper_ts_type = wrapper.timestamp_type
+        src = JavaStreamReader(stream)
+        entries: list[tuple[int, LegacyMessage]] = []
+        try:
+            while True:  # DataLogInputStream.nextBatch
+                head = src.read_fully(LOG_OVERHEAD)
+                if len(head) < LOG_OVERHEAD:
+                    break
+                offset = _I64.unpack_from(head, 0)[0]
+                size = _I32.unpack_from(head, 8)[0]
+                if size < RECORD_OVERHEAD_V0:
+                    raise CorruptRecordError(
+                        "Record size is less than the minimum record overhead (14)"
+                    )
+                jvm_allocate(size)
+                body = src.read_fully(size)
+                if len(body) < size:
+                    break
+                inner = LegacyMessage(body)
+                if inner.magic == 1:
+                    inner = LegacyMessage(inner.buf, wrapper_timestamp, wrapper_ts_type)
+                entries.append((offset, inner))
+        except CodecError as e:
+            if e.is_io_exception:
+                raise KafkaError.wrapping(e) from None
+            raise
+        if not entries:
+            raise InvalidRecordError("Found invalid compressed record set with no inner records")
+        base = -1
+        if wrapper_magic == 1:
+            if self.offset == 0:
+                base = 0
+            else:
+                last_inner = entries[-1][0]
+                if self.offset < last_inner:
+                    raise InvalidRecordError(
+                        "Found invalid wrapper offset in compressed v1 message set, wrapper "
+                        f"offset '{self.offset}' is less than the last inner message offset "
+                        f"'{last_inner}' and it is not zero."
+                    )
+                base = self.offset - last_inner
+        return entries, base, stream
+
+    def __repr__(self) -> str:
+        return f"LegacyBatch(offset={self.offset}, magic={self.magic}, size={len(self.raw)})"
+
+
+def _to_record(offset: int, message: LegacyMessage) -> Record:
+    """The consumer's view of one message: CRC check, then offset, timestamp, key, value."""
+    message.ensure_valid()
+    timestamp = message.timestamp
+    key = message.key
+    value = message.value
+    return Record(
+        offset,
+        timestamp,
+        key,
+        value,
+        (),
+        message.attributes,
+        magic=message.magic,
+        crc=message.crc,
+        size=message.size + LOG_OVERHEAD,
+    )

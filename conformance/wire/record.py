@@ -1,0 +1,729 @@
+"""One record of a magic-2 batch (``DefaultRecord``), read with Kafka's exact rules (spec §3.4-3.5).
+
+==================  =======  ==============================================================
+field               type     notes
+==================  =======  ==============================================================
+length              varint   bytes from ``attributes`` to the end of the headers
+attributes          int8     unused; any value accepted
+timestampDelta      varlong  timestamp = baseTimestamp + delta (LogAppendTime: maxTimestamp)
+offsetDelta         varint   offset = baseOffset + delta (never checked)
+keyLength           varint   < 0 -> null key
+key                 bytes
+valueLength         varint   < 0 -> null value
+value               bytes
+headerCount         varint   < 0 or > remaining bytes -> InvalidRecordException
+  headerKeyLength   varint   < 0 -> InvalidRecordException
+  headerKey         bytes    UTF-8, malformed sequences -> U+FFFD
+  headerValueLength varint   < 0 -> null value
+  headerValue       bytes
+==================  =======  ==============================================================
+
+Two readers, because Kafka has two (and they disagree on edge cases):
+
+* :func:`read_uncompressed` — ``DefaultRecord.readFrom(ByteBuffer)`` over the whole records
+  region of an uncompressed batch: fields may run into the next record before the final size
+  check catches it.
+* :func:`read_from_stream` — ``DefaultRecord.readFrom(InputStream)`` for compressed batches:
+  the body is read into a buffer of exactly ``length`` bytes first.
+"""
+
+from __future__ import annotations
+
+from conformance.errors import (
+    BufferUnderflowError,
+    CodecError,
+    DecodeError,
+    IllegalArgumentError,
+    InvalidRecordError,
+    KafkaError,
+    jvm_allocate,
+)
+from conformance.primitives.java import java_utf8
+from conformance.codecs import FILL, Decompressed
+from conformance.primitives.varint import (
+    read_varint,
+    read_varint_stream,
+    read_varlong,
+    varint_anomaly,
+)
+
+#: strict-mode notes collected while parsing: (position in the parsed buffer, code, message)
+Anomalies = list[tuple[int, str, str]]
+
+
+def _note_varint(
+    anomalies: Anomalies, buf: bytes, start: int, end: int, field: str, is_long: bool = False
+) -> None:
+    kind = varint_anomaly(buf, start, end, is_long=is_long)
+    if kind == "non-minimal":
+        anomalies.append(
+            (start, "varint-non-minimal", f"{field} uses a non-minimal {end - start}-byte varint")
+        )
+    elif kind == "overflow-bits":
+        anomalies.append(
+            (start, "varint-overflow-bits", f"{field} varint has bits Kafka's reader drops")
+        )
+
+
+def _note_null_length(anomalies: Anomalies, pos: int, n: int, field: str) -> None:
+    if n != -1:
+        anomalies.append(
+            (pos, "null-length-not-minus-one", f"{field} length {n} read as null (writers use -1)")
+        )
+
+Header = tuple[str, bytes | None]
+
+_M64 = 1 << 64
+_MIN64 = -(1 << 63)
+_MAX64 = (1 << 63) - 1
+
+
+class Record:
+    """A decoded record (v2, or a v0/v1 message seen through Kafka's ``Record`` interface)."""
+
+    __slots__ = (
+        "offset",
+        "timestamp",
+        "key",
+        "value",
+        "headers",
+        "attributes",
+        "offset_delta",
+        "timestamp_delta",
+        "control",
+        "magic",
+        "crc",
+        "size",
+    )
+
+    def __init__(
+        self,
+        offset: int,
+        timestamp: int,
+        key: bytes | None,
+        value: bytes | None,
+        headers: tuple[Header, ...] = (),
+        attributes: int = 0,
+        offset_delta: int = 0,
+        timestamp_delta: int = 0,
+        magic: int = 2,
+        crc: int | None = None,
+        size: int = 0,
+    ) -> None:
+        self.offset = offset
+        self.timestamp = timestamp
+        self.key = key
+        self.value = value
+        self.headers = headers
+        self.attributes = attributes
+        self.offset_delta = offset_delta
+        self.timestamp_delta = timestamp_delta
+        self.control: dict[str, object] | None = None
+        self.magic = magic
+        self.crc = crc
+        self.size = size
+
+    def __repr__(self) -> str:
+        return (
+            f"Record(offset={self.offset}, timestamp={self.timestamp}, key={self.key!r}, "
+            f"value={self.value!r}, headers={self.headers!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        return (self.offset, self.timestamp, self.key, self.value, self.headers) == (
+            other.offset,
+            other.timestamp,
+            other.key,
+            other.value,
+            other.headers,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def wrap64(x: int) -> int:
+    """Java ``long`` overflow."""
+    if _MIN64 <= x <= _MAX64:
+        return x
+    return (x - _MIN64) % _M64 + _MIN64
+
+
+def wrap32(x: int) -> int:
+    return (x + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+def increment_sequence(sequence: int, increment: int) -> int:
+    """``DefaultRecordBatch.incrementSequence`` in Java int arithmetic."""
+    if sequence > wrap32(0x7FFFFFFF - increment):
+        return wrap32(increment - wrap32(0x7FFFFFFF - sequence) - 1)
+    return wrap32(sequence + increment)
+
+
+_STRUCTURE = "Found invalid record structure"
+_PREMATURE = "Incorrect declared batch size, premature EOF reached"
+
+
+def _body(
+    buf: bytes,
+    pos: int,
+    length: int,
+    base_offset: int,
+    base_timestamp: int,
+    log_append_time: int | None,
+    anomalies: Anomalies | None = None,
+) -> tuple[Record, int]:
+    """Parse attributes..headers starting at ``pos``; ``buf`` ends where Java's buffer ends.
+
+    Single-byte varints take an inline fast path; only multi-byte ones (the only ones that can
+    be non-minimal) go through the general reader, where strict-mode checks live.
+    """
+    start = pos
+    end = len(buf)
+    try:
+        attributes = buf[pos]
+        pos += 1
+        b = buf[pos]
+        if b < 0x80:
+            ts_delta = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            ts_delta, p2 = read_varlong(buf, pos, end)
+            if anomalies is not None:
+                _note_varint(anomalies, buf, pos, p2, "timestampDelta", True)
+            pos = p2
+        if log_append_time is None:
+            timestamp = base_timestamp + ts_delta
+            if not _MIN64 <= timestamp <= _MAX64:
+                timestamp = wrap64(timestamp)
+        else:
+            timestamp = log_append_time
+        b = buf[pos]
+        if b < 0x80:
+            offset_delta = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            offset_delta, p2 = read_varint(buf, pos, end)
+            if anomalies is not None:
+                _note_varint(anomalies, buf, pos, p2, "offsetDelta")
+            pos = p2
+        offset = base_offset + offset_delta
+        if not _MIN64 <= offset <= _MAX64:
+            offset = wrap64(offset)
+        b = buf[pos]
+        if b < 0x80:
+            n = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            n, p2 = read_varint(buf, pos, end)
+            if anomalies is not None:
+                _note_varint(anomalies, buf, pos, p2, "keyLength")
+            pos = p2
+        if n < 0:
+            key = None
+            if anomalies is not None:
+                _note_null_length(anomalies, pos, n, "key")
+        else:
+            if pos + n > end:
+                raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
+            key = buf[pos : pos + n]
+            pos += n
+        b = buf[pos]
+        if b < 0x80:
+            n = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            n, p2 = read_varint(buf, pos, end)
+            if anomalies is not None:
+                _note_varint(anomalies, buf, pos, p2, "valueLength")
+            pos = p2
+        if n < 0:
+            value = None
+            if anomalies is not None:
+                _note_null_length(anomalies, pos, n, "value")
+        else:
+            if pos + n > end:
+                raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
+            value = buf[pos : pos + n]
+            pos += n
+        b = buf[pos]
+        if b < 0x80:
+            count = (b >> 1) ^ -(b & 1)
+            pos += 1
+        else:
+            count, p2 = read_varint(buf, pos, end)
+            if anomalies is not None:
+                _note_varint(anomalies, buf, pos, p2, "headerCount")
+            pos = p2
+        if count == 0:
+            headers: tuple[Header, ...] = ()
+        else:
+            if count < 0:
+                raise InvalidRecordError(f"Found invalid number of record headers {count}")
+            if count > end - pos:
+                raise InvalidRecordError(
+                    f"Found invalid number of record headers. {count} is larger than the "
+                    "remaining size of the buffer"
+                )
+            hs = []
+            for _ in range(count):
+                n, p2 = read_varint(buf, pos, end)
+                if anomalies is not None:
+                    _note_varint(anomalies, buf, pos, p2, "headerKeyLength")
+                pos = p2
+                if n < 0:
+                    raise InvalidRecordError(f"Invalid negative header key size {n}")
+                if pos + n > end:
+                    raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
+                hkey = java_utf8(buf[pos : pos + n])
+                pos += n
+                n, p2 = read_varint(buf, pos, end)
+                if anomalies is not None:
+                    _note_varint(anomalies, buf, pos, p2, "headerValueLength")
+                pos = p2
+                if n < 0:
+                    hval = None
+                    if anomalies is not None:
+                        _note_null_length(anomalies, pos, n, "header value")
+                else:
+                    if pos + n > end:
+                        raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
+                    hval = buf[pos : pos + n]
+                    pos += n
+                hs.append((hkey, hval))
+            headers = tuple(hs)
+        if pos - start != length:
+            raise InvalidRecordError(
+                f"Invalid record size: expected to read {length} bytes in record payload, "
+                f"but instead read {pos - start}"
+            )
+    except IndexError:
+        raise InvalidRecordError(_STRUCTURE, cause=BufferUnderflowError()) from None
+    except (BufferUnderflowError, IllegalArgumentError) as e:
+        raise InvalidRecordError(_STRUCTURE, cause=e) from None
+    return (
+        Record(offset, timestamp, key, value, headers, attributes, offset_delta, ts_delta),
+        pos,
+    )
+
+
+def read_uncompressed(
+    buf: bytes,
+    pos: int,
+    base_offset: int,
+    base_timestamp: int,
+    log_append_time: int | None,
+    anomalies: Anomalies | None = None,
+) -> tuple[Record, int]:
+    """``DefaultRecord.readFrom(ByteBuffer)`` as the uncompressed batch iterator calls it.
+
+    ``buf`` is exactly the records region of the batch (Java's buffer limit is its end).
+    """
+    end = len(buf)
+    if pos >= end:
+        raise InvalidRecordError(_PREMATURE)
+    b = buf[pos]
+    if b < 0x80:
+        length = (b >> 1) ^ -(b & 1)
+        pos += 1
+    else:
+        try:
+            length, p2 = read_varint(buf, pos, end)
+        except BufferUnderflowError:
+            raise InvalidRecordError(_PREMATURE) from None
+        # an over-long varint escapes as a raw IllegalArgumentException (spec §3.5a)
+        if anomalies is not None:
+            _note_varint(anomalies, buf, pos, p2, "record length")
+        pos = p2
+    if end - pos < length:
+        raise InvalidRecordError(
+            f"Invalid record size: expected {length} bytes in record payload, but instead the "
+            f"buffer has only {end - pos} remaining bytes."
+        )
+    record, new_pos = _body(
+        buf, pos, length, base_offset, base_timestamp, log_append_time, anomalies
+    )
+    record.size = new_pos - pos
+    return record, new_pos
+
+
+class JavaStreamReader:
+    """A decompressed payload read the way Kafka reads it (``codecs.Decompressed`` replayed).
+
+    Layers, as in Java: the codec's ``InputStream.read(len)`` (policy ``piece`` or ``fill``),
+    under ``ChunkedBytesStream`` (a ``fill_size`` buffer, direct reads for big requests),
+    under ``Utils.readFully`` / single-byte ``read()``. Errors therefore surface at the very
+    read where Java meets them, and short reads end record parsing where Java's do.
+    """
+
+    __slots__ = (
+        "pieces", "error", "lossy", "fill", "size", "pi", "cur", "po", "buf", "bpos", "eof",
+    )
+
+    def __init__(self, stream: Decompressed) -> None:
+        self.pieces = stream.pieces
+        self.error = stream.error
+        self.lossy = stream.lossy
+        self.fill = stream.policy == FILL
+        self.size = stream.fill_size
+        self.pi = -1
+        self.cur: bytes = b""
+        self.po = 0
+        self.buf: bytes = b""
+        self.bpos = 0
+        self.eof = False
+
+    # -- the codec stream (Java: Lz4BlockInputStream / SnappyInputStream / GZIPInputStream ...)
+    def _next_piece(self) -> bytes | None:
+        """Advance to the next piece; None for a snappy -1 marker; raises at the end on error."""
+        self.pi += 1
+        self.po = 0
+        if self.pi >= len(self.pieces):
+            self.pi = len(self.pieces)
+            self.eof = True
+            if self.error is not None:
+                raise self.error
+            return None
+        piece = self.pieces[self.pi]
+        self.cur = b"" if piece is None else piece
+        return piece
+
+    def _under_read(self, n: int) -> bytes | None:
+        """``read(b, 0, n)`` of the codec stream: bytes (``b""`` = Java's 0), None = -1."""
+        if self.fill:
+            parts = []
+            total = 0
+            while total < n:
+                if self.po >= len(self.cur):
+                    if self.eof:
+                        break
+                    if self.pi + 1 >= len(self.pieces) and self.error is None:
+                        self.pi += 1
+                        self.eof = True
+                        break
+                    if self._next_piece() is None:
+                        break
+                    continue
+                take = self.cur[self.po : self.po + n - total]
+                self.po += len(take)
+                total += len(take)
+                parts.append(take)
+            if not parts:
+                return None
+            return b"".join(parts)
+        if self.po >= len(self.cur):
+            if self.eof:
+                return None
+            if self._next_piece() is None:
+                return None
+            if not self.cur:
+                return b""  # an empty lz4 block: read() returns 0
+        if self.lossy and self.pi == len(self.pieces) - 1 and len(self.cur) - self.po < n:
+            assert self.error is not None
+            self.eof = True
+            raise self.error  # the call that runs into the corruption loses its bytes
+        out = self.cur[self.po : self.po + n]
+        self.po += len(out)
+        return out
+
+    def _under_available(self) -> int:
+        if self.po < len(self.cur):
+            return len(self.cur) - self.po
+        if not self.fill or self.eof:
+            return 0
+        # SnappyInputStream.available() calls hasNextChunk()
+        if self.pi + 1 >= len(self.pieces) and self.error is None:
+            return 0
+        self._next_piece()
+        return len(self.cur)
+
+    # -- ChunkedBytesStream ------------------------------------------------------------------
+    def read(self) -> int:
+        if self.bpos >= len(self.buf):
+            self.bpos = 0
+            r = self._under_read(self.size)
+            self.buf = r or b""
+            if not self.buf:
+                return -1
+        b = self.buf[self.bpos]
+        self.bpos += 1
+        return b
+
+    def _read1(self, n: int) -> bytes | None:
+        avail = len(self.buf) - self.bpos
+        if avail <= 0:
+            if n >= self.size:
+                return self._under_read(n)
+            self.bpos = 0
+            r = self._under_read(self.size)
+            self.buf = r or b""
+            if not self.buf:
+                return None
+            avail = len(self.buf)
+        out = self.buf[self.bpos : self.bpos + n]
+        self.bpos += len(out)
+        return out
+
+    def _read_into(self, n: int) -> bytes | None:
+        if n == 0:
+            return b""
+        parts = []
+        got = 0
+        while True:
+            r = self._read1(n - got)
+            if not r:
+                return r if got == 0 else b"".join(parts)
+            parts.append(r)
+            got += len(r)
+            if got >= n or self._under_available() <= 0:
+                return b"".join(parts)
+
+    def read_fully(self, n: int) -> bytes:
+        """``Utils.readFully``: up to ``n`` bytes, fewer only at end of stream."""
+        avail = len(self.buf) - self.bpos
+        if n <= avail:  # fast path: served from the chunk buffer
+            out = self.buf[self.bpos : self.bpos + n]
+            self.bpos += n
+            return out
+        parts = []
+        got = 0
+        while True:
+            r = self._read_into(n - got)
+            if r is None:
+                break
+            parts.append(r)
+            got += len(r)
+            if got >= n:
+                break
+        return b"".join(parts)
+
+    def at_end(self) -> bool:
+        """``inputStream.read() == -1`` (the leftover-data check)."""
+        return self.read() == -1
+
+
+def _stream_failure(e: CodecError, text: str) -> DecodeError:
+    if e.is_io_exception:
+        return KafkaError(text, cause=e)
+    return e  # unchecked (SnappyError, BufferUnderflowException, ...) escapes raw
+
+
+def read_from_stream(
+    src: JavaStreamReader,
+    base_offset: int,
+    base_timestamp: int,
+    log_append_time: int | None,
+    anomalies: Anomalies | None = None,
+) -> Record:
+    """``DefaultRecord.readFrom(InputStream)`` wrapped as ``StreamRecordIterator.readNext``."""
+    try:
+        buf, bpos = src.buf, src.bpos
+        if bpos < len(buf) and buf[bpos] < 0x80:
+            b = buf[bpos]
+            src.bpos = bpos + 1
+            length = (b >> 1) ^ -(b & 1)
+        else:
+            length = read_varint_stream(src)
+        if length < 0:
+            raise IllegalArgumentError(f"capacity < 0: ({length} < 0)")
+        jvm_allocate(length)
+        body = src.read_fully(length)
+        if len(body) != length:
+            raise InvalidRecordError(
+                f"Invalid record size: expected {length} bytes in record payload, but the "
+                "record payload reached EOF."
+            )
+    except IllegalArgumentError as e:
+        raise InvalidRecordError(_PREMATURE, cause=e) from None
+    except CodecError as e:
+        raise _stream_failure(e, "Failed to decompress record stream") from None
+    if anomalies is None:
+        record, _ = _body(body, 0, length, base_offset, base_timestamp, log_append_time)
+    else:
+        local: Anomalies = []
+        record, _ = _body(body, 0, length, base_offset, base_timestamp, log_append_time, local)
+        anomalies.extend(local)
+    record.size = length
+    return record
+
+
+def stream_has_leftover(src: JavaStreamReader) -> bool:
+    """``StreamRecordIterator.ensureNoneRemaining`` inverted, with Kafka's error wrapping."""
+    try:
+        return not src.at_end()
+    except CodecError as e:
+        raise _stream_failure(e, "Error checking for remaining bytes after reading batch") from None
+
+
+#: zig-zag decoding of every 1- and 2-byte varint payload (14 bits)
+_ZZ = [(u >> 1) ^ -(u & 1) for u in range(1 << 14)]
+
+
+class _Bail(Exception):
+    """Raised by the fast loop on anything unusual: the exact readers take over."""
+
+
+def fast_records(
+    buf: bytes,
+    count: int,
+    base_offset: int,
+    base_timestamp: int,
+    log_append_time: int | None,
+    out: list[Record],
+) -> None:
+    """All ``count`` records of ``buf`` in one tight loop, for well-formed input only.
+
+    Used for an uncompressed records region, or a decompressed payload that Java would read
+    without any error or short read. It accepts only records that lie wholly inside their own
+    length, with the exact length, and that fill ``buf`` exactly; for those, Kafka's two
+    readers (§3.5 a/b) agree with each other and with this loop. Anything else raises
+    :class:`_Bail` and the caller re-reads the batch with the exact readers, which decide the
+    verdict. (This is an optimisation of the same reader, not a second parser: it delegates
+    every decision it does not make identically.)
+    """
+    n = len(buf)
+    pos = 0
+    append = out.append
+    rv = read_varint
+    rvl = read_varlong
+    utf8 = java_utf8
+    lat = log_append_time
+    zz = _ZZ
+    # with both bases well inside int64, base + (int32 or 2-byte delta) cannot overflow
+    if not (-(1 << 62) < base_offset < (1 << 62) and -(1 << 62) < base_timestamp < (1 << 62)):
+        raise _Bail
+    try:
+        for _ in range(count):
+            b = buf[pos]
+            if b < 0x80:
+                length = zz[b]
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 >= 0x80:
+                    raise _Bail
+                length = zz[(b & 0x7F) | (b2 << 7)]
+                pos += 2
+            end = pos + length
+            if length < 6 or end > n:
+                raise _Bail
+            attributes = buf[pos]
+            b = buf[pos + 1]
+            if b < 0x80:
+                ts_delta = zz[b]
+                pos += 2
+            else:
+                b2 = buf[pos + 2]
+                if b2 < 0x80:
+                    ts_delta = zz[(b & 0x7F) | (b2 << 7)]
+                    pos += 3
+                else:
+                    ts_delta, pos = rvl(buf, pos + 1, end)
+                    if not -(1 << 62) < ts_delta < (1 << 62):
+                        raise _Bail
+            b = buf[pos]
+            if b < 0x80:
+                offset_delta = zz[b]
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    offset_delta = zz[(b & 0x7F) | (b2 << 7)]
+                    pos += 2
+                else:
+                    offset_delta, pos = rv(buf, pos, end)
+            b = buf[pos]
+            if b < 0x80:
+                klen = zz[b]
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    klen = zz[(b & 0x7F) | (b2 << 7)]
+                    pos += 2
+                else:
+                    klen, pos = rv(buf, pos, end)
+            if klen < 0:
+                key = None
+            else:
+                key = buf[pos : pos + klen]
+                pos += klen
+            b = buf[pos]
+            if b < 0x80:
+                vlen = zz[b]
+                pos += 1
+            else:
+                b2 = buf[pos + 1]
+                if b2 < 0x80:
+                    vlen = zz[(b & 0x7F) | (b2 << 7)]
+                    pos += 2
+                else:
+                    vlen, pos = rv(buf, pos, end)
+            if vlen < 0:
+                value = None
+            else:
+                value = buf[pos : pos + vlen]
+                pos += vlen
+            if pos >= end:
+                raise _Bail
+            hcount = buf[pos]
+            pos += 1
+            if hcount == 0:
+                headers: tuple[Header, ...] = ()
+            elif hcount == 2 and buf[pos] < 0x80 and not buf[pos] & 1 and buf[pos + 1 + (buf[pos] >> 1)] < 0x80:
+                # the common single header with short key and value lengths
+                hk = buf[pos] >> 1
+                pos += 1
+                try:
+                    hkey = buf[pos : pos + hk].decode()
+                except UnicodeDecodeError:
+                    hkey = utf8(buf[pos : pos + hk])
+                pos += hk
+                hv = zz[buf[pos]]
+                pos += 1
+                if hv < 0:
+                    headers = ((hkey, None),)
+                else:
+                    headers = ((hkey, buf[pos : pos + hv]),)
+                    pos += hv
+            else:
+                if hcount >= 0x80 or hcount & 1:
+                    raise _Bail
+                hs = []
+                for _h in range(hcount >> 1):
+                    b = buf[pos]
+                    if b >= 0x80 or b & 1:
+                        raise _Bail
+                    hk = b >> 1
+                    pos += 1
+                    try:
+                        hkey = buf[pos : pos + hk].decode()
+                    except UnicodeDecodeError:
+                        hkey = utf8(buf[pos : pos + hk])
+                    pos += hk
+                    b = buf[pos]
+                    if b < 0x80:
+                        hv = zz[b]
+                        pos += 1
+                    else:
+                        hv, pos = rv(buf, pos, end)
+                    if hv < 0:
+                        hs.append((hkey, None))
+                    else:
+                        hs.append((hkey, buf[pos : pos + hv]))
+                        pos += hv
+                headers = tuple(hs)
+            if pos != end:
+                raise _Bail
+            append(
+                Record(
+                    base_offset + offset_delta,
+                    base_timestamp + ts_delta if lat is None else lat,
+                    key, value, headers, attributes, offset_delta, ts_delta, 2, None, length,
+                )
+            )
+    except (IndexError, DecodeError):
+        raise _Bail from None
+    if pos != n:
+        raise _Bail
