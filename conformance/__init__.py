@@ -7,13 +7,9 @@
 
 from __future__ import annotations
 
-from conformance.stream.decoder import (
-    DecodedBatch,
-    DecodeResult,
-    Finding,
-    Tail,
-    decode,
-)
+from conformance.stream.decoder import StreamDecoder, decode
+from conformance.stream.result import DecodedBatch, DecodeResult, Finding, Tail
+from conformance.wire.builder import BatchBuilder
 from conformance.errors import (
     BufferUnderflowError,
     CodecError,
@@ -34,6 +30,7 @@ from conformance.wire.record import Record
 __version__ = "0.1.0"
 
 __all__ = [
+    "BatchBuilder",
     "BufferUnderflowError",
     "CodecError",
     "CorruptRecordError",
@@ -51,6 +48,7 @@ __all__ = [
     "NullPointerError",
     "OutOfMemoryError",
     "Record",
+    "StreamDecoder",
     "Tail",
     "decode",
 ]

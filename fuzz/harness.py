@@ -19,7 +19,7 @@ import atheris
 #: edge, the CLI, the corpus builders and the writers give no useful feedback
 _NOT_INSTRUMENTED = ("conformance.fuzz", "conformance.jvm", "conformance.cli", "conformance.corpus",
                      "conformance.capture", "conformance.strategies", "conformance.wire.builder",
-                     "conformance.stream.compare", "conformance.stream.canonical")
+                     "conformance.stream.compare")
 
 
 def _excluded_modules() -> list[str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.stream import canonical
+from conformance.stream import result as canonical
 from conformance import decode
 from conformance.capture import BrokerSpec
 from conformance.capture import jvm as cjvm

@@ -17,7 +17,8 @@ import pytest
 from conformance.logdir import checkpoint, snapshot
 from conformance import cli
 from conformance.wire.builder import BatchBuilder, end_txn_marker_batch, seal_v2
-from conformance.stream.splitter import FileSource, Splitter
+from conformance.fileio import FileSource
+from conformance.stream.splitter import Splitter
 from conformance.logdir.txnindex import AbortedTxn, TransactionIndex
 from conformance.logdir.verify import (
     FINDING_CODES,

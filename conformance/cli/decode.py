@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance import codecs
-from conformance.stream.canonical import dumps
-from conformance.stream.decoder import DecodeResult, decode
+from conformance.stream.result import dumps
+from conformance.stream.decoder import decode
+from conformance.stream.result import DecodeResult
 from conformance.stream.findings import FINDING_CODES
 
 EXIT_OK = 0

@@ -38,7 +38,8 @@ from pathlib import Path
 
 from conformance.logdir import checkpoint, snapshot
 from conformance import codecs
-from conformance.stream.decoder import DecodeResult, decode
+from conformance.stream.decoder import decode
+from conformance.stream.result import DecodeResult
 from conformance.wire.builder import encode_legacy_message, seal_v2
 from conformance.errors import DecodeError
 from conformance.logdir.index import OffsetIndex, TimeIndex

@@ -69,7 +69,8 @@ from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.primitives.java import java_parse_int
 from conformance.wire.legacy import LegacyBatch, LegacyMessage
 from conformance.wire.record import Record, increment_sequence, wrap64
-from conformance.stream.splitter import FileSource, Splitter
+from conformance.fileio import FileSource
+from conformance.stream.splitter import Splitter
 from conformance.logdir.txnindex import TransactionIndex
 from conformance.primitives.varint import read_unsigned_varint
 
@@ -987,7 +988,7 @@ def _log_json(file: _JFile, max_bytes: int, out: TextIO) -> bool:
 
     Batches are spooled (to disk past 8 MiB) so the document keeps its key order
     (``outcome`` first) while memory stays bounded by one batch."""
-    from conformance.stream.canonical import FORMAT, batch_to_json
+    from conformance.stream.result import FORMAT, batch_to_json
     from conformance.stream.decoder import StreamDecoder
 
     if os.path.isdir(file.path):

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from conformance.wire.batch import RecordBatchV2
 from conformance.logdir.index import OffsetIndex, TimeIndex, base_offset_from_name
-from conformance.stream.splitter import Batch, FileSource, Splitter
+from conformance.fileio import FileSource
+from conformance.stream.splitter import Batch, Splitter
 
 
 @dataclass(frozen=True, slots=True)

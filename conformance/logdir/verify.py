@@ -70,7 +70,8 @@ from conformance.errors import (
     NumberFormatError,
 )
 from conformance.logdir.index import OffsetIndex, TimeIndex, base_offset_from_name
-from conformance.stream.splitter import FileSource, Splitter
+from conformance.fileio import FileSource
+from conformance.stream.splitter import Splitter
 from conformance.logdir.txnindex import ENTRY_SIZE as TXN_ENTRY_SIZE
 from conformance.logdir.txnindex import TransactionIndex
 

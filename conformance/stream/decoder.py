@@ -14,100 +14,35 @@ Profile ``strict`` adds findings (``findings.py``) for what Kafka accepts silent
 
 from __future__ import annotations
 
-import gc
-from dataclasses import dataclass, field
 from collections.abc import Iterator
-from typing import Any, Literal
 
 from conformance import codecs
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.control import attach_control
 from conformance.errors import DecodeError
 from conformance.wire.record import Record
-from conformance.stream.splitter import Batch, FileSource, Splitter
-
-Mode = Literal["memory", "file"]
-Profile = Literal["kafka", "strict"]
-
-
-@dataclass(slots=True)
-class Finding:
-    """An anomaly Kafka silently accepts (profile ``strict``)."""
-
-    code: str
-    message: str
-    batch_index: int
-    position: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "message": self.message,
-            "batch_index": self.batch_index,
-            "position": self.position,
-        }
-
-
-@dataclass(slots=True)
-class DecodedBatch:
-    """A batch header and the records Kafka handed out for it."""
-
-    header: Batch
-    records: list[Record] = field(default_factory=list)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.header, name)
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(self.records)
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-
-@dataclass(slots=True)
-class Tail:
-    position: int
-    bytes: int
-
-    def to_json(self) -> dict[str, int]:
-        return {"position": self.position, "bytes": self.bytes}
-
-
-@dataclass(slots=True)
-class DecodeResult:
-    outcome: Literal["ok", "partial", "error"]
-    mode: Mode
-    batches: list[DecodedBatch]
-    error: DecodeError | None = None
-    tail: Tail | None = None
-    findings: list[Finding] | None = None
-
-    @property
-    def records(self) -> list[Record]:
-        """All records of all batches, in order."""
-        return [r for b in self.batches for r in b.records]
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome != "error"
-
-    def to_json(self) -> dict[str, Any]:
-        from conformance.stream.canonical import result_to_json
-
-        return result_to_json(self)
-
+from conformance.stream.findings import check_batch
+from conformance.stream.result import (
+    DecodedBatch,
+    DecodeResult,
+    Finding,
+    Mode,
+    Outcome,
+    Profile,
+    Tail,
+)
+from conformance.stream.splitter import Source, Splitter
 
 class StreamDecoder:
     """The verdict, one batch at a time: iterate to get each :class:`DecodedBatch` as soon as
     it is decoded; afterwards ``outcome``, ``error``, ``tail`` and ``findings`` hold the rest
-    of the verdict. Memory stays bounded by one batch, so a :class:`FileSource` over a
+    of the verdict. Memory stays bounded by one batch, so a ``conformance.fileio.FileSource`` over a
     segment of any size can be decoded (``decode()`` is this plus a list).
     """
 
     def __init__(
         self,
-        data: bytes | FileSource,
+        data: Source,
         *,
         mode: Mode = "memory",
         profile: Profile = "kafka",
@@ -121,7 +56,7 @@ class StreamDecoder:
         self.profile = profile
         self.splitter = Splitter(data, mode, filename)
         self.decompressed_limit = decompressed_limit
-        self.outcome: Literal["ok", "partial", "error"] | None = None
+        self.outcome: Outcome | None = None
         self.error: DecodeError | None = None
         self.tail: Tail | None = None
         self.findings: list[Finding] | None = [] if profile == "strict" else None
@@ -135,10 +70,6 @@ class StreamDecoder:
         limit = self.decompressed_limit
         index = 0
         batch_start = 0
-        gc_was_enabled = gc.isenabled()
-        # records form no reference cycles: pausing the cyclic GC while millions of them are
-        # created avoids repeated full collections (measured: ~25% of decode time)
-        gc.disable()
         try:
             for header in splitter:
                 batch_start = header.position
@@ -147,8 +78,6 @@ class StreamDecoder:
                 current = DecodedBatch(header, _ControlRecords() if header.is_control else [])
                 try:
                     if strict:
-                        from conformance.stream.findings import check_batch
-
                         assert self.findings is not None
                         check_batch(header, current.records, index, limit, self.findings)
                     else:
@@ -159,18 +88,12 @@ class StreamDecoder:
                 index += 1
                 self.batch_count = index
                 batch_start = splitter.position
-                if gc_was_enabled:
-                    gc.enable()
                 yield current
-                if gc_was_enabled:
-                    gc.disable()
         except DecodeError as e:
             self._fail(e, index, batch_start)
             pending = getattr(self, "_pending", None)
             if pending is not None:
                 self._pending = None
-                if gc_was_enabled:
-                    gc.enable()
                 yield pending  # the batch during which the error happened, with its records
             return
         except RecursionError as e:  # pragma: no cover - defensive: nothing here recurses
@@ -179,9 +102,6 @@ class StreamDecoder:
         except MemoryError:  # pragma: no cover
             self._fail(DecodeError(None, java_class="java.lang.OutOfMemoryError"), index, batch_start)
             return
-        finally:
-            if gc_was_enabled:
-                gc.enable()
         size = len(self.data)
         if splitter.position < size:
             self.outcome = "partial"
@@ -197,7 +117,7 @@ class StreamDecoder:
 
 
 def decode(
-    data: bytes | bytearray | memoryview | FileSource,
+    data: bytes | bytearray | memoryview | Source,
     *,
     mode: Mode = "memory",
     profile: Profile = "kafka",
@@ -211,7 +131,7 @@ def decode(
     ``decompressed_limit`` bounds the decompressed bytes of any one batch.
     Never raises for bad input: every failure is in ``result.error``.
     """
-    if not isinstance(data, (bytes, FileSource)):
+    if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
     stream = StreamDecoder(
         data, mode=mode, profile=profile, filename=filename, decompressed_limit=decompressed_limit

@@ -6,15 +6,27 @@ written it". Codes and meanings (``FINDING_CODES``) are part of the public contr
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from conformance import codecs
+from conformance.stream.result import Finding
+from conformance.stream.splitter import Batch
 from conformance.wire.batch import RecordBatchV2
+from conformance.wire.layout import (
+    ATTRIBUTES_OFFSET,
+    BASE_TIMESTAMP_OFFSET,
+    LAST_OFFSET_DELTA_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC_VALUE_V0,
+    MAGIC_VALUE_V1,
+    MAX_TIMESTAMP_OFFSET,
+    MESSAGE_ATTRIBUTES_OFFSET,
+    MESSAGE_TIMESTAMP_OFFSET,
+    RECORD_BATCH_OVERHEAD,
+    RECORDS_OFFSET,
+    TIMESTAMP_TYPE_MASK,
+    TimestampType,
+    record_overhead,
+)
 from conformance.wire.record import Anomalies, Record
-
-if TYPE_CHECKING:
-    from conformance.stream.decoder import Finding
-    from conformance.stream.splitter import Batch
 
 FINDING_CODES: dict[str, str] = {
     "varint-non-minimal": "a varint/varlong uses more bytes than the minimal encoding",
@@ -54,7 +66,6 @@ def check_batch(
 
     Findings found before an error are kept; the error propagates unchanged.
     """
-    from conformance.stream.decoder import Finding
 
     def add(code: str, message: str, position: int) -> None:
         assert code in FINDING_CODES, code
@@ -72,7 +83,7 @@ def check_batch(
                 if compressed:
                     add(code, f"{message} (decompressed byte {p})", base)
                 else:
-                    add(code, message, base + 61 + p)
+                    add(code, message, base + RECORDS_OFFSET + p)
         _v2_checks(header, out, stream, add)
     else:
         stream = header.records(out, decompressed_limit)
@@ -92,11 +103,15 @@ def check_batch(
 def _v2_checks(header: RecordBatchV2, records: list[Record], stream, add) -> None:  # type: ignore[no-untyped-def]
     pos = header.position
     if header.attributes_raw & 0xFF00:
-        add("attributes-high-byte", f"attributes high byte is {header.attributes_raw >> 8 & 0xFF:#04x}", pos + 21)
+        add("attributes-high-byte", f"attributes high byte is {header.attributes_raw >> 8 & 0xFF:#04x}",
+            pos + ATTRIBUTES_OFFSET)
     if header.attributes_raw & 0x80:
-        add("attributes-unused-bits", "attribute bit 7 is set", pos + 22)
-    if header.records_count == 0 and header.compression_id == 0 and header.size_in_bytes > 61:
-        add("empty-batch-with-payload", f"{header.size_in_bytes - 61} record bytes in an empty batch", pos + 61)
+        add("attributes-unused-bits", "attribute bit 7 is set", pos + ATTRIBUTES_OFFSET + 1)
+    if (header.records_count == 0 and header.compression_id == 0
+            and header.size_in_bytes > RECORD_BATCH_OVERHEAD):
+        add("empty-batch-with-payload",
+            f"{header.size_in_bytes - RECORD_BATCH_OVERHEAD} record bytes in an empty batch",
+            pos + RECORDS_OFFSET)
     if header.is_control and len(records) != 1:
         add("control-batch-record-count", f"control batch holds {len(records)} records", pos)
     if not records:
@@ -116,25 +131,28 @@ def _v2_checks(header: RecordBatchV2, records: list[Record], stream, add) -> Non
             add(
                 "last-offset-delta-mismatch",
                 f"lastOffsetDelta {header.last_offset_delta}, last record offsetDelta {last}",
-                pos + 23,
+                pos + LAST_OFFSET_DELTA_OFFSET,
             )
-        if header.timestamp_type == "CreateTime":
+        if header.timestamp_type == TimestampType.CREATE_TIME:
             top = max(r.timestamp for r in records)
             if top != header.max_timestamp:
-                add("max-timestamp-mismatch", f"maxTimestamp {header.max_timestamp}, records' max {top}", pos + 35)
+                add("max-timestamp-mismatch", f"maxTimestamp {header.max_timestamp}, records' max {top}",
+                    pos + MAX_TIMESTAMP_OFFSET)
         if not header.has_delete_horizon and records[0].timestamp_delta != 0:
             add(
                 "base-timestamp-mismatch",
                 f"first record has timestampDelta {records[0].timestamp_delta}",
-                pos + 27,
+                pos + BASE_TIMESTAMP_OFFSET,
             )
 
 
 def _legacy_checks(header, records: list[Record], stream, add) -> None:  # type: ignore[no-untyped-def]
     pos = header.position
     message = header.message
-    if message.attributes & 0xF0 or (message.magic == 0 and message.attributes & 0x08):
-        add("attributes-unused-bits", f"message attributes {message.attributes & 0xFF:#04x}", pos + 17)
+    if message.attributes & 0xF0 or (message.magic == MAGIC_VALUE_V0
+                                     and message.attributes & TIMESTAMP_TYPE_MASK):
+        add("attributes-unused-bits", f"message attributes {message.attributes & 0xFF:#04x}",
+            pos + LOG_OVERHEAD + MESSAGE_ATTRIBUTES_OFFSET)
     if stream is None:
         _message_trailing(message, pos, add)
         return
@@ -146,11 +164,12 @@ def _legacy_checks(header, records: list[Record], stream, add) -> None:  # type:
     offsets = [r.offset for r in records]
     if any(b <= a for a, b in zip(offsets, offsets[1:])):
         add("legacy-inner-offsets", f"inner offsets {offsets[:8]} do not increase", pos)
-    if message.magic == 1 and records:
-        if header.timestamp_type == "CreateTime":
+    if message.magic == MAGIC_VALUE_V1 and records:
+        if header.timestamp_type == TimestampType.CREATE_TIME:
             top = max(r.timestamp for r in records)
             if top != header.max_timestamp:
-                add("legacy-wrapper-timestamp", f"wrapper timestamp {header.max_timestamp}, inner max {top}", pos + 18)
+                add("legacy-wrapper-timestamp", f"wrapper timestamp {header.max_timestamp}, inner max {top}",
+                    pos + LOG_OVERHEAD + MESSAGE_TIMESTAMP_OFFSET)
 
 
 def _message_trailing(message, pos: int, add) -> None:  # type: ignore[no-untyped-def]
@@ -159,7 +178,7 @@ def _message_trailing(message, pos: int, add) -> None:  # type: ignore[no-untype
         value = message.value
     except Exception:  # noqa: BLE001 - already reported as the error
         return
-    header = 14 if message.magic == 0 else 22
-    used = header + (len(key) if key else 0) + (len(value) if value else 0)
+    used = record_overhead(message.magic) + (len(key) if key else 0) + (len(value) if value else 0)
     if message.size > used:
-        add("legacy-trailing-bytes", f"{message.size - used} bytes after the value", pos + 12 + used)
+        add("legacy-trailing-bytes", f"{message.size - used} bytes after the value",
+            pos + LOG_OVERHEAD + used)

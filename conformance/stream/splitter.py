@@ -19,65 +19,45 @@ A stop with bytes left over is a *partial tail*, not an error.
 
 from __future__ import annotations
 
-import os
 import struct
 from collections.abc import Iterator
+from typing import Protocol
 
 from conformance.wire.batch import RecordBatchV2
 from conformance.errors import CorruptRecordError, IllegalArgumentError
+from conformance.wire.layout import (
+    CURRENT_MAGIC_VALUE,
+    HEADER_SIZE_UP_TO_MAGIC,
+    LOG_OVERHEAD,
+    MAGIC_OFFSET,
+    MAGIC_VALUE_V2,
+    MIN_RECORD_OVERHEAD,
+    SIZE_OFFSET,
+)
 from conformance.wire.legacy import LegacyBatch
 
-LOG_OVERHEAD = 12
-HEADER_SIZE_UP_TO_MAGIC = 17
-RECORD_OVERHEAD_V0 = 14
 
 Batch = RecordBatchV2 | LegacyBatch
 
 _SIZE = struct.Struct(">i")
 
 
-class FileSource:
-    """Random-access reads of a file (``os.pread``): memory never grows with the file size."""
+class ByteSource(Protocol):
+    """What the splitter reads from: ``bytes``, or any object with a length whose slices are
+    ``bytes`` (``conformance.fileio.FileSource`` reads a file that way, with ``pread``)."""
 
-    def __init__(self, path: str | os.PathLike[str], start: int = 0, end: int | None = None) -> None:
-        self.path = os.fspath(path)
-        self._fd = os.open(self.path, os.O_RDONLY)
-        size = os.fstat(self._fd).st_size
-        self.start = start
-        self.end = size if end is None else min(size, end)
+    def __len__(self) -> int: ...
 
-    def __len__(self) -> int:
-        return max(0, self.end - self.start)
-
-    def __getitem__(self, item: slice) -> bytes:
-        start = self.start + (item.start or 0)
-        stop = self.start + (len(self) if item.stop is None else min(item.stop, len(self)))
-        if stop <= start:
-            return b""
-        return os.pread(self._fd, stop - start, start)
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-    def __enter__(self) -> FileSource:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
+    def __getitem__(self, item: slice) -> bytes: ...
 
 
-Source = bytes | FileSource
+Source = bytes | ByteSource
 
 
 class Splitter:
     """Iterates batches of ``data``; ``position`` is where the next batch would start.
 
-    ``data`` is ``bytes`` or a :class:`FileSource` (anything sliceable with a length).
+    ``data`` is ``bytes`` or a :class:`ByteSource` (anything sliceable with a length).
     """
 
     def __init__(self, data: Source, mode: str = "memory", filename: str = "<input>") -> None:
@@ -103,15 +83,15 @@ class Splitter:
         if remaining < LOG_OVERHEAD:
             return None
         head = data[pos : pos + HEADER_SIZE_UP_TO_MAGIC]
-        size = _SIZE.unpack_from(head, 8)[0]
-        if size < RECORD_OVERHEAD_V0:
+        size = _SIZE.unpack_from(head, SIZE_OFFSET)[0]
+        if size < MIN_RECORD_OVERHEAD:
             raise CorruptRecordError(
-                f"Record size {size} is less than the minimum record overhead ({RECORD_OVERHEAD_V0})"
+                f"Record size {size} is less than the minimum record overhead ({MIN_RECORD_OVERHEAD})"
             )
         if remaining < HEADER_SIZE_UP_TO_MAGIC:
             return None
-        magic = head[16]
-        if magic > 2:
+        magic = head[MAGIC_OFFSET]
+        if magic > CURRENT_MAGIC_VALUE:
             signed = magic - 256 if magic > 127 else magic
             raise CorruptRecordError(f"Invalid magic found in record: {signed}")
         batch_size = size + LOG_OVERHEAD
@@ -129,20 +109,20 @@ class Splitter:
         if pos >= end - HEADER_SIZE_UP_TO_MAGIC:
             return None
         head = data[pos : pos + HEADER_SIZE_UP_TO_MAGIC]
-        size = _SIZE.unpack_from(head, 8)[0]
-        if size < RECORD_OVERHEAD_V0:
+        size = _SIZE.unpack_from(head, SIZE_OFFSET)[0]
+        if size < MIN_RECORD_OVERHEAD:
             raise CorruptRecordError(
                 f"Found record size {size} smaller than minimum record overhead "
-                f"({RECORD_OVERHEAD_V0}) in file {self.filename}."
+                f"({MIN_RECORD_OVERHEAD}) in file {self.filename}."
             )
         if pos > end - LOG_OVERHEAD - size:
             return None
-        magic = head[16]
+        magic = head[MAGIC_OFFSET]
         return self._make(magic if magic < 128 else magic - 256, pos, size + LOG_OVERHEAD)
 
     def _make(self, magic: int, pos: int, batch_size: int) -> Batch:
         raw = bytes(self.data[pos : pos + batch_size])
         self.position = pos + batch_size
-        if magic >= 2:
+        if magic >= MAGIC_VALUE_V2:
             return RecordBatchV2(raw, pos)
         return LegacyBatch(raw, pos)

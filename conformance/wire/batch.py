@@ -29,6 +29,18 @@ from collections.abc import Iterator
 from conformance import codecs
 from conformance.primitives.crc import crc32c
 from conformance.errors import CorruptRecordError, IllegalArgumentError, InvalidRecordError
+from conformance.wire.layout import (
+    ATTRIBUTES_OFFSET,
+    COMPRESSION_CODEC_MASK,
+    CONTROL_FLAG_MASK,
+    DELETE_HORIZON_FLAG_MASK,
+    RECORD_BATCH_OVERHEAD,
+    RECORDS_OFFSET,
+    TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_FLAG_MASK,
+    V2_HEADER,
+    TimestampType,
+)
 from conformance.wire.record import (
     Anomalies,
     JavaStreamReader,
@@ -42,22 +54,6 @@ from conformance.wire.record import (
     wrap64,
 )
 
-RECORD_BATCH_OVERHEAD = 61
-RECORDS_OFFSET = 61
-CRC_OFFSET = 17
-ATTRIBUTES_OFFSET = 21
-
-COMPRESSION_MASK = 0x07
-TIMESTAMP_TYPE_MASK = 0x08
-TRANSACTIONAL_FLAG = 0x10
-CONTROL_FLAG = 0x20
-DELETE_HORIZON_FLAG = 0x40
-
-_HEADER = struct.Struct(">qiibIhiqqqhii")
-
-CREATE_TIME = "CreateTime"
-LOG_APPEND_TIME = "LogAppendTime"
-NO_TIMESTAMP_TYPE = "NoTimestampType"
 
 
 class RecordBatchV2:
@@ -99,7 +95,7 @@ class RecordBatchV2:
                 self.producer_epoch,
                 self.base_sequence,
                 self.records_count,
-            ) = _HEADER.unpack_from(raw, 0)
+            ) = V2_HEADER.unpack_from(raw, 0)
         else:  # only reachable for batches that fail ensure_valid()
             self.base_offset, self.batch_length = struct.unpack_from(">qi", raw, 0)
             self.magic = struct.unpack_from(">b", raw, 16)[0]
@@ -116,23 +112,24 @@ class RecordBatchV2:
 
     @property
     def compression_id(self) -> int:
-        return self.attributes_raw & COMPRESSION_MASK
+        return self.attributes_raw & COMPRESSION_CODEC_MASK
 
     @property
     def timestamp_type(self) -> str:
-        return LOG_APPEND_TIME if self.attributes_raw & TIMESTAMP_TYPE_MASK else CREATE_TIME
+        return (TimestampType.LOG_APPEND_TIME if self.attributes_raw & TIMESTAMP_TYPE_MASK
+                else TimestampType.CREATE_TIME)
 
     @property
     def is_transactional(self) -> bool:
-        return bool(self.attributes_raw & TRANSACTIONAL_FLAG)
+        return bool(self.attributes_raw & TRANSACTIONAL_FLAG_MASK)
 
     @property
     def is_control(self) -> bool:
-        return bool(self.attributes_raw & CONTROL_FLAG)
+        return bool(self.attributes_raw & CONTROL_FLAG_MASK)
 
     @property
     def has_delete_horizon(self) -> bool:
-        return bool(self.attributes_raw & DELETE_HORIZON_FLAG)
+        return bool(self.attributes_raw & DELETE_HORIZON_FLAG_MASK)
 
     @property
     def delete_horizon_ms(self) -> int | None:
@@ -183,7 +180,7 @@ class RecordBatchV2:
         Records are appended as Kafka would hand them out, so on error ``out`` holds exactly
         the records Kafka yielded before raising.
         """
-        codec = self.attributes_raw & COMPRESSION_MASK
+        codec = self.attributes_raw & COMPRESSION_CODEC_MASK
         if codec > 4:
             raise IllegalArgumentError(f"Unknown compression type id: {codec}")
         log_append_time = (
@@ -244,7 +241,7 @@ class RecordBatchV2:
         """
         if self.records_count == 0:
             return
-        if self.attributes_raw & COMPRESSION_MASK == 0:
+        if self.attributes_raw & COMPRESSION_CODEC_MASK == 0:
             self.records(out, decompressed_limit)
             return
         whole: list[Record] = []

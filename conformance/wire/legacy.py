@@ -26,7 +26,6 @@ import struct
 from collections.abc import Iterator
 
 from conformance import codecs
-from conformance.wire.batch import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE
 from conformance.primitives.crc import crc32
 from conformance.errors import (
     CodecError,
@@ -37,11 +36,23 @@ from conformance.errors import (
     KafkaError,
     jvm_allocate,
 )
+from conformance.wire.layout import (
+    COMPRESSION_CODEC_MASK,
+    LOG_OVERHEAD,
+    MAGIC_VALUE_V0,
+    MAGIC_VALUE_V1,
+    MESSAGE_CRC_OFFSET,
+    SIZE_OFFSET,
+    MESSAGE_ATTRIBUTES_OFFSET,
+    MESSAGE_MAGIC_OFFSET,
+    MESSAGE_TIMESTAMP_OFFSET,
+    NO_TIMESTAMP,
+    RECORD_OVERHEAD_V0,
+    TIMESTAMP_TYPE_MASK,
+    TimestampType,
+    header_size,
+)
 from conformance.wire.record import JavaStreamReader, Record, wrap64
-
-RECORD_OVERHEAD_V0 = 14
-RECORD_OVERHEAD_V1 = 22
-LOG_OVERHEAD = 12
 
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
@@ -73,24 +84,24 @@ class LegacyMessage:
 
     @property
     def crc(self) -> int:
-        return int.from_bytes(self.buf[0:4], "big")
+        return int.from_bytes(self.buf[MESSAGE_CRC_OFFSET:MESSAGE_MAGIC_OFFSET], "big")
 
     @property
     def magic(self) -> int:
-        b = self.buf[4]
+        b = self.buf[MESSAGE_MAGIC_OFFSET]
         return b - 256 if b > 127 else b
 
     @property
     def attributes(self) -> int:
-        b = self.buf[5]
+        b = self.buf[MESSAGE_ATTRIBUTES_OFFSET]
         return b - 256 if b > 127 else b
 
     @property
     def compression_id(self) -> int:
-        return self.buf[5] & 0x07
+        return self.buf[MESSAGE_ATTRIBUTES_OFFSET] & COMPRESSION_CODEC_MASK
 
     def computed_crc(self) -> int:
-        return crc32(self.buf[4:]) & 0xFFFFFFFF
+        return crc32(self.buf[MESSAGE_MAGIC_OFFSET:]) & 0xFFFFFFFF
 
     def ensure_valid(self) -> None:
         if len(self.buf) < RECORD_OVERHEAD_V0:
@@ -106,24 +117,27 @@ class LegacyMessage:
 
     @property
     def timestamp_type(self) -> str:
-        if self.magic == 0:
-            return NO_TIMESTAMP_TYPE
+        if self.magic == MAGIC_VALUE_V0:
+            return TimestampType.NO_TIMESTAMP_TYPE
         if self.wrapper_timestamp_type is not None:
             return self.wrapper_timestamp_type
-        return LOG_APPEND_TIME if self.buf[5] & 0x08 else CREATE_TIME
+        return (TimestampType.LOG_APPEND_TIME
+                if self.buf[MESSAGE_ATTRIBUTES_OFFSET] & TIMESTAMP_TYPE_MASK
+                else TimestampType.CREATE_TIME)
 
     @property
     def timestamp(self) -> int:
-        if self.magic == 0:
-            return -1
-        if self.wrapper_timestamp_type == LOG_APPEND_TIME and self.wrapper_timestamp is not None:
+        if self.magic == MAGIC_VALUE_V0:
+            return NO_TIMESTAMP
+        if (self.wrapper_timestamp_type == TimestampType.LOG_APPEND_TIME
+                and self.wrapper_timestamp is not None):
             return self.wrapper_timestamp
-        if len(self.buf) < 14:
+        if len(self.buf) < MESSAGE_TIMESTAMP_OFFSET + 8:
             raise IndexOutOfBoundsError()
-        return _I64.unpack_from(self.buf, 6)[0]
+        return _I64.unpack_from(self.buf, MESSAGE_TIMESTAMP_OFFSET)[0]
 
     def _key_size_offset(self) -> int:
-        return 6 if self.magic == 0 else 14
+        return header_size(self.magic)
 
     def _size_delimited(self, start: int) -> bytes | None:
         """``Utils.sizeDelimited``."""
@@ -228,7 +242,7 @@ class LegacyBatch:
         entries, base, stream = self._deep_entries(codec, decompressed_limit)
         if state is not None:
             state.append(stream)
-        wrapper_v1 = self.message.magic == 1
+        wrapper_v1 = self.message.magic == MAGIC_VALUE_V1
         for inner_offset, inner in entries:
             offset = wrap64(base + inner_offset) if wrapper_v1 else inner_offset
             inner_codec = inner.compression_id
@@ -244,7 +258,7 @@ class LegacyBatch:
         """``DeepRecordsIterator``'s constructor: everything is read eagerly."""
         wrapper = self.message
         wrapper_magic = wrapper.magic
-        if wrapper_magic not in (0, 1):
+        if wrapper_magic not in (MAGIC_VALUE_V0, MAGIC_VALUE_V1):
             raise InvalidRecordError(
                 f"Invalid wrapper magic found in legacy deep record iterator {wrapper_magic}"
             )
@@ -269,17 +283,17 @@ class LegacyBatch:
                 if len(head) < LOG_OVERHEAD:
                     break
                 offset = _I64.unpack_from(head, 0)[0]
-                size = _I32.unpack_from(head, 8)[0]
+                size = _I32.unpack_from(head, SIZE_OFFSET)[0]
                 if size < RECORD_OVERHEAD_V0:
                     raise CorruptRecordError(
-                        "Record size is less than the minimum record overhead (14)"
+                        f"Record size is less than the minimum record overhead ({RECORD_OVERHEAD_V0})"
                     )
                 jvm_allocate(size)
                 body = src.read_fully(size)
                 if len(body) < size:
                     break
                 inner = LegacyMessage(body)
-                if inner.magic == 1:
+                if inner.magic == MAGIC_VALUE_V1:
                     inner = LegacyMessage(inner.buf, wrapper_timestamp, wrapper_ts_type)
                 entries.append((offset, inner))
         except CodecError as e:

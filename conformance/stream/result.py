@@ -1,17 +1,96 @@
-"""Canonical JSON (docs/canonical-json.md): the contract shared with the oracle and adapters."""
+"""The verdict and its canonical JSON (docs/canonical-json.md): the contract shared with the
+Java oracle and with third-party adapters.
+
+:class:`DecodeResult` is what :func:`conformance.decode` returns: the batches with the records
+Kafka hands out, the error Kafka raises (if any), the partial tail, and the strict-profile
+:class:`Finding` list. ``to_json()`` gives the canonical document; 64-bit integers are decimal
+strings, bytes are base64.
+"""
 
 from __future__ import annotations
 
 import base64
 import json
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from conformance.wire.batch import RecordBatchV2
 from conformance.codecs import codec_name
+from conformance.errors import DecodeError
+from conformance.stream.splitter import Batch
+from conformance.wire.batch import RecordBatchV2
 from conformance.wire.record import Record
 
-if TYPE_CHECKING:
-    from conformance.stream.decoder import DecodedBatch, DecodeResult
+Mode = Literal["memory", "file"]
+Profile = Literal["kafka", "strict"]
+Outcome = Literal["ok", "partial", "error"]
+
+
+@dataclass(slots=True)
+class Finding:
+    """An anomaly Kafka silently accepts (profile ``strict``)."""
+
+    code: str
+    message: str
+    batch_index: int
+    position: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "batch_index": self.batch_index,
+            "position": self.position,
+        }
+
+
+@dataclass(slots=True)
+class DecodedBatch:
+    """A batch header and the records Kafka handed out for it."""
+
+    header: Batch
+    records: list[Record] = field(default_factory=list)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.header, name)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
+@dataclass(slots=True)
+class Tail:
+    position: int
+    bytes: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"position": self.position, "bytes": self.bytes}
+
+
+@dataclass(slots=True)
+class DecodeResult:
+    outcome: Outcome
+    mode: Mode
+    batches: list[DecodedBatch]
+    error: DecodeError | None = None
+    tail: Tail | None = None
+    findings: list[Finding] | None = None
+
+    @property
+    def records(self) -> list[Record]:
+        """All records of all batches, in order."""
+        return [r for b in self.batches for r in b.records]
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome != "error"
+
+    def to_json(self) -> dict[str, Any]:
+        """The canonical JSON document (docs/canonical-json.md)."""
+        return result_to_json(self)
+
 
 FORMAT = "kafka-conformance/decode/1"
 
@@ -42,7 +121,7 @@ def batch_to_json(b: DecodedBatch) -> dict[str, Any]:
         "crc": h.crc,
         "attributes": h.attributes_raw if isinstance(h, RecordBatchV2) else h.attributes,
         "compression": codec_name(h.compression_id),
-        "timestampType": h.timestamp_type,
+        "timestampType": str(h.timestamp_type),
         "lastOffset": str(h.last_offset),
         "maxTimestamp": str(h.max_timestamp),
     }
@@ -91,3 +170,19 @@ def _error_json(result: DecodeResult) -> dict[str, Any]:
 def dumps(doc: dict[str, Any]) -> str:
     """One line, ASCII-safe, key order preserved."""
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=True)
+
+
+__all__ = [
+    "FORMAT",
+    "DecodeResult",
+    "DecodedBatch",
+    "Finding",
+    "Mode",
+    "Outcome",
+    "Profile",
+    "Tail",
+    "batch_to_json",
+    "dumps",
+    "record_to_json",
+    "result_to_json",
+]
