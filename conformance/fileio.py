@@ -1,4 +1,4 @@
-"""The kit's only file reader below the shells: random access to a file with ``os.pread``.
+"""The kit's file reading: random access with ``os.pread``, whole small files, read-only maps.
 
 The decoding core (``primitives``, ``codecs``, ``wire``, ``stream``) never opens a file: it
 reads ``bytes`` or any :class:`~conformance.stream.splitter.ByteSource`. A
@@ -8,6 +8,7 @@ memory bounded by one batch. ``logdir`` and the shells use it; nothing in the co
 
 from __future__ import annotations
 
+import mmap
 import os
 
 
@@ -45,3 +46,17 @@ class FileSource:
 
     def __del__(self) -> None:
         self.close()
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A small file's whole content (``.txnindex``, ``.snapshot``, checkpoints)."""
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def map_readonly(path: str | os.PathLike[str]) -> mmap.mmap | bytes:
+    """A read-only map of a file (an index can be up to ``segment.index.bytes``, 2 GiB, and
+    only the entries a lookup touches are paged in); ``b""`` for an empty file."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""

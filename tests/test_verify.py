@@ -23,7 +23,7 @@ from conformance.logdir.txnindex import AbortedTxn, TransactionIndex
 from conformance.logdir.verify import (
     FINDING_CODES,
     SEVERITY,
-    Report,
+    DirReport,
     verify_dir,
     verify_segment,
 )
@@ -204,11 +204,11 @@ def rewrite_batch(log: Path, index: int, change: Callable[[bytearray], None],
     return h.position
 
 
-def found(report: Report) -> list[tuple[str, Path, int]]:
+def found(report: DirReport) -> list[tuple[str, Path, int]]:
     return [(f.code, Path(f.file), f.position) for f in report.findings]
 
 
-def assert_only(report: Report, code: str, file: Path, position: int,
+def assert_only(report: DirReport, code: str, file: Path, position: int,
                 also: set[str] = frozenset()) -> None:  # type: ignore[assignment]
     got = found(report)
     assert (code, file, position) in got, got
@@ -281,7 +281,7 @@ def test_first_segment_may_start_after_its_name(tmp_path: Path) -> None:
 # ------------------------------------------------------------------- planting, per code
 # each planter: (tmp_path, clean dirs) -> (report, file, position, codes allowed besides)
 
-Planted = tuple[Report, Path, int, set[str]]
+Planted = tuple[DirReport, Path, int, set[str]]
 
 
 def _decode_plant(change: Callable[[bytearray], None], codec: str) -> Callable[..., Planted]:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.errors import DecodeError
-from conformance.fuzz.store import Finding, crash_signature
+from conformance.fuzz.store import FuzzFinding, crash_signature
 from conformance.fuzz.targets import get
 
 
@@ -83,7 +83,7 @@ def divergence_predicate(target_name: str, kind: str, signature: str,
     return fails
 
 
-def minimize(finding: Finding, *, differential: Any = None, seconds: float = 60.0) -> bytes | None:
+def minimize(finding: FuzzFinding, *, differential: Any = None, seconds: float = 60.0) -> bytes | None:
     """Write ``input.min.bin`` for a crash or divergence; None when the kind is not minimized
     (timeouts and memory blow-ups: replaying them is the slow part) or it no longer fails."""
     data = (finding.path / "input.bin").read_bytes()

@@ -62,7 +62,7 @@ def diff_signature(differences: list[str], prefix: str = "") -> str:
 
 
 @dataclass
-class Finding:
+class FuzzFinding:
     path: Path
     target: str
     kind: str
@@ -133,16 +133,16 @@ class FindingStore:
         return self._save(kind, signature, data, {"log_tail": log_tail[-8000:]})
 
 
-def load(root: Path, target: str | None = None) -> list[Finding]:
+def load(root: Path, target: str | None = None) -> list[FuzzFinding]:
     out = []
     for meta in sorted(Path(root).glob(f"{target or '*'}/*/finding.json")):
         try:
             info = json.loads(meta.read_text())
         except ValueError:
             continue
-        out.append(Finding(meta.parent, info.get("target", meta.parent.parent.name),
+        out.append(FuzzFinding(meta.parent, info.get("target", meta.parent.parent.name),
                            info.get("kind", "?"), info.get("signature", "?"), info))
     return out
 
 
-__all__ = ["Finding", "FindingStore", "crash_signature", "diff_signature", "load"]
+__all__ = ["FuzzFinding", "FindingStore", "crash_signature", "diff_signature", "load"]

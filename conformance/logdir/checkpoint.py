@@ -17,10 +17,8 @@ meta.properties                                 Java ``Properties`` (version, cl
 from __future__ import annotations
 
 import base64
-import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from conformance.primitives.java import java_parse_int
 from conformance.errors import (
@@ -339,19 +337,3 @@ def parse_meta_properties(data: bytes) -> MetaProperties:
     if version == 1 and cluster_id is None:
         raise JavaRuntimeError("cluster.id was not found.", java_class="java.lang.RuntimeException")
     return MetaProperties(version, cluster_id, node_id, directory_id)
-
-
-def read_file(path: str | os.PathLike[str]) -> object:
-    """Parse any of this module's files by its name."""
-    p = Path(path)
-    data = p.read_bytes()
-    location = str(p.absolute())
-    if p.name in OFFSET_CHECKPOINTS:
-        return parse_offset_checkpoint(data, location)
-    if p.name == LEADER_EPOCH_CHECKPOINT:
-        return parse_leader_epoch_checkpoint(data, location)
-    if p.name == PARTITION_METADATA:
-        return parse_partition_metadata(data, location)
-    if p.name == META_PROPERTIES:
-        return parse_meta_properties(data)
-    raise ValueError(f"not a checkpoint or metadata file: {p.name}")

@@ -751,7 +751,7 @@ class _Dumper:
         ts_type = batch.timestamp_type()
         ts = m.timestamp
         key_size = m.key_size
-        value_size = m._get_int(m._value_size_offset())
+        value_size = m.value_size
         con.print(
             f"| offset: {offset} {ts_type}: {ts} keySize: {key_size} valueSize: {value_size}"
         )
@@ -759,7 +759,7 @@ class _Dumper:
         con.print(f" isValid: {_jbool(valid)} crc: {m.crc}}}")
         if self.print_data:
             key = m.key if m.key_size >= 0 else None
-            value = m.value if m._get_int(m._value_size_offset()) >= 0 else None
+            value = m.value if m.value_size >= 0 else None
             if key is not None:
                 con.print(f" key: {_decode_string(key)}")
             if value is not None:

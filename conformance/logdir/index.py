@@ -16,13 +16,13 @@ lower bound (with the index's base-offset default when nothing is lower).
 
 from __future__ import annotations
 
-import mmap
 import os
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.fileio import map_readonly
 from conformance.errors import CorruptIndexError, IllegalArgumentError
 from conformance.primitives.java import java_parse_int
 from conformance.wire.record import wrap64
@@ -49,7 +49,7 @@ def base_offset_from_name(path: str | os.PathLike[str]) -> int:
 
 
 class _Index:
-    entry_size = 8
+    entry_size = OFFSET_ENTRY.size
     _struct = OFFSET_ENTRY
 
     def __init__(self, data: bytes, base_offset: int, path: str = "<index>") -> None:
@@ -62,10 +62,7 @@ class _Index:
         """Map an index file read-only (it can be up to ``segment.index.bytes``, 2 GiB)."""
         p = Path(path)
         base = base_offset_from_name(p) if base_offset is None else base_offset
-        with open(p, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-        return cls(data, base, str(p.absolute()))  # type: ignore[arg-type]
+        return cls(map_readonly(p), base, str(p.absolute()))  # type: ignore[arg-type]
 
     @property
     def length(self) -> int:
@@ -84,7 +81,7 @@ class OffsetIndex(_Index):
             raise IllegalArgumentError(
                 f"Attempt to fetch the {n}th entry from index {self.path}, which has size {self.entries}"
             )
-        rel, pos = OFFSET_ENTRY.unpack_from(self.data, n * 8)
+        rel, pos = OFFSET_ENTRY.unpack_from(self.data, n * self.entry_size)
         return OffsetPosition(wrap64(self.base_offset + rel), pos)
 
     def __iter__(self) -> Iterator[OffsetPosition]:
@@ -101,7 +98,7 @@ class OffsetIndex(_Index):
                 f"Corrupt index found, index file {self.path} has non-zero size but the last "
                 f"offset is {self.last_offset()} which is less than the base offset {self.base_offset}"
             )
-        if self.length % 8 != 0:
+        if self.length % self.entry_size != 0:
             raise CorruptIndexError(
                 f"Index file {self.path} is corrupt, found {self.length} bytes which is neither "
                 "positive nor a multiple of 8"
@@ -109,7 +106,7 @@ class OffsetIndex(_Index):
 
     def lookup(self, target_offset: int) -> OffsetPosition:
         """The entry with the largest offset <= target, else ``(baseOffset, 0)``."""
-        slot = _largest_lower_bound(self.entries, lambda i: self.entry(i).offset, target_offset, 8)
+        slot = _largest_lower_bound(self.entries, lambda i: self.entry(i).offset, target_offset, self.entry_size)
         if slot < 0:
             return OffsetPosition(self.base_offset, 0)
         return self.entry(slot)
@@ -118,7 +115,7 @@ class OffsetIndex(_Index):
 class TimeIndex(_Index):
     """``TimeIndex`` (read side)."""
 
-    entry_size = 12
+    entry_size = TIME_ENTRY.size
     _struct = TIME_ENTRY
 
     def entry(self, n: int) -> TimestampOffset:
@@ -126,7 +123,7 @@ class TimeIndex(_Index):
             raise IllegalArgumentError(
                 f"Attempt to fetch the {n}th entry from time index {self.path} which has size {self.entries}"
             )
-        ts, rel = TIME_ENTRY.unpack_from(self.data, n * 12)
+        ts, rel = TIME_ENTRY.unpack_from(self.data, n * self.entry_size)
         return TimestampOffset(ts, wrap64(self.base_offset + rel))
 
     def __iter__(self) -> Iterator[TimestampOffset]:
@@ -155,7 +152,7 @@ class TimeIndex(_Index):
                     f"but the last offset is {last.offset} which is less than the first offset "
                     f"{self.base_offset}"
                 )
-        if self.length % 12 != 0:
+        if self.length % self.entry_size != 0:
             raise CorruptIndexError(
                 f"Time index file {self.path} is corrupt, found {self.length} bytes which is "
                 "neither positive nor a multiple of 12"
@@ -164,7 +161,7 @@ class TimeIndex(_Index):
     def lookup(self, target_timestamp: int) -> TimestampOffset:
         """The entry with the largest timestamp <= target, else ``(-1, baseOffset)``."""
         slot = _largest_lower_bound(
-            self.entries, lambda i: self.entry(i).timestamp, target_timestamp, 12
+            self.entries, lambda i: self.entry(i).timestamp, target_timestamp, self.entry_size
         )
         if slot < 0:
             return TimestampOffset(-1, self.base_offset)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass
-from pathlib import Path
 
 from conformance.primitives.crc import crc32c
+from conformance.fileio import read_bytes
 from conformance.errors import CorruptSnapshotError
 from conformance.wire.record import wrap32
 
@@ -103,7 +103,7 @@ def _partial_entry_error(available: int) -> str:
 
 
 def read(path: str | os.PathLike[str]) -> list[ProducerStateEntry]:
-    return parse(Path(path).read_bytes())
+    return parse(read_bytes(path))
 
 
 def encode(entries: list[ProducerStateEntry]) -> bytes:

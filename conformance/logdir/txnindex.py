@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.fileio import read_bytes
 from conformance.errors import CorruptIndexError, KafkaError
 
 ENTRY_SIZE = 34
@@ -61,7 +62,7 @@ class TransactionIndex:
     def open(cls, path: str | os.PathLike[str], start_offset: int | None = None) -> TransactionIndex:
         p = Path(path)
         base = int(p.name.split(".")[0]) if start_offset is None else start_offset
-        return cls(p.read_bytes(), base, str(p.absolute()))
+        return cls(read_bytes(p), base, str(p.absolute()))
 
     def __iter__(self) -> Iterator[AbortedTxn]:
         """``allAbortedTxns()``: raises on an entry whose version byte is > 0."""

@@ -28,7 +28,12 @@ from conformance.logdir import checkpoint, snapshot, txnindex
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.control import parse_type_id
 from conformance.stream.decoder import decode
-from conformance.logdir.index import encode_offset_entry, encode_time_entry
+from conformance.logdir.index import (
+    OFFSET_ENTRY,
+    TIME_ENTRY,
+    encode_offset_entry,
+    encode_time_entry,
+)
 from conformance.wire.legacy import LegacyBatch
 from conformance.wire.record import wrap32
 
@@ -158,8 +163,8 @@ class PartitionWriter:
     def _should_roll(self, seg: _Segment, batch_size: int, last_offset: int) -> bool:
         """``LogSegment.shouldRoll`` (time-based rolling aside): size, full indexes, offsets
         that no longer fit a relative int32."""
-        max_offset_entries = self.config.segment_index_bytes // 8
-        max_time_entries = self.config.segment_index_bytes // 12
+        max_offset_entries = self.config.segment_index_bytes // OFFSET_ENTRY.size
+        max_time_entries = self.config.segment_index_bytes // TIME_ENTRY.size
         return (
             seg.size > self.config.segment_bytes - batch_size
             or len(seg.offset_entries) >= max_offset_entries
@@ -218,8 +223,8 @@ class PartitionWriter:
         tidx = b"".join(seg.time_entries)
         if not trim:
             size = self.config.segment_index_bytes
-            idx = idx + bytes(size // 8 * 8 - len(idx))
-            tidx = tidx + bytes(size // 12 * 12 - len(tidx))
+            idx = idx + bytes(size // OFFSET_ENTRY.size * OFFSET_ENTRY.size - len(idx))
+            tidx = tidx + bytes(size // TIME_ENTRY.size * TIME_ENTRY.size - len(tidx))
         self._path(seg.base_offset, ".index").write_bytes(idx)
         self._path(seg.base_offset, ".timeindex").write_bytes(tidx)
         if seg.txn_entries:

@@ -3,7 +3,7 @@
 Encoding: zig-zag, then unsigned LEB128 (7 bits a byte, low group first, high bit = more).
 
 =========  ==========  ================================================================
-kind       max bytes   what Kafka accepts (spec §3.6)
+kind       max bytes   what Kafka accepts (docs/format.md §3.6)
 =========  ==========  ================================================================
 varint     5           5th byte with bit 7 set -> IllegalArgumentException
                        "Varint is too long, the most significant bit in the 5th byte is
@@ -41,14 +41,6 @@ def _varlong_too_long(raw: int) -> IllegalArgumentError:
         "Varlong is too long, most significant bit in the 10th byte is set, "
         f"converted value: {raw & _MASK64:x}"
     )
-
-
-def zigzag_decode32(u: int) -> int:
-    return (u >> 1) ^ -(u & 1)
-
-
-def zigzag_decode64(u: int) -> int:
-    return (u >> 1) ^ -(u & 1)
 
 
 def read_unsigned_varint(buf: bytes, pos: int, limit: int) -> tuple[int, int]:
@@ -163,16 +155,6 @@ def encode_varlong(v: int) -> bytes:
     if not -(1 << 63) <= v < (1 << 63):
         raise ValueError(f"varlong out of int64 range: {v}")
     return encode_unsigned_varint(((v << 1) ^ (v >> 63)) & _MASK64)
-
-
-def size_of_varint(v: int) -> int:
-    """``ByteUtils.sizeOfVarint``: bytes of the minimal encoding."""
-    u = ((v << 1) ^ (v >> 31)) & _MASK32
-    n = 1
-    while u >= 0x80:
-        u >>= 7
-        n += 1
-    return n
 
 
 def varint_anomaly(buf: bytes, start: int, end: int, *, is_long: bool = False) -> str | None:

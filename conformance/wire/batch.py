@@ -19,12 +19,15 @@
 57  recordsCount          int32
 61  records               ...     or one compressed payload
 ==  ====================  ======  ===============================================
+
+One writer, at the end (``# --- writer ---``): :func:`encode_batch_v2` (the header packing of
+``DefaultRecordBatch.writeHeader``), :func:`seal_v2`, :func:`v2_attributes`.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from conformance import codecs
 from conformance.primitives.crc import crc32c
@@ -33,7 +36,16 @@ from conformance.wire.layout import (
     ATTRIBUTES_OFFSET,
     COMPRESSION_CODEC_MASK,
     CONTROL_FLAG_MASK,
+    CRC_OFFSET,
     DELETE_HORIZON_FLAG_MASK,
+    LENGTH_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC_VALUE_V2,
+    NO_PARTITION_LEADER_EPOCH,
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    NO_SEQUENCE,
+    NO_TIMESTAMP,
     RECORD_BATCH_OVERHEAD,
     RECORDS_OFFSET,
     TIMESTAMP_TYPE_MASK,
@@ -279,3 +291,98 @@ def _fast(
         del out[mark:]
         return False
     return True
+
+
+# --- writer ---------------------------------------------------------------------------------
+def v2_attributes(
+    codec: int,
+    timestamp_type: str,
+    is_transactional: bool,
+    is_control: bool,
+    has_delete_horizon: bool,
+) -> int:
+    """``DefaultRecordBatch.computeAttributes``."""
+    attrs = codec & COMPRESSION_CODEC_MASK
+    if timestamp_type == TimestampType.LOG_APPEND_TIME:
+        attrs |= TIMESTAMP_TYPE_MASK
+    if is_transactional:
+        attrs |= TRANSACTIONAL_FLAG_MASK
+    if is_control:
+        attrs |= CONTROL_FLAG_MASK
+    if has_delete_horizon:
+        attrs |= DELETE_HORIZON_FLAG_MASK
+    return attrs
+
+
+def seal_v2(batch: bytearray | bytes, *, length: bool = True, crc: bool = True) -> bytes:
+    """Recompute batchLength (= size - 12) and/or the CRC-32C over [21, end) of a v2 batch."""
+    out = bytearray(batch)
+    if length:
+        struct.pack_into(">i", out, LENGTH_OFFSET, len(out) - LOG_OVERHEAD)
+    if crc:
+        struct.pack_into(">I", out, CRC_OFFSET, crc32c(bytes(out[ATTRIBUTES_OFFSET:])))
+    return bytes(out)
+
+
+def _signed(x: int, bits: int) -> int:
+    x &= (1 << bits) - 1
+    return x - (1 << bits) if x >> (bits - 1) else x
+
+
+def encode_batch_v2(
+    records: Iterable[bytes] = (),
+    *,
+    base_offset: int = 0,
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
+    magic: int = MAGIC_VALUE_V2,
+    attributes: int = 0,
+    last_offset_delta: int | None = None,
+    base_timestamp: int = NO_TIMESTAMP,
+    max_timestamp: int | None = None,
+    producer_id: int = NO_PRODUCER_ID,
+    producer_epoch: int = NO_PRODUCER_EPOCH,
+    base_sequence: int = NO_SEQUENCE,
+    count: int | None = None,
+    payload: bytes | None = None,
+    crc: int | None = None,
+    batch_length: int | None = None,
+) -> bytes:
+    """One v2 batch: the 61-byte header, then the records (docs/format.md §3.1).
+
+    The one batch writer (BatchBuilder, ``empty_batch``, the crafted corpus). ``records`` (each
+    from :func:`~conformance.wire.record.encode_record_v2`) are concatenated and compressed as
+    Kafka's producer does when ``attributes`` names codec 1-4. Defaults: ``count`` = the
+    number of records, ``last_offset_delta`` = count - 1 (0 when empty), ``max_timestamp`` =
+    ``base_timestamp``. Fault knobs: ``payload`` = the bytes after the header verbatim (no
+    compression); ``crc`` = the stored CRC (default: the true CRC-32C); ``batch_length`` = the
+    stored length (default: the true one); ``magic`` and ``attributes`` are stored as raw
+    int8 / int16 (any bits).
+    """
+    recs = list(records)
+    if count is None:
+        count = len(recs)
+    if last_offset_delta is None:
+        last_offset_delta = max(count - 1, 0)
+    if max_timestamp is None:
+        max_timestamp = base_timestamp
+    if payload is None:
+        payload = b"".join(recs)
+        codec = attributes & COMPRESSION_CODEC_MASK
+        if codecs.GZIP <= codec <= codecs.ZSTD:
+            payload = codecs.compress(codec, payload, MAGIC_VALUE_V2)
+    header = V2_HEADER.pack(
+        base_offset,
+        RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(payload) if batch_length is None else batch_length,
+        partition_leader_epoch,
+        _signed(magic, 8),
+        0 if crc is None else crc & 0xFFFFFFFF,
+        _signed(attributes, 16),
+        last_offset_delta,
+        base_timestamp,
+        max_timestamp,
+        producer_id,
+        producer_epoch,
+        base_sequence,
+        count,
+    )
+    return seal_v2(header + payload, length=False, crc=crc is None)

@@ -163,6 +163,11 @@ class LegacyMessage:
         return offset - (1 << 32) if offset > 0x7FFFFFFF else offset
 
     @property
+    def value_size(self) -> int:
+        """``LegacyRecord.valueSize()``: the stored value length (< 0 means null)."""
+        return self._get_int(self._value_size_offset())
+
+    @property
     def value(self) -> bytes | None:
         return self._size_delimited(self._value_size_offset())
 

@@ -25,14 +25,19 @@ Two readers, because Kafka has two (and they disagree on edge cases):
   check catches it.
 * :func:`read_from_stream` — ``DefaultRecord.readFrom(InputStream)`` for compressed batches:
   the body is read into a buffer of exactly ``length`` bytes first.
+
+One writer, at the end (``# --- writer ---``): :func:`encode_record_v2` (``DefaultRecord.writeTo``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 from conformance.errors import (
     BufferUnderflowError,
     CodecError,
     DecodeError,
+    EncodeError,
     IllegalArgumentError,
     InvalidRecordError,
     KafkaError,
@@ -41,6 +46,8 @@ from conformance.errors import (
 from conformance.primitives.java import java_utf8
 from conformance.codecs import FILL, Decompressed
 from conformance.primitives.varint import (
+    encode_varint,
+    encode_varlong,
     read_varint,
     read_varint_stream,
     read_varlong,
@@ -727,3 +734,66 @@ def fast_records(
         raise _Bail from None
     if pos != n:
         raise _Bail
+
+
+# --- writer ---------------------------------------------------------------------------------
+HeaderInput = tuple[str | bytes, bytes | None]
+RECORD_FIELDS = ("attributes", "timestamp_delta", "offset_delta", "key", "value", "header_count", "headers")
+
+
+class Raw(bytes):
+    """Bytes the writers put verbatim in place of a field's encoding (a fault knob)."""
+
+    __slots__ = ()
+
+
+def _bytes_field(b: bytes | None) -> bytes:
+    if isinstance(b, Raw):
+        return bytes(b)
+    return encode_varint(-1) if b is None else encode_varint(len(b)) + b
+
+
+def _header_key(k: str | bytes | None) -> bytes:
+    if k is None:
+        raise EncodeError("Invalid null header key found in headers")
+    return _bytes_field(k if isinstance(k, Raw) else k.encode("utf-8") if isinstance(k, str) else bytes(k))
+
+
+def encode_record_v2(
+    offset_delta: int | bytes = 0,
+    timestamp_delta: int | bytes = 0,
+    key: bytes | None = None,
+    value: bytes | None = None,
+    headers: Sequence[HeaderInput] = (),
+    attributes: int = 0,
+    *,
+    header_count: int | bytes | None = None,
+    length: int | bytes | None = None,
+    trailing: bytes = b"",
+    end_after: str | None = None,
+) -> bytes:
+    """``DefaultRecord.writeTo``: one v2 record with its length prefix (docs/format.md §3.4).
+
+    The one record writer (BatchBuilder, crafted corpus, fuzzers). Fault knobs, all defaulting
+    to the correct encoding: an int field given as bytes, or a key / value / header key given as
+    :class:`Raw`, is written verbatim (non-minimal or overlong varints, lying lengths);
+    ``header_count`` is the count declared (default ``len(headers)``); ``length`` None = the
+    true body length, an int = that value, bytes = its raw encoding; ``trailing`` = extra bytes
+    after the headers; ``end_after`` cuts the body after that field (:data:`RECORD_FIELDS`).
+    """
+    def varint(x: int | bytes, enc: Callable[[int], bytes] = encode_varint) -> bytes:
+        return bytes(x) if isinstance(x, (bytes, bytearray)) else enc(x)
+
+    parts = [
+        bytes([attributes & 0xFF]),
+        varint(timestamp_delta, encode_varlong),
+        varint(offset_delta),
+        _bytes_field(key),
+        _bytes_field(value),
+        varint(len(headers) if header_count is None else header_count),
+        b"".join(_header_key(hk) + _bytes_field(hv) for hk, hv in headers),
+    ]
+    if end_after is not None:
+        parts = parts[: RECORD_FIELDS.index(end_after) + 1]
+    body = b"".join(parts) + trailing
+    return varint(len(body) if length is None else length) + body

@@ -1,0 +1,87 @@
+"""The Java read model every codec reader returns: a decompressed payload as Kafka reads it.
+
+Mirrors how Kafka's ``Compression.wrapForInput`` streams are consumed by
+``ChunkedBytesStream`` (docs/format.md §5.1, "Read granularity"). A payload decompresses
+to *pieces*, each what one ``read(len)`` of the Java codec stream can return:
+
+==  =======================================  ======  ========================
+id  codec (Java stream)                      policy  ChunkedBytesStream buffer
+==  =======================================  ======  ========================
+1   gzip (``GZIPInputStream``)               PIECE   16 KiB
+2   snappy (``SnappyInputStream``)           FILL    2 KiB
+3   lz4 (``Lz4BlockInputStream``)            PIECE   2 KiB
+4   zstd (``ZstdInputStreamNoFinalizer``)    PIECE   16 KiB
+==  =======================================  ======  ========================
+
+``PIECE``: one read returns at most the rest of the current piece (an lz4 block, what one gzip
+input fill inflates to, a zstd frame). ``FILL``: a read keeps taking pieces until ``len`` bytes
+or a -1 (snappy-java; a ``None`` piece is such a -1 mid-stream). A :class:`Decompressed` also
+carries a terminal condition (``error``, or a clean end); ``wire.record.JavaStreamReader``
+replays it so an error surfaces at the same read as in Java. :class:`Limit` bounds the
+decompressed size (:class:`DecompressionLimitError`, a kit resource limit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from conformance.errors import DecodeError, DecompressionLimitError, KafkaError
+
+#: codec ids (``CompressionType.id``, docs/format.md §5.1)
+NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
+
+#: how a Java codec stream's read(len) fills its buffer
+PIECE = "piece"  # at most the rest of the current piece (lz4 block, gzip member, zstd frame)
+FILL = "fill"  # keeps reading pieces until len bytes or a -1 (snappy-java)
+
+#: ChunkedBytesStream buffer size per codec (``Compression.decompressionOutputSize``)
+FILL_SIZE = {GZIP: 16 * 1024, SNAPPY: 2 * 1024, LZ4: 2 * 1024, ZSTD: 16 * 1024}
+
+#: Java exception classes the codec libraries throw
+IO_EXCEPTION = "java.io.IOException"
+EOF_EXCEPTION = "java.io.EOFException"
+
+
+@dataclass(frozen=True, slots=True)
+class Decompressed:
+    pieces: list[bytes | None]
+    error: DecodeError | None = None
+    #: the error cuts the last piece short: a read reaching past it raises (its bytes lost)
+    lossy: bool = False
+    policy: str = PIECE
+    fill_size: int = 2048
+    #: payload bytes the Java stream silently ignores after its logical end (strict finding)
+    ignored_trailing: int = 0
+    #: other anomalies Kafka accepts silently, as (finding code, message) pairs
+    notes: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def data(self) -> bytes:
+        """All decompressed bytes (for diagnostics; Java may not deliver all of them)."""
+        return b"".join(p for p in self.pieces if p)
+
+
+class Limit:
+    """The decompressed bytes produced so far, against the configured bound."""
+
+    __slots__ = ("limit", "total")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.total = 0
+
+    def remaining(self) -> int:
+        return self.limit - self.total
+
+    def add(self, n: int) -> None:
+        self.total += n
+        if self.total > self.limit:
+            raise DecompressionLimitError(
+                f"Decompressed size exceeds the configured limit of {self.limit} bytes "
+                "(kafka-conformance resource limit)"
+            )
+
+
+def open_error(cause: DecodeError) -> KafkaError:
+    """A failure Java raises while opening the codec stream: ``KafkaException(cause)``."""
+    return KafkaError.wrapping(cause)
