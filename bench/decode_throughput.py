@@ -242,7 +242,9 @@ def worker_main(args: argparse.Namespace) -> int:
             raise AssertionError(f"{count} records, expected {args.worker_expect_records}")
         if acc != args.worker_expect_checksum:
             raise AssertionError(f"checksum {acc}, expected {args.worker_expect_checksum}")
-    print(json.dumps({"times": times, "notes": [n for n in notes if n]}))
+    package = sys.modules.get("conformance")
+    print(json.dumps({"times": times, "notes": [n for n in notes if n],
+                      "package": getattr(package, "__file__", None)}))
     return 0
 
 
@@ -562,6 +564,8 @@ def main(argv: list[str] | None = None) -> int:
                     msg = (
                         f"{res['records_per_s'] / 1e3:9.0f} krec/s {res['mb_per_s']:7.1f} MB/s"
                     )
+                    if res.get("package"):  # which checkout was measured (before/after runs)
+                        msg += f"  [{Path(str(res['package'])).parent.parent}]"
                 else:
                     msg = "skipped: " + str(res.get("skipped") or res.get("error"))
                 row["impls"][impl] = res

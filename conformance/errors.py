@@ -27,7 +27,7 @@ CodecError                             a compression library's IOException/Error
                                        org.xerial.snappy.SnappyError, java.io.IOException
 =====================================  ===================================================
 
-Kafka sometimes lets raw JDK exceptions escape (spec §4.2); the kit reports those faithfully
+Kafka sometimes lets raw JDK exceptions escape (docs/format.md §4.2); the kit reports those faithfully
 rather than inventing a nicer class, because the verdict must match Kafka's.
 """
 

@@ -21,20 +21,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance.logdir.dump import (
-    _parse_long,
-    _ScalaHashMap,
-    dump,
-    dump_json,
-)
-from conformance.wire.builder import (
-    BatchBuilder,
-    empty_batch,
-    encode_legacy_message,
-    encode_record_v2,
-    end_txn_marker_batch,
-    seal_v2,
-)
+from conformance.logdir.dump import dump, dump_json
+from conformance.logdir.dump.javaemu import ScalaHashMap, parse_long
+from conformance.wire.batch import encode_batch_v2, seal_v2
+from conformance.wire.builder import BatchBuilder, empty_batch, end_txn_marker_batch
+from conformance.wire.legacy import encode_legacy_message
+from conformance.wire.record import encode_record_v2
 from conformance.logdir.writer import LogConfig, PartitionWriter, write_batches
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,9 +69,9 @@ def entries(message_set: bytes) -> list[bytes]:
 def ctrl_batch(base: int, records: list[tuple[bytes | None, bytes | None]], attrs: int = 0x30,
                producer_id: int = 99) -> bytes:
     body = b"".join(encode_record_v2(i, 0, k, v) for i, (k, v) in enumerate(records))
-    header = struct.pack(">qiibIhiqqqhii", base, 0, -1, 2, 0, attrs, len(records) - 1, 1000,
-                         1000, producer_id, 0, -1, len(records))
-    return seal_v2(header + body)
+    return encode_batch_v2(payload=body, count=len(records), base_offset=base, attributes=attrs,
+                           last_offset_delta=len(records) - 1, base_timestamp=1000,
+                           max_timestamp=1000, producer_id=producer_id, producer_epoch=0)
 
 
 def patch(path: Path, offset: int, data: bytes) -> None:
@@ -481,16 +473,16 @@ def test_zero_tail_and_trailer(tmp_path: Path) -> None:
 
 
 def test_java_long_parsing() -> None:
-    assert _parse_long("00000000000000000042") == 42
-    assert _parse_long("+7") == 7 and _parse_long("-7") == -7
-    assert _parse_long("\u0663") == 3  # Character.digit accepts any Nd digit
+    assert parse_long("00000000000000000042") == 42
+    assert parse_long("+7") == 7 and parse_long("-7") == -7
+    assert parse_long("\u0663") == 3  # Character.digit accepts any Nd digit
     for bad in ("", "+", " 1", "1_0", "9223372036854775808", "0x10"):
         with pytest.raises(Exception, match="For input string"):
-            _parse_long(bad)
+            parse_long(bad)
 
 
 def test_scala_hashmap_order() -> None:
-    m = _ScalaHashMap()
+    m = ScalaHashMap()
     keys = [f"/tmp/d/{i:020d}.index" for i in range(20)]
     for k in keys:
         m.put(k, [k])
@@ -557,3 +549,31 @@ def test_timeindex_lookup_with_duplicate_index_offsets(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     dump(files, out=out, err=err)
     assert (out.getvalue(), err.getvalue()) == (java.stdout, java.stderr)
+
+
+def test_kraft_control_values_are_parsed_by_wire_control() -> None:
+    """dump only formats: the KRaft control values are ``wire.control``'s structured values,
+    with the JVM's exceptions for truncated or null values."""
+    from conformance.errors import DecodeError, NullPointerError
+    from conformance.wire import control
+
+    h = control.parse_kraft_control_value(control.SNAPSHOT_HEADER, struct.pack(">hq", 0, TS) + b"\0")
+    assert h == control.SnapshotHeader(0, TS)
+    assert control.parse_kraft_version(struct.pack(">hh", 0, 1) + b"\0") == control.KRaftVersion(0, 1)
+    assert control.parse_snapshot_footer(b"\0\0\0") == control.SnapshotFooter(0)
+    directory = uuid.UUID(int=7).bytes
+    value = (struct.pack(">h", 0) + _uv(2) + struct.pack(">i", 1) + directory + _uv(2)
+             + _cstr("CONTROLLER") + _cstr("host") + struct.pack(">H", 9093) + b"\0"
+             + struct.pack(">hh", 0, 1) + b"\0\0\0")
+    voters = control.parse_voters(value)
+    assert voters == control.Voters(0, (control.Voter(
+        1, directory, (control.VoterEndpoint("CONTROLLER", "host", 9093),), 0, 1),))
+    with pytest.raises(DecodeError) as e:
+        control.parse_snapshot_header(b"\0\0\0")
+    assert e.value.kafka_exception == "java.nio.BufferUnderflowException"
+    with pytest.raises(NullPointerError):
+        control.parse_kraft_control_value(control.KRAFT_VOTERS, None)
+    with pytest.raises(DecodeError) as e:
+        control.parse_voters(struct.pack(">h", 0) + _uv(0))
+    assert e.value.java_string() == (
+        "java.lang.RuntimeException: non-nullable field voters was serialized as null")

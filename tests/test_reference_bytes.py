@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance import decode
-from conformance.wire.builder import BatchBuilder, encode_legacy_message
+from conformance.wire.builder import BatchBuilder
+from conformance.wire.legacy import encode_legacy_message
 
 SAMPLES = Path(__file__).resolve().parent.parent / "corpora" / "samples"
 A1 = (SAMPLES / "spec-a1-v2-three-records.bin").read_bytes()

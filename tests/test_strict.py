@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import decode
+from conformance import codecs, decode
 from conformance.corpus import crafted as c
+from conformance.primitives.varint import encode_varint
 from conformance.stream.findings import FINDING_CODES
-from conformance.primitives.varint import encode_varint, encode_varlong
+from conformance.wire.record import Raw
 
 TS = c.TS
 
@@ -17,23 +18,14 @@ def rec(**kw: object) -> bytes:
     return c.v2_record(**kw)  # type: ignore[arg-type]
 
 
-def body(*parts: bytes) -> bytes:
-    return b"".join(parts)
-
-
-def hdr_v2(extra: bytes) -> bytes:
-    """a record body: attributes 0, ts delta 0, offset delta 0, then ``extra``."""
-    return body(b"\x00", encode_varlong(0), encode_varint(0), extra)
-
-
 CASES: dict[str, bytes] = {
     "varint-non-minimal": c.v2_batch(
-        [rec(body=hdr_v2(b"\x82\x00" + b"k" + encode_varint(1) + b"v" + b"\x00"))]
+        [rec(key=Raw(b"\x82\x00" + b"k"), value=b"v")]  # key length 1 written 82 00
     ),
     "varint-overflow-bits": c.v2_batch(
-        [rec(body=body(b"\x00", encode_varlong(0), b"\x80\x80\x80\x80\x70", encode_varint(-1), encode_varint(-1), b"\x00"))]
+        [rec(offset_delta=Raw(b"\x80\x80\x80\x80\x70"), key=None, value=None)]
     ),
-    "null-length-not-minus-one": c.v2_batch([rec(body=hdr_v2(encode_varint(-5) + encode_varint(-1) + b"\x00"))]),
+    "null-length-not-minus-one": c.v2_batch([rec(key=Raw(encode_varint(-5)), value=None)]),
     "attributes-high-byte": c.v2_batch([rec()], attributes=0x0100),
     "attributes-unused-bits": c.v2_batch([rec()], attributes=0x0080),
     "record-attributes-set": c.v2_batch([rec(attributes=1)]),
@@ -48,13 +40,13 @@ CASES: dict[str, bytes] = {
         producer_id=1, producer_epoch=0,
     ),
     "compressed-trailing-bytes": c.v2_batch(
-        payload=c.gzip_member(rec()) + b"junk", attributes=1, count=1
+        payload=codecs.gzip.write_member(rec()) + b"junk", attributes=1, count=1
     ),
     "lz4-content-checksum-mismatch": c.v2_batch(
-        payload=c.lz4_custom([rec()], content_checksum=0xDEADBEEF), attributes=3, count=1
+        payload=codecs.lz4.write_frame([rec()], content_checksum=0xDEADBEEF), attributes=3, count=1
     ),
     "snappy-xerial-header-version": c.v2_batch(
-        payload=c.xerial([rec()], header=c.xerial_header(little_endian=True)), attributes=2, count=1
+        payload=codecs.snappy.write_xerial([rec()], little_endian=True), attributes=2, count=1
     ),
     "legacy-trailing-bytes": c.legacy_message(trailing=b"xx"),
     "legacy-wrapper-key": c.legacy_wrapper(c.v1_inner(2), key=b"k", offset=1),

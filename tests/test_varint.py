@@ -1,4 +1,4 @@
-"""Varint/varlong acceptance rules (spec §3.6), vectors from Kafka's ByteUtilsTest as quoted there."""
+"""Varint/varlong acceptance rules (docs/format.md §3.6), vectors from Kafka's ByteUtilsTest as quoted there."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_fifth_byte_msb_is_rejected_with_kafkas_message() -> None:
 
 
 def test_fifth_byte_overflow_bits_dropped_silently() -> None:
-    # bits 4-6 of the 5th byte are discarded: 0x7F reads like 0x0F (spec §3.6)
+    # bits 4-6 of the 5th byte are discarded: 0x7F reads like 0x0F (docs/format.md §3.6)
     a = bytes.fromhex("FE FF FF FF 7F")
     b = bytes.fromhex("FE FF FF FF 0F")
     assert read_varint(a, 0, 5) == read_varint(b, 0, 5)

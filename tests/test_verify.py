@@ -16,7 +16,8 @@ import pytest
 
 from conformance.logdir import checkpoint, snapshot
 from conformance import cli
-from conformance.wire.builder import BatchBuilder, end_txn_marker_batch, seal_v2
+from conformance.wire.batch import seal_v2
+from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 from conformance.fileio import FileSource
 from conformance.stream.splitter import Splitter
 from conformance.logdir.txnindex import AbortedTxn, TransactionIndex

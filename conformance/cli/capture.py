@@ -85,9 +85,9 @@ def _cmd_capture(args: argparse.Namespace) -> int:
             print(f"capture: unknown scenario {bad[0]!r} (see --list)", file=sys.stderr)
             return 2
     if args.out is None:
-        from conformance.corpus.golden import DEFAULT_ROOT
+        from conformance.corpus.golden import default_root
 
-        out = DEFAULT_ROOT
+        out = default_root()
     else:
         out = args.out
 

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance import codecs
-from conformance.stream.result import dumps
 from conformance.stream.decoder import decode
-from conformance.stream.result import DecodeResult
 from conformance.stream.findings import FINDING_CODES
+from conformance.stream.result import DecodeResult, dumps
 
 EXIT_OK = 0
 EXIT_DECODE_ERROR = 1

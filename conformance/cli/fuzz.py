@@ -247,8 +247,8 @@ def _promote(args: argparse.Namespace) -> int:
     """A fixed finding becomes ``corpora/regressions/<target>/<name>.bin`` + ``.json``; for a
     record-stream target the JSON carries the Java oracle's verdict (the expectation the
     normal test suite replays)."""
-    from conformance.jvm.runtime import repo_root
     from conformance.fuzz.targets import get
+    from conformance.jvm.runtime import repo_root
 
     path = Path(args.promote)
     if not path.is_dir() or not (path / "finding.json").exists():
@@ -268,8 +268,8 @@ def _promote(args: argparse.Namespace) -> int:
     }
     wire = target.wire_bytes(data)
     if wire is not None:
-        from conformance.jvm.oracle import OracleServer
         from conformance.fuzz.differential import mode_of, normalize_java
+        from conformance.jvm.oracle import OracleServer
 
         mode = mode_of(wire)
         with OracleServer() as oracle:

@@ -14,6 +14,7 @@ from conformance.logdir import lookup as _lookup
 from conformance.logdir.lookup import LookupResult, lookup_offset, lookup_timestamp
 from conformance.wire.batch import RecordBatchV2
 
+
 def _print(result: LookupResult | None, as_json: bool) -> int:
     if as_json:
         print(json.dumps(None if result is None else result.to_json()))

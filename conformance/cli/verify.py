@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus.golden import DEFAULT_ROOT, verify_corpus
+from conformance.corpus.golden import default_root, verify_corpus
 
 _EPILOG = """\
 checks, for every corpora/<broker-id>/<scenario>/ case (docs/corpora.md):
@@ -37,7 +37,7 @@ examples:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    root = Path(args.dir)
+    root = default_root() if args.dir is None else Path(args.dir)
     if not root.is_dir():
         print(f"kafka-conformance verify: {root}: no such directory", file=sys.stderr)
         return 2
@@ -74,7 +74,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_EPILOG,
     )
-    p.add_argument("dir", nargs="?", default=str(DEFAULT_ROOT), metavar="DIR",
+    p.add_argument("dir", nargs="?", default=None, metavar="DIR",
                    help="corpora directory, a broker directory or one case "
                    "(default: the repository's corpora/)")
     p.add_argument("--only", action="append", metavar="BROKER/SCENARIO-GLOB",

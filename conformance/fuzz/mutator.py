@@ -32,14 +32,31 @@ import zlib
 from collections.abc import Callable
 
 from conformance import codecs
-from conformance.corpus import crafted
-from conformance.wire.batch import RecordBatchV2
-from conformance.wire.builder import encode_legacy_message, encode_record_v2, seal_v2
+from conformance.wire.batch import RecordBatchV2, seal_v2
 from conformance.errors import DecodeError
-from conformance.wire.legacy import LegacyBatch
-from conformance.wire.record import Record, read_uncompressed
+from conformance.wire.layout import (
+    ATTRIBUTES_OFFSET,
+    BASE_OFFSET_OFFSET,
+    BASE_SEQUENCE_OFFSET,
+    BASE_TIMESTAMP_OFFSET,
+    COMPRESSION_CODEC_MASK,
+    HEADER_SIZE_UP_TO_MAGIC,
+    LAST_OFFSET_DELTA_OFFSET,
+    LOG_OVERHEAD,
+    MAGIC_OFFSET,
+    MAGIC_VALUE_V2,
+    MAX_TIMESTAMP_OFFSET,
+    MESSAGE_MAGIC_OFFSET,
+    PARTITION_LEADER_EPOCH_OFFSET,
+    PRODUCER_EPOCH_OFFSET,
+    PRODUCER_ID_OFFSET,
+    RECORD_BATCH_OVERHEAD,
+    RECORDS_COUNT_OFFSET,
+    RECORDS_OFFSET,
+)
+from conformance.wire.legacy import LegacyBatch, encode_legacy_message, seal_legacy
+from conformance.wire.record import Record, encode_headers_v2, encode_record_v2, read_uncompressed
 from conformance.stream.splitter import Splitter
-from conformance.primitives.varint import encode_varint
 from conformance.fuzz.targets import CODEC_OF, codec_input, wrap_headers
 
 ByteMutate = Callable[[bytes, int], bytes]
@@ -50,8 +67,10 @@ INTERESTING = (0, 1, -1, 2, 7, 127, 128, 255, 256, 0x7FFF, 0x8000, 0xFFFF, 0x100
 ATTRIBUTES = (0, 1, 2, 3, 4, 5, 6, 7, 0x08, 0x10, 0x20, 0x30, 0x40, 0x11, 0x24, 0x7F, 0xFF,
               0x100, -1)
 #: (offset, struct format) of the v2 header fields after the length
-V2_FIELDS = ((0, ">q"), (12, ">i"), (16, ">b"), (21, ">h"), (23, ">i"), (27, ">q"), (35, ">q"),
-             (43, ">q"), (51, ">h"), (53, ">i"), (57, ">i"))
+V2_FIELDS = ((BASE_OFFSET_OFFSET, ">q"), (PARTITION_LEADER_EPOCH_OFFSET, ">i"), (MAGIC_OFFSET, ">b"),
+             (ATTRIBUTES_OFFSET, ">h"), (LAST_OFFSET_DELTA_OFFSET, ">i"),
+             (BASE_TIMESTAMP_OFFSET, ">q"), (MAX_TIMESTAMP_OFFSET, ">q"), (PRODUCER_ID_OFFSET, ">q"),
+             (PRODUCER_EPOCH_OFFSET, ">h"), (BASE_SEQUENCE_OFFSET, ">i"), (RECORDS_COUNT_OFFSET, ">i"))
 _LIMIT = 1 << 20  # decompression while mutating: small inputs only
 _STALE = 0.03  # probability of leaving a seal stale
 
@@ -116,8 +135,8 @@ class Mutator:
         return b"".join(entries) + tail
 
     def entry(self, raw: bytes, rng: random.Random, max_size: int) -> bytes:
-        magic = raw[16] if len(raw) > 16 else 2
-        if magic == 2 and len(raw) >= 61:
+        magic = raw[MAGIC_OFFSET] if len(raw) > MAGIC_OFFSET else MAGIC_VALUE_V2
+        if magic == MAGIC_VALUE_V2 and len(raw) >= RECORD_BATCH_OVERHEAD:
             return self.v2(raw, rng, max_size)
         if magic in (0, 1):
             return self.legacy(raw, rng, max_size)
@@ -126,21 +145,22 @@ class Mutator:
     # ------------------------------------------------------------------------------ v2
     def v2(self, raw: bytes, rng: random.Random, max_size: int) -> bytes:
         batch = RecordBatchV2(raw)
-        codec = batch.attributes_raw & 7
+        codec = batch.attributes_raw & COMPRESSION_CODEC_MASK
         roll = rng.random()
         if roll < 0.25:  # one header field
             off, fmt = rng.choice(V2_FIELDS)
             out = bytearray(raw)
             current = struct.unpack_from(fmt, raw, off)[0]
-            value = rng.choice(ATTRIBUTES) if off == 21 else interesting(rng, current)
+            value = rng.choice(ATTRIBUTES) if off == ATTRIBUTES_OFFSET else interesting(rng, current)
             struct.pack_into(fmt, out, off, _fits(fmt, value))
             return self.seal(bytes(out), rng)
         if roll < 0.35 and codec:  # the compressed bytes themselves
-            payload = self.bytes_of(raw[61:], rng, max_size)
-            return self.seal(raw[:61] + payload, rng)
-        body = decompress(codec, raw[61:], 2)
+            payload = self.bytes_of(raw[RECORDS_OFFSET:], rng, max_size)
+            return self.seal(raw[:RECORDS_OFFSET] + payload, rng)
+        body = decompress(codec, raw[RECORDS_OFFSET:], MAGIC_VALUE_V2)
         if body is None:
-            return self.seal(raw[:61] + self.bytes_of(raw[61:], rng, max_size), rng)
+            return self.seal(raw[:RECORDS_OFFSET] + self.bytes_of(raw[RECORDS_OFFSET:], rng, max_size),
+                             rng)
         new_codec = codec
         if roll < 0.45:  # another codec (or none)
             new_codec = rng.choice((0, 1, 2, 3, 4))
@@ -149,17 +169,18 @@ class Mutator:
         if roll >= 0.45:
             chunks, trailing = self.records(chunks, trailing, rng, max_size)
         new_body = b"".join(c for c, _ in chunks) + trailing
-        header = bytearray(raw[:61])
-        header[22] = (header[22] & ~7 & 0xFF) | new_codec
+        header = bytearray(raw[:RECORDS_OFFSET])
+        low = ATTRIBUTES_OFFSET + 1  # the attributes' low byte holds the codec
+        header[low] = (header[low] & ~COMPRESSION_CODEC_MASK & 0xFF) | new_codec
         if rng.random() < 0.9:
-            struct.pack_into(">i", header, 57, len(chunks))
+            struct.pack_into(">i", header, RECORDS_COUNT_OFFSET, len(chunks))
         deltas = [r.offset_delta for _, r in chunks if r is not None]
         if deltas and rng.random() < 0.9:
-            struct.pack_into(">i", header, 23, _fits(">i", max(deltas)))
-        return self.seal(bytes(header) + recompress(new_codec, new_body, 2, rng), rng)
+            struct.pack_into(">i", header, LAST_OFFSET_DELTA_OFFSET, _fits(">i", max(deltas)))
+        return self.seal(bytes(header) + recompress(new_codec, new_body, MAGIC_VALUE_V2, rng), rng)
 
     def seal(self, raw: bytes, rng: random.Random) -> bytes:
-        if len(raw) < 61 or rng.random() < _STALE:
+        if len(raw) < RECORD_BATCH_OVERHEAD or rng.random() < _STALE:
             return raw
         return seal_v2(raw)
 
@@ -223,7 +244,8 @@ class Mutator:
         out = encode_legacy_message(fields["magic"], fields["offset"], fields["timestamp"],
                                     fields["key"], fields["value"], fields["attributes"])
         if rng.random() < _STALE:
-            out = out[:12] + raw[12:16] + out[16:]
+            crc_end = LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET  # keep the old, stale CRC
+            out = out[:LOG_OVERHEAD] + raw[LOG_OVERHEAD:crc_end] + out[crc_end:]
         return out
 
     # ------------------------------------------------------------------------------ codec
@@ -265,7 +287,7 @@ class Mutator:
         except (DecodeError, StopIteration):
             return self.bytes_of(data, rng, max_size)
         headers = [(k.encode("utf-8"), v) for k, v in out[0].headers]
-        return encode_headers(edit_headers(headers, rng))
+        return encode_headers_v2(edit_headers(headers, rng))
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -348,19 +370,19 @@ def decompress(codec: int, payload: bytes, magic: int) -> bytes | None:
 def recompress(codec: int, data: bytes, magic: int, rng: random.Random) -> bytes:
     """``data`` compressed in one of the framings Kafka's readers accept."""
     if codec == codecs.SNAPPY and rng.random() < 0.3:
-        return codecs.snappy_raw(data)
+        return codecs.snappy.write_raw(data)
     if codec == codecs.SNAPPY and rng.random() < 0.3:
-        return codecs.snappy_xerial(data, block=rng.choice((16, 1024, 32 * 1024)))
+        return codecs.snappy.write_xerial(data, block=rng.choice((16, 1024, 32 * 1024)))
     if codec == codecs.LZ4 and rng.random() < 0.4:
         size = rng.choice((16, 4096, 65536))
         blocks = [data[i : i + size] for i in range(0, len(data), size)] or [b""]
-        return crafted.lz4_custom(blocks, hc="broken" if magic == 0 else "correct",
-                                  block_checksum=rng.random() < 0.5,
-                                  content_checksum=rng.random() < 0.5)
+        return codecs.lz4.write_frame(blocks, magic=magic,
+                                      block_checksum=rng.random() < 0.5,
+                                      content_checksum=rng.random() < 0.5)
     if codec == codecs.GZIP and rng.random() < 0.3:
-        return crafted.gzip_member(data, fname=b"x" if rng.random() < 0.5 else b"",
-                                   extra=b"ab" if rng.random() < 0.5 else b"",
-                                   level=rng.choice((0, 1, 9)))
+        return codecs.gzip.write_member(data, fname=b"x" if rng.random() < 0.5 else b"",
+                                        extra=b"ab" if rng.random() < 0.5 else b"",
+                                        level=rng.choice((0, 1, 9)))
     if codec in (0, 1, 2, 3, 4):
         return codecs.compress(codec, data, magic if magic < 2 else 2)
     return data
@@ -406,14 +428,6 @@ def edit_headers(headers: list[tuple[bytes, bytes | None]],
     return headers
 
 
-def encode_headers(headers: list[tuple[bytes, bytes | None]]) -> bytes:
-    parts = [encode_varint(len(headers))]
-    for k, v in headers:
-        parts.append(encode_varint(len(k)) + k)
-        parts.append(encode_varint(-1) if v is None else encode_varint(len(v)) + v)
-    return b"".join(parts)
-
-
 def reseal_stream(data: bytes, rng: random.Random) -> bytes:
     """After a byte-level mutation: re-seal every v2 batch (and v0/v1 CRC) the splitter finds."""
     entries, tail = split(data)
@@ -421,15 +435,14 @@ def reseal_stream(data: bytes, rng: random.Random) -> bytes:
     for raw in entries:
         if rng.random() < _STALE:
             out.append(raw)
-        elif len(raw) >= 61 and raw[16] == 2:
+        elif len(raw) >= RECORD_BATCH_OVERHEAD and raw[MAGIC_OFFSET] == MAGIC_VALUE_V2:
             out.append(seal_v2(raw))
-        elif len(raw) >= 17 and raw[16] in (0, 1):
-            crc = zlib.crc32(raw[16:]) & 0xFFFFFFFF
-            out.append(raw[:12] + struct.pack(">I", crc) + raw[16:])
+        elif len(raw) >= HEADER_SIZE_UP_TO_MAGIC and raw[MAGIC_OFFSET] in (0, 1):
+            out.append(seal_legacy(raw))
         else:
             out.append(raw)
     return b"".join(out) + tail
 
 
 __all__ = ["Mutator", "ATTRIBUTES", "INTERESTING", "random_byte_mutate", "split",
-           "split_records", "recompress", "reseal_stream", "encode_headers"]
+           "split_records", "recompress", "reseal_stream"]

@@ -40,7 +40,9 @@ from conformance.logdir import checkpoint, snapshot
 from conformance import codecs
 from conformance.stream.decoder import decode
 from conformance.stream.result import DecodeResult
-from conformance.wire.builder import encode_legacy_message, seal_v2
+from conformance.wire.batch import encode_batch_v2
+from conformance.wire.legacy import encode_legacy_message
+from conformance.wire.record import encode_headers_v2, encode_record_v2
 from conformance.errors import DecodeError
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
@@ -150,22 +152,18 @@ def t_varint(data: bytes) -> None:
 
 def wrap_headers(section: bytes) -> bytes:
     """One record (key and value null) whose header section is ``section``, in a sealed batch."""
-    body = b"\x00\x00\x00\x01\x01" + section  # attributes, tsDelta 0, offsetDelta 0, null, null
-    from conformance.primitives.varint import encode_varint
-
-    record = encode_varint(len(body)) + body
+    record = encode_record_v2(key=None, value=None, end_after="value", trailing=section)
     return v2_envelope(record, attributes=0, count=1)
 
 
 def v2_envelope(records: bytes, *, attributes: int, count: int, last_offset_delta: int = 0,
                 base_offset: int = 0, timestamp: int = 1_700_000_000_000) -> bytes:
-    """A v2 batch header around ``records`` with length and CRC-32C sealed."""
-    header = struct.pack(
-        ">qiibIhiqqqhii",
-        base_offset, 0, 0, 2, 0, attributes, last_offset_delta, timestamp, timestamp,
-        -1, -1, -1, count,
+    """A v2 batch header (partitionLeaderEpoch 0) around ``records``, length and CRC-32C true."""
+    return encode_batch_v2(
+        base_offset=base_offset, partition_leader_epoch=0, attributes=attributes,
+        last_offset_delta=last_offset_delta, base_timestamp=timestamp, max_timestamp=timestamp,
+        count=count, payload=records,
     )
-    return seal_v2(header + records)
 
 
 def t_headers(data: bytes) -> None:
@@ -304,8 +302,6 @@ def _seeds_legacy(root: Path) -> Iterator[bytes]:
 
 
 def _seeds_headers(root: Path) -> Iterator[bytes]:
-    from conformance.primitives.varint import encode_varint
-
     yield b"\x00"
     for raw, b in _batches(root):
         if getattr(b, "magic", 0) != 2 or getattr(b, "compression_id", 1) != 0:
@@ -317,12 +313,7 @@ def _seeds_headers(root: Path) -> Iterator[bytes]:
             continue
         for r in out:
             if r.headers:
-                parts = [encode_varint(len(r.headers))]
-                for k, v in r.headers:
-                    kb = k.encode("utf-8")
-                    parts.append(encode_varint(len(kb)) + kb)
-                    parts.append(encode_varint(-1) if v is None else encode_varint(len(v)) + v)
-                yield b"".join(parts)
+                yield encode_headers_v2(r.headers)
 
 
 def _codec_seeds(codec: int) -> Callable[[Path], Iterator[bytes]]:

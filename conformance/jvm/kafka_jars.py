@@ -183,13 +183,6 @@ def maven_profile(version: str) -> tuple[str, dict[str, str]]:
 # resolution
 
 
-_ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
-def _tail(text: str, lines: int = _TAIL_LINES) -> str:
-    return jvm.tail(text, lines)
-
-
 def _read_marker(directory: Path) -> list[Path] | None:
     """The jar list of a complete resolution, or None when absent/stale/damaged."""
     try:
@@ -275,7 +268,7 @@ def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> lis
             raise KafkaJarsUnavailable(
                 f"cannot resolve Kafka {version} (profile {profile}): {shlex.join(cmd)} exited "
                 f"with status {proc.returncode}, {len(names)} jars copied\n"
-                f"--- mvn output (tail) ---\n{_tail(proc.stdout)}"
+                f"--- mvn output (tail) ---\n{jvm.tail(proc.stdout, _TAIL_LINES)}"
             )
         lib = directory / "lib"
         (directory / _MARKER).unlink(missing_ok=True)

@@ -122,10 +122,6 @@ def _java_executable() -> str | None:
         return None
 
 
-def _tail(text: str, lines: int = _TAIL_LINES) -> str:
-    return jvm.tail(text, lines)
-
-
 def ensure_built(repo_root: Path | None = None) -> list[str]:
     """Build the oracle if needed and return the command prefix that runs it.
 
@@ -170,7 +166,7 @@ def _build(root: Path, oracle_dir: Path, out_dir: Path) -> None:
     if proc.returncode != 0 or not built_jar.is_file():
         raise OracleUnavailable(
             f"build failed: {shlex.join(cmd)} exited with status {proc.returncode}\n"
-            f"--- mvn output (tail) ---\n{_tail(proc.stdout)}"
+            f"--- mvn output (tail) ---\n{jvm.tail(proc.stdout, _TAIL_LINES)}"
         )
     # copy jar + lib/ into a fresh directory, then rename it into place atomically
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=out_dir.parent))
@@ -215,11 +211,11 @@ def decode_files(paths: Sequence[Path], mode: str = "memory") -> list[dict[str, 
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, check=False)
         stderr = proc.stderr.decode("utf-8", "replace")
         if proc.returncode != 0:
-            raise OracleError(f"oracle exited with status {proc.returncode}\n{_tail(stderr)}")
+            raise OracleError(f"oracle exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}")
         lines = proc.stdout.decode("utf-8").splitlines()
         if len(lines) != len(chunk):
             raise OracleError(
-                f"oracle printed {len(lines)} documents for {len(chunk)} inputs\n{_tail(stderr)}"
+                f"oracle printed {len(lines)} documents for {len(chunk)} inputs\n{jvm.tail(stderr, _TAIL_LINES)}"
             )
         try:
             documents.extend(json.loads(line) for line in lines)
@@ -277,7 +273,7 @@ def encode_batches(
     proc = subprocess.run([*command, "encode"], input=payload, capture_output=True, check=False)
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
-        raise OracleError(f"oracle encode exited with status {proc.returncode}\n{_tail(stderr)}")
+        raise OracleError(f"oracle encode exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}")
     return _parse_encoded(proc.stdout.decode("utf-8").splitlines(), len(specs))
 
 
@@ -331,7 +327,7 @@ class OracleServer:
             return ""
         try:
             self._stderr.seek(0)
-            return _tail(self._stderr.read().decode("utf-8", "replace"))
+            return jvm.tail(self._stderr.read().decode("utf-8", "replace"), _TAIL_LINES)
         except OSError:
             return ""
 

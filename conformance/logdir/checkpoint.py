@@ -1,4 +1,4 @@
-"""Text files of a log directory, read with Kafka's exact rules (spec §6.8-6.10).
+"""Text files of a log directory, read with Kafka's exact rules (docs/format.md §6.8-6.10).
 
 ==============================================  =============================================
 file                                            content

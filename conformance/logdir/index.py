@@ -1,4 +1,4 @@
-"""Offset index (``.index``) and time index (``.timeindex``), spec §6.3-6.4.
+"""Offset index (``.index``) and time index (``.timeindex``), docs/format.md §6.3-6.4.
 
 ===========  =====  ==========================================================
 file         entry  fields

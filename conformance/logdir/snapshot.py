@@ -1,4 +1,4 @@
-"""Producer-state snapshot (``<offset>.snapshot``), spec §6.7 (``ProducerStateManager``).
+"""Producer-state snapshot (``<offset>.snapshot``), docs/format.md §6.7 (``ProducerStateManager``).
 
 Header: ``version int16 (=1) | crc uint32 (CRC-32C over [6, end)) | count int32``, then
 ``count`` entries of 46 bytes:
@@ -20,7 +20,15 @@ from conformance.errors import CorruptSnapshotError
 from conformance.wire.record import wrap32
 
 VERSION = 1
-_ENTRY = struct.Struct(">qhiqiqiq")
+#: header fields' positions: version int16 | crc uint32 | count int32
+VERSION_OFFSET = 0
+CRC_OFFSET = VERSION_OFFSET + 2
+COUNT_OFFSET = CRC_OFFSET + 4
+ENTRIES_OFFSET = COUNT_OFFSET + 4
+_HEADER = struct.Struct(">hIi")
+assert _HEADER.size == ENTRIES_OFFSET
+#: one producer entry (46 bytes)
+ENTRY = struct.Struct(">qhiqiqiq")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,30 +63,30 @@ def _schema_error(field: str, detail: str) -> CorruptSnapshotError:
 def parse(data: bytes) -> list[ProducerStateEntry]:
     """``ProducerStateManager.readSnapshot``."""
     n = len(data)
-    if n < 2:
+    if n < CRC_OFFSET:
         raise _schema_error("version", "java.nio.BufferUnderflowException")
-    if n < 6:
+    if n < COUNT_OFFSET:
         raise _schema_error("crc", "java.nio.BufferUnderflowException")
-    if n < 10:
+    if n < ENTRIES_OFFSET:
         raise _schema_error("producer_entries", "java.nio.BufferUnderflowException")
-    version, crc, count = struct.unpack_from(">hIi", data, 0)
+    version, crc, count = _HEADER.unpack_from(data, VERSION_OFFSET)
     if count < 0:
         raise _schema_error("producer_entries", f"Array size {count} cannot be negative")
-    if count > n - 10:
+    if count > n - ENTRIES_OFFSET:
         raise _schema_error(
             "producer_entries",
-            f"Error reading array of size {count}, only {n - 10} bytes available",
+            f"Error reading array of size {count}, only {n - ENTRIES_OFFSET} bytes available",
         )
     entries = []
-    pos = 10
+    pos = ENTRIES_OFFSET
     for _ in range(count):
-        if n - pos < _ENTRY.size:
+        if n - pos < ENTRY.size:
             raise _schema_error("producer_entries", _partial_entry_error(n - pos))
-        entries.append(ProducerStateEntry(*_ENTRY.unpack_from(data, pos)))
-        pos += _ENTRY.size
+        entries.append(ProducerStateEntry(*ENTRY.unpack_from(data, pos)))
+        pos += ENTRY.size
     if version != VERSION:
         raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}")
-    computed = crc32c(data[6:])
+    computed = crc32c(data[COUNT_OFFSET:])
     if crc != computed:
         raise CorruptSnapshotError(
             f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. Computed crc: {computed}"
@@ -109,7 +117,7 @@ def read(path: str | os.PathLike[str]) -> list[ProducerStateEntry]:
 def encode(entries: list[ProducerStateEntry]) -> bytes:
     """``ProducerStateManager.writeSnapshot``."""
     body = struct.pack(">i", len(entries)) + b"".join(
-        _ENTRY.pack(
+        ENTRY.pack(
             e.producer_id, e.producer_epoch, e.last_sequence, e.last_offset, e.offset_delta,
             e.timestamp, e.coordinator_epoch, e.current_txn_first_offset,
         )

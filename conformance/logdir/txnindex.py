@@ -1,4 +1,4 @@
-"""Transaction index (``.txnindex``): aborted transactions of a segment, spec §6.6.
+"""Transaction index (``.txnindex``): aborted transactions of a segment, docs/format.md §6.6.
 
 ==  ================  =====
 @   field             type

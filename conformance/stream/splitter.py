@@ -1,4 +1,4 @@
-"""Splitting a byte stream into batches: Kafka's in-memory and file semantics (spec §1).
+"""Splitting a byte stream into batches: Kafka's in-memory and file semantics (docs/format.md §1).
 
 Every entry starts ``offset int64 | size int32``; the byte at @16 is the magic. The two
 Java readers disagree on the edges:

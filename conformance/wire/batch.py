@@ -53,18 +53,19 @@ from conformance.wire.layout import (
     V2_HEADER,
     TimestampType,
 )
+from conformance.wire._record_fast import read_records_fast
 from conformance.wire.record import (
     Anomalies,
-    JavaStreamReader,
     Record,
-    _Bail,
-    fast_records,
     increment_sequence,
-    read_from_stream,
-    read_uncompressed,
-    stream_has_leftover,
+    read_region,
+    read_stream_region,
     wrap64,
 )
+
+#: let :meth:`RecordBatchV2.records` try the fast path (``wire/_record_fast.py``) before the
+#: reference reader; ``False`` forces the reference everywhere (tests/test_fast_path.py)
+FAST_PATH = True
 
 
 
@@ -191,6 +192,11 @@ class RecordBatchV2:
 
         Records are appended as Kafka would hand them out, so on error ``out`` holds exactly
         the records Kafka yielded before raising.
+
+        The one API over two readers: a kafka-profile read (``anomalies`` None) of a region
+        Java would read without error or short read first tries the fast path
+        (:func:`~conformance.wire._record_fast.read_records_fast`); when it declines, or
+        :data:`FAST_PATH` is off, the reference reader of ``wire/record.py`` decides.
         """
         codec = self.attributes_raw & COMPRESSION_CODEC_MASK
         if codec > 4:
@@ -205,19 +211,12 @@ class RecordBatchV2:
             if count == 0:
                 return None
             buf = self.raw[RECORDS_OFFSET:]
-            if anomalies is None and _fast(buf, count, self, log_append_time, out):
-                return None
-            pos = 0
-            append = out.append
-            for i in range(count):
-                record, pos = read_uncompressed(
-                    buf, pos, base_offset, base_timestamp, log_append_time, anomalies
-                )
-                if i == count - 1 and pos != len(buf):
-                    raise InvalidRecordError(
-                        "Incorrect declared batch size, records still remaining in file"
-                    )
-                append(record)
+            if anomalies is None and FAST_PATH:
+                fast = read_records_fast(buf, count, base_offset, base_timestamp, log_append_time)
+                if fast is not None:
+                    _hand_out(fast, out)
+                    return None
+            read_region(buf, count, base_offset, base_timestamp, log_append_time, out, anomalies)
             return None
         stream = codecs.open_stream(
             codec, self.raw[RECORDS_OFFSET:], self.magic, decompressed_limit
@@ -225,21 +224,16 @@ class RecordBatchV2:
         count = self._checked_count()
         if count == 0:
             return stream
-        if anomalies is None and stream.error is None and all(stream.pieces):
+        if anomalies is None and FAST_PATH and stream.error is None and all(stream.pieces):
             # no error and no short read anywhere: Java reads the concatenated bytes
-            data = stream.pieces[0] if len(stream.pieces) == 1 else stream.data
-            if _fast(data, count, self, log_append_time, out):  # type: ignore[arg-type]
+            data: bytes = stream.pieces[0] if len(stream.pieces) == 1 else stream.data  # type: ignore[assignment]
+            fast = read_records_fast(data, count, base_offset, base_timestamp, log_append_time)
+            if fast is not None:
+                _hand_out(fast, out)
                 return stream
-        src = JavaStreamReader(stream)
-        for i in range(count):
-            record = read_from_stream(
-                src, base_offset, base_timestamp, log_append_time, anomalies
-            )
-            if i == count - 1 and stream_has_leftover(src):
-                raise InvalidRecordError(
-                    "Incorrect declared batch size, records still remaining in file"
-                )
-            out.append(record)
+        read_stream_region(
+            stream, count, base_offset, base_timestamp, log_append_time, out, anomalies
+        )
         return stream
 
     def iterator_records(
@@ -280,17 +274,15 @@ class RecordBatchV2:
         )
 
 
-def _fast(
-    buf: bytes, count: int, batch: RecordBatchV2, log_append_time: int | None, out: list[Record]
-) -> bool:
-    """Try the tight loop; on anything unusual undo its records and let the exact path run."""
-    mark = len(out)
-    try:
-        fast_records(buf, count, batch.base_offset, batch.base_timestamp, log_append_time, out)
-    except _Bail:
-        del out[mark:]
-        return False
-    return True
+def _hand_out(records: list[Record], out: list[Record]) -> None:
+    """Append the fast path's records as the iterator hands them out (``out.append`` of a
+    list subclass, e.g. the decoder's control-record list, runs for each one, in order)."""
+    if type(out) is list:
+        out.extend(records)
+    else:
+        append = out.append
+        for record in records:
+            append(record)
 
 
 # --- writer ---------------------------------------------------------------------------------

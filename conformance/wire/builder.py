@@ -1,5 +1,22 @@
 """Encoders for magic 0, 1 and 2, mirroring Kafka's ``MemoryRecordsBuilder``.
 
+What :meth:`BatchBuilder.build` emits, and the one writer that writes each part:
+
+=========  ==========================================  =========================================
+magic      bytes                                       writer
+=========  ==========================================  =========================================
+2          61-byte header + records (or one            ``wire.batch.encode_batch_v2``,
+           compressed payload)                         ``wire.record.encode_record_v2``
+0/1 plain  ``offset | size | message`` per record      ``wire.legacy.encode_legacy_message``
+0/1 codec  one wrapper entry whose value is the        ``wire.legacy.encode_legacy_wrapper``
+           compressed inner entries
+control    key ``version | type``, value               ``wire.control.write_control_key``,
+           ``version | coordinatorEpoch``              ``write_end_txn_marker_value``
+=========  ==========================================  =========================================
+
+This module only decides the field values (offsets, deltas, timestamps, attributes) and the
+producer-state checks, as ``MemoryRecordsBuilder`` does; it writes no bytes itself.
+
 Uncompressed output is byte-identical to Kafka's builder for the same inputs (tests check it
 against the spec's reference bytes and round-trip through the Java oracle). Compressed output
 uses the same framing as Kafka (gzip member, xerial snappy, Kafka lz4 frame incl. the magic-0
@@ -13,24 +30,32 @@ compressor output, which Kafka does not pin either.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from conformance import codecs
-from conformance.primitives.crc import crc32, crc32c
 from conformance.errors import EncodeError
-from conformance.wire.record import wrap64
-from conformance.primitives.varint import encode_varint, encode_varlong
-
-HeaderInput = tuple[str | bytes, bytes | None]
-
-NO_TIMESTAMP = -1
-CREATE_TIME = "CreateTime"
-LOG_APPEND_TIME = "LogAppendTime"
-NO_TIMESTAMP_TYPE = "NoTimestampType"
-
-_V2_HEADER = struct.Struct(">qiibIhiqqqhii")
+from conformance.wire.batch import encode_batch_v2, v2_attributes
+from conformance.wire.control import (
+    ABORT,
+    COMMIT,
+    write_control_key,
+    write_end_txn_marker_value,
+)
+from conformance.wire.layout import (
+    MAGIC_VALUE_V0,
+    MAGIC_VALUE_V1,
+    MAGIC_VALUE_V2,
+    NO_PARTITION_LEADER_EPOCH,
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    NO_SEQUENCE,
+    NO_TIMESTAMP,
+    TIMESTAMP_TYPE_MASK,
+    TimestampType,
+)
+from conformance.wire.legacy import encode_legacy_message, encode_legacy_wrapper
+from conformance.wire.record import HeaderInput, encode_record_v2, wrap32, wrap64
 
 
 def _codec_id(compression: str | int) -> int:
@@ -40,83 +65,6 @@ def _codec_id(compression: str | int) -> int:
         return codecs.CODEC_IDS[compression]
     except KeyError:
         raise EncodeError(f"unknown compression {compression!r}") from None
-
-
-def _bytes_field(b: bytes | None) -> bytes:
-    return encode_varint(-1) if b is None else encode_varint(len(b)) + b
-
-
-def encode_record_v2(
-    offset_delta: int,
-    timestamp_delta: int,
-    key: bytes | None,
-    value: bytes | None,
-    headers: Sequence[HeaderInput] = (),
-    attributes: int = 0,
-) -> bytes:
-    """``DefaultRecord.writeTo``: one v2 record with its length prefix."""
-    parts = [
-        bytes([attributes & 0xFF]),
-        encode_varlong(timestamp_delta),
-        encode_varint(offset_delta),
-        _bytes_field(key),
-        _bytes_field(value),
-        encode_varint(len(headers)),
-    ]
-    for hkey, hvalue in headers:
-        if hkey is None:
-            raise EncodeError("Invalid null header key found in headers")
-        kb = hkey.encode("utf-8") if isinstance(hkey, str) else bytes(hkey)
-        parts.append(encode_varint(len(kb)) + kb)
-        parts.append(_bytes_field(hvalue))
-    body = b"".join(parts)
-    return encode_varint(len(body)) + body
-
-
-def v2_attributes(
-    codec: int,
-    timestamp_type: str,
-    is_transactional: bool,
-    is_control: bool,
-    has_delete_horizon: bool,
-) -> int:
-    """``DefaultRecordBatch.computeAttributes``."""
-    attrs = codec & 0x07
-    if timestamp_type == LOG_APPEND_TIME:
-        attrs |= 0x08
-    if is_transactional:
-        attrs |= 0x10
-    if is_control:
-        attrs |= 0x20
-    if has_delete_horizon:
-        attrs |= 0x40
-    return attrs
-
-
-def seal_v2(batch: bytearray | bytes) -> bytes:
-    """Recompute batchLength and CRC-32C of a v2 batch (for tools that edit batches)."""
-    out = bytearray(batch)
-    struct.pack_into(">i", out, 8, len(out) - 12)
-    struct.pack_into(">I", out, 17, crc32c(bytes(out[21:])))
-    return bytes(out)
-
-
-def encode_legacy_message(
-    magic: int,
-    offset: int,
-    timestamp: int,
-    key: bytes | None,
-    value: bytes | None,
-    attributes: int = 0,
-) -> bytes:
-    """``LegacyRecord.write`` plus the 12-byte entry prefix."""
-    body = bytearray([magic & 0xFF, attributes & 0xFF])
-    if magic > 0:
-        body += struct.pack(">q", timestamp)
-    body += struct.pack(">i", -1) if key is None else struct.pack(">i", len(key)) + key
-    body += struct.pack(">i", -1) if value is None else struct.pack(">i", len(value)) + value
-    message = struct.pack(">I", crc32(bytes(body)) & 0xFFFFFFFF) + bytes(body)
-    return struct.pack(">qi", offset, len(message)) + message
 
 
 @dataclass
@@ -134,25 +82,25 @@ class BatchBuilder:
 
     magic: int = 2
     compression: str | int = "none"
-    timestamp_type: str = CREATE_TIME
+    timestamp_type: str = TimestampType.CREATE_TIME
     base_offset: int = 0
     log_append_time: int = NO_TIMESTAMP
-    producer_id: int = -1
-    producer_epoch: int = -1
-    base_sequence: int = -1
+    producer_id: int = NO_PRODUCER_ID
+    producer_epoch: int = NO_PRODUCER_EPOCH
+    base_sequence: int = NO_SEQUENCE
     is_transactional: bool = False
     is_control: bool = False
-    partition_leader_epoch: int = -1
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH
     delete_horizon_ms: int = NO_TIMESTAMP
     _records: list[_Pending] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         codec = _codec_id(self.compression)
-        if self.magic not in (0, 1, 2):
+        if self.magic not in (MAGIC_VALUE_V0, MAGIC_VALUE_V1, MAGIC_VALUE_V2):
             raise EncodeError(f"Unsupported magic {self.magic}")
-        if self.magic > 0 and self.timestamp_type == NO_TIMESTAMP_TYPE:
+        if self.magic > MAGIC_VALUE_V0 and self.timestamp_type == TimestampType.NO_TIMESTAMP_TYPE:
             raise EncodeError("TimestampType must be set for magic >= 0")
-        if self.magic < 2:
+        if self.magic < MAGIC_VALUE_V2:
             if self.is_transactional:
                 raise EncodeError(f"Transactional records are not supported for magic {self.magic}")
             if self.is_control:
@@ -197,7 +145,7 @@ class BatchBuilder:
         if timestamp < 0 and timestamp != NO_TIMESTAMP:
             raise EncodeError(f"Invalid negative timestamp {timestamp}")
         hs = tuple(headers)
-        if self.magic < 2 and hs:
+        if self.magic < MAGIC_VALUE_V2 and hs:
             raise EncodeError(f"Magic v{self.magic} does not support record headers")
         if offset - self.base_offset > 0x7FFFFFFF:
             raise EncodeError(
@@ -207,30 +155,30 @@ class BatchBuilder:
 
     def append_end_txn_marker(self, commit: bool, coordinator_epoch: int, timestamp: int) -> None:
         """A COMMIT/ABORT control record (``EndTransactionMarker``); needs ``is_control``."""
-        if self.producer_id == -1:
+        if self.producer_id == NO_PRODUCER_ID:
             raise EncodeError("End transaction marker requires a valid producerId")
         if not self.is_transactional:
             raise EncodeError(
                 "End transaction marker depends on batch transactional flag being enabled"
             )
-        key = struct.pack(">hh", 0, 1 if commit else 0)
-        value = struct.pack(">hi", 0, coordinator_epoch)
+        key = write_control_key(COMMIT if commit else ABORT)
+        value = write_end_txn_marker_value(coordinator_epoch)
         self._append(timestamp, key, value, (), None, control=True)
 
     def build(self) -> bytes:
         """``close()``: producer-state checks, then the bytes (empty when no record was added)."""
-        if self.is_transactional and self.producer_id == -1:
+        if self.is_transactional and self.producer_id == NO_PRODUCER_ID:
             raise EncodeError("Cannot write transactional messages without a valid producer ID")
-        if self.producer_id != -1:
-            if self.producer_epoch == -1:
+        if self.producer_id != NO_PRODUCER_ID:
+            if self.producer_epoch == NO_PRODUCER_EPOCH:
                 raise EncodeError("Invalid negative producer epoch")
             if self.base_sequence < 0 and not self.is_control:
                 raise EncodeError("Invalid negative sequence number used")
-            if self.magic < 2:
+            if self.magic < MAGIC_VALUE_V2:
                 raise EncodeError(f"Idempotent messages are not supported for magic {self.magic}")
         if not self._records:
             return b""  # MemoryRecords.EMPTY
-        if self.magic == 2:
+        if self.magic == MAGIC_VALUE_V2:
             return self._build_v2()
         return self._build_legacy()
 
@@ -249,71 +197,59 @@ class BatchBuilder:
         for r in records:
             if r.timestamp > max_ts:
                 max_ts = r.timestamp
-        if self.timestamp_type == LOG_APPEND_TIME:
+        if self.timestamp_type == TimestampType.LOG_APPEND_TIME:
             max_ts = self.log_append_time
         if base_ts < 0 and base_ts != NO_TIMESTAMP:
             raise EncodeError(f"Invalid message timestamp {base_ts}")
-        body = b"".join(
-            encode_record_v2(
-                r.offset - self.base_offset,
-                wrap64(r.timestamp - base_ts),  # Java long arithmetic
-                r.key,
-                r.value,
-                r.headers,
-            )
-            for r in records
-        )
-        if codec != codecs.NONE and records:
-            body = codecs.compress(codec, body, 2)
-        last_delta = records[-1].offset - self.base_offset if records else 0
         attrs = v2_attributes(
             codec, self.timestamp_type, self.is_transactional, self.is_control, has_dh
         )
-        header = bytearray(
-            _V2_HEADER.pack(
-                self.base_offset,
-                61 - 12 + len(body),
-                self.partition_leader_epoch,
-                2,
-                0,
-                attrs,
-                last_delta,
-                base_ts,
-                max_ts,
-                self.producer_id,
-                self.producer_epoch,
-                self.base_sequence,
-                len(records),
-            )
+        return encode_batch_v2(
+            (
+                encode_record_v2(
+                    r.offset - self.base_offset,
+                    wrap64(r.timestamp - base_ts),  # Java long arithmetic
+                    r.key,
+                    r.value,
+                    r.headers,
+                )
+                for r in records
+            ),
+            base_offset=self.base_offset,
+            partition_leader_epoch=self.partition_leader_epoch,
+            attributes=attrs,
+            last_offset_delta=records[-1].offset - self.base_offset,
+            base_timestamp=base_ts,
+            max_timestamp=max_ts,
+            producer_id=self.producer_id,
+            producer_epoch=self.producer_epoch,
+            base_sequence=self.base_sequence,
         )
-        return seal_v2(header + body)
 
     def _build_legacy(self) -> bytes:
         codec = _codec_id(self.compression)
         magic = self.magic
-        lat = self.timestamp_type == LOG_APPEND_TIME and magic > 0
-        ts_bit = 0x08 if lat else 0
+        log_append = self.timestamp_type == TimestampType.LOG_APPEND_TIME
+        lat = log_append and magic > MAGIC_VALUE_V0
+        ts_bit = TIMESTAMP_TYPE_MASK if lat else 0
         entries = []
         for r in self._records:
-            ts = self.log_append_time if self.timestamp_type == LOG_APPEND_TIME else r.timestamp
+            ts = self.log_append_time if log_append else r.timestamp
             if ts < 0 and ts != NO_TIMESTAMP:  # LegacyRecord.write, for both magics
                 raise EncodeError(f"Invalid message timestamp {ts}")
-            if codec != codecs.NONE and magic > 0:
+            if codec != codecs.NONE and magic > MAGIC_VALUE_V0:
                 inner_offset = r.offset - self.base_offset
             else:
                 inner_offset = r.offset
             entries.append(encode_legacy_message(magic, inner_offset, ts, r.key, r.value, ts_bit))
         if codec == codecs.NONE or not entries:
             return b"".join(entries)
-        payload = codecs.compress(codec, b"".join(entries), magic)
         if lat:
             wrapper_ts = self.log_append_time
         else:
             wrapper_ts = max((r.timestamp for r in self._records), default=NO_TIMESTAMP)
             wrapper_ts = max(wrapper_ts, NO_TIMESTAMP)
-        return encode_legacy_message(
-            magic, self._records[-1].offset, wrapper_ts, None, payload, codec | ts_bit
-        )
+        return encode_legacy_wrapper(magic, self._records[-1].offset, wrapper_ts, entries, codec, ts_bit)
 
 
 def build_batch(
@@ -333,39 +269,28 @@ def empty_batch(
     *,
     base_offset: int,
     last_offset: int,
-    producer_id: int = -1,
-    producer_epoch: int = -1,
-    base_sequence: int = -1,
-    partition_leader_epoch: int = -1,
-    timestamp_type: str = CREATE_TIME,
+    producer_id: int = NO_PRODUCER_ID,
+    producer_epoch: int = NO_PRODUCER_EPOCH,
+    base_sequence: int = NO_SEQUENCE,
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
+    timestamp_type: str = TimestampType.CREATE_TIME,
     timestamp: int = NO_TIMESTAMP,
     is_transactional: bool = False,
     is_control: bool = False,
 ) -> bytes:
     """``DefaultRecordBatch.writeEmptyHeader``: a v2 batch with no records, as the log cleaner
     keeps one to preserve producer state (baseTimestamp -1, maxTimestamp = ``timestamp``)."""
-    attrs = v2_attributes(0, timestamp_type, is_transactional, is_control, False)
-    header = _V2_HEADER.pack(
-        base_offset,
-        61 - 12,
-        partition_leader_epoch,
-        2,
-        0,
-        attrs,
-        _int32(last_offset - base_offset),
-        NO_TIMESTAMP,
-        timestamp,
-        producer_id,
-        producer_epoch,
-        base_sequence,
-        0,
+    return encode_batch_v2(
+        base_offset=base_offset,
+        partition_leader_epoch=partition_leader_epoch,
+        attributes=v2_attributes(codecs.NONE, timestamp_type, is_transactional, is_control, False),
+        last_offset_delta=wrap32(last_offset - base_offset),  # Java's (int) cast
+        base_timestamp=NO_TIMESTAMP,
+        max_timestamp=timestamp,
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        base_sequence=base_sequence,
     )
-    return seal_v2(header)
-
-
-def _int32(x: int) -> int:
-    """Java's ``(int)`` cast of a long."""
-    return (x + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
 def end_txn_marker_batch(
@@ -376,7 +301,7 @@ def end_txn_marker_batch(
     commit: bool,
     coordinator_epoch: int,
     timestamp: int,
-    partition_leader_epoch: int = -1,
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
 ) -> bytes:
     """``MemoryRecords.withEndTransactionMarker``: a transactional control batch of one marker."""
     b = BatchBuilder(
@@ -393,11 +318,8 @@ def end_txn_marker_batch(
 
 __all__ = [
     "BatchBuilder",
+    "HeaderInput",
     "build_batch",
     "empty_batch",
-    "encode_legacy_message",
-    "encode_record_v2",
     "end_txn_marker_batch",
-    "seal_v2",
-    "v2_attributes",
 ]

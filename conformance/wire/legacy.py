@@ -18,12 +18,15 @@ v0 @   v1 @   field  type    notes
 A compressed *wrapper* message carries, as its value, a compressed run of inner entries;
 v0 inner offsets are absolute, v1 inner offsets are relative to ``wrapper offset - last inner
 offset`` (wrapper offset 0 means "use as stored").
+
+One writer, at the end (``# --- writer ---``): :func:`encode_legacy_message` and
+:func:`encode_legacy_wrapper` (``LegacyRecord.write``).
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from conformance import codecs
 from conformance.primitives.crc import crc32
@@ -343,3 +346,72 @@ def _to_record(offset: int, message: LegacyMessage) -> Record:
         crc=message.crc,
         size=message.size + LOG_OVERHEAD,
     )
+
+
+# --- writer ---------------------------------------------------------------------------------
+def encode_legacy_message(
+    magic: int,
+    offset: int,
+    timestamp: int,
+    key: bytes | None,
+    value: bytes | None,
+    attributes: int = 0,
+    *,
+    crc: int | None = None,
+    size: int | None = None,
+    key_length: int | None = None,
+    value_length: int | None = None,
+    trailing: bytes = b"",
+    truncate: int | None = None,
+) -> bytes:
+    """``LegacyRecord.write`` plus the 12-byte entry prefix: one v0/v1 log entry (§2.1).
+
+    The one message writer (BatchBuilder, the crafted corpus, the fuzzers). Any magic other
+    than 0 gets the v1 layout, as ``LegacyRecord`` reads it. Fault knobs, all defaulting to the
+    correct encoding: ``crc`` = the stored CRC (default: CRC-32 over [magic, end));
+    ``size`` = the stored size; ``key_length`` / ``value_length`` = the stored lengths;
+    ``trailing`` = extra bytes after the value; ``truncate`` = cut the message (what ``size``
+    counts) to that many bytes, the CRC computed over what is left.
+    """
+    body = bytes([magic & 0xFF, attributes & 0xFF])
+    if magic != MAGIC_VALUE_V0:
+        body += _I64.pack(timestamp)
+    kl = (-1 if key is None else len(key)) if key_length is None else key_length
+    vl = (-1 if value is None else len(value)) if value_length is None else value_length
+    body += _I32.pack(kl) + (key or b"") + _I32.pack(vl) + (value or b"") + trailing
+    if truncate is not None:
+        body = body[: truncate - MESSAGE_MAGIC_OFFSET]
+    message = struct.pack(">I", (crc32(body) if crc is None else crc) & 0xFFFFFFFF) + body
+    return struct.pack(">qi", offset, len(message) if size is None else size) + message
+
+
+def encode_legacy_wrapper(
+    magic: int,
+    offset: int,
+    timestamp: int,
+    entries: Sequence[bytes],
+    codec: int,
+    attributes: int = 0,
+    *,
+    key: bytes | None = None,
+    payload: bytes | None = None,
+    crc: int | None = None,
+) -> bytes:
+    """A compressed wrapper (§2.4): ``entries`` (inner log entries) compressed with ``codec``
+    as the value of one message; ``attributes`` adds bits to the codec's. Fault knobs:
+    ``payload`` = the value verbatim; ``key``; ``crc``."""
+    if payload is None:
+        payload = codecs.compress(codec, b"".join(entries), magic)
+    return encode_legacy_message(
+        magic, offset, timestamp, key, payload, (codec & COMPRESSION_CODEC_MASK) | attributes, crc=crc
+    )
+
+
+def seal_legacy(entry: bytes) -> bytes:
+    """An existing v0/v1 log entry with its CRC recomputed over [magic, end) (§2.3); the
+    counterpart of ``batch.seal_v2`` for a message whose bytes were changed in place."""
+    if len(entry) < LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET:
+        return bytes(entry)
+    crc = crc32(entry[LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET:]) & 0xFFFFFFFF
+    return (entry[: LOG_OVERHEAD + MESSAGE_CRC_OFFSET] + struct.pack(">I", crc)
+            + entry[LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET:])

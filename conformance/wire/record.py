@@ -26,6 +26,10 @@ Two readers, because Kafka has two (and they disagree on edge cases):
 * :func:`read_from_stream` — ``DefaultRecord.readFrom(InputStream)`` for compressed batches:
   the body is read into a buffer of exactly ``length`` bytes first.
 
+:func:`read_region` / :func:`read_stream_region` read a batch's whole records region with
+them. This module is the reference; the fast path for well-formed regions lives beside it in
+:mod:`conformance.wire._record_fast` (never mixed in here), chosen by ``RecordBatchV2.records``.
+
 One writer, at the end (``# --- writer ---``): :func:`encode_record_v2` (``DefaultRecord.writeTo``).
 """
 
@@ -563,182 +567,64 @@ def stream_has_leftover(src: JavaStreamReader) -> bool:
         raise _stream_failure(e, "Error checking for remaining bytes after reading batch") from None
 
 
-#: zig-zag decoding of every 1- and 2-byte varint payload (14 bits)
-_ZZ = [(u >> 1) ^ -(u & 1) for u in range(1 << 14)]
+_REMAINING = "Incorrect declared batch size, records still remaining in file"
 
 
-class _Bail(Exception):
-    """Raised by the fast loop on anything unusual: the exact readers take over."""
-
-
-def fast_records(
+def read_region(
     buf: bytes,
     count: int,
     base_offset: int,
     base_timestamp: int,
     log_append_time: int | None,
     out: list[Record],
+    anomalies: Anomalies | None = None,
 ) -> None:
-    """All ``count`` records of ``buf`` in one tight loop, for well-formed input only.
+    """The reference reader of an uncompressed batch's records region (``buf``, exactly).
 
-    Used for an uncompressed records region, or a decompressed payload that Java would read
-    without any error or short read. It accepts only records that lie wholly inside their own
-    length, with the exact length, and that fill ``buf`` exactly; for those, Kafka's two
-    readers (§3.5 a/b) agree with each other and with this loop. Anything else raises
-    :class:`_Bail` and the caller re-reads the batch with the exact readers, which decide the
-    verdict. (This is an optimisation of the same reader, not a second parser: it delegates
-    every decision it does not make identically.)
+    ``count`` records by :func:`read_uncompressed`, each appended to ``out`` as Kafka's
+    iterator hands it out; bytes left after the last one are an error (spec §3.5a).
     """
-    n = len(buf)
     pos = 0
     append = out.append
-    rv = read_varint
-    rvl = read_varlong
-    utf8 = java_utf8
-    lat = log_append_time
-    zz = _ZZ
-    # with both bases well inside int64, base + (int32 or 2-byte delta) cannot overflow
-    if not (-(1 << 62) < base_offset < (1 << 62) and -(1 << 62) < base_timestamp < (1 << 62)):
-        raise _Bail
-    try:
-        for _ in range(count):
-            b = buf[pos]
-            if b < 0x80:
-                length = zz[b]
-                pos += 1
-            else:
-                b2 = buf[pos + 1]
-                if b2 >= 0x80:
-                    raise _Bail
-                length = zz[(b & 0x7F) | (b2 << 7)]
-                pos += 2
-            end = pos + length
-            if length < 6 or end > n:
-                raise _Bail
-            attributes = buf[pos]
-            b = buf[pos + 1]
-            if b < 0x80:
-                ts_delta = zz[b]
-                pos += 2
-            else:
-                b2 = buf[pos + 2]
-                if b2 < 0x80:
-                    ts_delta = zz[(b & 0x7F) | (b2 << 7)]
-                    pos += 3
-                else:
-                    ts_delta, pos = rvl(buf, pos + 1, end)
-                    if not -(1 << 62) < ts_delta < (1 << 62):
-                        raise _Bail
-            b = buf[pos]
-            if b < 0x80:
-                offset_delta = zz[b]
-                pos += 1
-            else:
-                b2 = buf[pos + 1]
-                if b2 < 0x80:
-                    offset_delta = zz[(b & 0x7F) | (b2 << 7)]
-                    pos += 2
-                else:
-                    offset_delta, pos = rv(buf, pos, end)
-            b = buf[pos]
-            if b < 0x80:
-                klen = zz[b]
-                pos += 1
-            else:
-                b2 = buf[pos + 1]
-                if b2 < 0x80:
-                    klen = zz[(b & 0x7F) | (b2 << 7)]
-                    pos += 2
-                else:
-                    klen, pos = rv(buf, pos, end)
-            if klen < 0:
-                key = None
-            else:
-                key = buf[pos : pos + klen]
-                pos += klen
-            b = buf[pos]
-            if b < 0x80:
-                vlen = zz[b]
-                pos += 1
-            else:
-                b2 = buf[pos + 1]
-                if b2 < 0x80:
-                    vlen = zz[(b & 0x7F) | (b2 << 7)]
-                    pos += 2
-                else:
-                    vlen, pos = rv(buf, pos, end)
-            if vlen < 0:
-                value = None
-            else:
-                value = buf[pos : pos + vlen]
-                pos += vlen
-            if pos >= end:
-                raise _Bail
-            hcount = buf[pos]
-            pos += 1
-            if hcount == 0:
-                headers: tuple[Header, ...] = ()
-            elif hcount == 2 and buf[pos] < 0x80 and not buf[pos] & 1 and buf[pos + 1 + (buf[pos] >> 1)] < 0x80:
-                # the common single header with short key and value lengths
-                hk = buf[pos] >> 1
-                pos += 1
-                try:
-                    hkey = buf[pos : pos + hk].decode()
-                except UnicodeDecodeError:
-                    hkey = utf8(buf[pos : pos + hk])
-                pos += hk
-                hv = zz[buf[pos]]
-                pos += 1
-                if hv < 0:
-                    headers = ((hkey, None),)
-                else:
-                    headers = ((hkey, buf[pos : pos + hv]),)
-                    pos += hv
-            else:
-                if hcount >= 0x80 or hcount & 1:
-                    raise _Bail
-                hs = []
-                for _h in range(hcount >> 1):
-                    b = buf[pos]
-                    if b >= 0x80 or b & 1:
-                        raise _Bail
-                    hk = b >> 1
-                    pos += 1
-                    try:
-                        hkey = buf[pos : pos + hk].decode()
-                    except UnicodeDecodeError:
-                        hkey = utf8(buf[pos : pos + hk])
-                    pos += hk
-                    b = buf[pos]
-                    if b < 0x80:
-                        hv = zz[b]
-                        pos += 1
-                    else:
-                        hv, pos = rv(buf, pos, end)
-                    if hv < 0:
-                        hs.append((hkey, None))
-                    else:
-                        hs.append((hkey, buf[pos : pos + hv]))
-                        pos += hv
-                headers = tuple(hs)
-            if pos != end:
-                raise _Bail
-            append(
-                Record(
-                    base_offset + offset_delta,
-                    base_timestamp + ts_delta if lat is None else lat,
-                    key, value, headers, attributes, offset_delta, ts_delta, 2, None, length,
-                )
-            )
-    except (IndexError, DecodeError):
-        raise _Bail from None
-    if pos != n:
-        raise _Bail
+    last = count - 1
+    for i in range(count):
+        record, pos = read_uncompressed(
+            buf, pos, base_offset, base_timestamp, log_append_time, anomalies
+        )
+        if i == last and pos != len(buf):
+            raise InvalidRecordError(_REMAINING)
+        append(record)
+
+
+def read_stream_region(
+    stream: Decompressed,
+    count: int,
+    base_offset: int,
+    base_timestamp: int,
+    log_append_time: int | None,
+    out: list[Record],
+    anomalies: Anomalies | None = None,
+) -> None:
+    """The reference reader of a compressed batch's records (``StreamRecordIterator``).
+
+    ``count`` records by :func:`read_from_stream` over the payload replayed as Java reads it;
+    data left after the last one is an error (spec §3.5b).
+    """
+    src = JavaStreamReader(stream)
+    append = out.append
+    last = count - 1
+    for i in range(count):
+        record = read_from_stream(src, base_offset, base_timestamp, log_append_time, anomalies)
+        if i == last and stream_has_leftover(src):
+            raise InvalidRecordError(_REMAINING)
+        append(record)
 
 
 # --- writer ---------------------------------------------------------------------------------
 HeaderInput = tuple[str | bytes, bytes | None]
-RECORD_FIELDS = ("attributes", "timestamp_delta", "offset_delta", "key", "value", "header_count", "headers")
+RECORD_FIELDS = (
+    "attributes", "timestamp_delta", "offset_delta", "key", "value", "header_count", "headers",
+)
 
 
 class Raw(bytes):
@@ -757,6 +643,19 @@ def _header_key(k: str | bytes | None) -> bytes:
     if k is None:
         raise EncodeError("Invalid null header key found in headers")
     return _bytes_field(k if isinstance(k, Raw) else k.encode("utf-8") if isinstance(k, str) else bytes(k))
+
+
+def encode_headers_v2(headers: Sequence[HeaderInput], *, count: int | bytes | None = None) -> bytes:
+    """The headers section of a v2 record: ``headerCount`` varint, then each key and value.
+
+    Fault knobs: ``count`` = the count declared (default ``len(headers)``; bytes = raw); a
+    :class:`Raw` key or value is written verbatim."""
+    n = encode_varint(len(headers)) if count is None else _varint(count)
+    return n + b"".join(_header_key(hk) + _bytes_field(hv) for hk, hv in headers)
+
+
+def _varint(x: int | bytes, enc: Callable[[int], bytes] = encode_varint) -> bytes:
+    return bytes(x) if isinstance(x, (bytes, bytearray)) else enc(x)
 
 
 def encode_record_v2(
@@ -781,19 +680,18 @@ def encode_record_v2(
     true body length, an int = that value, bytes = its raw encoding; ``trailing`` = extra bytes
     after the headers; ``end_after`` cuts the body after that field (:data:`RECORD_FIELDS`).
     """
-    def varint(x: int | bytes, enc: Callable[[int], bytes] = encode_varint) -> bytes:
-        return bytes(x) if isinstance(x, (bytes, bytearray)) else enc(x)
-
     parts = [
         bytes([attributes & 0xFF]),
-        varint(timestamp_delta, encode_varlong),
-        varint(offset_delta),
+        _varint(timestamp_delta, encode_varlong),
+        _varint(offset_delta),
         _bytes_field(key),
         _bytes_field(value),
-        varint(len(headers) if header_count is None else header_count),
-        b"".join(_header_key(hk) + _bytes_field(hv) for hk, hv in headers),
     ]
-    if end_after is not None:
+    if end_after is not None and end_after in RECORD_FIELDS[: len(parts)]:
         parts = parts[: RECORD_FIELDS.index(end_after) + 1]
+    elif end_after == "header_count":
+        parts.append(encode_headers_v2((), count=len(headers) if header_count is None else header_count))
+    else:
+        parts.append(encode_headers_v2(headers, count=header_count))
     body = b"".join(parts) + trailing
-    return varint(len(body) if length is None else length) + body
+    return _varint(len(body) if length is None else length) + body

@@ -19,8 +19,15 @@ input). Cases about splitting run in both modes; the others in ``memory``.
 Byte builders (re-exported here, usable on their own, e.g. in tests): from ``_build``
 :func:`v2_record`, :func:`v2_batch`, :func:`reseal`, :func:`legacy_message`,
 :func:`legacy_wrapper`, :func:`v1_inner`, :func:`ctl_key`, :func:`ctl_value`,
-:func:`control_batch`; from ``_codecs`` the codec framings :func:`lz4_custom`,
-:func:`xerial`, :func:`gzip_member`, :func:`zstd_raw_frame`.
+:func:`control_batch` - the crafted defaults (timestamp :data:`TS`, key ``k``, value ``v``)
+over the one writer of each structure in ``conformance.wire`` (``record.encode_record_v2``,
+``batch.encode_batch_v2`` / ``seal_v2``, ``legacy.encode_legacy_message`` /
+``encode_legacy_wrapper``, ``control.write_control_key`` / ``write_end_txn_marker_value``),
+whose keyword knobs make the faults; :class:`~conformance.wire.record.Raw` marks field bytes
+written verbatim. The codec framings are the codec modules' writers, re-exported
+under their earlier names: :func:`lz4_custom` (``codecs.lz4.write_frame``), :func:`xerial` /
+:func:`xerial_header` (``codecs.snappy.write_xerial`` / ``write_header``), :func:`gzip_member`
+(``codecs.gzip.write_member``), :func:`zstd_raw_frame` (``codecs.zstd.write_raw_frame``).
 """
 
 from __future__ import annotations
@@ -56,13 +63,6 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
-from conformance.corpus.crafted._codecs import (
-    gzip_member,
-    lz4_custom,
-    xerial,
-    xerial_header,
-    zstd_raw_frame,
-)
 
 __all__ = [
     "AREAS",
@@ -72,18 +72,13 @@ __all__ = [
     "control_batch",
     "ctl_key",
     "ctl_value",
-    "gzip_member",
     "legacy_message",
     "legacy_wrapper",
-    "lz4_custom",
     "patch",
     "reseal",
     "v1_inner",
     "v2_batch",
     "v2_record",
-    "xerial",
-    "xerial_header",
-    "zstd_raw_frame",
 ]
 
 # The area modules in case order (the order of corpora/crafted/manifest.json).

@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 
 from conformance import codecs
+from conformance.codecs.gzip import write_member
+from conformance.codecs.zstd import write_frame as zstd_frame
 from conformance.corpus.crafted._build import (
     BOTH,
     GZIP,
@@ -19,7 +21,6 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
-from conformance.corpus.crafted._codecs import gzip_member, zstd_std
 from conformance.primitives.varint import encode_varint
 
 
@@ -51,30 +52,30 @@ def add_cases(add: Collector) -> None:
             "JVM throws OutOfMemoryError (Requested array size exceeds VM limit), below it the "
             "payload reaches EOF",
             v2_batch([], attributes=GZIP, count=1,
-                     payload=gzip_member(encode_varint(length) + b"\x00" * 20)),
+                     payload=write_member(encode_varint(length) + b"\x00" * 20)),
         )
         inner = struct.pack(">qi", 0, length) + b"\x00" * 20
         add(
             f"legacy-wrapper-inner-size-{length}",
             "the legacy deep iterator allocates each inner entry before reading it: same JVM "
             "array limit as for v2 records",
-            legacy_message(None, gzip_member(inner), magic=1, attributes=GZIP),
+            legacy_message(None, write_member(inner), magic=1, attributes=GZIP),
         )
     zero_rec = b"\x00" * (64 * 1024 * 1024)
     add(
         "codec-gzip-bomb-c25",
         "C25/§3.5(b): ~64 KB gzip payload expanding to 64 MiB of zeros (length-0 records): fails on the first record",
-        v2_batch([], attributes=GZIP, count=1, payload=gzip_member(zero_rec, level=9)),
+        v2_batch([], attributes=GZIP, count=1, payload=write_member(zero_rec, level=9)),
     )
     add(
         "codec-zstd-bomb-c25",
         "C25/§3.5(b): tiny zstd payload expanding to 64 MiB of zeros",
-        v2_batch([], attributes=ZSTD, count=1, payload=zstd_std(zero_rec)),
+        v2_batch([], attributes=ZSTD, count=1, payload=zstd_frame(zero_rec)),
     )
     add(
         "codec-gzip-bomb-trailing-c25",
         "C25/§3.5(b): one valid record followed by 32 MiB of zeros: 'records still remaining' after 1 byte",
-        v2_batch([], attributes=GZIP, count=1, payload=gzip_member(v2_record() + b"\x00" * (32 * 1024 * 1024), level=9)),
+        v2_batch([], attributes=GZIP, count=1, payload=write_member(v2_record() + b"\x00" * (32 * 1024 * 1024), level=9)),
     )
     add(
         "codec-lz4-bomb-c25",

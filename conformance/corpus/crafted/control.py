@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from conformance.corpus.crafted._build import (
-    ATTR_CONTROL,
-    ATTR_TRANSACTIONAL,
     GZIP,
     LZ4,
     Collector,
@@ -16,6 +14,7 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
+from conformance.wire.layout import CONTROL_FLAG_MASK, TRANSACTIONAL_FLAG_MASK
 
 
 def add_cases(add: Collector) -> None:
@@ -34,7 +33,7 @@ def add_cases(add: Collector) -> None:
         add(
             f"ctl-type-{tname}-c32",
             f"C32/§3.7: KRaft control type {tid} ({tname}); value not parsed",
-            ctl_batch_kv(ctl_key(tid), b"\x00\x00\x00\x00\x00\x01\x00", attributes=ATTR_CONTROL, producer_id=-1, producer_epoch=-1),
+            ctl_batch_kv(ctl_key(tid), b"\x00\x00\x00\x00\x00\x01\x00", attributes=CONTROL_FLAG_MASK, producer_id=-1, producer_epoch=-1),
         )
     add("ctl-value-null-c33", "C33/§3.7: COMMIT with null value", ctl_batch_kv(ctl_key(1), None))
     add("ctl-value-empty", "§3.7: ABORT with empty value", ctl_batch_kv(ctl_key(0), b""))
@@ -55,17 +54,17 @@ def add_cases(add: Collector) -> None:
     add(
         "ctl-not-transactional",
         "§3.7: control bit without the transactional bit",
-        ctl_batch_kv(ctl_key(1), ctl_value(), attributes=ATTR_CONTROL),
+        ctl_batch_kv(ctl_key(1), ctl_value(), attributes=CONTROL_FLAG_MASK),
     )
     add("ctl-empty-batch", "§3.5/§3.7: control batch with count 0", control_batch([], count=0))
-    add("ctl-gzip", "§3.7/§5.2: gzip-compressed COMMIT control batch", ctl_batch_kv(ctl_key(1), ctl_value(), attributes=ATTR_TRANSACTIONAL | ATTR_CONTROL | GZIP))
+    add("ctl-gzip", "§3.7/§5.2: gzip-compressed COMMIT control batch", ctl_batch_kv(ctl_key(1), ctl_value(), attributes=TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK | GZIP))
     add(
         "ctl-lz4-transactional-c34",
         "C34: lz4 transactional data batch then its ABORT marker",
-        v2_batch(simple_records(3), attributes=ATTR_TRANSACTIONAL | LZ4, producer_id=4242, producer_epoch=3, base_sequence=0, base_offset=7)
+        v2_batch(simple_records(3), attributes=TRANSACTIONAL_FLAG_MASK | LZ4, producer_id=4242, producer_epoch=3, base_sequence=0, base_offset=7)
         + ctl_batch_kv(ctl_key(0), ctl_value(), base_offset=10),
     )
-    txn = dict(attributes=ATTR_TRANSACTIONAL, producer_id=1, producer_epoch=0)
+    txn = dict(attributes=TRANSACTIONAL_FLAG_MASK, producer_id=1, producer_epoch=0)
     add(
         "ctl-txn-layout-c29",
         "C29/C30: pid 1: tx1 commit, tx2 abort, tx3 commit (read_uncommitted returns all data)",

@@ -2,44 +2,47 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from conformance.corpus.crafted._build import (
     GZIP,
     Collector,
+    Raw,
     v2_batch,
     v2_record,
-    vbytes,
 )
 from conformance.primitives.varint import encode_varint
 
 
 def add_cases(add: Collector) -> None:
-    def hb(count: bytes, rest: bytes = b"") -> bytes:
-        return v2_batch([v2_record(body=b"\x00\x00\x00" + vbytes(b"k") + vbytes(b"v") + count + rest)])
+    def hb(**knobs: Any) -> bytes:
+        """One record k -> v whose headers section is given by the writer's knobs."""
+        return v2_batch([v2_record(**knobs)])
 
-    add("hdr-count-negative", "§3.5(a) step 4: header count -1: 'Found invalid number of record headers -1'", hb(encode_varint(-1)))
-    add("hdr-count-min-int", "§3.5(a) step 4: header count -2^31", hb(encode_varint(-(2**31))))
+    add("hdr-count-negative", "§3.5(a) step 4: header count -1: 'Found invalid number of record headers -1'", hb(header_count=-1))
+    add("hdr-count-min-int", "§3.5(a) step 4: header count -2^31", hb(header_count=-(2**31)))
     add(
         "hdr-count-max-int-c55",
         "C55/§3.5(a) step 4: header count 2^31-1 with a tiny payload: larger than remaining",
-        hb(encode_varint(0x7FFFFFFF)),
+        hb(header_count=0x7FFFFFFF),
     )
     add(
         "hdr-count-remaining-plus-1",
         "§3.5(a) step 4: header count one more than the bytes left in the batch",
-        hb(encode_varint(3), b"\x00\x00"),
+        hb(header_count=3, headers=[("", b"")]),
     )
     add(
         "hdr-count-too-high",
         "§3.5(a): header count 2 but one header encoded: BufferUnderflow -> invalid record structure",
-        hb(encode_varint(2), vbytes(b"h") + vbytes(b"x")),
+        hb(header_count=2, headers=[("h", b"x")]),
     )
     add(
         "hdr-count-overlong-varint",
         "§3.5(a)/§3.6: 6-byte header count varint",
-        hb(b"\x80\x80\x80\x80\x80\x00"),
+        hb(header_count=Raw(b"\x80\x80\x80\x80\x80\x00")),
     )
-    add("hdr-key-size-negative-c52", "C52/§3.5(a): header key length -1: 'Invalid negative header key size -1'", hb(encode_varint(1), encode_varint(-1) + vbytes(b"x")))
-    add("hdr-key-size-minus-7", "§3.5(a): header key length -7", hb(encode_varint(1), encode_varint(-7) + vbytes(b"x")))
+    add("hdr-key-size-negative-c52", "C52/§3.5(a): header key length -1: 'Invalid negative header key size -1'", hb(headers=[(Raw(encode_varint(-1)), b"x")]))
+    add("hdr-key-size-minus-7", "§3.5(a): header key length -7", hb(headers=[(Raw(encode_varint(-7)), b"x")]))
     add("hdr-key-empty", "§3.5(a) step 4: header key of length 0 accepted", v2_batch([v2_record(headers=[("", b"x")])]))
     add(
         "hdr-key-invalid-utf8",
@@ -85,9 +88,9 @@ def add_cases(add: Collector) -> None:
     )
     add("hdr-value-null", "C52/§3.4: header value null (-1)", v2_batch([v2_record(headers=[("h", None)])]))
     add("hdr-value-empty", "C52/§3.4: header value empty (0)", v2_batch([v2_record(headers=[("h", b"")])]))
-    add("hdr-value-minus-9", "§3.4: header value length -9 read as null", hb(encode_varint(1), vbytes(b"h") + encode_varint(-9)))
-    add("hdr-value-past-end", "§3.5(a) step 6: header value length past the end", hb(encode_varint(1), vbytes(b"h") + encode_varint(40) + b"x"))
-    add("hdr-key-past-end", "§3.5(a) step 6: header key length past the end", hb(encode_varint(1), encode_varint(40) + b"h"))
+    add("hdr-value-minus-9", "§3.4: header value length -9 read as null", hb(headers=[("h", Raw(encode_varint(-9)))]))
+    add("hdr-value-past-end", "§3.5(a) step 6: header value length past the end", hb(headers=[("h", Raw(encode_varint(40) + b"x"))]))
+    add("hdr-key-past-end", "§3.5(a) step 6: header key length past the end", hb(header_count=1, trailing=encode_varint(40) + b"h"))
     add(
         "hdr-duplicate-keys-c52",
         "C52: duplicate header keys kept in order",
@@ -103,14 +106,14 @@ def add_cases(add: Collector) -> None:
         "hdr-gzip-count-larger-than-record",
         "§3.5(b): gzip batch, header count larger than this record's remaining bytes (next record exists)",
         v2_batch(
-            [v2_record(body=b"\x00\x00\x00" + vbytes(b"k") + vbytes(b"v") + encode_varint(5)), v2_record(offset_delta=1)],
+            [v2_record(header_count=5), v2_record(offset_delta=1)],
             attributes=GZIP,
         ),
     )
     add(
         "hdr-gzip-key-size-negative",
         "§3.5(b): gzip batch, header key length -1",
-        v2_batch([v2_record(body=b"\x00\x00\x00" + vbytes(b"k") + vbytes(b"v") + encode_varint(1) + encode_varint(-1) + vbytes(b"x"))], attributes=GZIP),
+        v2_batch([v2_record(headers=[(Raw(encode_varint(-1)), b"x")])], attributes=GZIP),
     )
     add(
         "hdr-gzip-invalid-utf8",

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import struct
-
 from conformance import codecs
+from conformance.codecs.zstd import write_frame as zstd_std
 from conformance.corpus.crafted._build import (
     BOTH,
     GZIP,
@@ -15,16 +14,26 @@ from conformance.corpus.crafted._build import (
     Collector,
     legacy_message,
     legacy_wrapper,
-    patch,
     simple_batch,
     text,
     v1_inner,
 )
-from conformance.corpus.crafted._codecs import zstd_std
-from conformance.primitives.crc import crc32
+from conformance.wire.layout import (
+    LOG_OVERHEAD,
+    MESSAGE_CRC_LENGTH,
+    MESSAGE_CRC_OFFSET,
+    TIMESTAMP_TYPE_MASK,
+)
+
+
+def stored_crc(entry: bytes) -> int:
+    """The CRC-32 stored in a v0/v1 log entry."""
+    start = LOG_OVERHEAD + MESSAGE_CRC_OFFSET
+    return int.from_bytes(entry[start : start + MESSAGE_CRC_LENGTH], "big")
 
 
 def add_cases(add: Collector) -> None:
+    # docs/format.md Appendix A.2 verbatim (reference bytes, checked against the writer)
     a2v1 = bytes.fromhex("0000000000000064 0000001a 74aa5140 01 00 0000018bcfe56800 00000002 6b30 00000002 7630".replace(" ", ""))
     a2v0 = bytes.fromhex("0000000000000064 00000012 8697724c 00 00 00000002 6b30 00000002 7630".replace(" ", ""))
     if legacy_message(b"k0", b"v0", magic=1, offset=100) != a2v1 or legacy_message(b"k0", b"v0", magic=0, offset=100) != a2v0:
@@ -39,7 +48,7 @@ def add_cases(add: Collector) -> None:
     add("legacy-v1-crc-bad", "§2.3: v1 message with a wrong CRC: 'Record is corrupt (stored crc = ...'", legacy_message(crc=0x12345678))
     add("legacy-v0-crc-bad", "§2.3: v0 message with a wrong CRC", legacy_message(magic=0, crc=1))
     i = 0
-    while not struct.unpack_from(">I", legacy_message(b"k", b"%d" % i), 12)[0] & 0x80000000:
+    while not stored_crc(legacy_message(b"k", b"%d" % i)) & 0x80000000:
         i += 1
     add("legacy-v1-crc-high-bit", "§2.1: CRC-32 with the high bit set compared unsigned", legacy_message(b"k", b"%d" % i))
     add(
@@ -50,7 +59,7 @@ def add_cases(add: Collector) -> None:
     add(
         "legacy-v1-trailing-bytes-crc-excluded",
         "§2.1: trailing bytes not covered by the stored CRC: mismatch",
-        legacy_message(trailing=b"JUNK!", crc=crc32(legacy_message()[16:]) & 0xFFFFFFFF),
+        legacy_message(trailing=b"JUNK!", crc=stored_crc(legacy_message())),
     )
     add(
         "legacy-v1-key-past-end-good-crc",
@@ -78,11 +87,11 @@ def add_cases(add: Collector) -> None:
     add(
         "legacy-v1-log-append-time",
         "§2.2: stand-alone v1 message with timestamp-type bit 3",
-        legacy_message(attributes=0x08, timestamp=TS + 1),
+        legacy_message(attributes=TIMESTAMP_TYPE_MASK, timestamp=TS + 1),
     )
     add("legacy-v1-timestamp-negative", "§2.1: v1 timestamp -5 accepted on read", legacy_message(timestamp=-5))
     add("legacy-v1-timestamp-minus-1", "§2.1: v1 timestamp -1 (no timestamp)", legacy_message(timestamp=-1))
-    add("legacy-v0-attr-bit3", "§2.2: timestamp-type bit on a v0 message is ignored", legacy_message(magic=0, attributes=0x08))
+    add("legacy-v0-attr-bit3", "§2.2: timestamp-type bit on a v0 message is ignored", legacy_message(magic=0, attributes=TIMESTAMP_TYPE_MASK))
     add("legacy-v1-attr-high-bits", "§2.2: reserved attribute bits 4-7 set: ignored", legacy_message(attributes=0xF0))
     add("legacy-v1-codec-5", "§2.2/§2.5: v1 attributes codec 5: IAE 'Unknown compression type id: 5'", legacy_message(attributes=5))
     add("legacy-v0-codec-7", "§2.2/§2.5: v0 attributes codec 7", legacy_message(magic=0, attributes=7))
@@ -165,7 +174,7 @@ def add_cases(add: Collector) -> None:
     add(
         "legacy-v1-wrapper-lat-c47",
         "C47/§2.5: v1 wrapper with LogAppendTime: inner v1 records report the wrapper timestamp",
-        legacy_wrapper(v1_inner(3, ts=5), offset=2, timestamp=TS + 500, extra_attributes=0x08),
+        legacy_wrapper(v1_inner(3, ts=5), offset=2, timestamp=TS + 500, extra_attributes=TIMESTAMP_TYPE_MASK),
     )
     add(
         "legacy-v1-wrapper-create-time",
@@ -203,7 +212,7 @@ def add_cases(add: Collector) -> None:
     add(
         "legacy-v1-inner-size-13",
         "§2.5: inner entry with size 13: CorruptRecordException",
-        legacy_wrapper([v1_inner(1)[0], patch(v1_inner(2)[1], 8, ">i", 13)], offset=1),
+        legacy_wrapper([v1_inner(1)[0], legacy_message(b"k1", b"v1", offset=1, timestamp=TS + 1, size=13)], offset=1),
     )
     add(
         "legacy-v1-inner-truncated",
@@ -261,6 +270,6 @@ def add_cases(add: Collector) -> None:
         "legacy-v1-wrapper-inner-lat-bit",
         "§2.5: CreateTime wrapper whose inner messages carry the LogAppendTime bit",
         legacy_wrapper(
-            [legacy_message(b"k", b"v", offset=0, attributes=0x08, timestamp=TS - 1)], offset=0, timestamp=TS
+            [legacy_message(b"k", b"v", offset=0, attributes=TIMESTAMP_TYPE_MASK, timestamp=TS - 1)], offset=0, timestamp=TS
         ),
     )

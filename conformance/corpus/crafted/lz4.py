@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conformance import codecs
+from conformance.codecs.lz4 import Block, write_frame
 from conformance.corpus.crafted._build import (
     LZ4,
     TS,
@@ -14,7 +15,6 @@ from conformance.corpus.crafted._build import (
     v1_inner,
     v2_batch,
 )
-from conformance.corpus.crafted._codecs import lz4_custom
 
 
 def add_cases(add: Collector) -> None:
@@ -38,58 +38,58 @@ def add_cases(add: Collector) -> None:
         "C18/§5.4: ~90 KB of records in two 64 KiB blocks",
         v2_batch(big_recs, attributes=LZ4, max_timestamp=TS + 29),
     )
-    add("lz4-v2-broken-hc-c16", "C16/§5.4: v2 batch with the magic-0 'broken' HC: 'Stream frame descriptor corrupted'", lb(lz4_custom([raw], hc="broken")))
-    add("lz4-v2-bad-hc", "§5.4: v2 batch with HC byte 00", lb(lz4_custom([raw], hc=0)))
-    add("lz4-v0-broken-hc-c16a", "C16a/C17/C20/§5.4: v0 lz4 wrapper with the broken HC (as old Java wrote)", lw(0, lz4_custom([inner_raw(0)], hc="broken")))
-    add("lz4-v1-correct-hc-c16b", "C16b/§5.4: v1 lz4 wrapper with the correct HC", lw(1, lz4_custom([inner_raw(1)], hc="correct")))
-    add("lz4-v1-broken-hc-c16c", "C16c/§5.4: v1 lz4 wrapper with the broken HC: rejected", lw(1, lz4_custom([inner_raw(1)], hc="broken")))
-    add("lz4-v0-correct-hc-c16d", "C16d/§5.4: v0 lz4 wrapper with the correct HC: HC ignored for magic 0", lw(0, lz4_custom([inner_raw(0)], hc="correct")))
-    add("lz4-v0-garbage-hc", "§5.4: v0 lz4 wrapper with HC byte 0x5A: ignored", lw(0, lz4_custom([inner_raw(0)], hc=0x5A)))
-    add("lz4-v2-correct-hc-c16", "C16/§5.4: v2 with the correct HC built by hand", lb(lz4_custom([raw])))
-    add("lz4-reserved-bit0-dictid", "§5.4: FLG bit 0 (DictID in newer spec) set: 'Reserved bits must be 0'", lb(lz4_custom([raw], flg=0x61)))
-    add("lz4-reserved-bit1", "§5.4: FLG bit 1 set", lb(lz4_custom([raw], flg=0x62)))
-    add("lz4-dependent-blocks-c18", "C18/§5.4: FLG block independence 0: 'Dependent block stream is unsupported'", lb(lz4_custom([raw], flg=0x40)))
-    add("lz4-version-0", "§5.4: FLG version bits 00", lb(lz4_custom([raw], flg=0x20)))
-    add("lz4-version-2", "§5.4: FLG version bits 10", lb(lz4_custom([raw], flg=0xA0)))
-    add("lz4-bd-code-3", "§5.4: BD block max size code 3: 'Block size value must be between 4 and 7'", lb(lz4_custom([raw], bd=0x30)))
-    add("lz4-bd-reserved-bits", "§5.4: BD reserved low bits set (0x41)", lb(lz4_custom([raw], bd=0x41)))
-    add("lz4-bd-reserved-bit7", "§5.4: BD reserved bit 7 set (0xC0)", lb(lz4_custom([raw], bd=0xC0)))
-    add("lz4-bd-256k", "§5.4: BD code 5 (256 KiB): accepted", lb(lz4_custom([raw], bd=0x50)))
-    add("lz4-bd-4m", "§5.4: BD code 7 (4 MiB): accepted", lb(lz4_custom([raw], bd=0x70)))
-    add("lz4-content-size-c18", "C18/§5.4: FLG content-size flag with the true size", lb(lz4_custom([raw], content_size=len(raw))))
-    add("lz4-content-size-wrong", "§5.4: content size field 12345 (not the true size): not checked", lb(lz4_custom([raw], content_size=12345)))
-    add("lz4-block-checksum-good-c18", "C18/§5.4: block checksums present and correct", lb(lz4_custom([raw], block_checksum=True)))
-    add("lz4-block-checksum-bad", "§5.4: block checksum wrong: 'Block checksum mismatch'", lb(lz4_custom([raw], block_checksum="bad")))
-    add("lz4-content-checksum-good-c19", "C19/§5.4: content checksum present and correct", lb(lz4_custom([raw], content_checksum=True)))
-    add("lz4-content-checksum-wrong-c19", "C19/§5.4: content checksum wrong: read but not verified", lb(lz4_custom([raw], content_checksum=0xDEADBEEF)))
-    add("lz4-content-checksum-missing-c19", "C19/§5.4: content checksum flag set but the 4 bytes missing: raw BufferUnderflowException", lb(lz4_custom([raw], content_checksum="missing")))
+    add("lz4-v2-broken-hc-c16", "C16/§5.4: v2 batch with the magic-0 'broken' HC: 'Stream frame descriptor corrupted'", lb(write_frame([raw], header_checksum="broken")))
+    add("lz4-v2-bad-hc", "§5.4: v2 batch with HC byte 00", lb(write_frame([raw], header_checksum=0)))
+    add("lz4-v0-broken-hc-c16a", "C16a/C17/C20/§5.4: v0 lz4 wrapper with the broken HC (as old Java wrote)", lw(0, write_frame([inner_raw(0)], header_checksum="broken")))
+    add("lz4-v1-correct-hc-c16b", "C16b/§5.4: v1 lz4 wrapper with the correct HC", lw(1, write_frame([inner_raw(1)], header_checksum="correct")))
+    add("lz4-v1-broken-hc-c16c", "C16c/§5.4: v1 lz4 wrapper with the broken HC: rejected", lw(1, write_frame([inner_raw(1)], header_checksum="broken")))
+    add("lz4-v0-correct-hc-c16d", "C16d/§5.4: v0 lz4 wrapper with the correct HC: HC ignored for magic 0", lw(0, write_frame([inner_raw(0)], header_checksum="correct")))
+    add("lz4-v0-garbage-hc", "§5.4: v0 lz4 wrapper with HC byte 0x5A: ignored", lw(0, write_frame([inner_raw(0)], header_checksum=0x5A)))
+    add("lz4-v2-correct-hc-c16", "C16/§5.4: v2 with the correct HC built by hand", lb(write_frame([raw])))
+    add("lz4-reserved-bit0-dictid", "§5.4: FLG bit 0 (DictID in newer spec) set: 'Reserved bits must be 0'", lb(write_frame([raw], flg=0x61)))
+    add("lz4-reserved-bit1", "§5.4: FLG bit 1 set", lb(write_frame([raw], flg=0x62)))
+    add("lz4-dependent-blocks-c18", "C18/§5.4: FLG block independence 0: 'Dependent block stream is unsupported'", lb(write_frame([raw], flg=0x40)))
+    add("lz4-version-0", "§5.4: FLG version bits 00", lb(write_frame([raw], flg=0x20)))
+    add("lz4-version-2", "§5.4: FLG version bits 10", lb(write_frame([raw], flg=0xA0)))
+    add("lz4-bd-code-3", "§5.4: BD block max size code 3: 'Block size value must be between 4 and 7'", lb(write_frame([raw], bd=0x30)))
+    add("lz4-bd-reserved-bits", "§5.4: BD reserved low bits set (0x41)", lb(write_frame([raw], bd=0x41)))
+    add("lz4-bd-reserved-bit7", "§5.4: BD reserved bit 7 set (0xC0)", lb(write_frame([raw], bd=0xC0)))
+    add("lz4-bd-256k", "§5.4: BD code 5 (256 KiB): accepted", lb(write_frame([raw], bd=0x50)))
+    add("lz4-bd-4m", "§5.4: BD code 7 (4 MiB): accepted", lb(write_frame([raw], bd=0x70)))
+    add("lz4-content-size-c18", "C18/§5.4: FLG content-size flag with the true size", lb(write_frame([raw], content_size=len(raw))))
+    add("lz4-content-size-wrong", "§5.4: content size field 12345 (not the true size): not checked", lb(write_frame([raw], content_size=12345)))
+    add("lz4-block-checksum-good-c18", "C18/§5.4: block checksums present and correct", lb(write_frame([raw], block_checksum=True)))
+    add("lz4-block-checksum-bad", "§5.4: block checksum wrong: 'Block checksum mismatch'", lb(write_frame([raw], block_checksum="bad")))
+    add("lz4-content-checksum-good-c19", "C19/§5.4: content checksum present and correct", lb(write_frame([raw], content_checksum=True)))
+    add("lz4-content-checksum-wrong-c19", "C19/§5.4: content checksum wrong: read but not verified", lb(write_frame([raw], content_checksum=0xDEADBEEF)))
+    add("lz4-content-checksum-missing-c19", "C19/§5.4: content checksum flag set but the 4 bytes missing: raw BufferUnderflowException", lb(write_frame([raw], content_checksum="missing")))
     add(
         "lz4-all-flags",
         "§5.4: content size + block checksums + content checksum together",
-        lb(lz4_custom([raw], content_size=len(raw), block_checksum=True, content_checksum=True)),
+        lb(write_frame([raw], content_size=len(raw), block_checksum=True, content_checksum=True)),
     )
-    add("lz4-uncompressed-blocks", "§5.4: every block stored uncompressed (size top bit)", lb(lz4_custom([(r, "raw") for r in recs])))
-    add("lz4-many-small-blocks", "§5.4: one compressed block per 7 bytes", lb(lz4_custom([raw[i : i + 7] for i in range(0, len(raw), 7)])))
+    add("lz4-uncompressed-blocks", "§5.4: every block stored uncompressed (size top bit)", lb(write_frame([Block(r, stored=True) for r in recs])))
+    add("lz4-many-small-blocks", "§5.4: one compressed block per 7 bytes", lb(write_frame([raw[i : i + 7] for i in range(0, len(raw), 7)])))
     add(
         "lz4-empty-compressed-block",
         "§5.4: a 1-byte compressed block (token 00) that decodes to 0 bytes, then the data block",
-        lb(lz4_custom([b""] + [raw])),
+        lb(write_frame([b""] + [raw])),
     )
     add(
         "lz4-end-mark-first",
         "§5.4: a block size of 0 (end mark) before the data block: the stream ends early",
-        lb(lz4_custom([raw], end_mark=False)[:7] + b"\x00\x00\x00\x00" + lz4_custom([raw])[7:]),
+        lb(write_frame([Block(b"", stored=True, size=0), raw])),
     )
-    add("lz4-missing-end-mark", "§5.4: no end mark: 'Error checking for remaining bytes' / 'Stream ended prematurely'", lb(lz4_custom([raw], end_mark=False)))
-    add("lz4-junk-after-end-mark", "§5.4: 9 junk bytes after the end mark: ignored", lb(lz4_custom([raw], trailer=b"JUNKJUNK!")))
-    add("lz4-junk-after-content-checksum", "§5.4: junk after end mark + content checksum: ignored", lb(lz4_custom([raw], content_checksum=True, trailer=b"\x01\x02")))
-    add("lz4-block-size-over-max", "§5.4: block size field 0x10001 > 64 KiB max: 'Block size ... exceeded max'", lb(lz4_custom([(raw, "size:10001")])))
-    add("lz4-block-size-short", "§5.4: block size field larger than the bytes left: 'Stream ended prematurely'", lb(lz4_custom([(raw, "size:400")], end_mark=False)))
+    add("lz4-missing-end-mark", "§5.4: no end mark: 'Error checking for remaining bytes' / 'Stream ended prematurely'", lb(write_frame([raw], end_mark=False)))
+    add("lz4-junk-after-end-mark", "§5.4: 9 junk bytes after the end mark: ignored", lb(write_frame([raw], trailer=b"JUNKJUNK!")))
+    add("lz4-junk-after-content-checksum", "§5.4: junk after end mark + content checksum: ignored", lb(write_frame([raw], content_checksum=True, trailer=b"\x01\x02")))
+    add("lz4-block-size-over-max", "§5.4: block size field 0x10001 > 64 KiB max: 'Block size ... exceeded max'", lb(write_frame([Block(raw, size=0x10001)])))
+    add("lz4-block-size-short", "§5.4: block size field larger than the bytes left: 'Stream ended prematurely'", lb(write_frame([Block(raw, size=0x400)], end_mark=False)))
     add("lz4-bad-magic", "§5.4: magic 05 22 4d 18: 'Stream unsupported (invalid magic bytes)'", lb(b"\x05" + codecs.compress(LZ4, raw, 2)[1:]))
     add("lz4-short-5-bytes", "§5.4: 5-byte payload: 'Stream ended prematurely'", lb(codecs.compress(LZ4, raw, 2)[:5]))
     add("lz4-empty", "§5.4: empty lz4 payload", lb(b""))
     add("lz4-header-only", "§5.4: frame header (7 bytes) and nothing else", lb(codecs.compress(LZ4, raw, 2)[:7]))
-    good_frame = lz4_custom([raw])
+    good_frame = write_frame([raw])
     add(
         "lz4-corrupt-block",
         "§5.4: compressed block bytes replaced by zeros (offset 0 match): LZ4Exception -> IOException",
@@ -99,12 +99,12 @@ def add_cases(add: Collector) -> None:
     add(
         "lz4-legacy-v1-content-checksum-missing",
         "§5.4: v1 lz4 wrapper, content checksum flag set but missing",
-        lw(1, lz4_custom([inner_raw(1)], content_checksum="missing")),
+        lw(1, write_frame([inner_raw(1)], content_checksum="missing")),
     )
     add(
         "lz4-legacy-v0-dependent",
         "§5.4: v0 lz4 wrapper with dependent blocks (FLG 0x40)",
-        lw(0, lz4_custom([inner_raw(0)], flg=0x40, hc="broken")),
+        lw(0, write_frame([inner_raw(0)], flg=0x40, header_checksum="broken")),
     )
     add(
         "lz4-legacy-v1-java",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conformance.corpus.crafted._build import (
-    ATTR_TRANSACTIONAL,
     GZIP,
     LZ4,
     SNAPPY,
@@ -20,6 +19,7 @@ from conformance.corpus.crafted._build import (
     v1_inner,
     v2_batch,
 )
+from conformance.wire.layout import TRANSACTIONAL_FLAG_MASK
 
 
 def add_cases(add: Collector) -> None:
@@ -59,7 +59,7 @@ def add_cases(add: Collector) -> None:
     add(
         "mixed-control-and-data",
         "§3.7: data batch, COMMIT marker, legacy v1 message",
-        v2_batch(simple_records(1), attributes=ATTR_TRANSACTIONAL, producer_id=4242, producer_epoch=3, base_sequence=0, base_offset=9)
+        v2_batch(simple_records(1), attributes=TRANSACTIONAL_FLAG_MASK, producer_id=4242, producer_epoch=3, base_sequence=0, base_offset=9)
         + ctl_batch_kv(ctl_key(1), ctl_value(), base_offset=10)
         + legacy_message(offset=11),
     )

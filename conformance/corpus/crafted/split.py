@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from conformance.corpus.crafted._build import (
     LZ4,
     TS,
     Collector,
     legacy_message,
-    patch,
     simple_batch,
     text,
     v2_batch,
 )
+from conformance.wire.layout import (
+    HEADER_SIZE_UP_TO_MAGIC,
+    LOG_OVERHEAD,
+    RECORD_BATCH_OVERHEAD,
+)
 
 
 def add_cases(add: Collector) -> None:
-    good = simple_batch(2, base_offset=0)
+    def good_with(**knobs: Any) -> bytes:
+        """The batch ``good`` written with the batch writer's fault knobs (batch_length, magic)."""
+        return simple_batch(2, base_offset=0, **knobs)
+
+    good = good_with()
     nxt = simple_batch(3, base_offset=2)
     add("split-empty", "§1.2/§1.3: empty input: no batches, outcome ok", b"")
     for n in range(18):
@@ -25,7 +35,7 @@ def add_cases(add: Collector) -> None:
             "(size field valid); memory ignores tails < size, file ignores <= 17 bytes",
             good + nxt[:n],
         )
-    for n in (11, 12, 13, 16, 17, 18, 20):
+    for n in (11, LOG_OVERHEAD, 13, 16, HEADER_SIZE_UP_TO_MAGIC, 18, 20):
         add(
             f"split-zero-tail-{n:02d}",
             f"§1.2/§1.3/§6.2: a complete batch followed by {n} zero bytes (size 0 < 14: "
@@ -41,27 +51,27 @@ def add_cases(add: Collector) -> None:
         add(
             f"split-size-{tag}",
             f"§1.2 step 2/§1.3 step 2: entry size field {size} < 14 (followed by a full v2 header)",
-            patch(good, 8, ">i", size),
+            good_with(batch_length=size),
         )
     add(
         "split-size-13-alone-12",
         "§1.2: a 12-byte fragment whose size field is 13 raises even though it is incomplete",
-        patch(good, 8, ">i", 13)[:12],
+        good_with(batch_length=13)[:12],
     )
     add(
         "split-size-14-frag-16",
         "§1.2: a 16-byte fragment whose size field is 14 is ignored (needs 26 bytes)",
-        patch(good, 8, ">i", 14)[:16],
+        good_with(batch_length=14)[:16],
     )
     add(
         "split-size-14-v2",
         "§1.2: magic-2 entry with size 14 (26 bytes) passes splitting; ensureValid fails (< 61)",
-        patch(good, 8, ">i", 14)[:26],
+        good_with(batch_length=14)[:26],
     )
     add(
         "split-size-48-v2",
         "§1.2/§3.1: magic-2 entry with size 48 (60 bytes): 'smaller than the minimum allowed overhead 61'",
-        patch(good, 8, ">i", 48)[:60],
+        good_with(batch_length=48)[:60],
     )
     add(
         "split-size-49-v2-empty",
@@ -71,44 +81,44 @@ def add_cases(add: Collector) -> None:
     add(
         "split-size-max-int",
         "§1.2: size 0x7FFFFFFF: memory overflows size+12 (raw IAE newLimit < 0); file: partial",
-        patch(good, 8, ">i", 0x7FFFFFFF),
+        good_with(batch_length=0x7FFFFFFF),
     )
     add(
         "split-size-negative-c57",
         "C57/§1.2: batch length 0x80000000 (high bit set) must not panic: size < 14",
-        patch(good, 8, ">I", 0x80000000),
+        good_with(batch_length=-(2**31)),  # stored 0x80000000
     )
     add(
         "split-size-overflowing",
         "§1.2 step 5: size larger than the input (no max in MemoryRecords): partial tail",
-        patch(good, 8, ">i", len(good) + 100),
+        good_with(batch_length=len(good) + 100),
     )
     add(
         "split-size-too-small-for-content",
         "§1.2/§3.1: batchLength 5 short of the true length: the cut batch's CRC range shrinks (mismatch)",
-        patch(good, 8, ">i", len(good) - 12 - 5),
+        good_with(batch_length=len(good) - LOG_OVERHEAD - 5),
     )
     for m in (3, 127, -1, -128):
         tag = f"m{-m}" if m < 0 else str(m)
         add(
             f"split-bad-magic-{tag}",
             f"§1.2 step 4/§1.3 step 4: magic {m} (CRC-valid v2 layout): memory raises, file has no range check",
-            patch(good, 16, ">b", m),
+            good_with(magic=m),
         )
     add(
         "split-bad-magic-partial",
         "§1.2: 17-byte fragment with invalid magic 5 raises in memory even though incomplete",
-        patch(good, 16, ">b", 5)[:17],
+        good_with(magic=5)[:HEADER_SIZE_UP_TO_MAGIC],
     )
     add(
         "split-bad-magic-partial-30",
         "§1.2/§1.3: 30-byte fragment of a batch with magic 9: memory raises, file stops (partial)",
-        patch(good, 16, ">b", 9)[:30],
+        good_with(magic=9)[:30],
     )
     add(
         "split-bad-magic-after-good",
         "§1.2: good batch then a complete entry with magic 4: error at batch_index 1",
-        good + patch(nxt, 16, ">b", 4),
+        good + simple_batch(3, base_offset=2, magic=4),
     )
     add(
         "split-partial-only-c4",
@@ -120,7 +130,7 @@ def add_cases(add: Collector) -> None:
         "C1/C7/§1.2: two complete v2 batches + first 40% of a third: 2 batches, partial tail",
         good + nxt + simple_batch(4, base_offset=5)[: len(simple_batch(4)) * 2 // 5],
     )
-    for cut in (12, 17, 40, 60, 61, len(nxt) - 1):
+    for cut in (LOG_OVERHEAD, HEADER_SIZE_UP_TO_MAGIC, 40, RECORD_BATCH_OVERHEAD - 1, RECORD_BATCH_OVERHEAD, len(nxt) - 1):
         add(
             f"split-truncated-at-{cut}-c2",
             f"C2/§1.2: single v2 batch truncated to {cut} bytes: partial, no error",
@@ -150,7 +160,7 @@ def add_cases(add: Collector) -> None:
     add(
         "split-magic-3-crc-valid",
         "§1.3 step 4: magic 3 with a full, CRC-valid v2 body: memory raises, file reads it as v2",
-        patch(good, 16, ">b", 3),
+        good_with(magic=3),
     )
     add(
         "split-magic-m1-legacy-layout",
@@ -165,7 +175,7 @@ def add_cases(add: Collector) -> None:
     add(
         "split-legacy-size-13",
         "§1.2/§1.3: legacy entry whose size field is 13 after a good message",
-        legacy_message(offset=0) + patch(legacy_message(offset=1), 8, ">i", 13),
+        legacy_message(offset=0) + legacy_message(offset=1, size=13),
     )
     add(
         "split-overflow-message-c64",

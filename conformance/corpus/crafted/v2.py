@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import struct
+from typing import Any
 
 from conformance.corpus.crafted._build import (
-    ATTR_DELETE_HORIZON,
-    ATTR_LOG_APPEND_TIME,
-    ATTR_TRANSACTIONAL,
     BOTH,
     GZIP,
     TS,
@@ -15,7 +12,6 @@ from conformance.corpus.crafted._build import (
     ctl_key,
     ctl_value,
     flip,
-    patch,
     prand,
     reseal,
     simple_batch,
@@ -24,9 +20,33 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
+from conformance.wire.layout import (
+    ATTRIBUTES_OFFSET,
+    BASE_OFFSET_OFFSET,
+    BASE_SEQUENCE_OFFSET,
+    BASE_TIMESTAMP_OFFSET,
+    CRC_LENGTH,
+    CRC_OFFSET,
+    DELETE_HORIZON_FLAG_MASK,
+    HEADER_SIZE_UP_TO_MAGIC,
+    LAST_OFFSET_DELTA_OFFSET,
+    MAX_TIMESTAMP_OFFSET,
+    PARTITION_LEADER_EPOCH_OFFSET,
+    PRODUCER_EPOCH_OFFSET,
+    PRODUCER_ID_OFFSET,
+    RECORDS_COUNT_OFFSET,
+    RECORDS_OFFSET,
+    TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_FLAG_MASK,
+)
+
+
+def stored_crc(batch: bytes) -> int:
+    return int.from_bytes(batch[CRC_OFFSET : CRC_OFFSET + CRC_LENGTH], "big")
 
 
 def add_cases(add: Collector) -> None:
+    # docs/format.md Appendix A.1 verbatim (Java-written reference bytes, checked against the writer)
     a1 = bytes.fromhex(
         "0000000000000064 00000057 ffffffff 02 57fd8bed 0000 00000002 0000018bcfe56800 "
         "0000018bcfe56805 ffffffffffffffff ffff ffffffff 00000003 "
@@ -52,7 +72,7 @@ def add_cases(add: Collector) -> None:
         "C47/§3.3: LogAppendTime (bit 3): every record reports maxTimestamp, decoy base/deltas",
         v2_batch(
             [v2_record(b"a", b"1", timestamp_delta=77), v2_record(b"b", b"2", offset_delta=1, timestamp_delta=-9)],
-            attributes=ATTR_LOG_APPEND_TIME,
+            attributes=TIMESTAMP_TYPE_MASK,
             base_timestamp=12345,
             max_timestamp=TS + 999,
         ),
@@ -60,26 +80,26 @@ def add_cases(add: Collector) -> None:
     add(
         "v2-log-append-time-base-create-c48",
         "C48/§3.1: LogAppendTime batch whose baseTimestamp stays a create time < maxTimestamp",
-        simple_batch(3, attributes=ATTR_LOG_APPEND_TIME, max_timestamp=TS + 60_000),
+        simple_batch(3, attributes=TIMESTAMP_TYPE_MASK, max_timestamp=TS + 60_000),
     )
     add(
         "v2-delete-horizon-c51",
         "C51/§3.2/§3.3: bit 6 set: deleteHorizonMs = baseTimestamp, records still base+delta (tombstone)",
         v2_batch(
             [v2_record(b"gone", None), v2_record(b"k", b"v", offset_delta=1, timestamp_delta=-3)],
-            attributes=ATTR_DELETE_HORIZON,
+            attributes=DELETE_HORIZON_FLAG_MASK,
             base_timestamp=TS + 86_400_000,
         ),
     )
     add(
         "v2-delete-horizon-lat",
         "§3.2/§3.3: bits 6 and 3: delete horizon plus LogAppendTime (records report maxTimestamp)",
-        simple_batch(2, attributes=ATTR_DELETE_HORIZON | ATTR_LOG_APPEND_TIME, max_timestamp=TS + 5),
+        simple_batch(2, attributes=DELETE_HORIZON_FLAG_MASK | TIMESTAMP_TYPE_MASK, max_timestamp=TS + 5),
     )
     add(
         "v2-transactional",
         "§3.2: transactional bit 4 with producer id/epoch/sequence",
-        simple_batch(3, attributes=ATTR_TRANSACTIONAL, producer_id=77, producer_epoch=2, base_sequence=10),
+        simple_batch(3, attributes=TRANSACTIONAL_FLAG_MASK, producer_id=77, producer_epoch=2, base_sequence=10),
     )
     add(
         "v2-idempotent",
@@ -122,74 +142,82 @@ def add_cases(add: Collector) -> None:
     i = 0
     while True:
         b = simple_batch(2, base_offset=0, producer_id=i)
-        if struct.unpack_from(">I", b, 17)[0] & 0x80000000:
+        if stored_crc(b) & 0x80000000:
             break
         i += 1
     add("v2-crc-high-bit-c61", "C61/§3.1: stored CRC with the high bit set (uint32 compare)", b)
     add(
         "v2-crc-high-bit-wrong-c61",
         "C61/§3.1: CRC-32C with high bit set, stored value differs only in the sign bit",
-        patch(b, 17, ">I", struct.unpack_from(">I", b, 17)[0] ^ 0x80000000),
+        simple_batch(2, base_offset=0, producer_id=i, crc=stored_crc(b) ^ 0x80000000),
     )
-    base = simple_batch(3, base_offset=50, producer_id=3, producer_epoch=1, base_sequence=0)
+    def base_with(**knobs: Any) -> bytes:
+        """``base`` written with the batch writer's knobs (a field changed, a given CRC)."""
+        kw: dict[str, Any] = {
+            "base_offset": 50, "producer_id": 3, "producer_epoch": 1, "base_sequence": 0, "last_offset_delta": 2,
+        }
+        return simple_batch(3, **(kw | knobs))
+
+    base = base_with()
+    stale = stored_crc(base)
     covered = [
-        ("attributes", 21, ">h", 0x0100),
-        ("last-offset-delta", 23, ">i", 5),
-        ("base-timestamp", 27, ">q", TS - 1),
-        ("max-timestamp", 35, ">q", TS + 100),
-        ("producer-id", 43, ">q", 4),
-        ("producer-epoch", 51, ">h", 2),
-        ("base-sequence", 53, ">i", 1),
-        ("records-count", 57, ">i", 2),
+        ("attributes", ATTRIBUTES_OFFSET, "attributes", 0x0100),
+        ("last-offset-delta", LAST_OFFSET_DELTA_OFFSET, "last_offset_delta", 5),
+        ("base-timestamp", BASE_TIMESTAMP_OFFSET, "base_timestamp", TS - 1),
+        ("max-timestamp", MAX_TIMESTAMP_OFFSET, "max_timestamp", TS + 100),
+        ("producer-id", PRODUCER_ID_OFFSET, "producer_id", 4),
+        ("producer-epoch", PRODUCER_EPOCH_OFFSET, "producer_epoch", 2),
+        ("base-sequence", BASE_SEQUENCE_OFFSET, "base_sequence", 1),
+        ("records-count", RECORDS_COUNT_OFFSET, "count", 2),
     ]
-    for field_name, off, fmt, val in covered:
+    for field_name, off, knob, val in covered:
         add(
             f"v2-crc-covered-{field_name}-c62",
             f"C62/§3.1: {field_name} @{off} changed without resealing: CRC mismatch",
-            patch(base, off, fmt, val),
+            base_with(**{knob: val}, crc=stale),
         )
     add(
         "v2-crc-covered-records-c60",
         "C60/§3.1: one bit flipped in the first record's key, stale CRC: ensureValid fails",
-        flip(base, 61 + 6, 0x01),
+        flip(base, RECORDS_OFFSET + 6, 0x01),
     )
     add(
         "v2-crc-covered-attributes-resealed-c62",
         "C62/§3.2: attribute high byte changed and CRC recomputed: accepted",
-        reseal(patch(base, 21, ">h", 0x0100)),
+        base_with(attributes=0x0100),
     )
     uncovered = [
-        ("base-offset", 0, ">q", 123456),
-        ("partition-leader-epoch", 12, ">i", 99),
+        ("base-offset", BASE_OFFSET_OFFSET, "base_offset", 123456),
+        ("partition-leader-epoch", PARTITION_LEADER_EPOCH_OFFSET, "partition_leader_epoch", 99),
     ]
-    for field_name, off, fmt, val in uncovered:
+    for field_name, off, knob, val in uncovered:
         add(
             f"v2-crc-uncovered-{field_name}-c62",
             f"C62/§3.1: {field_name} @{off} changed: outside the CRC, still valid",
-            patch(base, off, fmt, val),
+            base_with(**{knob: val}),
         )
     add(
         "v2-crc-uncovered-magic-c62",
         "C62/§3.1/§1.3: magic changed to 3: outside the CRC (memory rejects the magic, file reads v2)",
-        patch(base, 16, ">b", 3),
+        base_with(magic=3),
         BOTH,
     )
-    add("v2-crc-zero", "§3.1: stored CRC 0 on a valid body: mismatch", patch(base, 17, ">I", 0))
-    add("v2-crc-bit-flipped", "§3.1: stored CRC with one bit flipped", flip(base, 20, 0x10))
+    add("v2-crc-zero", "§3.1: stored CRC 0 on a valid body: mismatch", base_with(crc=0))
+    add("v2-crc-bit-flipped", "§3.1: stored CRC with one bit flipped", base_with(crc=stale ^ 0x10))
     add(
         "v2-crc-wrong-uncompressed-corrupt-c6",
         "C6/§3.1: 5 records, 2nd corrupted (length byte), stale CRC: rejected at ensureValid, not partial",
-        flip(simple_batch(5), 61 + len(simple_records(1)[0]), 0x02),
+        flip(simple_batch(5), RECORDS_OFFSET + len(simple_records(1)[0]), 0x02),
     )
     add(
         "v2-record-corrupt-resealed-c6",
         "C6/§3.5: 5 records, 2nd corrupted (length byte), CRC recomputed: record-level error after 1 record",
-        reseal(flip(simple_batch(5), 61 + len(simple_records(1)[0]), 0x02)),
+        reseal(flip(simple_batch(5), RECORDS_OFFSET + len(simple_records(1)[0]), 0x02)),
     )
     add(
         "v2-corrupt-middle-batch-c63",
         "C63: three batches, the middle one has a bad CRC: error at batch_index 1, first batch kept",
-        simple_batch(1, base_offset=0) + patch(simple_batch(1, base_offset=1), 17, ">I", 1) + simple_batch(1, base_offset=2),
+        simple_batch(1, base_offset=0) + simple_batch(1, base_offset=1, crc=1) + simple_batch(1, base_offset=2),
     )
     add("v2-count-negative-c55", "C55/§3.5: recordsCount -1: 'Found invalid record count'", simple_batch(2, count=-1))
     add(
@@ -320,6 +348,6 @@ def add_cases(add: Collector) -> None:
     add(
         "v2-magic-2-file-trailing",
         "§1.3: v2 batch followed by 17 bytes of a batch header (file ignores, memory: partial)",
-        simple_batch(1) + simple_batch(1, base_offset=1)[:17],
+        simple_batch(1) + simple_batch(1, base_offset=1)[:HEADER_SIZE_UP_TO_MAGIC],
         BOTH,
     )

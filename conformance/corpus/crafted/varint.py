@@ -5,17 +5,19 @@ from __future__ import annotations
 from conformance.corpus.crafted._build import (
     GZIP,
     Collector,
+    Raw,
     v2_batch,
     v2_record,
-    vbytes,
 )
-from conformance.primitives.varint import encode_unsigned_varint, encode_varint
+from conformance.primitives.varint import encode_unsigned_varint
 
 
 def add_cases(add: Collector) -> None:
     def rec_with(ts: bytes = b"\x00", od: bytes = b"\x00", kl: bytes | None = None, kd: bytes = b"k") -> bytes:
-        key = (kl + kd) if kl is not None else vbytes(kd)
-        return v2_record(body=b"\x00" + ts + od + key + vbytes(b"v") + b"\x00")
+        """Record k -> v with raw timestampDelta / offsetDelta varints and, if ``kl`` is
+        given, the raw key length ``kl`` followed by the key bytes ``kd``."""
+        key = Raw(kl + kd) if kl is not None else kd
+        return v2_record(key, timestamp_delta=Raw(ts), offset_delta=Raw(od))
 
     add("varint-nonminimal-offset-delta", "§3.6: offsetDelta 0 written 80 00 (non-minimal): accepted", v2_batch([rec_with(od=b"\x80\x00")]))
     add(
@@ -42,7 +44,7 @@ def add_cases(add: Collector) -> None:
     add(
         "varint-eof-continuation-c54",
         "C54/§3.6: batch ends while every varint byte has the continuation bit",
-        v2_batch([], count=1, payload=encode_varint(4) + b"\x00\x80\x80\x80"),
+        v2_batch([v2_record(timestamp_delta=Raw(b"\x80\x80\x80"), end_after="timestamp_delta")]),
     )
     add(
         "varint-varlong-10-byte-min",
@@ -92,7 +94,7 @@ def add_cases(add: Collector) -> None:
         "varint-nonminimal-gzip",
         "§3.5(b)/§3.6: gzip batch, record length and offsetDelta non-minimal",
         v2_batch(
-            [v2_record(body=b"\x00\x00\x80\x00" + vbytes(b"k") + vbytes(b"v") + b"\x00", length=b"\x92\x80\x00")],
+            [v2_record(offset_delta=Raw(b"\x80\x00"), length=Raw(b"\x92\x80\x00"))],
             attributes=GZIP,
         ),
     )

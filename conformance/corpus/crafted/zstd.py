@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import struct
-
+from conformance.codecs.zstd import (
+    Block,
+    write_frame,
+    write_raw_frame,
+    write_skippable_frame,
+)
 from conformance.corpus.crafted._build import (
     TS,
     ZSTD,
@@ -13,7 +17,6 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
-from conformance.corpus.crafted._codecs import ZSTD_MAGIC, zstd_raw_frame, zstd_std
 
 
 def add_cases(add: Collector) -> None:
@@ -23,41 +26,40 @@ def add_cases(add: Collector) -> None:
     def zb(payload: bytes, n: int = 3) -> bytes:
         return v2_batch(simple_records(n), attributes=ZSTD, payload=payload, max_timestamp=TS + n - 1)
 
-    add("zstd-v2", "§5.5: v2 zstd batch with content size", zb(zstd_std(raw)))
-    add("zstd-no-content-size-c21", "C21/§5.5: zstd frame without content size", zb(zstd_std(raw, content_size=False)))
-    add("zstd-checksum", "§5.5: zstd frame with a content checksum", zb(zstd_std(raw, checksum=True)))
-    add("zstd-multi-frame-c21", "C21/§5.5: records split over two concatenated frames", zb(zstd_std(b"".join(recs[:2])) + zstd_std(recs[2])))
+    add("zstd-v2", "§5.5: v2 zstd batch with content size", zb(write_frame(raw)))
+    add("zstd-no-content-size-c21", "C21/§5.5: zstd frame without content size", zb(write_frame(raw, content_size=False)))
+    add("zstd-checksum", "§5.5: zstd frame with a content checksum", zb(write_frame(raw, checksum=True)))
+    add("zstd-multi-frame-c21", "C21/§5.5: records split over two concatenated frames", zb(write_frame(b"".join(recs[:2])) + write_frame(recs[2])))
     add(
         "zstd-skippable-c21",
         "C21/§5.5: skippable frame (0x184D2A50) before and between data frames",
-        zb(b"\x50\x2a\x4d\x18" + struct.pack("<I", 6) + b"SKIPME" + zstd_std(recs[0]) + b"\x5f\x2a\x4d\x18\x00\x00\x00\x00" + zstd_std(b"".join(recs[1:]))),
+        zb(write_skippable_frame(b"SKIPME") + write_frame(recs[0]) + write_skippable_frame(b"", variant=0xF) + write_frame(b"".join(recs[1:]))),
     )
-    add("zstd-trailing-junk", "§5.5: junk after the frame: 'Unknown frame descriptor' at the leftover check", zb(zstd_std(raw) + b"JUNKJUNK"))
-    add("zstd-trailing-zeros", "§5.5: 4 zero bytes after the frame", zb(zstd_std(raw) + bytes(4)))
-    full = zstd_std(raw)
+    add("zstd-trailing-junk", "§5.5: junk after the frame: 'Unknown frame descriptor' at the leftover check", zb(write_frame(raw) + b"JUNKJUNK"))
+    add("zstd-trailing-zeros", "§5.5: 4 zero bytes after the frame", zb(write_frame(raw) + bytes(4)))
+    full = write_frame(raw)
     add("zstd-truncated-c21", "C21/§5.5: frame cut in the middle: 'Truncated source'", zb(full[: len(full) - 6]))
     add("zstd-truncated-header", "§5.5: only the 4-byte magic", zb(full[:4]))
     add("zstd-empty", "§5.5: empty zstd payload with count 3", zb(b""))
     add("zstd-bad-magic", "§5.5: first byte of the magic changed", zb(b"\x29" + full[1:]))
-    add("zstd-raw-blocks", "§5.5: hand-made frame of raw blocks with an 8-byte content size", zb(zstd_raw_frame(raw, content_size=len(raw))))
-    add("zstd-raw-blocks-no-fcs", "§5.5: hand-made frame of raw blocks, no content size", zb(zstd_raw_frame(raw)))
-    add("zstd-content-size-lies-small-c21", "C21/§5.5: frame content size 10 smaller than the real content", zb(zstd_raw_frame(raw, content_size=10)))
-    add("zstd-content-size-lies-large-c21", "C21/§5.5: frame content size larger than the real content", zb(zstd_raw_frame(raw, content_size=len(raw) + 100)))
-    add("zstd-content-size-2-40-c25", "C25/§5.5: frame content size 2^40 over a tiny payload", zb(zstd_raw_frame(raw, content_size=2**40)))
-    add("zstd-checksum-good-raw", "§5.5: raw-block frame with a correct checksum", zb(zstd_raw_frame(raw, checksum=True)))
-    add("zstd-checksum-bad", "§5.5: raw-block frame with a wrong checksum", zb(zstd_raw_frame(raw, checksum=0x01020304)))
+    add("zstd-raw-blocks", "§5.5: hand-made frame of raw blocks with an 8-byte content size", zb(write_raw_frame(raw, content_size=len(raw))))
+    add("zstd-raw-blocks-no-fcs", "§5.5: hand-made frame of raw blocks, no content size", zb(write_raw_frame(raw)))
+    add("zstd-content-size-lies-small-c21", "C21/§5.5: frame content size 10 smaller than the real content", zb(write_raw_frame(raw, content_size=10)))
+    add("zstd-content-size-lies-large-c21", "C21/§5.5: frame content size larger than the real content", zb(write_raw_frame(raw, content_size=len(raw) + 100)))
+    add("zstd-content-size-2-40-c25", "C25/§5.5: frame content size 2^40 over a tiny payload", zb(write_raw_frame(raw, content_size=2**40)))
+    add("zstd-checksum-good-raw", "§5.5: raw-block frame with a correct checksum", zb(write_raw_frame(raw, checksum=True)))
+    add("zstd-checksum-bad", "§5.5: raw-block frame with a wrong checksum", zb(write_raw_frame(raw, checksum=0x01020304)))
     big_recs = simple_records(40, value_size=3000)
     add("zstd-large", "§5.5: zstd batch of ~120 KB of records", v2_batch(big_recs, attributes=ZSTD, max_timestamp=TS + 39))
     add("zstd-corrupt-byte", "§5.5: one byte inside the compressed block flipped (content may change silently)", zb(full[:14] + flip(full[14:], 3, 0xFF)))
-    rf = zstd_raw_frame(raw)
-    add("zstd-reserved-block-type", "§5.5: block header with the reserved block type 3", zb(rf[:6] + bytes([rf[6] | 0x06]) + rf[7:]))
+    add("zstd-reserved-block-type", "§5.5: block header with the reserved block type 3", zb(write_raw_frame([Block(raw, type=3)])))
     add("zstd-rle-block", "§5.5: hand-made frame with one RLE block of 200 zero bytes after a raw block (count 1)",
-        v2_batch([], attributes=ZSTD, count=1, payload=ZSTD_MAGIC + b"\x00\x50" + ((0 | (0 << 1) | (len(recs[0]) << 3)).to_bytes(3, "little") + recs[0]) + ((1 | (1 << 1) | (200 << 3)).to_bytes(3, "little") + b"\x00")))
+        v2_batch([], attributes=ZSTD, count=1, payload=write_raw_frame([Block(recs[0]), Block(b"\x00", type=1, size=200)])))
     # zstd-jni's frameFinished is never cleared once a frame (skippable or not) ends: running
     # out of input afterwards is a clean end of stream (found by differential fuzzing)
-    one = zstd_std(v2_record(b"k", b"v" * 300))
-    skip_trunc = struct.pack("<II", 0x184D2A5F, 1000) + b"abc"
-    skip_full = struct.pack("<II", 0x184D2A50, 3) + b"abc"
+    one = write_frame(v2_record(b"k", b"v" * 300))
+    skip_trunc = write_skippable_frame(b"abc", variant=0xF, size=1000)
+    skip_full = write_skippable_frame(b"abc")
     for name, payload, count in (
         ("zstd-frame-then-truncated-frame", one + one[: len(one) // 2], 2),
         ("zstd-frame-then-truncated-skippable", one + skip_trunc, 2),
@@ -65,9 +67,9 @@ def add_cases(add: Collector) -> None:
         ("zstd-truncated-skippable-alone", skip_trunc, 1),
         # zstd's "bytes left to skip" hint goes through a 32-bit int in zstd-jni: within 119
         # of 2**32 it reads as an error code (found by fuzzing)
-        ("zstd-skippable-hint-error-code", one + struct.pack("<II", 0x184D2A5F, 0xFFFFFF8C) + b"abc", 2),
-        ("zstd-skippable-hint-just-below", one + struct.pack("<II", 0x184D2A5F, 0xFFFFFF8B) + b"abc", 2),
-        ("zstd-skippable-hint-error-at-end-check", one + struct.pack("<II", 0x184D2A5F, 0xFFFFFFFF), 1),
+        ("zstd-skippable-hint-error-code", one + write_skippable_frame(b"abc", variant=0xF, size=0xFFFFFF8C), 2),
+        ("zstd-skippable-hint-just-below", one + write_skippable_frame(b"abc", variant=0xF, size=0xFFFFFF8B), 2),
+        ("zstd-skippable-hint-error-at-end-check", one + write_skippable_frame(b"", variant=0xF, size=0xFFFFFFFF), 1),
     ):
         add(name, "zstd-jni: a truncated frame is an error only before the first whole frame",
             v2_batch([], attributes=ZSTD, count=count, payload=payload))

@@ -69,6 +69,10 @@ from conformance.logdir import checkpoint
 from conformance.logdir.index import base_offset_from_name
 from conformance.logdir.verify.files import verify_snapshot, verify_text_file
 from conformance.logdir.verify.findings import (
+    DIR_FINDING_CODES,
+    FINDING_CODES,
+    MAX_FINDINGS_PER_FILE_AND_CODE,
+    SEVERITY,
     DirFinding,
     DirReport,
     Progress,
@@ -236,10 +240,10 @@ __all__ = [
     "DIR_FINDING_CODES",
     "FINDING_CODES",
     "MAX_FINDINGS_PER_FILE_AND_CODE",
+    "SEVERITY",
     "DirFinding",
     "DirReport",
     "Progress",
-    "SEVERITY",
     "verify_dir",
     "verify_segment",
 ]

@@ -17,20 +17,12 @@ Mirrors ``CheckpointFile``, ``PartitionMetadataFile``, ``MetaProperties`` and
 from __future__ import annotations
 
 import re
-import struct
 from pathlib import Path
 
 from conformance.errors import DecodeError, IllegalArgumentError, NumberFormatError
 from conformance.logdir import checkpoint, snapshot
 from conformance.logdir.verify.findings import Sink
 
-# the producer-state snapshot header (see the table above; ``logdir.snapshot`` parses it)
-_SNAPSHOT_VERSION_AT = 0
-_SNAPSHOT_CRC_AT = _SNAPSHOT_VERSION_AT + struct.calcsize(">h")
-_SNAPSHOT_COUNT_AT = _SNAPSHOT_CRC_AT + struct.calcsize(">I")
-_SNAPSHOT_ENTRIES_AT = _SNAPSHOT_COUNT_AT + struct.calcsize(">i")
-#: one producer entry (``ProducerStateManager``: 46 bytes)
-_SNAPSHOT_ENTRY = struct.Struct(">qhiqiqiq")
 
 # ------------------------------------------------------------------- other files of a dir
 
@@ -129,16 +121,16 @@ def verify_snapshot(path: Path, sink: Sink) -> None:
     except DecodeError as e:
         message = e.message or ""
         if "CRC" in message:
-            position = _SNAPSHOT_CRC_AT
+            position = snapshot.CRC_OFFSET
         elif "unknown file version" in message or "field 'version'" in message:
-            position = _SNAPSHOT_VERSION_AT
+            position = snapshot.VERSION_OFFSET
         elif "field 'crc'" in message:
-            position = _SNAPSHOT_CRC_AT
-        elif "Error reading field 'producer_entries'" in message and len(data) >= _SNAPSHOT_ENTRIES_AT:
-            position = _SNAPSHOT_COUNT_AT
-        elif "Error reading field" in message and len(data) >= _SNAPSHOT_ENTRIES_AT:  # a partial entry
-            position = (_SNAPSHOT_ENTRIES_AT + (len(data) - _SNAPSHOT_ENTRIES_AT)
-                        // _SNAPSHOT_ENTRY.size * _SNAPSHOT_ENTRY.size)
+            position = snapshot.CRC_OFFSET
+        elif "Error reading field 'producer_entries'" in message and len(data) >= snapshot.ENTRIES_OFFSET:
+            position = snapshot.COUNT_OFFSET
+        elif "Error reading field" in message and len(data) >= snapshot.ENTRIES_OFFSET:  # a partial entry
+            position = (snapshot.ENTRIES_OFFSET + (len(data) - snapshot.ENTRIES_OFFSET)
+                        // snapshot.ENTRY.size * snapshot.ENTRY.size)
         else:
             position = 0
         sink.add("snapshot-unreadable", str(path), position, e.java_string(), e.kafka_exception)

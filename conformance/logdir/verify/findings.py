@@ -1,4 +1,4 @@
-"""DirFinding codes, severities and the verify-dir report types (``DirFinding``, ``DirReport``).
+"""Finding codes, severities and the verify-dir report types (``DirFinding``, ``DirReport``).
 
 Named ``Dir*`` to keep them apart from the decoder's strict-profile ``stream.findings.Finding``.
 Codes are stable: they appear in ``verify-dir --json`` and in the tests (docs/format.md §6).

@@ -1,0 +1,131 @@
+"""``kafka-conformance dump``: Kafka 3.9's ``kafka.tools.DumpLogSegments``, byte for byte.
+
+Source of truth: ``core/src/main/scala/kafka/tools/DumpLogSegments.scala`` (Kafka 3.9) and the
+classes it calls (``FileRecords``, ``FileLogInputStream.FileChannelRecordBatch``,
+``DefaultRecordBatch``, ``AbstractLegacyRecordBatch``, ``LegacyRecord``, ``OffsetIndex``,
+``TimeIndex``, ``TransactionIndex``, ``ProducerStateManager.readSnapshot``), checked against
+the real tool (``conformance.jvm.kafka_jars.dump_log_segments``). All parsing is the kit's own
+(``splitter``, ``batch``, ``legacy``, ``record``, ``control``, ``index``, ``txnindex``,
+``snapshot``); this module only reproduces *what the tool reads when, and what it prints*.
+
+What the tool does, per file given (in order), after printing ``Dumping <file>``:
+
+=================  ===========================================================================
+suffix (last .)    action
+=================  ===========================================================================
+``.log``           ``Log starting offset: N``; one line per batch; with deep iteration (implied
+                   by ``--print-data-log``) one ``| offset: ...`` line per record (the batch's
+                   ``iterator()``, not the consumer's streaming iterator); then
+                   ``Found N invalid bytes at the end of <name>`` unless ``--max-bytes`` given
+``.checkpoint``    as ``.log`` (KRaft snapshot): ``Snapshot end offset: O, epoch: E`` or
+                   ``KRaft bootstrap snapshot``
+``.index``         ``offset: O position: P`` per entry (stops at the first entry i > 0 whose
+                   offset is the base offset), verified against the first batch at P
+``.timeindex``     ``timestamp: T offset: O`` per entry, verified against the log
+``.txnindex``      one line per aborted transaction (nothing if the file does not exist)
+``.snapshot``      one line per producer (a corrupt snapshot: its message on stderr)
+anything else      ``Ignoring unknown file <file>`` on stderr
+=================  ===========================================================================
+
+At the end, on stderr: index mismatches, time-index errors, non-consecutive offsets (each group
+in the iteration order of a Scala 2.13 ``mutable.HashMap`` keyed by absolute path).
+
+An exception the tool does not catch ends the run: what was printed so far stays, stderr gets
+``Exception in thread "main" <class>: <message>`` (the JVM then prints a stack trace, not
+mirrored) and the exit status is 1.
+
+Deliberate differences (documented, not mirrored): a missing ``.index`` / ``.timeindex`` makes
+the real tool *create* an empty file before failing (``AbstractIndex`` calls
+``createNewFile``); this module reports the same exception without touching the directory.
+Decompression is bounded by ``codecs.DEFAULT_DECOMPRESSED_LIMIT`` per batch (Kafka has no
+limit and would need the heap).
+
+Modules: ``javaemu`` (what the JVM and Scala add: file names, exceptions, value formatting,
+``mutable.HashMap`` order), ``files`` (``FileRecords`` / ``FileChannelRecordBatch``),
+``session`` (options and error maps), ``log`` (``.log`` / ``.checkpoint``), ``entries``
+(indexes, ``.txnindex``, ``.snapshot``), ``json_doc`` (``--json``), this module (``main``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TextIO
+
+from conformance.errors import DecodeError
+from conformance.logdir.dump.entries import EntryDumper
+from conformance.logdir.dump.javaemu import (
+    DEFAULT_MAX_MESSAGE_SIZE,
+    INT_MAX,
+    JFile,
+    Uncaught,
+    throwable_string,
+    utf16_len,
+)
+from conformance.logdir.dump.json_doc import dump_json
+from conformance.logdir.dump.log import LogDumper
+
+__all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "INT_MAX", "dump", "dump_json"]
+
+
+class _Dumper(LogDumper, EntryDumper):
+    """``DumpLogSegments.main`` over the dumpers of each file kind."""
+
+    def run(self, files: Sequence[str]) -> None:
+        for arg in files:
+            file = JFile(arg)
+            self.con.println(f"Dumping {file}")
+            name = file.name
+            dot = name.rfind(".")
+            if dot < 0:
+                n = utf16_len(name)
+                raise Uncaught(
+                    "java.lang.StringIndexOutOfBoundsException", f"begin -1, end {n}, length {n}"
+                )
+            suffix = name[dot:]
+            if suffix in (".log", ".checkpoint"):
+                self.dump_log(file)
+            elif suffix == ".index":
+                self.dump_index(file)
+            elif suffix == ".timeindex":
+                self.dump_time_index(file)
+            elif suffix == ".snapshot":
+                self.dump_producer_snapshot(file)
+            elif suffix == ".txnindex":
+                self.dump_txn_index(file)
+            else:
+                self.eprintln(f"Ignoring unknown file {file}")
+        self.report_errors()
+
+
+def dump(
+    files: Sequence[str],
+    *,
+    deep_iteration: bool = False,
+    print_data_log: bool = False,
+    verify_index_only: bool = False,
+    index_sanity_check: bool = False,
+    max_bytes: int | None = None,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Write exactly what ``DumpLogSegments --files <files> <flags>`` writes; return its exit
+    status (0, or 1 when an exception escapes the tool)."""
+    d = _Dumper(
+        out,
+        err,
+        deep=deep_iteration or print_data_log,
+        print_data=print_data_log,
+        verify_only=verify_index_only,
+        sanity_only=index_sanity_check,
+        max_bytes=INT_MAX if max_bytes is None else max_bytes,
+        max_message_size=max_message_size,
+    )
+    try:
+        d.run(files)
+    except (Uncaught, DecodeError) as e:
+        d.con.flush_partial()
+        err.write(f'Exception in thread "main" {throwable_string(e)}\n')
+        return 1
+    return 0
+

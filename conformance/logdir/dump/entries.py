@@ -1,0 +1,146 @@
+"""DumpLogSegments for ``.index``, ``.timeindex``, ``.txnindex`` and producer ``.snapshot`` files
+(``dumpIndex``, ``dumpTimeIndex``, ``dumpTxnIndex``, ``dumpProducerIdSnapshot``).
+
+==========  =====================  =====================================================
+file        entry                  printed
+==========  =====================  =====================================================
+.index      ``OFFSET_ENTRY`` (8)   ``offset: O position: P``
+.timeindex  ``TIME_ENTRY`` (12)    ``timestamp: T offset: O``
+.txnindex   34 bytes               ``version: .. producerId: .. firstOffset: ..``
+.snapshot   46 bytes + header      ``producerId: .. producerEpoch: ..``
+==========  =====================  =====================================================
+"""
+
+from __future__ import annotations
+
+import os
+
+from conformance.errors import CorruptSnapshotError
+from conformance.logdir import snapshot
+from conformance.logdir.dump.files import FileRecords, open_index, start_offset
+from conformance.logdir.dump.javaemu import (
+    INT_MAX,
+    JFile,
+    Uncaught,
+    optional_long,
+    parse_long,
+    read_file,
+)
+from conformance.logdir.dump.session import DumpSession
+from conformance.logdir.index import OffsetIndex, TimeIndex
+from conformance.logdir.txnindex import TransactionIndex
+from conformance.wire.record import wrap64
+
+
+class EntryDumper(DumpSession):
+    """The index-like file kinds."""
+
+    # -- .txnindex ----------------------------------------------------------------------------
+    def dump_txn_index(self, file: JFile) -> None:
+        name = file.name
+        start = parse_long(name[: name.find(".")])
+        if not os.path.exists(file.path):
+            return  # TransactionIndex opens no channel: no entries
+        data = read_file(file.path, file.path, "rw")
+        txns = list(TransactionIndex(data, start, file.absolute))
+        for t in txns:
+            self.con.println(
+                f"version: {t.version} producerId: {t.producer_id} firstOffset: {t.first_offset} "
+                f"lastOffset: {t.last_offset} lastStableOffset: {t.last_stable_offset}"
+            )
+
+    # -- .snapshot ----------------------------------------------------------------------------
+    def dump_producer_snapshot(self, file: JFile) -> None:
+        data = read_file(file.path, file.path, "all")
+        try:
+            entries = snapshot.parse(data)
+        except CorruptSnapshotError as e:
+            self.eprintln(str(e.message))
+            return
+        for e in entries:
+            self.con.print(
+                f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} "
+                f"coordinatorEpoch: {e.coordinator_epoch} currentTxnFirstOffset: "
+                f"{optional_long(e.current_txn_first_offset if e.current_txn_first_offset >= 0 else None)} "
+                f"lastTimestamp: {e.timestamp} "
+            )
+            if e.has_batch_metadata:
+                self.con.print(
+                    f"firstSequence: {e.first_sequence} lastSequence: {e.last_sequence} "
+                    f"lastOffset: {e.last_offset} offsetDelta: {e.offset_delta} timestamp: {e.timestamp}"
+                )
+            self.con.println()
+
+    def dump_index(self, file: JFile) -> None:
+        start, prefix = start_offset(file)
+        log_file = file.sibling(prefix + ".log")
+        records = FileRecords.open(log_file)
+        try:
+            index = open_index(OffsetIndex, file, start)
+            if index.entries == 0:
+                self.con.println(f"{file} is empty.")
+                return
+            if self.sanity_only:
+                index.sanity_check()
+                self.con.println(f"{file} passed sanity check.")
+                return
+            for i in range(index.entries):
+                entry = index.entry(i)
+                offset = wrap64(entry.offset)
+                if offset == index.base_offset and i > 0:
+                    return
+                part = records.slice(entry.position, self.max_message_size)
+                first = next(part.batches(), None)
+                if first is None:
+                    raise Uncaught("java.util.NoSuchElementException", None)
+                last = first.last_offset
+                if last != offset:
+                    self.prepend(self.index_mismatches, file.absolute, (offset, last))
+                if not self.verify_only:
+                    self.con.println(f"offset: {offset} position: {entry.position}")
+        finally:
+            records.close()
+
+    # -- .timeindex ---------------------------------------------------------------------------
+    def dump_time_index(self, file: JFile) -> None:
+        start, prefix = start_offset(file)
+        log_file = file.sibling(prefix + ".log")
+        records = FileRecords.open(log_file)
+        try:
+            index = open_index(OffsetIndex, file.sibling(prefix + ".index"), start)
+            time_index = open_index(TimeIndex, file, start)
+            if self.sanity_only:
+                time_index.sanity_check()
+                self.con.println(f"{file} passed sanity check.")
+                return
+            prev = -1
+            key = file.absolute
+            for i in range(time_index.entries):
+                entry = time_index.entry(i)
+                offset = wrap64(entry.offset)
+                if offset == time_index.base_offset and i > 0:
+                    return
+                position = index.lookup(offset).position
+                found = None
+                for batch in records.slice(position, INT_MAX).batches():
+                    if batch.last_offset >= offset:
+                        found = batch
+                        break
+                if found is None:
+                    self.append(self.ts_not_found, key, (offset, -1))
+                elif found.last_offset != offset:
+                    self.append(self.ts_not_found, key, (offset, found.last_offset))
+                else:
+                    max_ts = -1
+                    for _o, record, message in found.records_iter():
+                        ts = record.timestamp if record is not None else message.timestamp  # type: ignore[union-attr]
+                        max_ts = max(max_ts, ts)
+                    if max_ts != entry.timestamp:
+                        self.append(self.ts_mismatches, key, (entry.timestamp, max_ts))
+                    if prev >= entry.timestamp:
+                        self.append(self.ts_out_of_order, key, (entry.timestamp, prev))
+                if not self.verify_only:
+                    self.con.println(f"timestamp: {entry.timestamp} offset: {offset}")
+                prev = entry.timestamp
+        finally:
+            records.close()

@@ -1,0 +1,227 @@
+"""What the JVM and Scala add to DumpLogSegments' output: ``java.io.File`` names, JDK I/O
+exceptions, ``toString`` of Java values, Scala 2.13 ``mutable.HashMap`` iteration order,
+Jackson string escaping and ``System.out`` buffering; plus the uncaught-exception type.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, TextIO
+
+from conformance.errors import DecodeError
+from conformance.primitives.java import java_parse_int, java_utf8
+
+INT_MAX = 0x7FFFFFFF
+#: ``--max-message-size`` default (5 MiB)
+DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024
+#: ``Snapshots``: ``<offset, 20 digits>-<epoch, 10 digits>.checkpoint``
+SNAPSHOT_OFFSET_WIDTH = 20
+SNAPSHOT_EPOCH_WIDTH = 10
+
+
+class Uncaught(Exception):
+    """A Java exception that escapes ``main`` (``Exception in thread "main" ...``)."""
+
+    def __init__(self, java_class: str, message: str | None) -> None:
+        super().__init__(message)
+        self.java_class = java_class
+        self.message = message
+
+    def java_string(self) -> str:
+        return self.java_class if self.message is None else f"{self.java_class}: {self.message}"
+
+
+def throwable_string(e: BaseException) -> str:
+    if isinstance(e, (Uncaught, DecodeError)):
+        return e.java_string()
+    raise TypeError(e)  # pragma: no cover
+
+
+# ------------------------------------------------------------------------------------------
+# Java value formatting and small JDK behaviours
+
+
+def jbool(b: bool) -> str:
+    return "true" if b else "false"
+
+
+def optional_long(v: int | None) -> str:
+    """``OptionalLong.toString()``."""
+    return "OptionalLong.empty" if v is None else f"OptionalLong[{v}]"
+
+
+def utf16_len(s: str) -> int:
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def parse_long(s: str, bits: int = 64) -> int:
+    """``Long.parseLong`` / ``Integer.parseInt``."""
+    return java_parse_int(s, bits)
+
+
+class JFile:
+    """``java.io.File`` on Unix: the normalised path, ``getName``, ``getAbsolutePath``."""
+
+    def __init__(self, path: str) -> None:
+        p = re.sub("/+", "/", path)
+        if len(p) > 1 and p.endswith("/"):
+            p = p[:-1]
+        self.path = p
+
+    def __str__(self) -> str:
+        return self.path
+
+    @property
+    def name(self) -> str:
+        return self.path[self.path.rfind("/") + 1 :]
+
+    @property
+    def absolute(self) -> str:
+        if self.path.startswith("/"):
+            return self.path
+        cwd = os.getcwd()
+        if not self.path:
+            return cwd
+        return cwd + self.path if cwd == "/" else cwd + "/" + self.path
+
+    def sibling(self, name: str) -> JFile:
+        """``new File(file.getAbsoluteFile.getParent, name)``."""
+        a = self.absolute
+        i = a.rfind("/")
+        parent = "/" if i <= 0 else a[:i]
+        return JFile(parent + name if parent == "/" else parent + "/" + name)
+
+
+def io_error(e: OSError, path: str) -> Uncaught:
+    """What ``FileChannel.open`` / ``Files.readAllBytes`` throw (``UnixException``)."""
+    if isinstance(e, FileNotFoundError):
+        return Uncaught("java.nio.file.NoSuchFileException", path)
+    if isinstance(e, PermissionError):
+        return Uncaught("java.nio.file.AccessDeniedException", path)
+    return Uncaught("java.nio.file.FileSystemException", f"{path}: {e.strerror}")
+
+
+def read_file(path: str, shown: str, how: str) -> bytes:
+    """Small files only. ``how`` is how Kafka opens them, which decides its exception:
+    ``raf`` (``RandomAccessFile``, indexes), ``rw`` (``FileChannel.open`` READ+WRITE,
+    transaction index), ``all`` (``Files.readAllBytes``, producer snapshots)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as e:
+        if how == "raf":
+            reason = e.strerror or str(e)
+            raise Uncaught("java.io.FileNotFoundException", f"{shown} ({reason})") from None
+        if isinstance(e, IsADirectoryError):
+            if how == "all":
+                raise Uncaught("java.io.IOException", "Is a directory") from None
+            raise Uncaught("java.nio.file.FileSystemException", f"{shown}: Is a directory") from None
+        raise io_error(e, shown) from None
+
+
+class ScalaHashMap:
+    """Iteration order of a Scala 2.13 ``mutable.HashMap[String, _]`` (what the tool's error
+    maps are): buckets by ``improveHash(key.hashCode) & (size - 1)``, within a bucket by
+    (signed) hash, ties in insertion order; the table doubles when an insert would reach
+    ``0.75 * size``. Values keep their own order."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+        self._table = 16
+
+    @staticmethod
+    def _hash(key: str) -> int:
+        h = 0
+        data = key.encode("utf-16-be", "surrogatepass")
+        for i in range(0, len(data), 2):
+            h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+        h ^= h >> 16
+        return h - (1 << 32) if h >= 1 << 31 else h
+
+    def get(self, key: str) -> Any:
+        return self._values.get(key)
+
+    def put(self, key: str, value: Any) -> None:
+        if key not in self._values:
+            if len(self._values) + 1 >= int(self._table * 0.75):
+                self._table *= 2
+        self._values[key] = value
+
+    def items(self) -> list[tuple[str, Any]]:
+        order = {k: i for i, k in enumerate(self._values)}
+        mask = self._table - 1
+
+        def sort_key(k: str) -> tuple[int, int, int]:
+            h = self._hash(k)
+            return (h & mask, h, order[k])
+
+        return [(k, self._values[k]) for k in sorted(self._values, key=sort_key)]
+
+
+class Console:
+    """``print``/``println`` to stdout: a line is written when it is complete; a partial line
+    is written when the run dies (the JVM flushes ``System.out`` on exit)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.parts: list[str] = []
+
+    def print(self, s: str) -> None:
+        self.parts.append(s)
+
+    def println(self, s: str = "") -> None:
+        if self.parts:
+            self.parts.append(s)
+            s = "".join(self.parts)
+            self.parts.clear()
+        self.out.write(s + "\n")
+
+    def flush_partial(self) -> None:
+        if self.parts:
+            self.out.write("".join(self.parts))
+            self.parts.clear()
+
+
+
+def decode_string(b: bytes) -> str:
+    """``StringDecoder``: ``new String(bytes, UTF_8)``."""
+    return java_utf8(b)
+
+
+def parse_snapshot_name(name: str) -> tuple[int, int]:
+    """``Snapshots.parse(path).get()`` for a ``.checkpoint`` name."""
+    n = utf16_len(name)
+
+    def substring(begin: int, end: int) -> str:
+        if begin < 0 or end > n or begin > end:
+            raise Uncaught(
+                "java.lang.StringIndexOutOfBoundsException",
+                f"begin {begin}, end {end}, length {n}",
+            )
+        return name[begin:end]
+
+    end_offset = parse_long(substring(0, SNAPSHOT_OFFSET_WIDTH))
+    epoch_start = SNAPSHOT_OFFSET_WIDTH + 1  # after the "-"
+    epoch = parse_long(substring(epoch_start, epoch_start + SNAPSHOT_EPOCH_WIDTH), bits=32)
+    return end_offset, epoch
+
+
+
+def json_str(s: str) -> str:
+    """Jackson's string escaping (control characters only; non-ASCII as is)."""
+    out = ['"']
+    for ch in s:
+        o = ord(ch)
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif o < 0x20:
+            short = {8: "b", 9: "t", 10: "n", 12: "f", 13: "r"}.get(o)
+            out.append("\\" + short if short else f"\\u{o:04X}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+

@@ -1,0 +1,233 @@
+"""Fast path for the records of a magic-2 batch: one tight loop, well-formed input only.
+
+The reference reader is :mod:`conformance.wire.record` (``DefaultRecord.readFrom``, spec
+``docs/format.md §3.4-3.5``); this module is an optimisation beside it, never mixed into it
+(the model is fastavro's ``_read`` / ``_read_py``). :meth:`RecordBatchV2.records
+<conformance.wire.batch.RecordBatchV2.records>` is the one API: it tries
+:func:`read_records_fast` and falls back to the reference reader when it returns ``None``.
+``tests/test_fast_path.py`` holds the two to identical verdicts (canonical JSON, findings,
+error) on every crafted, golden and fuzz-corpus record stream.
+
+Record layout (the same bytes the reference reads, ``DefaultRecord``):
+
+==================  =======  ============================================================
+field               type     what the fast path decides itself
+==================  =======  ============================================================
+length              varint   1 or 2 bytes, >= 6, record wholly inside the buffer
+attributes          int8     any value
+timestampDelta      varlong  any (|delta| < 2**62, so no int64 wrap-around can occur)
+offsetDelta         varint   any
+keyLength / key     varint   any (< 0 -> null)
+valueLength / value varint   any (< 0 -> null)
+headerCount         varint   one byte, even (0..63 headers, non-negative)
+  headerKeyLength   varint   one byte, even (non-negative, < 64)
+  headerKey         bytes    UTF-8 (Java's U+FFFD replacement via ``java_utf8``)
+  headerValueLength varint   any (< 0 -> null)
+  headerValue       bytes
+==================  =======  ============================================================
+
+What it defers to the reference (it returns ``None`` and has produced nothing):
+
+* a strict-profile read (anomalies are the reference's business; the caller never asks);
+* base offset or base timestamp outside ``(-2**62, 2**62)`` (int64 wrap-around);
+* any record whose fields do not end exactly at ``length``, a length varint over 2 bytes,
+  a header count or header key length that is negative, odd-encoded or multi-byte;
+* a records region that is not consumed exactly by ``count`` records;
+* any read past the end of the buffer or any error of the varint readers.
+
+For every input it accepts, Kafka's two readers (``readFrom(ByteBuffer)`` for uncompressed
+batches and ``readFrom(InputStream)`` for a decompressed payload read without error or short
+read, §3.5 a/b) agree with each other and with this loop, so one loop serves both.
+"""
+
+from __future__ import annotations
+
+from conformance.errors import DecodeError
+from conformance.primitives.java import java_utf8
+from conformance.primitives.varint import read_varint, read_varlong
+from conformance.wire.record import Header, Record
+
+#: zig-zag decoding of every 1- and 2-byte varint payload (14 bits)
+_ZZ = [(u >> 1) ^ -(u & 1) for u in range(1 << 14)]
+
+_LIMIT = 1 << 62
+
+
+class _Decline(Exception):
+    """Internal to this module: the input is not one the fast path decides."""
+
+
+def read_records_fast(
+    buf: bytes,
+    count: int,
+    base_offset: int,
+    base_timestamp: int,
+    log_append_time: int | None,
+) -> list[Record] | None:
+    """All ``count`` records of ``buf`` (a whole records region), or ``None`` to defer.
+
+    ``None`` means: decode this region with the reference reader instead (nothing has been
+    handed out). A list means the reference would have produced the same records, no error.
+    """
+    if not (-_LIMIT < base_offset < _LIMIT and -_LIMIT < base_timestamp < _LIMIT):
+        return None  # base + delta could wrap around int64: the reference decides
+    try:
+        return _loop(buf, count, base_offset, base_timestamp, log_append_time)
+    except (_Decline, IndexError, DecodeError):
+        return None
+
+
+def _loop(
+    buf: bytes,
+    count: int,
+    base_offset: int,
+    base_timestamp: int,
+    lat: int | None,
+) -> list[Record]:
+    n = len(buf)
+    pos = 0
+    out: list[Record] = []
+    append = out.append
+    rv = read_varint
+    rvl = read_varlong
+    utf8 = java_utf8
+    zz = _ZZ
+    keys: dict[bytes, str] = {}  # header keys repeat: decode each distinct one once
+    for _ in range(count):
+        b = buf[pos]
+        if b < 0x80:
+            length = zz[b]
+            pos += 1
+        else:
+            b2 = buf[pos + 1]
+            if b2 >= 0x80:
+                raise _Decline
+            length = zz[(b & 0x7F) | (b2 << 7)]
+            pos += 2
+        end = pos + length
+        if length < 6 or end > n:
+            raise _Decline
+        attributes = buf[pos]
+        b = buf[pos + 1]
+        if b < 0x80:
+            ts_delta = zz[b]
+            pos += 2
+        else:
+            b2 = buf[pos + 2]
+            if b2 < 0x80:
+                ts_delta = zz[(b & 0x7F) | (b2 << 7)]
+                pos += 3
+            else:
+                ts_delta, pos = rvl(buf, pos + 1, end)
+                if not -_LIMIT < ts_delta < _LIMIT:
+                    raise _Decline
+        b = buf[pos]
+        if b < 0x80:
+            offset_delta = zz[b]
+            pos += 1
+        else:
+            b2 = buf[pos + 1]
+            if b2 < 0x80:
+                offset_delta = zz[(b & 0x7F) | (b2 << 7)]
+                pos += 2
+            else:
+                offset_delta, pos = rv(buf, pos, end)
+        b = buf[pos]
+        if b < 0x80:
+            klen = zz[b]
+            pos += 1
+        else:
+            b2 = buf[pos + 1]
+            if b2 < 0x80:
+                klen = zz[(b & 0x7F) | (b2 << 7)]
+                pos += 2
+            else:
+                klen, pos = rv(buf, pos, end)
+        if klen < 0:
+            key = None
+        else:
+            key = buf[pos : pos + klen]
+            pos += klen
+        b = buf[pos]
+        if b < 0x80:
+            vlen = zz[b]
+            pos += 1
+        else:
+            b2 = buf[pos + 1]
+            if b2 < 0x80:
+                vlen = zz[(b & 0x7F) | (b2 << 7)]
+                pos += 2
+            else:
+                vlen, pos = rv(buf, pos, end)
+        if vlen < 0:
+            value = None
+        else:
+            value = buf[pos : pos + vlen]
+            pos += vlen
+        if pos >= end:
+            raise _Decline
+        hcount = buf[pos]
+        pos += 1
+        if hcount == 0:
+            headers: tuple[Header, ...] = ()
+        elif hcount == 2 and not (b := buf[pos]) & 0x81 and buf[pos + 1 + (b >> 1)] < 0x80:
+            # the common single header with one-byte key and value lengths
+            pos += 1
+            raw_key = buf[pos : pos + (b >> 1)]
+            pos += b >> 1
+            hkey = keys.get(raw_key)
+            if hkey is None:
+                try:
+                    hkey = raw_key.decode()
+                except UnicodeDecodeError:
+                    hkey = utf8(raw_key)
+                keys[raw_key] = hkey
+            hv = zz[buf[pos]]
+            pos += 1
+            if hv < 0:
+                headers = ((hkey, None),)
+            else:
+                headers = ((hkey, buf[pos : pos + hv]),)
+                pos += hv
+        else:
+            if hcount >= 0x80 or hcount & 1:
+                raise _Decline
+            hs = []
+            for _h in range(hcount >> 1):
+                b = buf[pos]
+                if b >= 0x80 or b & 1:
+                    raise _Decline
+                pos += 1
+                raw_key = buf[pos : pos + (b >> 1)]
+                pos += b >> 1
+                hkey = keys.get(raw_key)
+                if hkey is None:
+                    try:
+                        hkey = raw_key.decode()
+                    except UnicodeDecodeError:
+                        hkey = utf8(raw_key)
+                    keys[raw_key] = hkey
+                b = buf[pos]
+                if b < 0x80:
+                    hv = zz[b]
+                    pos += 1
+                else:
+                    hv, pos = rv(buf, pos, end)
+                if hv < 0:
+                    hs.append((hkey, None))
+                else:
+                    hs.append((hkey, buf[pos : pos + hv]))
+                    pos += hv
+            headers = tuple(hs)
+        if pos != end:
+            raise _Decline
+        append(
+            Record(
+                base_offset + offset_delta,
+                base_timestamp + ts_delta if lat is None else lat,
+                key, value, headers, attributes, offset_delta, ts_delta, 2, None, length,
+            )
+        )
+    if pos != n:
+        raise _Decline
+    return out
