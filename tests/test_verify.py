@@ -271,7 +271,7 @@ def test_compaction_gap_allowed_at_or_below_cleaner_checkpoint(tmp_path: Path) -
 
 
 def test_first_segment_may_start_after_its_name(tmp_path: Path) -> None:
-    """Spec §6.2: name base <= first batch offset (compaction/truncation) is fine."""
+    """docs/format.md §6.2: name base <= first batch offset (compaction/truncation) is fine."""
     w = PartitionWriter(tmp_path)
     w.append(v2(5, 2, 1000))
     w.append(v2(7, 2, 1001))

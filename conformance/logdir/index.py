@@ -25,7 +25,7 @@ from pathlib import Path
 from conformance.fileio import map_readonly
 from conformance.errors import CorruptIndexError, IllegalArgumentError
 from conformance.primitives.java import java_parse_int
-from conformance.wire.record import wrap64
+from conformance.primitives.java import wrap64
 
 OFFSET_ENTRY = struct.Struct(">ii")
 TIME_ENTRY = struct.Struct(">qi")

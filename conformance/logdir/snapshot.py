@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from conformance.primitives.crc import crc32c
 from conformance.fileio import read_bytes
 from conformance.errors import CorruptSnapshotError
-from conformance.wire.record import wrap32
+from conformance.primitives.java import wrap32
 
 VERSION = 1
 #: header fields' positions: version int16 | crc uint32 | count int32

@@ -35,7 +35,7 @@ from conformance.logdir.index import (
     encode_time_entry,
 )
 from conformance.wire.legacy import LegacyBatch
-from conformance.wire.record import wrap32
+from conformance.primitives.java import wrap32
 
 
 def filename_prefix(offset: int) -> str:

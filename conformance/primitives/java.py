@@ -118,3 +118,19 @@ def java_parse_int(s: str, bits: int = 32) -> int:
         if -(1 << (bits - 1)) <= v < (1 << (bits - 1)):
             return v
     raise NumberFormatError(f'For input string: "{s}"')
+
+
+MIN64 = -(1 << 63)
+MAX64 = (1 << 63) - 1
+
+
+def wrap64(x: int) -> int:
+    """Java ``long`` arithmetic: ``x`` wrapped into [-2^63, 2^63)."""
+    if MIN64 <= x <= MAX64:
+        return x
+    return (x - MIN64) % (1 << 64) + MIN64
+
+
+def wrap32(x: int) -> int:
+    """Java ``int`` arithmetic: ``x`` wrapped into [-2^31, 2^31)."""
+    return (x + (1 << 31)) % (1 << 32) - (1 << 31)

@@ -1,4 +1,4 @@
-"""Magic-2 record batch (``DefaultRecordBatch``), spec §3.1-3.3 and §3.5.
+"""Magic-2 record batch (``DefaultRecordBatch``), docs/format.md §3.1-3.3 and §3.5.
 
 ==  ====================  ======  ===============================================
 @   field                 type    notes
@@ -54,19 +54,26 @@ from conformance.wire.layout import (
     TimestampType,
 )
 from conformance.wire._record_fast import read_records_fast
+from conformance.primitives.java import wrap32, wrap64
 from conformance.wire.record import (
     Anomalies,
     Record,
-    increment_sequence,
     read_region,
     read_stream_region,
-    wrap64,
 )
 
 #: let :meth:`RecordBatchV2.records` try the fast path (``wire/_record_fast.py``) before the
 #: reference reader; ``False`` forces the reference everywhere (tests/test_fast_path.py)
 FAST_PATH = True
 
+
+
+
+def increment_sequence(sequence: int, increment: int) -> int:
+    """``DefaultRecordBatch.incrementSequence`` in Java int arithmetic."""
+    if sequence > wrap32(0x7FFFFFFF - increment):
+        return wrap32(increment - wrap32(0x7FFFFFFF - sequence) - 1)
+    return wrap32(sequence + increment)
 
 
 class RecordBatchV2:
@@ -113,7 +120,7 @@ class RecordBatchV2:
             self.base_offset, self.batch_length = struct.unpack_from(">qi", raw, 0)
             self.magic = struct.unpack_from(">b", raw, 16)[0]
 
-    # --- derived values (spec §3.3) ----------------------------------------------------------
+    # --- derived values (docs/format.md §3.3) ----------------------------------------------------------
     @property
     def size_in_bytes(self) -> int:
         return len(self.raw)

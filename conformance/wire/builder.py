@@ -55,7 +55,8 @@ from conformance.wire.layout import (
     TimestampType,
 )
 from conformance.wire.legacy import encode_legacy_message, encode_legacy_wrapper
-from conformance.wire.record import HeaderInput, encode_record_v2, wrap32, wrap64
+from conformance.primitives.java import wrap32, wrap64
+from conformance.wire.record import HeaderInput, encode_record_v2
 
 
 def _codec_id(compression: str | int) -> int:

@@ -1,4 +1,4 @@
-"""Magic 0 and 1 messages (``LegacyRecord``, ``AbstractLegacyRecordBatch``), spec §2.
+"""Magic 0 and 1 messages (``LegacyRecord``, ``AbstractLegacyRecordBatch``), docs/format.md §2.
 
 Positions after the 12-byte entry prefix (offset int64, size int32):
 
@@ -55,7 +55,8 @@ from conformance.wire.layout import (
     TimestampType,
     header_size,
 )
-from conformance.wire.record import JavaStreamReader, Record, wrap64
+from conformance.primitives.java import wrap64
+from conformance.wire.record import JavaStreamReader, Record
 
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")

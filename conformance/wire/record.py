@@ -1,4 +1,4 @@
-"""One record of a magic-2 batch (``DefaultRecord``), read with Kafka's exact rules (spec §3.4-3.5).
+"""One record of a magic-2 batch (``DefaultRecord``), read with Kafka's exact rules (docs/format.md §3.4-3.5).
 
 ==================  =======  ==============================================================
 field               type     notes
@@ -47,7 +47,9 @@ from conformance.errors import (
     KafkaError,
     jvm_allocate,
 )
-from conformance.primitives.java import java_utf8
+from conformance.primitives.java import MAX64 as _MAX64
+from conformance.primitives.java import MIN64 as _MIN64
+from conformance.primitives.java import java_utf8, wrap64
 from conformance.codecs import FILL, Decompressed
 from conformance.primitives.varint import (
     encode_varint,
@@ -84,9 +86,6 @@ def _note_null_length(anomalies: Anomalies, pos: int, n: int, field: str) -> Non
 
 Header = tuple[str, bytes | None]
 
-_M64 = 1 << 64
-_MIN64 = -(1 << 63)
-_MAX64 = (1 << 63) - 1
 
 
 class Record:
@@ -152,24 +151,6 @@ class Record:
         )
 
     __hash__ = None  # type: ignore[assignment]
-
-
-def wrap64(x: int) -> int:
-    """Java ``long`` overflow."""
-    if _MIN64 <= x <= _MAX64:
-        return x
-    return (x - _MIN64) % _M64 + _MIN64
-
-
-def wrap32(x: int) -> int:
-    return (x + (1 << 31)) % (1 << 32) - (1 << 31)
-
-
-def increment_sequence(sequence: int, increment: int) -> int:
-    """``DefaultRecordBatch.incrementSequence`` in Java int arithmetic."""
-    if sequence > wrap32(0x7FFFFFFF - increment):
-        return wrap32(increment - wrap32(0x7FFFFFFF - sequence) - 1)
-    return wrap32(sequence + increment)
 
 
 _STRUCTURE = "Found invalid record structure"
@@ -343,7 +324,7 @@ def read_uncompressed(
             length, p2 = read_varint(buf, pos, end)
         except BufferUnderflowError:
             raise InvalidRecordError(_PREMATURE) from None
-        # an over-long varint escapes as a raw IllegalArgumentException (spec §3.5a)
+        # an over-long varint escapes as a raw IllegalArgumentException (docs/format.md §3.5a)
         if anomalies is not None:
             _note_varint(anomalies, buf, pos, p2, "record length")
         pos = p2
@@ -582,7 +563,7 @@ def read_region(
     """The reference reader of an uncompressed batch's records region (``buf``, exactly).
 
     ``count`` records by :func:`read_uncompressed`, each appended to ``out`` as Kafka's
-    iterator hands it out; bytes left after the last one are an error (spec §3.5a).
+    iterator hands it out; bytes left after the last one are an error (docs/format.md §3.5a).
     """
     pos = 0
     append = out.append
@@ -608,7 +589,7 @@ def read_stream_region(
     """The reference reader of a compressed batch's records (``StreamRecordIterator``).
 
     ``count`` records by :func:`read_from_stream` over the payload replayed as Java reads it;
-    data left after the last one is an error (spec §3.5b).
+    data left after the last one is an error (docs/format.md §3.5b).
     """
     src = JavaStreamReader(stream)
     append = out.append

@@ -37,7 +37,7 @@ def add_cases(add: Collector) -> None:
     a2v1 = bytes.fromhex("0000000000000064 0000001a 74aa5140 01 00 0000018bcfe56800 00000002 6b30 00000002 7630".replace(" ", ""))
     a2v0 = bytes.fromhex("0000000000000064 00000012 8697724c 00 00 00000002 6b30 00000002 7630".replace(" ", ""))
     if legacy_message(b"k0", b"v0", magic=1, offset=100) != a2v1 or legacy_message(b"k0", b"v0", magic=0, offset=100) != a2v0:
-        raise AssertionError("legacy_message does not reproduce spec Appendix A.2")  # pragma: no cover
+        raise AssertionError("legacy_message does not reproduce docs/format.md Appendix A.2")  # pragma: no cover
     add("legacy-v1-appendix-a2", "Appendix A.2: v1 message offset 100", a2v1)
     add("legacy-v0-appendix-a2", "Appendix A.2: v0 message offset 100", a2v0)
     add("legacy-v0-null-key", "§2.1: v0 message with null key", legacy_message(None, b"v", magic=0))

@@ -63,8 +63,8 @@ def add_cases(add: Collector) -> None:
         base_offset=100,
         max_timestamp=TS + 5,
     )
-    if built != a1:  # pragma: no cover - guards the builders against the spec's reference bytes
-        raise AssertionError("v2_batch does not reproduce spec Appendix A.1")
+    if built != a1:  # pragma: no cover - guards the builders against the reference bytes of docs/format.md Appendix A.1
+        raise AssertionError("v2_batch does not reproduce docs/format.md Appendix A.1")
     add("v2-appendix-a1", "Appendix A.1: Java-written batch, 3 records (headers, null key, null value)", a1)
     add("v2-empty-batch", "§3.1/§3.5: count 0, no record bytes: empty record list", v2_batch([], count=0))
     add(

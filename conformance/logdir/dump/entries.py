@@ -29,7 +29,7 @@ from conformance.logdir.dump.javaemu import (
 from conformance.logdir.dump.session import DumpSession
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
-from conformance.wire.record import wrap64
+from conformance.primitives.java import wrap64
 
 
 class EntryDumper(DumpSession):

@@ -45,7 +45,8 @@ from conformance.wire.layout import (
     RECORD_OVERHEAD_V0,
 )
 from conformance.wire.legacy import LegacyBatch, LegacyMessage
-from conformance.wire.record import Record, wrap64
+from conformance.primitives.java import wrap64
+from conformance.wire.record import Record
 
 
 class FileView:

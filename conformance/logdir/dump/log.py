@@ -34,7 +34,9 @@ from conformance.logdir.dump.session import DumpSession
 from conformance.wire import control
 from conformance.wire.layout import RECORD_OVERHEAD_V0
 from conformance.wire.legacy import LegacyMessage
-from conformance.wire.record import Record, increment_sequence, wrap64
+from conformance.primitives.java import wrap64
+from conformance.wire.batch import increment_sequence
+from conformance.wire.record import Record
 
 
 class LogDumper(DumpSession):
