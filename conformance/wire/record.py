@@ -47,8 +47,6 @@ from conformance.errors import (
     KafkaError,
     jvm_allocate,
 )
-from conformance.primitives.java import MAX64 as _MAX64
-from conformance.primitives.java import MIN64 as _MIN64
 from conformance.primitives.java import java_utf8, wrap64
 from conformance.codecs import FILL, Decompressed
 from conformance.primitives.varint import (
@@ -157,6 +155,30 @@ _STRUCTURE = "Found invalid record structure"
 _PREMATURE = "Incorrect declared batch size, premature EOF reached"
 
 
+def _varint_field(
+    buf: bytes, pos: int, end: int, anomalies: Anomalies | None, field: str, is_long: bool = False
+) -> tuple[int, int]:
+    """One varint (varlong) field; in strict mode, a multi-byte encoding is checked."""
+    value, nxt = (read_varlong if is_long else read_varint)(buf, pos, end)
+    if anomalies is not None and nxt - pos > 1:
+        _note_varint(anomalies, buf, pos, nxt, field, is_long)
+    return value, nxt
+
+
+def _nullable_bytes(
+    buf: bytes, pos: int, end: int, anomalies: Anomalies | None, field: str, shown: str
+) -> tuple[bytes | None, int]:
+    """A length varint (``field``) then that many bytes; a negative length is null."""
+    n, pos = _varint_field(buf, pos, end, anomalies, field)
+    if n < 0:
+        if anomalies is not None:
+            _note_null_length(anomalies, pos, n, shown)
+        return None, pos
+    if pos + n > end:
+        raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
+    return buf[pos : pos + n], pos + n
+
+
 def _body(
     buf: bytes,
     pos: int,
@@ -168,86 +190,24 @@ def _body(
 ) -> tuple[Record, int]:
     """Parse attributes..headers starting at ``pos``; ``buf`` ends where Java's buffer ends.
 
-    Single-byte varints take an inline fast path; only multi-byte ones (the only ones that can
-    be non-minimal) go through the general reader, where strict-mode checks live.
+    The reference reader: field by field, as ``DefaultRecord.readFrom`` reads them (the fast
+    path, ``_record_fast``, is held to it by tests/test_fast_path.py).
     """
     start = pos
     end = len(buf)
     try:
         attributes = buf[pos]
         pos += 1
-        b = buf[pos]
-        if b < 0x80:
-            ts_delta = (b >> 1) ^ -(b & 1)
-            pos += 1
-        else:
-            ts_delta, p2 = read_varlong(buf, pos, end)
-            if anomalies is not None:
-                _note_varint(anomalies, buf, pos, p2, "timestampDelta", True)
-            pos = p2
+        ts_delta, pos = _varint_field(buf, pos, end, anomalies, "timestampDelta", True)
         if log_append_time is None:
-            timestamp = base_timestamp + ts_delta
-            if not _MIN64 <= timestamp <= _MAX64:
-                timestamp = wrap64(timestamp)
+            timestamp = wrap64(base_timestamp + ts_delta)
         else:
             timestamp = log_append_time
-        b = buf[pos]
-        if b < 0x80:
-            offset_delta = (b >> 1) ^ -(b & 1)
-            pos += 1
-        else:
-            offset_delta, p2 = read_varint(buf, pos, end)
-            if anomalies is not None:
-                _note_varint(anomalies, buf, pos, p2, "offsetDelta")
-            pos = p2
-        offset = base_offset + offset_delta
-        if not _MIN64 <= offset <= _MAX64:
-            offset = wrap64(offset)
-        b = buf[pos]
-        if b < 0x80:
-            n = (b >> 1) ^ -(b & 1)
-            pos += 1
-        else:
-            n, p2 = read_varint(buf, pos, end)
-            if anomalies is not None:
-                _note_varint(anomalies, buf, pos, p2, "keyLength")
-            pos = p2
-        if n < 0:
-            key = None
-            if anomalies is not None:
-                _note_null_length(anomalies, pos, n, "key")
-        else:
-            if pos + n > end:
-                raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
-            key = buf[pos : pos + n]
-            pos += n
-        b = buf[pos]
-        if b < 0x80:
-            n = (b >> 1) ^ -(b & 1)
-            pos += 1
-        else:
-            n, p2 = read_varint(buf, pos, end)
-            if anomalies is not None:
-                _note_varint(anomalies, buf, pos, p2, "valueLength")
-            pos = p2
-        if n < 0:
-            value = None
-            if anomalies is not None:
-                _note_null_length(anomalies, pos, n, "value")
-        else:
-            if pos + n > end:
-                raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
-            value = buf[pos : pos + n]
-            pos += n
-        b = buf[pos]
-        if b < 0x80:
-            count = (b >> 1) ^ -(b & 1)
-            pos += 1
-        else:
-            count, p2 = read_varint(buf, pos, end)
-            if anomalies is not None:
-                _note_varint(anomalies, buf, pos, p2, "headerCount")
-            pos = p2
+        offset_delta, pos = _varint_field(buf, pos, end, anomalies, "offsetDelta")
+        offset = wrap64(base_offset + offset_delta)
+        key, pos = _nullable_bytes(buf, pos, end, anomalies, "keyLength", "key")
+        value, pos = _nullable_bytes(buf, pos, end, anomalies, "valueLength", "value")
+        count, pos = _varint_field(buf, pos, end, anomalies, "headerCount")
         if count == 0:
             headers: tuple[Header, ...] = ()
         else:
@@ -260,29 +220,15 @@ def _body(
                 )
             hs = []
             for _ in range(count):
-                n, p2 = read_varint(buf, pos, end)
-                if anomalies is not None:
-                    _note_varint(anomalies, buf, pos, p2, "headerKeyLength")
-                pos = p2
+                n, pos = _varint_field(buf, pos, end, anomalies, "headerKeyLength")
                 if n < 0:
                     raise InvalidRecordError(f"Invalid negative header key size {n}")
                 if pos + n > end:
                     raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
                 hkey = java_utf8(buf[pos : pos + n])
                 pos += n
-                n, p2 = read_varint(buf, pos, end)
-                if anomalies is not None:
-                    _note_varint(anomalies, buf, pos, p2, "headerValueLength")
-                pos = p2
-                if n < 0:
-                    hval = None
-                    if anomalies is not None:
-                        _note_null_length(anomalies, pos, n, "header value")
-                else:
-                    if pos + n > end:
-                        raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
-                    hval = buf[pos : pos + n]
-                    pos += n
+                hval, pos = _nullable_bytes(buf, pos, end, anomalies, "headerValueLength",
+                                             "header value")
                 hs.append((hkey, hval))
             headers = tuple(hs)
         if pos - start != length:
