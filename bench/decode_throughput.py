@@ -376,6 +376,11 @@ def render_markdown(report: dict, command: str) -> str:  # type: ignore[type-arg
         f"{report['repeat']} runs; MB/s of the encoded input (1 MB = 10^6 bytes)."
     )
     lines.append("")
+    lines.append(
+        "Before/after comparisons of checkouts (`bench/compare_checkouts.py`) and the garbage "
+        "collector's share of a decode: docs/benchmarks-before-after.md."
+    )
+    lines.append("")
     lines.append("Command:")
     lines.append("")
     lines.append("```")

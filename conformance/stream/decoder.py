@@ -20,7 +20,7 @@ from conformance import codecs
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.control import attach_control
 from conformance.errors import DecodeError
-from conformance.wire.record import Record
+from conformance.wire.record import Record, RecordList
 from conformance.stream.findings import check_batch
 from conformance.stream.result import (
     DecodedBatch,
@@ -75,7 +75,7 @@ class StreamDecoder:
                 batch_start = header.position
                 if isinstance(header, RecordBatchV2):
                     header.ensure_valid()
-                current = DecodedBatch(header, _ControlRecords() if header.is_control else [])
+                current = DecodedBatch(header, _ControlRecords() if header.is_control else RecordList())
                 try:
                     if strict:
                         assert self.findings is not None
@@ -143,8 +143,10 @@ def decode(
     )
 
 
-class _ControlRecords(list):  # type: ignore[type-arg]
+class _ControlRecords(RecordList):
     """Records of a control batch: each is parsed as a control record as it is handed out."""
+
+    __slots__ = ()
 
     def append(self, record: Record) -> None:
         attach_control(record)

@@ -6,6 +6,8 @@ written it". Codes and meanings (``FINDING_CODES``) are part of the public contr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from conformance import codecs
 from conformance.stream.result import Finding
 from conformance.stream.splitter import Batch
@@ -26,7 +28,7 @@ from conformance.wire.layout import (
     TimestampType,
     record_overhead,
 )
-from conformance.wire.record import Anomalies, Record
+from conformance.wire.record import Anomalies, Record, RecordSink
 
 FINDING_CODES: dict[str, str] = {
     "varint-non-minimal": "a varint/varlong uses more bytes than the minimal encoding",
@@ -57,7 +59,7 @@ _MAX_ID = 4
 
 def check_batch(
     header: Batch,
-    out: list[Record],
+    out: RecordSink,
     index: int,
     decompressed_limit: int,
     findings: list[Finding],
@@ -100,7 +102,7 @@ def check_batch(
             add(code, message, header.position)
 
 
-def _v2_checks(header: RecordBatchV2, records: list[Record], stream, add) -> None:  # type: ignore[no-untyped-def]
+def _v2_checks(header: RecordBatchV2, records: Sequence[Record], stream, add) -> None:  # type: ignore[no-untyped-def]
     pos = header.position
     if header.attributes_raw & 0xFF00:
         add("attributes-high-byte", f"attributes high byte is {header.attributes_raw >> 8 & 0xFF:#04x}",
@@ -146,7 +148,7 @@ def _v2_checks(header: RecordBatchV2, records: list[Record], stream, add) -> Non
             )
 
 
-def _legacy_checks(header, records: list[Record], stream, add) -> None:  # type: ignore[no-untyped-def]
+def _legacy_checks(header, records: Sequence[Record], stream, add) -> None:  # type: ignore[no-untyped-def]
     pos = header.position
     message = header.message
     if message.attributes & 0xF0 or (message.magic == MAGIC_VALUE_V0

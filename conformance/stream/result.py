@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from itertools import chain
+from typing import Any, Literal, overload
 
 from conformance.codecs import codec_name
 from conformance.errors import DecodeError
 from conformance.stream.splitter import Batch
 from conformance.wire.batch import RecordBatchV2
-from conformance.wire.record import Record
+from conformance.wire.record import Record, RecordList
 
 Mode = Literal["memory", "file"]
 Profile = Literal["kafka", "strict"]
@@ -48,9 +50,11 @@ class DecodedBatch:
     """A batch header and the records Kafka handed out for it."""
 
     header: Batch
-    records: list[Record] = field(default_factory=list)
+    records: RecordList = field(default_factory=RecordList)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "header" or name.startswith("__"):  # unset slot (e.g. while unpickling)
+            raise AttributeError(name)
         return getattr(self.header, name)
 
     def __iter__(self):  # type: ignore[no-untyped-def]
@@ -58,6 +62,47 @@ class DecodedBatch:
 
     def __len__(self) -> int:
         return len(self.records)
+
+
+class AllRecords(Sequence[Record]):
+    """The records of several batches as one read-only sequence, without copying them out."""
+
+    __slots__ = ("_batches",)
+
+    def __init__(self, batches: Sequence[DecodedBatch]) -> None:
+        self._batches = batches
+
+    def __len__(self) -> int:
+        return sum(len(b.records) for b in self._batches)
+
+    def __iter__(self) -> Iterator[Record]:
+        return chain.from_iterable(b.records for b in self._batches)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        if index < 0:
+            index += len(self)
+        if index >= 0:
+            for b in self._batches:
+                if index < len(b.records):
+                    return b.records[index]
+                index -= len(b.records)
+        raise IndexError("record index out of range")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"AllRecords({list(self)!r})"
 
 
 @dataclass(slots=True)
@@ -79,9 +124,9 @@ class DecodeResult:
     findings: list[Finding] | None = None
 
     @property
-    def records(self) -> list[Record]:
-        """All records of all batches, in order."""
-        return [r for b in self.batches for r in b.records]
+    def records(self) -> AllRecords:
+        """All records of all batches, in order (a view: records are made as they are read)."""
+        return AllRecords(self.batches)
 
     @property
     def ok(self) -> bool:

@@ -45,7 +45,7 @@ from __future__ import annotations
 from conformance.errors import DecodeError
 from conformance.primitives.java import java_utf8
 from conformance.primitives.varint import read_varint, read_varlong
-from conformance.wire.record import Header, Record
+from conformance.wire.record import Header, RecordRow
 
 #: zig-zag decoding of every 1- and 2-byte varint payload (14 bits)
 _ZZ = [(u >> 1) ^ -(u & 1) for u in range(1 << 14)]
@@ -63,11 +63,12 @@ def read_records_fast(
     base_offset: int,
     base_timestamp: int,
     log_append_time: int | None,
-) -> list[Record] | None:
+) -> list[RecordRow] | None:
     """All ``count`` records of ``buf`` (a whole records region), or ``None`` to defer.
 
     ``None`` means: decode this region with the reference reader instead (nothing has been
-    handed out). A list means the reference would have produced the same records, no error.
+    handed out). A list of rows (``Record(*row)`` is the record) means the reference would
+    have produced the same records, no error.
     """
     if not (-_LIMIT < base_offset < _LIMIT and -_LIMIT < base_timestamp < _LIMIT):
         return None  # base + delta could wrap around int64: the reference decides
@@ -83,10 +84,10 @@ def _loop(
     base_offset: int,
     base_timestamp: int,
     lat: int | None,
-) -> list[Record]:
+) -> list[RecordRow]:
     n = len(buf)
     pos = 0
-    out: list[Record] = []
+    out: list[RecordRow] = []
     append = out.append
     rv = read_varint
     rvl = read_varlong
@@ -222,7 +223,7 @@ def _loop(
         if pos != end:
             raise _Decline
         append(
-            Record(
+            (
                 base_offset + offset_delta,
                 base_timestamp + ts_delta if lat is None else lat,
                 key, value, headers, attributes, offset_delta, ts_delta, 2, None, length,

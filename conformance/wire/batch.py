@@ -58,6 +58,9 @@ from conformance.primitives.java import wrap32, wrap64
 from conformance.wire.record import (
     Anomalies,
     Record,
+    RecordList,
+    RecordRow,
+    RecordSink,
     read_region,
     read_stream_region,
 )
@@ -191,7 +194,7 @@ class RecordBatchV2:
     # --- iteration ---------------------------------------------------------------------------
     def records(
         self,
-        out: list[Record],
+        out: RecordSink,
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
         anomalies: Anomalies | None = None,
     ) -> codecs.Decompressed | None:
@@ -244,7 +247,7 @@ class RecordBatchV2:
         return stream
 
     def iterator_records(
-        self, out: list[Record], decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT
+        self, out: RecordSink, decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT
     ) -> None:
         """``iterator()`` (what DumpLogSegments and ``for (Record r : batch)`` use).
 
@@ -281,15 +284,18 @@ class RecordBatchV2:
         )
 
 
-def _hand_out(records: list[Record], out: list[Record]) -> None:
-    """Append the fast path's records as the iterator hands them out (``out.append`` of a
-    list subclass, e.g. the decoder's control-record list, runs for each one, in order)."""
-    if type(out) is list:
-        out.extend(records)
+def _hand_out(rows: list[RecordRow], out: RecordSink) -> None:
+    """Append the fast path's rows as the iterator hands them out: a :class:`RecordList`
+    keeps them as rows; otherwise each becomes a ``Record`` and ``out.append`` (of a subclass,
+    e.g. the decoder's control-record list, too) runs for each one, in order."""
+    if type(out) is RecordList:
+        out.extend_rows(rows)
+    elif type(out) is list:
+        out.extend([Record(*row) for row in rows])
     else:
         append = out.append
-        for record in records:
-            append(record)
+        for row in rows:
+            append(Record(*row))
 
 
 # --- writer ---------------------------------------------------------------------------------

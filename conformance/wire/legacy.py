@@ -56,7 +56,7 @@ from conformance.wire.layout import (
     header_size,
 )
 from conformance.primitives.java import wrap64
-from conformance.wire.record import JavaStreamReader, Record
+from conformance.wire.record import JavaStreamReader, Record, RecordSink
 
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
@@ -224,7 +224,7 @@ class LegacyBatch:
 
     def records(
         self,
-        out: list[Record],
+        out: RecordSink,
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
     ) -> codecs.Decompressed | None:
         """The consumer's view: ``iterator()``, then per record ``ensureValid()`` and reads of

@@ -35,7 +35,9 @@ One writer, at the end (``# --- writer ---``): :func:`encode_record_v2` (``Defau
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import starmap
+from typing import overload
 
 from conformance.errors import (
     BufferUnderflowError,
@@ -149,6 +151,77 @@ class Record:
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+
+#: the arguments of ``Record(...)`` as one plain tuple: what the fast path produces
+RecordRow = tuple[int, int, bytes | None, bytes | None, tuple[Header, ...], int, int, int, int, None, int]
+
+
+class RecordList(Sequence[Record]):
+    """The records of one batch, in the order Kafka hands them out.
+
+    A sequence of :class:`Record` that stores the fast path's output compactly: rows
+    (:data:`RecordRow`, plain tuples of ints, bytes and str) become ``Record`` objects only when
+    read, a fresh object on each read. CPython's garbage collector stops tracking a tuple that
+    holds no container, so a decoded segment of millions of records costs the collector almost
+    nothing; a ``Record`` per record held for the whole decode would be traversed at every
+    collection (docs/benchmarks-before-after.md, "Garbage collection"). Records the reference reader appends
+    are kept as they are. Read-only apart from :meth:`append` and :meth:`extend_rows`.
+    """
+
+    __slots__ = ("_items", "_rows")
+
+    def __init__(self, records: Sequence[Record] = ()) -> None:
+        self._items: list = list(records)  # type: ignore[type-arg]
+        self._rows = False  # True: _items holds RecordRow tuples
+
+    def append(self, record: Record) -> None:
+        if self._rows:
+            self._items = [Record(*row) for row in self._items]
+            self._rows = False
+        self._items.append(record)
+
+    def extend_rows(self, rows: list[RecordRow]) -> None:
+        """Append the fast path's rows (kept as rows when nothing else is stored)."""
+        if not self._items:
+            self._items = rows
+            self._rows = True
+        elif self._rows:
+            self._items.extend(rows)
+        else:
+            self._items.extend(Record(*row) for row in rows)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Record]:
+        return starmap(Record, self._items) if self._rows else iter(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+    def __getitem__(self, index: int | slice) -> Record | list[Record]:
+        item = self._items[index]
+        if not self._rows:
+            return item  # type: ignore[no-any-return]
+        if isinstance(index, slice):
+            return [Record(*row) for row in item]
+        return Record(*item)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (RecordList, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RecordList({list(self)!r})"
+
+
+#: where the readers hand records out: a plain list, or a batch's :class:`RecordList`
+RecordSink = list[Record] | RecordList
 
 
 _STRUCTURE = "Found invalid record structure"
@@ -503,7 +576,7 @@ def read_region(
     base_offset: int,
     base_timestamp: int,
     log_append_time: int | None,
-    out: list[Record],
+    out: RecordSink,
     anomalies: Anomalies | None = None,
 ) -> None:
     """The reference reader of an uncompressed batch's records region (``buf``, exactly).
@@ -529,7 +602,7 @@ def read_stream_region(
     base_offset: int,
     base_timestamp: int,
     log_append_time: int | None,
-    out: list[Record],
+    out: RecordSink,
     anomalies: Anomalies | None = None,
 ) -> None:
     """The reference reader of a compressed batch's records (``StreamRecordIterator``).
