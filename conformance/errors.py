@@ -12,6 +12,7 @@ CorruptRecordError                     org.apache.kafka.common.errors.CorruptRec
 InvalidRecordError                     org.apache.kafka.common.InvalidRecordException
 KafkaError                             org.apache.kafka.common.KafkaException
 DecompressionLimitError (KafkaError)   (kit limit; reported as KafkaException)
+RecordLimitError (KafkaError)          (kit limit; reported as KafkaException)
 IllegalArgumentError                   java.lang.IllegalArgumentException
 IndexOutOfBoundsError                  java.lang.IndexOutOfBoundsException
 BufferUnderflowError                   java.nio.BufferUnderflowException
@@ -99,6 +100,16 @@ class DecompressionLimitError(KafkaError):
 
     Kafka itself has no such limit (it would run out of heap); the kit stops early so memory
     stays bounded. Reported as a KafkaException.
+    """
+
+
+class RecordLimitError(KafkaError):
+    """A batch handed out more records than the caller keeps (``max_records``).
+
+    Kafka's consumer streams a batch's records and never holds them all; the kit's
+    :func:`~conformance.decode` keeps them, so it stops at a configured count to keep memory
+    bounded (docs/memory.md). Callers that do not need the records use
+    ``StreamDecoder(keep=0)``, which has no such limit. Reported as a KafkaException.
     """
 
 
@@ -220,6 +231,7 @@ __all__ = [
     "CorruptRecordError",
     "DecodeError",
     "DecompressionLimitError",
+    "RecordLimitError",
     "EncodeError",
     "IllegalArgumentError",
     "IndexOutOfBoundsError",

@@ -4,21 +4,114 @@ The decoding core (``primitives``, ``codecs``, ``wire``, ``stream``) never opens
 reads ``bytes`` or any :class:`~conformance.stream.splitter.ByteSource`. A
 :class:`FileSource` is such a source over a file, so a segment of any size is decoded with
 memory bounded by one batch. ``logdir`` and the shells use it; nothing in the core imports it.
+
+Every opening goes through :func:`open_regular`: only regular files are read. A FIFO would
+block the open (or the first read) forever, a character device such as ``/dev/zero`` never
+ends, a directory cannot be read; each is refused with :class:`NotRegularFileError` (an
+``OSError``, so ``except OSError`` handlers report it like any unreadable file) before the
+open, and the open itself is non-blocking, so a FIFO swapped in after the check cannot hang.
+
+:func:`write_decode_json` writes the canonical decode document of a
+:class:`~conformance.stream.decoder.StreamDecoder` with memory bounded by one batch (batches
+are spooled, to a temporary file past 8 MiB, so the document keeps its key order).
 """
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
+import stat
+import shutil
+import tempfile
+import unicodedata
+from typing import TextIO
+
+from conformance.stream.decoder import StreamDecoder
+from conformance.stream.result import FORMAT, dumps, write_batch_json
+
+__all__ = [
+    "FileSource",
+    "NotRegularFileError",
+    "check_regular_file",
+    "map_readonly",
+    "open_regular",
+    "printable_name",
+    "read_bytes",
+    "write_decode_json",
+]
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class NotRegularFileError(OSError):
+    """``path`` is not a regular file: a directory, FIFO, socket or device.
+
+    ``strerror`` says what it is (``"not a regular file (a FIFO)"``), ``filename`` is the path,
+    ``kind`` the kind alone (``"a FIFO"``)."""
+
+    def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
+        code = errno.EISDIR if kind == "a directory" else errno.EINVAL
+        super().__init__(code, f"not a regular file ({kind})", os.fspath(path))
+        self.kind = kind
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+def _kind(mode: int) -> str:
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"  # pragma: no cover - S_IFWHT, door, ...
+
+
+def check_regular_file(path: str | os.PathLike[str]) -> os.stat_result:
+    """``os.stat(path)`` (symbolic links followed) if it is a regular file; else
+    :class:`NotRegularFileError`. The ``OSError`` of the ``stat`` itself (no such file,
+    permission denied, a symbolic link loop) propagates."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegularFileError(path, _kind(st.st_mode))
+    return st
+
+
+def open_regular(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor on the regular file ``path`` (the caller closes it).
+
+    Checked before the open (:func:`check_regular_file`: a device is never opened), opened
+    with ``O_NONBLOCK`` (a FIFO put in its place meanwhile does not block the open) and
+    checked again on the descriptor."""
+    check_regular_file(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, _kind(mode))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 class FileSource:
-    """Random-access reads of a file (``os.pread``): memory never grows with the file size."""
+    """Random-access reads of a file (``os.pread``): memory never grows with the file size.
+
+    Only regular files (:func:`open_regular`); ``OSError`` (including
+    :class:`NotRegularFileError`) when the file cannot be opened."""
+
+    _fd = -1  # a class default: close() (also from __del__) works whatever __init__ raised
 
     def __init__(self, path: str | os.PathLike[str], start: int = 0, end: int | None = None) -> None:
-        self._fd = -1  # set first: close() (also from __del__) works if open() fails
         self.path = os.fspath(path)
-        self._fd = os.open(self.path, os.O_RDONLY)
+        self._fd = open_regular(self.path)
         size = os.fstat(self._fd).st_size
         self.start = start
         self.end = size if end is None else min(size, end)
@@ -49,14 +142,66 @@ class FileSource:
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """A small file's whole content (``.txnindex``, ``.snapshot``, checkpoints)."""
-    with open(path, "rb") as f:
+    """A small regular file's whole content (``.txnindex``, ``.snapshot``, checkpoints)."""
+    with os.fdopen(open_regular(path), "rb") as f:
         return f.read()
 
 
 def map_readonly(path: str | os.PathLike[str]) -> mmap.mmap | bytes:
-    """A read-only map of a file (an index can be up to ``segment.index.bytes``, 2 GiB, and
-    only the entries a lookup touches are paged in); ``b""`` for an empty file."""
-    with open(path, "rb") as f:
+    """A read-only map of a regular file (an index can be up to ``segment.index.bytes``,
+    2 GiB, and only the entries a lookup touches are paged in); ``b""`` for an empty file."""
+    with os.fdopen(open_regular(path), "rb") as f:
         size = os.fstat(f.fileno()).st_size
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable_name(name: str | bytes | os.PathLike[str]) -> str:
+    """A file name for human-readable output, on one line: control characters
+    (C0, DEL, C1, line and paragraph separators) escaped as ``\\n``, ``\\t``, ``\\xNN``,
+    ``\\uNNNN``, and bytes that are not UTF-8 (``surrogateescape``) as ``\\xNN``; every other
+    character as it is (a backslash too: only control characters are escaped)."""
+    out = []
+    for ch in os.fsdecode(name):
+        if unicodedata.category(ch) not in ("Cc", "Cs", "Zl", "Zp"):
+            out.append(ch)
+            continue
+        code = ord(ch)
+        if ch in _NAMED:
+            out.append(_NAMED[ch])
+        elif 0xDC80 <= code <= 0xDCFF:  # an undecodable byte of the name
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif code <= 0xFF:
+            out.append(f"\\x{code:02x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return "".join(out)
+
+
+def write_decode_json(decoder: StreamDecoder, out: TextIO) -> None:
+    """Iterate ``decoder`` and write ``dumps(result_to_json(...))`` of its verdict plus a
+    newline, as ``decode(...).to_json()`` would give it, without holding the batches: each is
+    written (a record at a time) to a spool as soon as it is decoded, and the head
+    (``outcome``, ``error``, ``tail``, which are known only at the end) goes first."""
+    with tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="utf-8") as spool:
+        sep = ""
+        for batch in decoder:
+            spool.write(sep)
+            write_batch_json(batch, spool.write)
+            sep = ","
+        head = {
+            "format": FORMAT,
+            "mode": decoder.mode,
+            "outcome": decoder.outcome,
+            "error": None if decoder.error is None else decoder.error.to_json(),
+            "tail": None if decoder.tail is None else decoder.tail.to_json(),
+        }
+        out.write(dumps(head)[:-1] + ',"batches":[')
+        spool.seek(0)
+        shutil.copyfileobj(spool, out)
+        out.write("]")
+        if decoder.findings is not None:
+            out.write(',"findings":' + dumps([f.to_json() for f in decoder.findings]))
+        out.write("}\n")

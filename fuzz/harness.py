@@ -1,46 +1,23 @@
 #!/usr/bin/env python3
-"""atheris entry point for every fuzz target of the kit.
+"""atheris entry point, checkout form: runs the package's harness, ``conformance/fuzz/harness.py``.
 
     python fuzz/harness.py TARGET [--differential] [--findings DIR] [libFuzzer flags] [CORPUS...]
 
-The kit's decoding modules are imported under atheris' instrumentation (coverage feedback for
-libFuzzer); the fuzzing machinery itself (``conformance.fuzz``), the oracle client and the
-CLI are not, so their branches do not pollute the feedback. ``kafka-conformance fuzz`` is the
-usual way in (it adds corpora, dictionaries, bounds, restarts and the findings summary).
+The harness lives in the package so that an installed wheel has it too (``kafka-conformance
+fuzz`` starts it from there). This file keeps the direct, OSS-Fuzz style use from a checkout
+working; it must not import ``conformance`` itself (the harness imports the decoding core
+under atheris' instrumentation).
 """
 
 import importlib.util
+import runpy
 import sys
 from pathlib import Path
 
-import atheris
-
-#: the shells around the decoding core (package prefixes): the fuzzing machinery, the JVM
-#: edge, the CLI, the corpus builders and the writers give no useful feedback
-_NOT_INSTRUMENTED = ("conformance.fuzz", "conformance.jvm", "conformance.cli", "conformance.corpus",
-                     "conformance.capture", "conformance.strategies", "conformance.wire.builder",
-                     "conformance.stream.compare")
-
-
-def _excluded_modules() -> list[str]:
-    """Every module of the shells, by exact name (atheris matches excluded names one by one)."""
-    spec = importlib.util.find_spec("conformance")
-    assert spec is not None and spec.submodule_search_locations
-    root = Path(list(spec.submodule_search_locations)[0])
-    names = []
-    for f in root.rglob("*.py"):
-        parts = ("conformance",) + f.relative_to(root).with_suffix("").parts
-        if parts[-1] in ("__init__", "__main__"):
-            parts = parts[:-1]
-        name = ".".join(parts)
-        if any(name == p or name.startswith(p + ".") for p in _NOT_INSTRUMENTED):
-            names.append(name)
-    return names
-
-
-with atheris.instrument_imports(include=["conformance"], exclude=_excluded_modules()):
-    import conformance  # noqa: F401  (the decoding core, instrumented)
-    from conformance.fuzz import worker
-
 if __name__ == "__main__":
-    worker.main(sys.argv)
+    spec = importlib.util.find_spec("conformance")  # locates the package, imports nothing
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("fuzz/harness.py: the conformance package is not installed "
+                 "(scripts/bootstrap, or pip install -e '.[fuzz]')")
+    harness = Path(next(iter(spec.submodule_search_locations))) / "fuzz" / "harness.py"
+    runpy.run_path(str(harness), run_name="__main__")

@@ -89,7 +89,7 @@ def test_fast_path_is_taken_and_declines(monkeypatch: pytest.MonkeyPatch) -> Non
 
     def counting(*args: object) -> object:
         result = real(*args)  # type: ignore[arg-type]
-        calls["accepted" if result is not None else "declined"] += 1
+        calls["accepted" if result else "declined"] += 1
         return result
 
     monkeypatch.setattr(batch, "read_records_fast", counting)

@@ -343,6 +343,15 @@ def plant_decompressed_limit(tmp: Path, clean: dict[str, Path]) -> Planted:
     return verify_dir(pdir, max_decompressed=100_000), log, headers(log)[1].position, set()
 
 
+def plant_records_exceed_offsets(tmp: Path, clean: dict[str, Path]) -> Planted:
+    from conformance.corpus.hostile import tiny_records_batch
+
+    pdir = copy(clean["v2-i0"], tmp)
+    log = segments(pdir)[-1]
+    pos = append(log, tiny_records_batch(5, "lz4", base_offset=next_offset(log)))  # 5 records, 1 offset
+    return verify_dir(pdir), log, pos, set()
+
+
 def plant_log_zero_tail(tmp: Path, clean: dict[str, Path]) -> Planted:
     pdir = copy(clean["v2-i0"], tmp)
     log = segments(pdir)[-1]
@@ -623,6 +632,7 @@ PLANTERS: dict[str, Callable[[Path, dict[str, Path]], Planted]] = {
     "log-illegal-argument": _decode_plant(_codec_5, "none"),
     "log-runtime-exception": plant_runtime_exception,
     "log-decompressed-limit": plant_decompressed_limit,
+    "batch-records-exceed-offsets": plant_records_exceed_offsets,
     "log-zero-tail": plant_log_zero_tail,
     "log-truncated-tail": plant_truncated_tail,
     "offset-overlap": plant_overlap,

@@ -18,6 +18,8 @@ from conformance.cli import capture, decode, dump, fuzz, lookup, verify, verify_
 COMMANDS = (decode, dump, verify_dir, lookup, verify, capture, fuzz)
 
 EXIT_OK = 0
+#: a command ran out of memory (the message says so; no traceback)
+EXIT_OUT_OF_MEMORY = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kafka-conformance",
         description="Reference decoder and conformance kit for Apache Kafka record formats.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="examples:\n  kafka-conformance decode corpora/samples/*.bin\n"
+        epilog="exit codes: see each command's --help; every command that runs out of memory "
+        "stops\nwith a one-line message and exit code 2.\n\n"
+        "examples:\n  kafka-conformance decode corpora/samples/*.bin\n"
         "  kafka-conformance verify\n"
         "  kafka-conformance decode --help",
     )
@@ -43,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return EXIT_OK
+    except MemoryError:
+        print(f"kafka-conformance {args.command}: out of memory", file=sys.stderr)
+        return EXIT_OUT_OF_MEMORY
 
 
 if __name__ == "__main__":  # pragma: no cover

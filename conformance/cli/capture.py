@@ -10,6 +10,13 @@ from typing import Any
 __all__ = ["register"]
 
 _EPILOG = """\
+exit codes:
+  0  every scenario captured (or skipped as not applicable)
+  1  a scenario failed (the summary names it)
+  2  usage error (unknown broker or scenario), the backend is unavailable (no Docker; no
+     Kafka jars for the broker's version: `scripts/fetch-kafka-jars <version>` resolves
+     them once from Maven Central into .cache/kafka/<version>/, needs Maven and Java)
+
 examples:
   kafka-conformance capture --list
   kafka-conformance capture --broker kafka-3.9.2-kraft --scenario codec-gzip-v2-kafka-python --out /tmp/c
@@ -94,10 +101,25 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(f"capture: {message}", file=sys.stderr, flush=True)
 
+    from conformance.jvm.kafka_jars import KafkaJarsUnavailable
+    from conformance.jvm.runtime import checkout_root
+
     status = 0
     for bid in ids:
-        result = capture(bid, names, out, backend=args.backend, progress=progress,
-                         expectations=not args.no_expectations)
+        try:
+            result = capture(bid, names, out, backend=args.backend, progress=progress,
+                             expectations=not args.no_expectations)
+        except KafkaJarsUnavailable as e:
+            version = brokers[bid].version
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            if checkout_root() is None:  # an installed package: the message says what to set
+                print(f"capture: {bid}: Kafka {version} jars unavailable: {first}",
+                      file=sys.stderr)
+                return 2
+            print(f"capture: {bid}: Kafka {version} jars missing ({first}); get them once with "
+                  f"`scripts/fetch-kafka-jars {version}` (Maven, from Maven Central, into "
+                  f".cache/kafka/{version}/)", file=sys.stderr)
+            return 2
         for name, why in result.skipped.items():
             progress(f"{bid}: {name} skipped: {why}")
         for name, why in result.failed.items():

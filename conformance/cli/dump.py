@@ -6,7 +6,11 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from conformance.cli.common import cannot_read
+from conformance.fileio import NotRegularFileError, check_regular_file
 from conformance.logdir.dump import DEFAULT_MAX_MESSAGE_SIZE, dump, dump_json
+
+EXIT_USAGE = 2
 
 _EPILOG = """\
 output:
@@ -34,7 +38,10 @@ output:
 
 exit codes:
   0  the tool would exit normally (--json: every file read without error)
-  1  the tool would die with an uncaught exception (--json: some file has an error)
+  1  the tool would die with an uncaught exception (--json: some file has an error); so for
+     a missing or unreadable FILE or a directory, with Kafka's own exception
+  2  usage error, or a FILE is a FIFO, socket or device (refused before anything is dumped:
+     the tool would block on it or read it forever)
 
 examples:
   kafka-conformance dump /var/lib/kafka/t-0/00000000000000000000.log
@@ -46,7 +53,26 @@ examples:
 """
 
 
+def _special_file(files: list[str]) -> str | None:
+    """The refusal message for the first FILE that is a FIFO, socket or device, else ``None``.
+    Missing and unreadable files and directories are left to the dump, which answers with
+    DumpLogSegments' own exception for them."""
+    for name in files:
+        try:
+            check_regular_file(name)
+        except NotRegularFileError as e:
+            if e.kind != "a directory":
+                return cannot_read("kafka-conformance dump", e, name)
+        except OSError:
+            pass
+    return None
+
+
 def _cmd_dump(args: argparse.Namespace) -> int:
+    refused = _special_file(args.files)
+    if refused is not None:
+        print(refused, file=sys.stderr)
+        return EXIT_USAGE
     out: TextIO = sys.stdout
     err: TextIO = sys.stderr
     for stream in (out, err):  # the tool prints UTF-8 whatever the locale

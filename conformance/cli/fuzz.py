@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.cli.common import positive_int, shown
+from conformance.fileio import read_bytes
 from conformance.fuzz.targets import TARGETS
 
 EXIT_OK = 0
@@ -21,7 +23,7 @@ targets: run `kafka-conformance fuzz --list`; `all` runs every target in turn (-
 exit codes:
   0  the run found nothing of the kit's own (crash, hang, memory blow-up, divergence)
   1  new findings (see the summary; each under <out>/findings/<target>/<kind>-<hash>/)
-  2  usage error, or atheris / the Java oracle is missing
+  2  usage error, or atheris / the Java oracle / coverage (--coverage) is missing
 
 examples:
   kafka-conformance fuzz --list
@@ -52,7 +54,8 @@ def register(subparsers: Any) -> None:
     actions = p.add_mutually_exclusive_group()
     actions.add_argument("--list", action="store_true", help="list the targets")
     actions.add_argument("--merge", action="store_true",
-                         help="fold the working corpus of TARGET into fuzz/corpus/TARGET")
+                         help="fold the working corpus of TARGET into fuzz/corpus/TARGET "
+                         "(of the checkout)")
     actions.add_argument("--coverage", action="store_true",
                          help="decoder branch coverage reached by the saved corpora")
     actions.add_argument("--findings", action="store_true", help="list saved findings")
@@ -60,18 +63,20 @@ def register(subparsers: Any) -> None:
                          help="run one input (a file, or a finding directory) and show every side")
     actions.add_argument("--promote", metavar="FINDING",
                          help="copy a finding into corpora/regressions/ (after the fix)")
-    p.add_argument("--time", type=int, default=60, metavar="SECONDS",
+    p.add_argument("--time", type=positive_int, default=60, metavar="SECONDS",
                    help="time budget per target (default %(default)s)")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel workers (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parallel workers (default 1)")
     p.add_argument("--differential", action="store_true",
                    help="also decode every input with the Java oracle and kafka-python")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="working corpus, findings, logs, summaries (default .cache/fuzz)")
-    p.add_argument("--max-len", type=int, default=None, metavar="BYTES",
+                   help="working corpus, findings, logs, summaries (default: .cache/fuzz of the "
+                   "checkout; an installed package without one: $XDG_CACHE_HOME/"
+                   "kafka-conformance/fuzz, i.e. ~/.cache/kafka-conformance/fuzz)")
+    p.add_argument("--max-len", type=positive_int, default=None, metavar="BYTES",
                    help="largest input the engine makes (default 16384)")
-    p.add_argument("--timeout", type=int, default=10, metavar="SECONDS",
+    p.add_argument("--timeout", type=positive_int, default=10, metavar="SECONDS",
                    help="an input running longer is a hang finding (default %(default)s)")
-    p.add_argument("--rss-limit-mb", type=int, default=2048, metavar="MB",
+    p.add_argument("--rss-limit-mb", type=positive_int, default=2048, metavar="MB",
                    help="a worker above this resident size is a memory finding (default %(default)s)")
     p.add_argument("--minimize-seconds", type=float, default=30.0, metavar="S",
                    help="time to minimize each new finding (default %(default)s)")
@@ -117,7 +122,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     try:
         import atheris  # noqa: F401
     except ImportError:
-        return _err("atheris is not installed: pip install -e '.[fuzz]' (scripts/bootstrap does)")
+        return _err("atheris is not installed: pip install 'kafka-conformance[fuzz]' "
+                    "(in a checkout: pip install -e '.[fuzz]', which scripts/bootstrap does)")
     from conformance.fuzz.runner import merge, run_target
 
     if args.merge:
@@ -169,7 +175,14 @@ def _coverage(args: argparse.Namespace) -> int:
     names = list(TARGETS) if args.target in (None, "all") else [args.target]
     if any(n not in TARGETS for n in names):
         return _err(f"unknown target {args.target!r}")
-    results = coverage.measure(names, progress=None if args.json else _say)
+    try:
+        results = coverage.measure(names, progress=None if args.json else _say)
+    except ImportError as e:
+        if e.name != "coverage" and not (e.name or "").startswith("coverage."):
+            raise
+        return _err("--coverage needs the coverage package, which is not installed: "
+                    "pip install 'kafka-conformance[fuzz]' (in a checkout: pip install -e "
+                    "'.[fuzz]', which scripts/bootstrap does)")
     if args.json:
         print(json.dumps(coverage.to_json(results), indent=2))
     else:
@@ -178,9 +191,9 @@ def _coverage(args: argparse.Namespace) -> int:
 
 
 def _out(args: argparse.Namespace) -> Path:
-    from conformance.jvm.runtime import repo_root
+    from conformance.fuzz.runner import default_out
 
-    return Path(args.out or repo_root() / ".cache" / "fuzz")
+    return Path(args.out or default_out())
 
 
 def _list_findings(args: argparse.Namespace) -> int:
@@ -199,11 +212,12 @@ def _list_findings(args: argparse.Namespace) -> int:
 
 
 def _finding_input(path: Path) -> tuple[bytes, str | None, dict[str, Any]]:
+    """The input of a finding directory or file (regular files only: a FIFO would block)."""
     if path.is_dir():
-        info = json.loads((path / "finding.json").read_text())
+        info = json.loads(read_bytes(path / "finding.json").decode("utf-8"))
         m = path / "input.min.bin"
-        return (m if m.exists() else path / "input.bin").read_bytes(), info.get("target"), info
-    return path.read_bytes(), None, {}
+        return read_bytes(m if m.exists() else path / "input.bin"), info.get("target"), info
+    return read_bytes(path), None, {}
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -213,7 +227,12 @@ def _replay(args: argparse.Namespace) -> int:
     path = Path(args.replay)
     if not path.exists():
         return _err(f"{path}: no such file or directory")
-    data, target_name, _info = _finding_input(path)
+    try:
+        data, target_name, _info = _finding_input(path)
+    except (OSError, ValueError) as e:
+        if isinstance(e, OSError):
+            return _err(f"cannot read {shown(e.filename or path)}: {e.strerror or e}")
+        return _err(f"{path}: not a finding directory: {e}")
     target_name = args.target or target_name
     if target_name is None:
         return _err("say which target the input belongs to (TARGET)")
@@ -248,7 +267,7 @@ def _promote(args: argparse.Namespace) -> int:
     record-stream target the JSON carries the Java oracle's verdict (the expectation the
     normal test suite replays)."""
     from conformance.fuzz.targets import get
-    from conformance.jvm.runtime import repo_root
+    from conformance.jvm.runtime import NoCheckout, repo_root
 
     path = Path(args.promote)
     if not path.is_dir() or not (path / "finding.json").exists():
@@ -257,7 +276,10 @@ def _promote(args: argparse.Namespace) -> int:
         return _err("--name is required: lower-case letters, digits and dashes")
     data, target_name, info = _finding_input(path)
     target = get(args.target or target_name or "")
-    dest = repo_root() / "corpora" / "regressions" / target.name
+    try:
+        dest = repo_root() / "corpora" / "regressions" / target.name
+    except NoCheckout as e:
+        return _err(str(e))
     dest.mkdir(parents=True, exist_ok=True)
     meta: dict[str, Any] = {
         "target": target.name,

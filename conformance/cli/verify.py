@@ -8,7 +8,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.cli.common import non_negative_int, shown
 from conformance.corpus.golden import default_root, verify_corpus
+from conformance.jvm.runtime import ROOT_ENV, NoCheckout
+
+_PROG = "kafka-conformance verify"
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
 
 _EPILOG = """\
 checks, for every corpora/<broker-id>/<scenario>/ case (docs/corpora.md):
@@ -22,10 +29,18 @@ checks, for every corpora/<broker-id>/<scenario>/ case (docs/corpora.md):
            Only for brokers >= 3.3 (older DumpLogSegments print another format: skipped)
 No Java is needed. corpora/crafted and corpora/samples have their own tests.
 
+A directory with log/ or wire/ but no manifest.json is reported as a failed case (missing
+manifest); a run that finds no case at all verifies nothing and fails (exit 2).
+
+In the failures, each detail says which side is which: expected (the Java oracle, Kafka's
+DumpLogSegments, the manifest) and actual (this kit's decoder and dump, the file on disk).
+
 exit codes:
   0  every check passed (or was skipped)
-  1  a mismatch or an error (missing file, missing expectation, ...)
-  2  usage error, DIR not found, or --only matched nothing
+  1  a mismatch or an error (missing file or manifest, unreadable file, size or sha256
+     different from the manifest, missing expectation, ...)
+  2  usage error, DIR not found, nothing to verify (no case under DIR, or --only matched
+     nothing), or --json/--junit OUT cannot be written
 
 examples:
   kafka-conformance verify
@@ -36,30 +51,67 @@ examples:
 """
 
 
+def _output_problem(out: str) -> str | None:
+    """Why the report cannot be written to ``out`` (checked before the run), or ``None``."""
+    path = Path(out)
+    if path.is_dir():
+        return "is a directory"
+    parent = path.parent
+    if not parent.is_dir():
+        return f"no such directory: {shown(parent)}"
+    return None
+
+
+def _write(out: str, text: str) -> bool:
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print(f"{_PROG}: cannot write {shown(out)}: {e.strerror or e}", file=sys.stderr)
+        return False
+    return True
+
+
 def _cmd_verify(args: argparse.Namespace) -> int:
-    root = default_root() if args.dir is None else Path(args.dir)
+    try:
+        root = default_root() if args.dir is None else Path(args.dir)
+    except NoCheckout:  # an installed package: no corpora/ to default to
+        print(f"{_PROG}: no corpora directory: pass DIR or set {ROOT_ENV} to a checkout",
+              file=sys.stderr)
+        return EXIT_USAGE
     if not root.is_dir():
-        print(f"kafka-conformance verify: {root}: no such directory", file=sys.stderr)
-        return 2
+        why = "not a directory" if root.exists() else "no such directory"
+        print(f"{_PROG}: {shown(root)}: {why}", file=sys.stderr)
+        return EXIT_USAGE
+    for option, out in (("--json", args.json), ("--junit", args.junit)):
+        if out and out != "-":
+            problem = _output_problem(out)
+            if problem is not None:
+                print(f"{_PROG}: {option} {shown(out)}: cannot write the report there: {problem}",
+                      file=sys.stderr)
+                return EXIT_USAGE
     report = verify_corpus(root, only=args.only or None, jobs=args.jobs)
     if not report.cases:
         what = f" matching {', '.join(args.only)}" if args.only else ""
-        print(f"kafka-conformance verify: no corpus case{what} under {root}", file=sys.stderr)
-        if args.only:
-            return 2
+        print(f"{_PROG}: nothing to verify: no corpus case{what} (a directory with "
+              f"manifest.json, log/ or wire/) under {shown(root)}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
     except (AttributeError, ValueError):  # pragma: no cover
         pass
     sys.stdout.write(report.format_table(quiet=args.quiet))
+    written = True
     if args.json:
         text = json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n"
         if args.json == "-":
             sys.stdout.write(text)
         else:
-            Path(args.json).write_text(text, encoding="utf-8")
+            written = _write(args.json, text) and written
     if args.junit:
-        Path(args.junit).write_text(report.to_junit(), encoding="utf-8")
+        written = _write(args.junit, report.to_junit()) and written
+    if not written:
+        return EXIT_USAGE
     return report.exit_code
 
 
@@ -76,13 +128,14 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("dir", nargs="?", default=None, metavar="DIR",
                    help="corpora directory, a broker directory or one case "
-                   "(default: the repository's corpora/)")
+                   "(default: corpora/ of the checkout holding the package, or of "
+                   "$KAFKA_CONFORMANCE_ROOT; an installed package has none: pass DIR)")
     p.add_argument("--only", action="append", metavar="BROKER/SCENARIO-GLOB",
                    help="only cases whose <broker-id>/<scenario> matches (a glob without '/' "
                    "names broker ids); repeatable")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT ('-': stdout)")
     p.add_argument("--junit", metavar="OUT", help="write a JUnit XML report to OUT")
-    p.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+    p.add_argument("-j", "--jobs", type=non_negative_int, default=0, metavar="N",
                    help="verify N cases at a time, in separate processes (default 0: one per "
                    "CPU)")
     p.add_argument("-q", "--quiet", action="store_true",

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import sys
 from typing import Any
 
 from conformance import codecs
+from conformance.cli.common import cannot_read, positive_int, shown
+from conformance.fileio import check_regular_file
 from conformance.logdir.verify import FINDING_CODES, SEVERITY, Progress, verify_dir
+from conformance.logdir.verify.findings import DirReport
+
+_PROG = "kafka-conformance verify-dir"
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -23,8 +30,10 @@ _EPILOG = (
     "Each finding: file, byte position in it, code, severity, message (Java exception named).\n\n"
     "exit codes:\n"
     f"  {EXIT_CLEAN}  clean: no findings, or informational ones only\n"
-    f"  {EXIT_FINDINGS}  at least one error or warning finding\n"
-    f"  {EXIT_USAGE}  usage error (DIR does not exist, bad option)\n\n"
+    f"  {EXIT_FINDINGS}  at least one error or warning finding (a file of DIR that cannot be read,\n"
+    "     or is not a regular file, is an io-error finding)\n"
+    f"  {EXIT_USAGE}  usage error (DIR does not exist, is not a directory or a regular .log file,\n"
+    "     cannot be listed; bad option)\n\n"
     "finding codes (severity):\n"
     + "\n".join(f"  {code:30} {SEVERITY[code]:8} {text}" for code, text in FINDING_CODES.items())
     + "\n\nexamples:\n"
@@ -33,16 +42,6 @@ _EPILOG = (
     "  kafka-conformance verify-dir --json orders-0/00000000000000000000.log\n"
     "  kafka-conformance verify-dir --max-decompressed 268435456 orders-0\n"
 )
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {value}")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -58,7 +57,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document with the findings")
     p.add_argument(
         "--max-decompressed",
-        type=_positive,
+        type=positive_int,
         default=codecs.DEFAULT_DECOMPRESSED_LIMIT,
         metavar="BYTES",
         help="limit on decompressed bytes per batch (default %(default)s); a batch over it is "
@@ -67,18 +66,39 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_cmd_verify_dir)
 
 
+def _printable(report: DirReport) -> DirReport:
+    """``report`` with control characters of file names (and messages quoting them) escaped,
+    for the human-readable text."""
+    findings = [dataclasses.replace(f, file=shown(f.file), message=shown(f.message))
+                for f in report.findings]
+    suppressed = {f"{shown(k.split(chr(9))[0])}\t{k.split(chr(9))[1]}": n
+                  for k, n in report.suppressed.items()}
+    return dataclasses.replace(report, root=shown(report.root), findings=findings,
+                               suppressed=suppressed)
+
+
 def _cmd_verify_dir(args: argparse.Namespace) -> int:
     def _progress(message: str) -> None:
-        print(f"verify-dir: {message}", file=sys.stderr, flush=True)
+        print(f"verify-dir: {shown(message)}", file=sys.stderr, flush=True)
 
+    try:
+        if os.path.lexists(args.dir) and not os.path.isdir(args.dir):
+            check_regular_file(args.dir)  # a FIFO, socket or device is refused, not opened
+    except OSError as e:
+        print(cannot_read(_PROG, e, args.dir), file=sys.stderr)
+        return EXIT_USAGE
     progress: Progress | None = _progress if sys.stderr.isatty() else None
     try:
         report = verify_dir(args.dir, max_decompressed=args.max_decompressed, progress=progress)
-    except (OSError, ValueError) as e:
-        print(f"kafka-conformance verify-dir: {e}", file=sys.stderr)
+    except OSError as e:
+        print(cannot_read(_PROG, e, args.dir) if e.filename is not None
+              else f"{_PROG}: {shown(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as e:
+        print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
         print(json.dumps(report.to_json(), sort_keys=True))
     else:
-        print(report.format_text())
+        print(_printable(report).format_text())
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS

@@ -25,6 +25,8 @@ reads as an error code.
 
 from __future__ import annotations
 
+import io
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,12 +53,13 @@ def read_stream(payload: bytes, limit: Limit) -> Decompressed:
     pieces: list[bytes | None] = []
     size = FILL_SIZE[ZSTD]
     rest = payload
-    out: list[bytes] = []
+    out: list[int] = []  # sizes of the chunks of the current frame
     finished = False  # zstd-jni's frameFinished: a whole (non-skippable) frame was decoded
     try:
         while rest:
             obj = dctx.decompressobj()
             out = []
+            frame = io.BytesIO()  # grows in place: no second copy of a large frame
             i = 0
             while i < len(rest) and not obj.eof:
                 feed = max(256, min(1 << 16, limit.remaining() // _EXPANSION))
@@ -64,10 +67,11 @@ def read_stream(payload: bytes, limit: Limit) -> Decompressed:
                 i += feed
                 if chunk:
                     limit.add(len(chunk))
-                    out.append(chunk)
+                    out.append(len(chunk))
+                    frame.write(chunk)
             if not obj.eof:
                 if not finished or out:
-                    pieces.append(b"".join(out))
+                    pieces.append(frame.getvalue())
                 if finished:
                     # zstd-jni's frameFinished, once set by a whole frame (skippable or
                     # not), is never cleared: running out of input later is a clean end
@@ -85,7 +89,8 @@ def read_stream(payload: bytes, limit: Limit) -> Decompressed:
                 return Decompressed(pieces, error, False, PIECE, size)
             finished = True
             if out:
-                pieces.append(b"".join(out))
+                pieces.append(frame.getvalue())
+            del frame
             consumed = min(i, len(rest)) - len(obj.unused_data)
             rest = rest[consumed:]
     except zstandard.ZstdError as e:
@@ -94,7 +99,7 @@ def read_stream(payload: bytes, limit: Limit) -> Decompressed:
         # zstd-jni decodes into the reader's buffer (ChunkedBytesStream: 16 KiB per read)
         # and hands out every full read before the one that meets the error; the feed above
         # is coarser, so replay this frame the way Java reads it
-        limit.total -= sum(len(c) for c in out)
+        limit.total -= sum(out)
         delivered = _reads_before_error(dctx, rest, size, limit)
         if delivered:
             pieces.append(delivered)

@@ -55,6 +55,7 @@ from conformance.corpus.report import (
     Check,
     CorpusReport,
 )
+from conformance.fileio import FileSource, check_regular_file, read_bytes
 from conformance.jvm import runtime as jvm
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "expected_path",
     "file_kind",
     "find_cases",
+    "find_cases_without_manifest",
     "verify_case",
     "verify_corpus",
     "write_expectations",
@@ -134,8 +136,14 @@ CASE_DIR_TOKEN = "<case-dir>"
 
 def default_root() -> Path:
     """``<repo>/corpora``, the repository being ``$KAFKA_CONFORMANCE_ROOT``, else the checkout
-    holding this package. Looked up when called (importing this module reads no environment)."""
-    return jvm.repo_root() / "corpora"
+    holding this package. Looked up when called (importing this module reads no environment).
+
+    Raises :class:`conformance.jvm.runtime.NoCheckout` in an installed package with no
+    checkout: never a ``corpora/`` beside the package in ``site-packages``."""
+    root = jvm.checkout_root()
+    if root is None:
+        raise jvm.NoCheckout(jvm.no_checkout_message("the default corpora/ directory"))
+    return root / "corpora"
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,7 +255,7 @@ def _ordered(manifest: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_manifest(case_dir: Path) -> dict[str, Any]:
-    doc = json.loads((case_dir / "manifest.json").read_text(encoding="utf-8"))
+    doc = json.loads(read_bytes(case_dir / "manifest.json").decode("utf-8"))
     if not isinstance(doc, dict):
         raise ValueError("manifest.json is not a JSON object")
     return doc
@@ -441,11 +449,37 @@ def find_cases(root: Path, only: str | Sequence[str] | None = None) -> list[Path
             for m in sorted(root.glob("*/manifest.json")) + sorted(root.glob("*/*/manifest.json"))
             if m.relative_to(root).parts[0] not in NOT_BROKERS
         ]
+    return _selected(found, only)
+
+
+def _selected(found: list[Path], only: str | Sequence[str] | None) -> list[Path]:
+    """``found`` case directories whose id matches ``only`` (a broker name or id globs)."""
     if only:
         patterns = [only] if isinstance(only, str) else list(only)
         patterns = [p if "/" in p else p + "/*" for p in patterns]
         found = [d for d in found if any(fnmatch.fnmatchcase(_case_id(d), p) for p in patterns)]
     return sorted(set(found), key=_case_id)
+
+
+def _looks_like_case(directory: Path) -> bool:
+    return (directory / "log").is_dir() or (directory / "wire").is_dir()
+
+
+def find_cases_without_manifest(root: Path, only: str | Sequence[str] | None = None) -> list[Path]:
+    """Directories where :func:`find_cases` looks that hold ``log/`` or ``wire/`` (so were meant
+    as cases) but no ``manifest.json``: ``verify`` reports them instead of passing them over."""
+    root = Path(root)
+    if _looks_like_case(root):
+        found = [] if (root / "manifest.json").is_file() else [root]
+    else:
+        found = [
+            d.parent
+            for d in sorted(root.glob("*/log")) + sorted(root.glob("*/wire"))
+            + sorted(root.glob("*/*/log")) + sorted(root.glob("*/*/wire"))
+            if d.is_dir() and not (d.parent / "manifest.json").is_file()
+            and d.relative_to(root).parts[0] not in NOT_BROKERS
+        ]
+    return _selected(found, only)
 
 
 def _case_id(case_dir: Path) -> str:
@@ -491,29 +525,69 @@ def _check_manifest(case_dir: Path, manifest: dict[str, Any], checks: list[Check
     checks.append(Check("manifest", "manifest.json", ERROR if problems else OK, problems))
 
 
-def _check_files(case_dir: Path, manifest: dict[str, Any], checks: list[Check]) -> list[str]:
+def _listed_path(case_dir: Path, index: int, entry: Any) -> tuple[str | None, str | None]:
+    """The case-relative path of manifest ``files[index]``, or ``(None, problem)``."""
+    if not isinstance(entry, dict):
+        return None, f"files[{index}] is not an object: {entry!r:.80}"
+    rel = entry.get("path")
+    if not isinstance(rel, str) or not rel:
+        return None, f"files[{index}] has no path"
+    parts = Path(rel).parts
+    if Path(rel).is_absolute() or ".." in parts:
+        return rel, "path outside the case directory"
+    return rel, None
+
+
+def _check_files(
+    case_dir: Path, manifest: dict[str, Any], checks: list[Check]
+) -> tuple[list[str], set[str]]:
+    """The sha256 checks; returns every path (listed or on disk) and those whose content must
+    not be read (unreadable, not a regular file, or a size that already differs from the
+    manifest: a 3 GB file listed at 248 bytes is not read at all)."""
     listed: list[str] = []
-    for entry in manifest.get("files") or []:
+    not_read: set[str] = set()
+    files = manifest.get("files")
+    for n, entry in enumerate(files if isinstance(files, list) else []):
         t0 = time.perf_counter()
-        rel = str(entry.get("path"))
+        rel, problem = _listed_path(case_dir, n, entry)
+        if problem is not None:
+            checks.append(Check("sha256", rel or f"files[{n}]", ERROR, [f"manifest.json: {problem}"]))
+            if rel is not None:
+                not_read.add(rel)
+            continue
+        assert rel is not None
         listed.append(rel)
         path = case_dir / rel
-        if not path.is_file():
+        try:
+            size = check_regular_file(path).st_size
+        except FileNotFoundError:
             checks.append(Check("sha256", rel, ERROR, ["file listed in manifest.json is missing"]))
             continue
-        details = []
-        size = path.stat().st_size
+        except OSError as exc:
+            checks.append(Check("sha256", rel, ERROR, [f"cannot read: {exc.strerror or exc}"]))
+            not_read.add(rel)
+            continue
         if size != entry.get("size"):
-            details.append(f"size {size} != {entry.get('size')} (manifest)")
-        digest = _sha256(path)
+            detail = (f"size {size} (on disk) != {entry.get('size')} (manifest); content not "
+                      "read (sha256, decode and dump not run)")
+            checks.append(Check("sha256", rel, MISMATCH, [detail], time.perf_counter() - t0))
+            not_read.add(rel)
+            continue
+        try:
+            digest = _sha256(path)
+        except OSError as exc:
+            checks.append(Check("sha256", rel, ERROR, [f"cannot read: {exc.strerror or exc}"]))
+            not_read.add(rel)
+            continue
+        details = []
         if digest != entry.get("sha256"):
-            details.append(f"sha256 {digest} != {entry.get('sha256')} (manifest)")
+            details.append(f"sha256 {digest} (on disk) != {entry.get('sha256')} (manifest)")
         checks.append(Check("sha256", rel, MISMATCH if details else OK, details,
                             time.perf_counter() - t0))
     for rel in _case_files(case_dir):
         if rel not in listed:
             checks.append(Check("sha256", rel, ERROR, ["file not listed in manifest.json"]))
-    return sorted(set(listed) | set(_case_files(case_dir)))
+    return sorted(set(listed) | set(_case_files(case_dir))), not_read
 
 
 def _check_decode(case_dir: Path, rel: str, mode: str) -> Check:
@@ -526,11 +600,12 @@ def _check_decode(case_dir: Path, rel: str, mode: str) -> Check:
         return Check("decode", rel, ERROR, [f"missing expectation {exp_path.relative_to(case_dir)}"])
     try:
         expected = json.loads(exp_path.read_text(encoding="utf-8"))
-        data = (case_dir / rel).read_bytes()
+        source = FileSource(case_dir / rel)  # read batch by batch, never whole
     except (OSError, ValueError) as exc:
         return Check("decode", rel, ERROR, [f"{type(exc).__name__}: {exc}"])
     try:
-        actual = decode(data, mode=mode, filename=rel).to_json()  # type: ignore[arg-type]
+        with source:
+            actual = decode(source, mode=mode, filename=rel).to_json()  # type: ignore[arg-type]
     except Exception as exc:  # the decoder must never raise: report it
         return Check("decode", rel, ERROR, [f"decoder raised {type(exc).__name__}: {exc}"],
                      time.perf_counter() - t0)
@@ -551,8 +626,11 @@ def _check_dump(case_dir: Path, rel: str, *, deep: bool) -> Check:
     if not exp_out.is_file():
         return Check(kind, rel, ERROR, [f"missing expectation {exp_out.relative_to(case_dir)}"])
     exp_err_path = expected_path(case_dir, rel, err_suffix)
-    expected_out = _read_text(exp_out)
-    expected_err = _read_text(exp_err_path) if exp_err_path.is_file() else ""
+    try:
+        expected_out = _read_text(exp_out)
+        expected_err = _read_text(exp_err_path) if exp_err_path.is_file() else ""
+    except (OSError, ValueError) as exc:
+        return Check(kind, rel, ERROR, [f"{type(exc).__name__}: {exc}"])
     out, err = io.StringIO(), io.StringIO()
     try:
         with _cwd(case_dir):
@@ -586,9 +664,9 @@ def verify_case(case_dir: Path) -> CaseResult:
     _check_manifest(case_dir, manifest, checks)
     version = manifest.get("broker_version")
     result.broker_version = version if isinstance(version, str) else None
-    rels = _check_files(case_dir, manifest, checks)
+    rels, not_read = _check_files(case_dir, manifest, checks)
     result.files = len(rels)
-    present = [r for r in rels if (case_dir / r).is_file()]
+    present = [r for r in rels if r not in not_read and (case_dir / r).is_file()]
 
     for rel in present:
         if rel.startswith("log/") and rel.endswith(RECORD_SUFFIXES):
@@ -641,6 +719,12 @@ def verify_corpus(
         root = default_root()
     report = CorpusReport(Path(root))
     cases = find_cases(Path(root), only)
+    for missing in find_cases_without_manifest(Path(root), only):
+        case = CaseResult(_case_id(missing), missing)
+        detail = ("missing: a case directory (it has log/ or wire/) needs a manifest.json "
+                  "(docs/corpora.md); nothing of it was verified")
+        case.checks.append(Check("manifest", "manifest.json", ERROR, [detail]))
+        report.cases.append(case)
     if jobs <= 0:
         jobs = os.cpu_count() or 1
     jobs = min(jobs, len(cases))
@@ -650,5 +734,6 @@ def verify_corpus(
             report.cases.extend(pool.map(verify_case, cases))
     else:
         report.cases.extend(verify_case(c) for c in cases)
+    report.cases.sort(key=lambda c: c.case_id)
     report.seconds = time.perf_counter() - t0
     return report

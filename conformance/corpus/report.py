@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.fileio import printable_name
+
 __all__ = [
     "ERROR",
     "MISMATCH",
     "OK",
     "REPORT_FORMAT",
+    "SIDES",
     "SKIPPED",
     "CaseResult",
     "Check",
@@ -178,6 +181,18 @@ class CorpusReport:
 # --------------------------------------------------------------------------------------------
 # output
 
+#: which side of a failed check's details is which: the expectation (Kafka's own tools, or the
+#: manifest) and what this kit produced (``stream.compare.diff`` prints ``expected != actual``)
+SIDES: dict[str, str] = {
+    "decode": "<json path>: <expected: the Java oracle's verdict, expected/<file>.decode.json> "
+    "!= <actual: kafka-conformance's decoder>",
+    "dump": "expected: Kafka's DumpLogSegments (expected/<file>.dump.txt/.dump.err); "
+    "actual: kafka-conformance dump",
+    "deep": "expected: Kafka's DumpLogSegments --deep-iteration --print-data-log "
+    "(expected/<file>.deep.txt); actual: kafka-conformance dump",
+    "sha256": "manifest: manifest.json; on disk: the file as it is now",
+}
+
 
 def _summarise(counter: Counter[str]) -> str:
     parts = []
@@ -205,7 +220,7 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
             dump_text = (f"{dump_counts[SKIPPED]} {case.dump_note}" if case.dump_note
                          else _summarise(dump_counts))
             rows.append((
-                "  " + case.scenario,
+                "  " + printable_name(case.scenario),
                 str(case.files),
                 sha_text,
                 _summarise(case.counts("decode")),
@@ -225,7 +240,7 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
         i = 0
         for broker, cases in by_broker.items():
             version = cases[0].broker_version or "?"
-            lines.append(f"{broker} (Kafka {version})")
+            lines.append(f"{printable_name(broker)} (Kafka {version})")
             for _ in cases:
                 lines.append(fmt(rows[i]))
                 i += 1
@@ -242,7 +257,10 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
         lines.append("")
         lines.append("failures:")
         for case, check in failures:
-            lines.append(f"  {case.case_id}: {check.name} ({check.status})")
-            lines += [f"    {d}" for d in check.details]
+            lines.append(f"  {printable_name(case.case_id)}: {printable_name(check.name)} "
+                         f"({check.status})")
+            if check.status == MISMATCH and check.kind in SIDES:
+                lines.append(f"    [{SIDES[check.kind]}]")
+            lines += [f"    {printable_name(d)}" for d in check.details]
     return "\n".join(lines) + "\n"
 

@@ -1,7 +1,8 @@
 """Branch coverage of the decoder reached by each target's saved corpus (coverage.py).
 
 Every input of ``fuzz/corpus/<target>/`` (the merged corpus kept in git) and of the seeds the
-target extracts from ``corpora/`` is replayed through the target with coverage.py measuring
+target extracts from ``corpora/`` (in an installed package, which has neither: the built-in
+seeds of ``conformance.fuzz.seeds``) is replayed through the target with coverage.py measuring
 branches of the decoding modules (``DECODER_MODULES``). The report gives, per target, the
 branches of its own modules it reached, and for the union of all targets, the decoder's
 branch coverage: the figure the README records.
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.errors import DecodeError
-from conformance.jvm.runtime import repo_root
+from conformance.jvm.runtime import checkout_root
+from conformance.fuzz.seeds import has_corpora, write_builtin_root
 from conformance.fuzz.targets import TARGETS, get
 
 #: the decoding core: what "the decoder's branches" means (encoders, CLI and shells excluded;
@@ -39,24 +41,39 @@ class ModuleCoverage:
         return 100.0 * self.covered / self.branches if self.branches else 100.0
 
 
-def corpus_inputs(target_name: str, root: Path, include_seeds: bool = True) -> Iterable[bytes]:
-    saved = root / "fuzz" / "corpus" / target_name
-    if saved.is_dir():
+def corpus_inputs(target_name: str, root: Path | None, include_seeds: bool = True, *,
+                  seeds_from: Path | None = None) -> Iterable[bytes]:
+    """The saved corpus ``<root>/fuzz/corpus/<target>/``, then the seeds extracted from
+    ``<seeds_from>/corpora`` (default ``root``)."""
+    saved = root / "fuzz" / "corpus" / target_name if root is not None else None
+    if saved is not None and saved.is_dir():
         for f in sorted(saved.iterdir()):
             if f.is_file():
                 yield f.read_bytes()
-    if include_seeds:
-        yield from get(target_name).seeds(root)
+    if include_seeds and (seeds_from or root) is not None:
+        yield from get(target_name).seeds(seeds_from or root)  # type: ignore[arg-type]
 
 
 def measure(targets: Iterable[str], *, root: Path | None = None, include_seeds: bool = True,
             progress: Callable[[str], None] | None = None) -> dict[str, list[ModuleCoverage]]:
-    """``{target: [ModuleCoverage...], "all": [...]}`` over the decoder modules."""
+    """``{target: [ModuleCoverage...], "all": [...]}`` over the decoder modules.
+
+    ``root`` defaults to the checkout; without one (or without its ``corpora/``) the seeds
+    are the built-in ones."""
+    with tempfile.TemporaryDirectory(prefix="fuzz-coverage-") as scratch:
+        root = root or checkout_root()
+        seeds_from = (write_builtin_root(Path(scratch)) if include_seeds and not has_corpora(root)
+                      else root)
+        return _measure(targets, root, seeds_from, include_seeds, progress)
+
+
+def _measure(targets: Iterable[str], root: Path | None, seeds_from: Path | None,
+             include_seeds: bool, progress: Callable[[str], None] | None,
+             ) -> dict[str, list[ModuleCoverage]]:
     import coverage
 
     import conformance
 
-    root = root or repo_root()
     package = Path(conformance.__file__).parent
     keep = {str(f) for pattern in DECODER_MODULES for f in package.glob(pattern)}
     # source= (not include=) so that modules a target never entered still count, at 0%
@@ -71,7 +88,7 @@ def measure(targets: Iterable[str], *, root: Path | None = None, include_seeds: 
         count = 0
         cov.start()
         try:
-            for data in corpus_inputs(name, root, include_seeds):
+            for data in corpus_inputs(name, root, include_seeds, seeds_from=seeds_from):
                 count += 1
                 try:
                     target.run(data)

@@ -28,6 +28,7 @@ from conformance.stream.compare import diff
 from conformance.stream.decoder import decode
 from conformance.errors import DecompressionLimitError, largest_allocation
 from conformance.jvm.oracle import OracleError, OracleServer
+from conformance.jvm.runtime import NoCheckout
 from conformance.fuzz.store import FindingStore, diff_signature
 from conformance.fuzz.targets import DECOMPRESSED_LIMIT
 
@@ -234,7 +235,7 @@ class Differential:
             self.oracle.send_decode(wire, mode)  # the JVM decodes while kafka-python does
             kp = kafka_python(wire) if self.with_kafka_python else None
             java = normalize_java(self.oracle.receive_decode())
-        except OracleError as e:
+        except (OracleError, NoCheckout) as e:  # NoCheckout: an installed package, no oracle/
             self.oracle = OracleServer()
             return Outcome(mode, ours, None, oracle_error=str(e)[:2000])
         out = Outcome(mode, ours, java, diff(java, ours))

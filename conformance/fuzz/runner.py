@@ -1,17 +1,27 @@
 """Running targets for a time budget: workers, restarts, artifacts, minimization, summary.
 
-``run_target`` starts ``jobs`` libFuzzer processes (``fuzz/harness.py``) on one shared working
+``run_target`` starts ``jobs`` libFuzzer processes (``harness.py`` beside this module, run as
+a script: see its docstring) on one shared working
 corpus (libFuzzer reloads it, so the workers see each other's finds), each bounded per input
 (``-timeout``, ``-rss_limit_mb``; ``-max_len``). A worker the engine kills (a hang or memory
 blow-up) leaves an artifact; it is filed as a finding and the worker restarts for the time
 left. Exceptions never kill a worker: they are filed by the worker itself (``store``). At the
 end new crashes and divergences are minimized and a summary (executions, exec/s, corpus,
-findings) is written to ``<out>/summary/<target>.json``.
+findings) is written to ``<out>/summary/<target>.json``. A run that executed no input is an
+error (``RuntimeError`` with the worker's log), never an empty summary.
 
-Directories (``<out>`` defaults to ``.cache/fuzz``)::
+Files the runner reads: in a checkout (or ``$KAFKA_CONFORMANCE_ROOT``), the seeds come from
+``corpora/`` and the merged corpus ``fuzz/corpus/<target>/`` is fuzzed too; an installed
+package has neither and seeds from the kit's own crafted cases and a written partition
+directory instead (``seeds``). The dictionaries are package data (``dicts/``).
+
+Directories (``<out>`` defaults to :func:`default_out`: ``<checkout>/.cache/fuzz``, or in an
+installed package ``$XDG_CACHE_HOME/kafka-conformance/fuzz``, i.e. by default
+``~/.cache/kafka-conformance/fuzz``)::
 
     <out>/corpus/<target>/     working corpus (grows; ``--merge`` folds it into fuzz/corpus)
     <out>/seeds/<target>/      seeds extracted from corpora/ (rewritten each run)
+    <out>/builtin/corpora/     the built-in stand-in for corpora/ (no checkout; rewritten)
     <out>/findings/<target>/   findings (see ``store``)
     <out>/logs/<target>-<job>-<n>.log   libFuzzer output
 """
@@ -30,13 +40,19 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from conformance.jvm.runtime import repo_root
+from conformance.jvm.runtime import NoCheckout, cache_root, checkout_root, no_checkout_message
 from conformance.fuzz import store
+from conformance.fuzz.seeds import seed_root
 from conformance.fuzz.targets import MAX_LEN, get
 
 Progress = Callable[[str], None]
 
 _PULSE = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/(\S+).*?exec/s: (\d+)")
+#: the atheris entry point (a script: it must import the core itself, under instrumentation)
+HARNESS = Path(__file__).with_name("harness.py")
+#: libFuzzer dictionaries, by ``Target.dictionary`` name (package data)
+DICTS = Path(__file__).with_name("dicts")
+
 _ARTIFACT_KINDS = {"timeout": "timeout", "oom": "oom", "crash": "crash", "leak": "oom",
                    "slow-unit": "slow"}
 
@@ -65,6 +81,12 @@ class RunSummary:
                    for k in (n.split("/")[0] for n in self.new_findings))
 
 
+def default_out() -> Path:
+    """``<checkout>/.cache/fuzz``; in an installed package (no checkout),
+    ``$XDG_CACHE_HOME/kafka-conformance/fuzz`` (default ``~/.cache/kafka-conformance/fuzz``)."""
+    return cache_root() / "fuzz"
+
+
 def paths(out: Path, target: str) -> dict[str, Path]:
     return {
         "corpus": out / "corpus" / target,
@@ -87,12 +109,12 @@ def write_seeds(target_name: str, dest: Path, root: Path) -> int:
     return n
 
 
-def _worker_command(target: str, p: dict[str, Path], root: Path, *, seconds: int,
+def _worker_command(target: str, p: dict[str, Path], root: Path | None, *, seconds: int,
                     differential: bool, stats: Path, max_len: int, timeout: int,
                     rss_limit_mb: int, extra: list[str]) -> list[str]:
     t = get(target)
     command = [
-        sys.executable, str(root / "fuzz" / "harness.py"), target,
+        sys.executable, str(HARNESS), target,
         "--findings", str(p["findings"]), "--stats", str(stats),
         f"-max_total_time={seconds}", f"-timeout={timeout}", f"-rss_limit_mb={rss_limit_mb}",
         f"-max_len={max_len}", "-print_final_stats=1", "-reload=10",
@@ -101,13 +123,13 @@ def _worker_command(target: str, p: dict[str, Path], root: Path, *, seconds: int
     ]
     if differential:
         command.insert(3, "--differential")
-    dictionary = root / "fuzz" / "dicts" / t.dictionary
+    dictionary = DICTS / t.dictionary
     if dictionary.exists():
         command.append(f"-dict={dictionary}")
     command += extra
     command += [str(p["corpus"])]
-    committed = root / "fuzz" / "corpus" / target
-    if committed.is_dir():
+    committed = root / "fuzz" / "corpus" / target if root is not None else None
+    if committed is not None and committed.is_dir():
         command.append(str(committed))
     command.append(str(p["seeds"]))
     return command
@@ -153,6 +175,17 @@ def _collect_artifacts(target: str, p: dict[str, Path], log: Path, st: store.Fin
         f.unlink()
 
 
+def _no_input_run(target: str, seconds: int, runs: int, logs: Path) -> None:
+    """A run that executed nothing must not look like a clean run (exit 0, "none" found)."""
+    if runs == 0:
+        raise RuntimeError(f"fuzz {target}: no input was run: --time {seconds} is too short "
+                           "to start a worker (give at least 3 seconds)")
+    last = max(logs.glob(f"{target}-*.log"), key=lambda f: f.stat().st_mtime, default=None)
+    tail = last.read_bytes()[-2000:].decode("utf-8", "replace") if last is not None else ""
+    raise RuntimeError(f"fuzz {target}: no input was run ({runs} worker start(s)); "
+                       f"last log {last}:\n{tail}")
+
+
 def run_target(
     target_name: str,
     *,
@@ -170,23 +203,29 @@ def run_target(
     target = get(target_name)
     if differential and not target.differential:
         raise ValueError(f"target {target.name!r} has no differential oracle")
-    root = repo_root()
-    out = Path(out or root / ".cache" / "fuzz")
+    root = checkout_root()
+    out = Path(out or default_out())
     p = paths(out, target.name)
     for key in ("corpus", "findings", "logs", "artifacts", "summary"):
         p[key].mkdir(parents=True, exist_ok=True)
     shutil.rmtree(p["stats"], ignore_errors=True)
     p["stats"].mkdir(parents=True)
     say = progress or (lambda _msg: None)
-    n_seeds = write_seeds(target.name, p["seeds"], root)
+    seeds_from, built_in = seed_root(out / "builtin")
+    n_seeds = write_seeds(target.name, p["seeds"], seeds_from)
     if differential:
         from conformance.jvm.oracle import ensure_built
+
+        if checkout_root() is None:
+            raise NoCheckout(no_checkout_message("--differential (the Java oracle is built "
+                                                 "from its oracle/ folder)"))
 
         ensure_built()  # build once here, not in every worker at once
     before = {f.path.name for f in store.load(p["findings"], target.name)}
     summary = RunSummary(target.name, seconds, jobs, differential)
     say(f"fuzz {target.name}: {seconds}s x {jobs} job(s){' differential' if differential else ''}, "
-        f"{n_seeds} seeds, findings -> {p['findings'] / target.name}")
+        f"{n_seeds} seeds{' (built in: no checkout corpora/)' if built_in else ''}, "
+        f"findings -> {p['findings'] / target.name}")
     st = store.FindingStore(p["findings"], target.name)
     for old_log in p["logs"].glob(f"{target.name}-*.log"):
         old_log.unlink()
@@ -210,7 +249,8 @@ def run_target(
             extra=list(extra or []),
         )
         with open(log, "wb") as f:
-            proc = subprocess.Popen(command, stdout=f, stderr=subprocess.STDOUT, cwd=root)
+            proc = subprocess.Popen(command, stdout=f, stderr=subprocess.STDOUT,
+                                    cwd=root if root is not None else out)
         workers[job] = (proc, log, time.monotonic())
 
     for job in range(jobs):
@@ -279,6 +319,8 @@ def run_target(
         summary.coverage = max(q[1] for q in pulses)
         summary.features = max(q[2] for q in pulses)
     summary.corpus_files = sum(1 for _ in p["corpus"].iterdir())
+    if summary.execs == 0:
+        _no_input_run(target.name, seconds, runs, p["logs"])
 
     # ---- new findings from the workers themselves, minimized
     differential_runner = None
@@ -306,17 +348,21 @@ def run_target(
 def merge(target_name: str, out: Path | None = None, *, max_len: int | None = None,
           progress: Progress | None = print) -> int:
     """Fold the working corpus into ``fuzz/corpus/<target>`` (libFuzzer ``-merge=1``: only
-    inputs that add coverage are kept). Returns the number of files in the result."""
+    inputs that add coverage are kept). Returns the number of files in the result.
+
+    Needs a checkout (:class:`NoCheckout` otherwise): the merged corpus is kept in git."""
     target = get(target_name)
-    root = repo_root()
-    out = Path(out or root / ".cache" / "fuzz")
+    root = checkout_root()
+    if root is None:
+        raise NoCheckout(no_checkout_message("--merge (it writes fuzz/corpus/<target>)"))
+    out = Path(out or default_out())
     p = paths(out, target.name)
     dest = root / "fuzz" / "corpus" / target.name
     tmp = dest.with_name(dest.name + ".merging")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     sources = [str(d) for d in (dest, p["corpus"], p["seeds"]) if d.is_dir()]
-    command = [sys.executable, str(root / "fuzz" / "harness.py"), target.name,
+    command = [sys.executable, str(HARNESS), target.name,
                "--findings", str(p["findings"]), "-merge=1",
                f"-max_len={max_len or MAX_LEN}", str(tmp), *sources]
     result = subprocess.run(command, cwd=root, capture_output=True, text=True)
@@ -331,4 +377,5 @@ def merge(target_name: str, out: Path | None = None, *, max_len: int | None = No
     return n
 
 
-__all__ = ["RunSummary", "merge", "paths", "run_target", "write_seeds"]
+__all__ = ["DICTS", "HARNESS", "RunSummary", "default_out", "merge", "paths", "run_target",
+           "write_seeds"]

@@ -1,9 +1,9 @@
-"""One fuzzing process: atheris/libFuzzer driving one target (started by ``fuzz/harness.py``).
+"""One fuzzing process: atheris/libFuzzer driving one target (started by ``harness.py``).
 
 Usage (normally through ``kafka-conformance fuzz``, which adds corpus directories, the
 dictionary, time/memory bounds and restarts after a kill)::
 
-    python fuzz/harness.py TARGET [--differential] [--findings DIR] [libFuzzer flags] [CORPUS...]
+    python conformance/fuzz/harness.py TARGET [--differential] [--findings DIR] [flags] [CORPUS...]
 
 Every input runs through the target; an exception outside the documented hierarchy is saved
 (deduplicated by stack) and fuzzing goes on, so one bug does not end a nightly run. With

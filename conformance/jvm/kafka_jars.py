@@ -151,7 +151,10 @@ class DumpResult:
 
 
 def _root(repo_root: Path | None) -> Path:
-    return jvm.repo_root(repo_root)
+    try:
+        return jvm.repo_root(repo_root)
+    except jvm.NoCheckout as e:  # the jars are resolved with the checkout's jvm/ projects
+        raise KafkaJarsUnavailable(str(e)) from None
 
 
 def _check_version(version: str) -> str:

@@ -90,7 +90,10 @@ class OracleUnavailable(OracleError):
 
 
 def _default_repo_root() -> Path:
-    return jvm.repo_root()
+    try:
+        return jvm.repo_root()
+    except jvm.NoCheckout as e:  # the oracle is built from the checkout's oracle/ project
+        raise OracleUnavailable(str(e)) from None
 
 
 def _oracle_dir(repo_root: Path) -> Path:

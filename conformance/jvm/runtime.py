@@ -1,6 +1,14 @@
 """IO at the JVM edge, shared by the oracle builder and the Kafka-distribution resolver:
 where the repository is, which ``java`` to run, and running Maven with the project's own
-local repository (``<repo>/.cache/m2``) under a file lock."""
+local repository (``<repo>/.cache/m2``) under a file lock.
+
+Where the repository is: ``$KAFKA_CONFORMANCE_ROOT`` if set, else the checkout holding this
+package (an editable install: the package's parent directory has a ``pyproject.toml``
+declaring this project). An installed wheel has no checkout: :func:`checkout_root` is then
+None and :func:`repo_root` raises :class:`NoCheckout`, saying what to set, rather than
+pointing into ``site-packages``. :func:`cache_root` is where the shells keep working files:
+``<checkout>/.cache``, else the user's cache directory.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ import os
 import re
 import shutil
 import subprocess
+import tomllib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,14 +29,72 @@ class JvmToolMissing(RuntimeError):
     """``java`` or ``mvn`` is not installed."""
 
 
-def repo_root(explicit: Path | None = None) -> Path:
-    """``explicit``, else ``$KAFKA_CONFORMANCE_ROOT``, else the checkout holding this package."""
-    if explicit is not None:
-        return explicit.resolve()
-    env = os.environ.get("KAFKA_CONFORMANCE_ROOT")
+#: names a checkout (or a copy of its data: ``corpora/``, ``oracle/``, ``jvm/``, ``fuzz/``)
+ROOT_ENV = "KAFKA_CONFORMANCE_ROOT"
+#: ``[project] name`` in the checkout's pyproject.toml
+PROJECT_NAME = "kafka-conformance"
+
+
+class NoCheckout(RuntimeError):
+    """The repository's files are needed, but the package is installed (no checkout around it)
+    and ``$KAFKA_CONFORMANCE_ROOT`` is not set. The message says what to do."""
+
+
+def is_checkout(path: Path) -> bool:
+    """``path`` holds this project's ``pyproject.toml`` and the ``conformance`` package."""
+    try:
+        meta = tomllib.loads((path / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    project = meta.get("project")
+    return (isinstance(project, dict) and project.get("name") == PROJECT_NAME
+            and (path / "conformance" / "__init__.py").is_file())
+
+
+def checkout_root() -> Path | None:
+    """``$KAFKA_CONFORMANCE_ROOT``, else the checkout holding this package, else None (an
+    installed package: its parent directory is ``site-packages``, not a checkout)."""
+    env = os.environ.get(ROOT_ENV)
     if env:
         return Path(env).resolve()
-    return Path(__file__).resolve().parents[2]
+    candidate = Path(__file__).resolve().parents[2]
+    return candidate if is_checkout(candidate) else None
+
+
+def no_checkout_message(what: str | None = None) -> str:
+    """The one explanation given wherever the repository's files are needed and missing."""
+    package = Path(__file__).resolve().parents[1]
+    return (f"no kafka-conformance checkout{f' for {what}' if what else ''}: the installed "
+            f"package ({package}) is not inside one; set {ROOT_ENV} to a checkout (a git "
+            f"clone of kafka-conformance, with its corpora/, oracle/, jvm/ and fuzz/ folders)")
+
+
+def repo_root(explicit: Path | None = None) -> Path:
+    """``explicit``, else ``$KAFKA_CONFORMANCE_ROOT``, else the checkout holding this package.
+
+    Raises :class:`NoCheckout` in an installed package with no checkout and no
+    ``$KAFKA_CONFORMANCE_ROOT`` (never a path inside ``site-packages``)."""
+    if explicit is not None:
+        return explicit.resolve()
+    root = checkout_root()
+    if root is None:
+        raise NoCheckout(no_checkout_message())
+    return root
+
+
+def user_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/kafka-conformance``, else ``~/.cache/kafka-conformance``."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base or not os.path.isabs(base):  # the XDG spec: a relative value is ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kafka-conformance"
+
+
+def cache_root() -> Path:
+    """Working files of the shells (e.g. fuzzing runs): ``<checkout>/.cache``, else (an
+    installed package) :func:`user_cache_dir`."""
+    root = checkout_root()
+    return root / ".cache" if root is not None else user_cache_dir()
 
 
 def java_executable() -> str:

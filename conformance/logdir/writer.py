@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.logdir import checkpoint, snapshot, txnindex
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.control import parse_type_id
-from conformance.stream.decoder import decode
+from conformance.stream.decoder import StreamDecoder
 from conformance.logdir.index import (
     OFFSET_ENTRY,
     TIME_ENTRY,
@@ -36,6 +37,8 @@ from conformance.logdir.index import (
 )
 from conformance.wire.legacy import LegacyBatch
 from conformance.primitives.java import wrap32
+from conformance.wire.layout import MAGIC_OFFSET, MAGIC_VALUE_V2
+from conformance.wire.record import Record
 
 
 def filename_prefix(offset: int) -> str:
@@ -119,10 +122,14 @@ class PartitionWriter:
     # ------------------------------------------------------------------------------- append
     def append(self, batch: bytes) -> None:
         """Append one batch as stored on disk (offsets already assigned)."""
-        result = decode(batch, mode="file")
-        if result.error is not None or len(result.batches) != 1 or result.tail is not None:
-            raise ValueError(f"not one valid batch: {result.error or result.tail}")
-        decoded = result.batches[0]
+        # a v2 batch's producer state needs its first record only; a legacy wrapper's
+        # timestamp needs them all
+        v2 = len(batch) > MAGIC_OFFSET and batch[MAGIC_OFFSET] >= MAGIC_VALUE_V2
+        decoder = StreamDecoder(batch, mode="file", keep=1 if v2 else None)
+        batches = list(decoder)
+        if decoder.error is not None or len(batches) != 1 or decoder.tail is not None:
+            raise ValueError(f"not one valid batch: {decoder.error or decoder.tail}")
+        decoded = batches[0]
         header = decoded.header
         last_offset = header.last_offset
         # UnifiedLog.maybeRoll: the batch's first offset for v2; unknown for v0/v1, where Kafka
@@ -172,7 +179,7 @@ class PartitionWriter:
             or not 0 <= last_offset - seg.base_offset <= 0x7FFFFFFF
         )
 
-    def _update_producer_state(self, header: RecordBatchV2, records: list) -> None:  # type: ignore[type-arg]
+    def _update_producer_state(self, header: RecordBatchV2, records: Sequence[Record]) -> None:
         """``ProducerAppendInfo.append`` + ``ProducerStateEntry`` updates, for one batch."""
         pid = header.producer_id
         if pid < 0:
@@ -305,10 +312,11 @@ def assign_offsets(batches: list[bytes], start: int = 0) -> list[bytes]:
     out = []
     offset = start
     for raw in batches:
-        r = decode(raw)
-        if r.error is not None or len(r.batches) != 1:
+        decoder = StreamDecoder(raw, keep=0)
+        decoded = list(decoder)
+        if decoder.error is not None or len(decoded) != 1:
             raise ValueError("assign_offsets takes single valid batches")
-        h = r.batches[0].header
+        h = decoded[0].header
         if isinstance(h, RecordBatchV2):
             b = bytearray(raw)
             struct.pack_into(">q", b, 0, offset)

@@ -33,11 +33,39 @@ from conformance.stream.result import (
 )
 from conformance.stream.splitter import Source, Splitter
 
+#: records kept per batch by :func:`decode` (~200 bytes each: about 200 MB at most per batch)
+DEFAULT_MAX_RECORDS = 1_000_000
+
+
+def _check_source(data: object) -> None:
+    if isinstance(data, (str, int, float, bool)) or data is None or not (
+        hasattr(data, "__len__") and hasattr(data, "__getitem__")
+    ):
+        raise TypeError(
+            "data must be bytes, bytearray, memoryview or a ByteSource (len() and byte "
+            f"slices), not {type(data).__name__}"
+        )
+
+
+def _check_count(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must be >= 0, not {value}")
+
+
 class StreamDecoder:
     """The verdict, one batch at a time: iterate to get each :class:`DecodedBatch` as soon as
     it is decoded; afterwards ``outcome``, ``error``, ``tail`` and ``findings`` hold the rest
     of the verdict. Memory stays bounded by one batch, so a ``conformance.fileio.FileSource`` over a
     segment of any size can be decoded (``decode()`` is this plus a list).
+
+    What a batch keeps of its records (``DecodedBatch.records``, a
+    :class:`~conformance.wire.record.RecordList`; ``records.total`` counts them all):
+    ``keep=None`` every record, up to ``max_records`` per batch
+    (:class:`~conformance.errors.RecordLimitError` beyond); ``keep=k`` the first ``k``, the
+    others are checked and counted only, without limit. The verdict is the same either way
+    (short of the limit). Profile ``strict`` needs every record (``keep=None``).
     """
 
     def __init__(
@@ -48,9 +76,21 @@ class StreamDecoder:
         profile: Profile = "kafka",
         filename: str = "<input>",
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+        keep: int | None = None,
+        max_records: int | None = DEFAULT_MAX_RECORDS,
     ) -> None:
         if profile not in ("kafka", "strict"):
             raise ValueError(f"profile must be 'kafka' or 'strict', not {profile!r}")
+        _check_source(data)
+        _check_count("decompressed_limit", decompressed_limit)
+        if keep is not None:
+            _check_count("keep", keep)
+            if profile == "strict":
+                raise ValueError("profile 'strict' checks every record: it needs keep=None")
+        if max_records is not None:
+            _check_count("max_records", max_records)
+        self.keep = keep
+        self.max_records = max_records
         self.data = data
         self.mode = mode
         self.profile = profile
@@ -75,7 +115,10 @@ class StreamDecoder:
                 batch_start = header.position
                 if isinstance(header, RecordBatchV2):
                     header.ensure_valid()
-                current = DecodedBatch(header, _ControlRecords() if header.is_control else RecordList())
+                sink = (_ControlRecords if header.is_control else RecordList)(
+                    keep=self.keep, limit=self.max_records
+                )
+                current = DecodedBatch(header, sink)
                 try:
                     if strict:
                         assert self.findings is not None
@@ -123,18 +166,28 @@ def decode(
     profile: Profile = "kafka",
     filename: str = "<input>",
     decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+    max_records: int | None = DEFAULT_MAX_RECORDS,
 ) -> DecodeResult:
-    """Decode ``data`` and return Kafka's verdict on it.
+    """Decode ``data`` and return Kafka's verdict on it, with every record.
 
     ``mode`` picks the splitting semantics (``memory``: produce/fetch data; ``file``: a log
     segment). ``filename`` only appears in file-mode error messages, as in Kafka's.
-    ``decompressed_limit`` bounds the decompressed bytes of any one batch.
-    Never raises for bad input: every failure is in ``result.error``.
+    ``decompressed_limit`` bounds the decompressed bytes of any one batch, ``max_records`` the
+    records kept of any one batch (:class:`~conformance.errors.RecordLimitError` beyond it;
+    ``None``: no limit); both are kit resource limits (docs/memory.md). To check bytes
+    without keeping their records, iterate ``StreamDecoder(data, keep=0)``.
+    Never raises for bad input: every failure is in ``result.error``. Raises ``TypeError`` /
+    ``ValueError`` for wrong arguments (``data`` that is not bytes-like, a negative limit).
     """
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
     stream = StreamDecoder(
-        data, mode=mode, profile=profile, filename=filename, decompressed_limit=decompressed_limit
+        data,
+        mode=mode,
+        profile=profile,
+        filename=filename,
+        decompressed_limit=decompressed_limit,
+        max_records=max_records,
     )
     batches = list(stream)
     assert stream.outcome is not None
@@ -153,4 +206,12 @@ class _ControlRecords(RecordList):
         super().append(record)
 
 
-__all__ = ["DecodeResult", "DecodedBatch", "Finding", "StreamDecoder", "Tail", "decode"]
+__all__ = [
+    "DEFAULT_MAX_RECORDS",
+    "DecodeResult",
+    "DecodedBatch",
+    "Finding",
+    "StreamDecoder",
+    "Tail",
+    "decode",
+]

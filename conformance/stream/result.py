@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, Literal, overload
@@ -158,6 +158,24 @@ def record_to_json(r: Record) -> dict[str, Any]:
 
 
 def batch_to_json(b: DecodedBatch) -> dict[str, Any]:
+    out = _batch_head_json(b)
+    out["records"] = [record_to_json(r) for r in b.records]
+    return out
+
+
+def write_batch_json(b: DecodedBatch, write: Callable[[str], object]) -> None:
+    """``dumps(batch_to_json(b))``, written a record at a time: memory does not grow with the
+    records (no list of record documents is built)."""
+    head = dumps(_batch_head_json(b))
+    write(head[:-1] + ',"records":[')
+    sep = ""
+    for r in b.records:
+        write(sep + dumps(record_to_json(r)))
+        sep = ","
+    write("]}")
+
+
+def _batch_head_json(b: DecodedBatch) -> dict[str, Any]:
     h = b.header
     out: dict[str, Any] = {
         "position": h.position,
@@ -188,7 +206,6 @@ def batch_to_json(b: DecodedBatch) -> dict[str, Any]:
                 "recordsCount": h.records_count,
             }
         )
-    out["records"] = [record_to_json(r) for r in b.records]
     return out
 
 
@@ -230,4 +247,5 @@ __all__ = [
     "dumps",
     "record_to_json",
     "result_to_json",
+    "write_batch_json",
 ]

@@ -4,7 +4,7 @@ The reference reader is :mod:`conformance.wire.record` (``DefaultRecord.readFrom
 ``docs/format.md §3.4-3.5``); this module is an optimisation beside it, never mixed into it
 (the model is fastavro's ``_read`` / ``_read_py``). :meth:`RecordBatchV2.records
 <conformance.wire.batch.RecordBatchV2.records>` is the one API: it tries
-:func:`read_records_fast` and falls back to the reference reader when it returns ``None``.
+:func:`read_records_fast` and falls back to the reference reader when it returns ``False``.
 ``tests/test_fast_path.py`` holds the two to identical verdicts (canonical JSON, findings,
 error) on every crafted, golden and fuzz-corpus record stream.
 
@@ -26,7 +26,7 @@ headerCount         varint   one byte, even (0..63 headers, non-negative)
   headerValue       bytes
 ==================  =======  ============================================================
 
-What it defers to the reference (it returns ``None`` and has produced nothing):
+What it defers to the reference (it returns ``False`` and has handed out nothing):
 
 * a strict-profile read (anomalies are the reference's business; the caller never asks);
 * base offset or base timestamp outside ``(-2**62, 2**62)`` (int64 wrap-around);
@@ -42,15 +42,21 @@ read, §3.5 a/b) agree with each other and with this loop, so one loop serves bo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from conformance.errors import DecodeError
 from conformance.primitives.java import java_utf8
 from conformance.primitives.varint import read_varint, read_varlong
-from conformance.wire.record import Header, RecordRow
+from conformance.wire.record import Header, Record, RecordRow, RecordSink
 
 #: zig-zag decoding of every 1- and 2-byte varint payload (14 bits)
 _ZZ = [(u >> 1) ^ -(u & 1) for u in range(1 << 14)]
 
 _LIMIT = 1 << 62
+
+#: records produced at a time (what the fast path holds beyond what the sink keeps)
+CHUNK = 8192
 
 
 class _Decline(Exception):
@@ -63,19 +69,46 @@ def read_records_fast(
     base_offset: int,
     base_timestamp: int,
     log_append_time: int | None,
-) -> list[RecordRow] | None:
-    """All ``count`` records of ``buf`` (a whole records region), or ``None`` to defer.
+    out: RecordSink,
+) -> bool:
+    """Hand all ``count`` records of ``buf`` (a whole records region) to ``out``: ``True``;
+    or ``False`` having handed out nothing: decode this region with the reference reader.
 
-    ``None`` means: decode this region with the reference reader instead (nothing has been
-    handed out). A list of rows (``Record(*row)`` is the record) means the reference would
-    have produced the same records, no error.
+    ``True`` means the reference would have handed out the same records, without error.
+    Records are produced :data:`CHUNK` at a time, so memory follows what ``out`` keeps
+    (``RecordList(keep=...)``), not ``count``: a region declined half-way is rolled back, and a
+    sink that cannot take records back (``visit``) gets the region decided before the first.
     """
     if not (-_LIMIT < base_offset < _LIMIT and -_LIMIT < base_timestamp < _LIMIT):
-        return None  # base + delta could wrap around int64: the reference decides
+        return False  # base + delta could wrap around int64: the reference decides
+    args = (buf, count, base_offset, base_timestamp, log_append_time)
+    if type(out) is list:
+        rows: list[RecordRow] = []
+        for chunk in _chunks_or_none(*args):
+            if chunk is None:
+                return False
+            rows.extend(chunk)
+        out.extend([Record(*row) for row in rows])
+        return True
+    if out.keep is None and out.limit is not None and out.total + count > out.limit:
+        return False  # the reference reader raises the limit at the exact record
+    if out.visit is not None and any(chunk is None for chunk in _chunks_or_none(*args)):
+        return False
+    mark = out.mark()
+    for chunk in _chunks_or_none(*args):
+        if chunk is None:
+            out.rollback(mark)
+            return False
+        out.extend_rows(chunk)
+    return True
+
+
+def _chunks_or_none(*args: Any) -> Iterator[list[RecordRow] | None]:
+    """The chunks of :func:`_loop`, ending with ``None`` where it declines."""
     try:
-        return _loop(buf, count, base_offset, base_timestamp, log_append_time)
+        yield from _loop(*args)
     except (_Decline, IndexError, DecodeError):
-        return None
+        yield None
 
 
 def _loop(
@@ -84,17 +117,23 @@ def _loop(
     base_offset: int,
     base_timestamp: int,
     lat: int | None,
-) -> list[RecordRow]:
+) -> Iterator[list[RecordRow]]:
     n = len(buf)
     pos = 0
     out: list[RecordRow] = []
     append = out.append
+    next_chunk = CHUNK
     rv = read_varint
     rvl = read_varlong
     utf8 = java_utf8
     zz = _ZZ
     keys: dict[bytes, str] = {}  # header keys repeat: decode each distinct one once
-    for _ in range(count):
+    for i in range(count):
+        if i == next_chunk:
+            yield out
+            out = []
+            append = out.append
+            next_chunk += CHUNK
         b = buf[pos]
         if b < 0x80:
             length = zz[b]
@@ -231,4 +270,4 @@ def _loop(
         )
     if pos != n:
         raise _Decline
-    return out
+    yield out

@@ -59,7 +59,6 @@ from conformance.wire.record import (
     Anomalies,
     Record,
     RecordList,
-    RecordRow,
     RecordSink,
     read_region,
     read_stream_region,
@@ -221,11 +220,10 @@ class RecordBatchV2:
             if count == 0:
                 return None
             buf = self.raw[RECORDS_OFFSET:]
-            if anomalies is None and FAST_PATH:
-                fast = read_records_fast(buf, count, base_offset, base_timestamp, log_append_time)
-                if fast is not None:
-                    _hand_out(fast, out)
-                    return None
+            if anomalies is None and FAST_PATH and read_records_fast(
+                buf, count, base_offset, base_timestamp, log_append_time, out
+            ):
+                return None
             read_region(buf, count, base_offset, base_timestamp, log_append_time, out, anomalies)
             return None
         stream = codecs.open_stream(
@@ -237,9 +235,7 @@ class RecordBatchV2:
         if anomalies is None and FAST_PATH and stream.error is None and all(stream.pieces):
             # no error and no short read anywhere: Java reads the concatenated bytes
             data: bytes = stream.pieces[0] if len(stream.pieces) == 1 else stream.data  # type: ignore[assignment]
-            fast = read_records_fast(data, count, base_offset, base_timestamp, log_append_time)
-            if fast is not None:
-                _hand_out(fast, out)
+            if read_records_fast(data, count, base_offset, base_timestamp, log_append_time, out):
                 return stream
         read_stream_region(
             stream, count, base_offset, base_timestamp, log_append_time, out, anomalies
@@ -260,9 +256,14 @@ class RecordBatchV2:
         if self.attributes_raw & COMPRESSION_CODEC_MASK == 0:
             self.records(out, decompressed_limit)
             return
-        whole: list[Record] = []
-        self.records(whole, decompressed_limit)
-        out.extend(whole)
+        if type(out) is list:
+            whole: list[Record] = []
+            self.records(whole, decompressed_limit)
+            out.extend(whole)
+            return
+        # decide the whole batch first (records counted, not kept), then hand them out
+        self.records(RecordList(keep=0), decompressed_limit)
+        self.records(out, decompressed_limit)
 
     def _checked_count(self) -> int:
         if self.records_count < 0:
@@ -282,20 +283,6 @@ class RecordBatchV2:
             f"{getattr(self, 'last_offset_delta', None)}, count="
             f"{getattr(self, 'records_count', None)}, size={len(self.raw)})"
         )
-
-
-def _hand_out(rows: list[RecordRow], out: RecordSink) -> None:
-    """Append the fast path's rows as the iterator hands them out: a :class:`RecordList`
-    keeps them as rows; otherwise each becomes a ``Record`` and ``out.append`` (of a subclass,
-    e.g. the decoder's control-record list, too) runs for each one, in order."""
-    if type(out) is RecordList:
-        out.extend_rows(rows)
-    elif type(out) is list:
-        out.extend([Record(*row) for row in rows])
-    else:
-        append = out.append
-        for row in rows:
-            append(Record(*row))
 
 
 # --- writer ---------------------------------------------------------------------------------

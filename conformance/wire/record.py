@@ -47,6 +47,7 @@ from conformance.errors import (
     IllegalArgumentError,
     InvalidRecordError,
     KafkaError,
+    RecordLimitError,
     jvm_allocate,
 )
 from conformance.primitives.java import java_utf8, wrap64
@@ -158,38 +159,105 @@ RecordRow = tuple[int, int, bytes | None, bytes | None, tuple[Header, ...], int,
 
 
 class RecordList(Sequence[Record]):
-    """The records of one batch, in the order Kafka hands them out.
+    """The records of one batch, in the order Kafka hands them out: what the readers write to.
 
     A sequence of :class:`Record` that stores the fast path's output compactly: rows
     (:data:`RecordRow`, plain tuples of ints, bytes and str) become ``Record`` objects only when
     read, a fresh object on each read. CPython's garbage collector stops tracking a tuple that
     holds no container, so a decoded segment of millions of records costs the collector almost
     nothing; a ``Record`` per record held for the whole decode would be traversed at every
-    collection (docs/benchmarks-before-after.md, "Garbage collection"). Records the reference reader appends
-    are kept as they are. Read-only apart from :meth:`append` and :meth:`extend_rows`.
+    collection (docs/benchmarks-before-after.md, "Garbage collection"). Records the reference
+    reader appends are kept as they are.
+
+    What is kept is bounded by the caller (docs/memory.md):
+
+    * ``keep``: keep the first ``keep`` records, count the others (``None``: keep all);
+    * ``limit``: with ``keep=None``, a record beyond ``limit`` raises :class:`RecordLimitError`
+      (a kit resource limit: Kafka's consumer streams records, it never holds them all);
+    * ``visit``: called with every record as it is handed out (then nothing needs keeping).
+
+    ``total`` counts every record handed out, kept or not; ``len()`` and iteration cover the
+    kept ones. :meth:`mark` / :meth:`rollback` undo what was handed out since a mark (the fast
+    path's way to decline a region it has begun); not possible once ``visit`` has seen records.
     """
 
-    __slots__ = ("_items", "_rows")
+    __slots__ = ("_items", "_rows", "keep", "limit", "visit", "total")
 
-    def __init__(self, records: Sequence[Record] = ()) -> None:
-        self._items: list = list(records)  # type: ignore[type-arg]
+    def __init__(
+        self,
+        records: Sequence[Record] = (),
+        *,
+        keep: int | None = None,
+        limit: int | None = None,
+        visit: Callable[[Record], None] | None = None,
+    ) -> None:
+        if keep is not None and keep < 0 or limit is not None and limit < 0:
+            raise ValueError("keep and limit must be None or >= 0")
+        self._items: list = []  # type: ignore[type-arg]
         self._rows = False  # True: _items holds RecordRow tuples
+        self.keep = keep
+        self.limit = limit
+        self.visit = visit
+        self.total = 0
+        for r in records:
+            self.append(r)
+
+    def _room(self, n: int) -> int:
+        """How many of ``n`` more records are kept (raises past ``limit``)."""
+        if self.keep is None:
+            if self.limit is not None and self.total + n > self.limit:
+                raise RecordLimitError(
+                    f"Batch hands out more than {self.limit} records, the limit on records "
+                    "kept per batch (kafka-conformance resource limit)"
+                )
+            return n
+        return max(0, min(n, self.keep - len(self._items)))
 
     def append(self, record: Record) -> None:
-        if self._rows:
-            self._items = [Record(*row) for row in self._items]
-            self._rows = False
-        self._items.append(record)
+        if self._room(1):
+            if self._rows:
+                self._items = [Record(*row) for row in self._items]
+                self._rows = False
+            self._items.append(record)
+        self.total += 1
+        if self.visit is not None:
+            self.visit(record)
 
     def extend_rows(self, rows: list[RecordRow]) -> None:
         """Append the fast path's rows (kept as rows when nothing else is stored)."""
-        if not self._items:
-            self._items = rows
+        if type(self) is not RecordList:  # a subclass hooks append(): hand out one by one
+            for row in rows:
+                self.append(Record(*row))
+            return
+        n = self._room(len(rows))
+        kept = rows if n == len(rows) else rows[:n]
+        if not kept:
+            pass
+        elif not self._items:
+            self._items = kept if kept is not rows or self.keep is None else list(kept)
             self._rows = True
         elif self._rows:
-            self._items.extend(rows)
+            self._items.extend(kept)
         else:
-            self._items.extend(Record(*row) for row in rows)
+            self._items.extend(Record(*row) for row in kept)
+        self.total += len(rows)
+        if self.visit is not None:
+            for row in rows:
+                self.visit(Record(*row))
+
+    def mark(self) -> tuple[int, int]:
+        return len(self._items), self.total
+
+    def rollback(self, mark: tuple[int, int]) -> None:
+        if self.visit is not None and self.total != mark[1]:
+            raise RuntimeError("records already visited cannot be taken back")
+        del self._items[mark[0]:]
+        self.total = mark[1]
+
+    @property
+    def dropped(self) -> int:
+        """Records handed out but not kept (``keep``)."""
+        return self.total - len(self._items)
 
     def __len__(self) -> int:
         return len(self._items)
@@ -217,7 +285,8 @@ class RecordList(Sequence[Record]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"RecordList({list(self)!r})"
+        more = f", dropped={self.dropped}" if self.dropped else ""
+        return f"RecordList({list(self)!r}{more})"
 
 
 #: where the readers hand records out: a plain list, or a batch's :class:`RecordList`

@@ -30,6 +30,8 @@ from conformance.logdir.dump.session import DumpSession
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
 from conformance.primitives.java import wrap64
+from conformance.wire.legacy import LegacyMessage
+from conformance.wire.record import Record
 
 
 class EntryDumper(DumpSession):
@@ -131,10 +133,15 @@ class EntryDumper(DumpSession):
                 elif found.last_offset != offset:
                     self.append(self.ts_not_found, key, (offset, found.last_offset))
                 else:
-                    max_ts = -1
-                    for _o, record, message in found.records_iter():
+                    seen = [-1]  # the largest timestamp so far
+
+                    def fold(_o: int, record: Record | None, message: LegacyMessage | None) -> None:
                         ts = record.timestamp if record is not None else message.timestamp  # type: ignore[union-attr]
-                        max_ts = max(max_ts, ts)
+                        if ts > seen[0]:
+                            seen[0] = ts
+
+                    found.visit_records(fold)
+                    max_ts = seen[0]
                     if max_ts != entry.timestamp:
                         self.append(self.ts_mismatches, key, (entry.timestamp, max_ts))
                     if prev >= entry.timestamp:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from conformance import codecs
@@ -45,6 +45,10 @@ from conformance.wire.layout import (
     RECORD_OVERHEAD_V0,
 )
 from conformance.wire.legacy import LegacyBatch, LegacyMessage
+from conformance.wire.record import Record, RecordList
+
+#: what :meth:`FileBatch.visit_records` calls per record
+RecordVisitor = Callable[[int, Record | None, LegacyMessage | None], None]
 from conformance.primitives.java import wrap64
 from conformance.wire.record import Record
 
@@ -205,26 +209,23 @@ class FileBatch:
         m = b.message
         return m.size >= RECORD_OVERHEAD_V0 and m.crc == m.computed_crc()
 
-    def records_iter(self) -> Iterator[tuple[int, Record | None, LegacyMessage | None]]:
-        """``iterator()`` of the full batch: (offset, v2 record, legacy message)."""
+    def visit_records(self, on_record: RecordVisitor) -> None:
+        """``iterator()`` of the full batch, each record passed to ``on_record`` as Kafka hands
+        it out: ``(offset, v2 record, None)`` or ``(offset, None, legacy message)``.
+
+        Nothing is kept: memory stays bounded by one batch's payload however many records it
+        holds (a compressed batch is checked whole first, as Kafka parses it before handing out
+        its first record, then read again).
+        """
         b = self.batch
         if isinstance(b, RecordBatchV2):
             # count() = getInt(RECORDS_COUNT_OFFSET) on a short buffer
             if len(b.raw) < RECORD_BATCH_OVERHEAD:
                 raise IndexOutOfBoundsError()  # JDK 17 Buffer.checkIndex: no message
-            out: list[Record] = []
-            error: DecodeError | None = None
-            try:
-                b.iterator_records(out)
-            except DecodeError as e:
-                error = e
-            for r in out:
-                yield r.offset, r, None
-            if error is not None:
-                raise error
+            b.iterator_records(RecordList(keep=0, visit=lambda r: on_record(r.offset, r, None)))
             return
         for offset, message in b.iter_messages():
-            yield offset, None, message
+            on_record(offset, None, message)
 
 
 def start_offset(file: JFile) -> tuple[int, str]:

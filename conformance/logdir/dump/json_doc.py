@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from conformance.errors import DecodeError
-from conformance.fileio import FileSource
+from conformance.fileio import FileSource, write_decode_json
 from conformance.logdir import snapshot
 from conformance.logdir.dump.files import open_index
 from conformance.logdir.dump.javaemu import (
@@ -27,7 +25,6 @@ from conformance.logdir.dump.javaemu import (
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
 from conformance.stream.decoder import StreamDecoder
-from conformance.stream.result import FORMAT, batch_to_json
 
 
 def _error_json(e: BaseException) -> dict[str, Any]:
@@ -40,34 +37,16 @@ def _error_json(e: BaseException) -> dict[str, Any]:
 def _log_json(file: JFile, max_bytes: int, out: TextIO) -> bool:
     """The canonical decode document (docs/canonical-json.md) of a segment, ``mode: file``.
 
-    Batches are spooled (to disk past 8 MiB) so the document keeps its key order
-    (``outcome`` first) while memory stays bounded by one batch."""
+    Memory stays bounded by one batch (:func:`conformance.fileio.write_decode_json`)."""
     if os.path.isdir(file.path):
         raise Uncaught("java.io.IOException", "Is a directory")
     try:
         source = FileSource(file.path, 0, None if max_bytes == INT_MAX else max(0, max_bytes))
     except OSError as e:
         raise io_error(e, file.path) from None
-    with source, tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="utf-8") as spool:
+    with source:
         decoder = StreamDecoder(source, mode="file", filename=file.path)
-        first = True
-        for batch in decoder:
-            if not first:
-                spool.write(",")
-            first = False
-            spool.write(json.dumps(batch_to_json(batch), separators=(",", ":"), ensure_ascii=True))
-        head = {
-            "format": FORMAT,
-            "mode": "file",
-            "outcome": decoder.outcome,
-            "error": None if decoder.error is None else decoder.error.to_json(),
-            "tail": None if decoder.tail is None else decoder.tail.to_json(),
-        }
-        text = json.dumps(head, separators=(",", ":"), ensure_ascii=True)
-        out.write(text[:-1] + ',"batches":[')
-        spool.seek(0)
-        shutil.copyfileobj(spool, out)
-        out.write("]}\n")
+        write_decode_json(decoder, out)
         return decoder.outcome != "error"
 
 

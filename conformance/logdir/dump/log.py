@@ -58,21 +58,25 @@ class LogDumper(DumpSession):
         try:
             records = opened.slice(0, self.max_bytes)
             valid_bytes = 0
-            last_offset = -1
+            last = [-1]  # the previous record's offset
             key = file.absolute
             for batch in records.batches():
                 self._print_batch_level(batch, valid_bytes)
                 if self.deep:
-                    for offset, record, message in batch.records_iter():
-                        if last_offset == -1:
-                            last_offset = offset
-                        elif offset != wrap64(last_offset + 1):
-                            self.prepend(self.non_consecutive, key, (last_offset, offset))
-                        last_offset = offset
+
+                    def on_record(offset: int, record: Record | None,
+                                  message: LegacyMessage | None, batch: FileBatch = batch) -> None:
+                        if last[0] == -1:
+                            last[0] = offset
+                        elif offset != wrap64(last[0] + 1):
+                            self.prepend(self.non_consecutive, key, (last[0], offset))
+                        last[0] = offset
                         if record is not None:
                             self._print_record(batch, record)
                         else:
                             self._print_legacy_record(batch, offset, message)  # type: ignore[arg-type]
+
+                    batch.visit_records(on_record)
                 valid_bytes += batch.size_in_bytes
             trailing = records.size - valid_bytes
             if trailing > 0 and self.max_bytes == INT_MAX:

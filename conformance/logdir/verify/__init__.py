@@ -67,7 +67,11 @@ from pathlib import Path
 from conformance import codecs
 from conformance.logdir import checkpoint
 from conformance.logdir.index import base_offset_from_name
-from conformance.logdir.verify.files import verify_snapshot, verify_text_file
+from conformance.logdir.verify.files import (
+    add_non_regular_index_findings,
+    verify_snapshot,
+    verify_text_file,
+)
 from conformance.logdir.verify.findings import (
     DIR_FINDING_CODES,
     FINDING_CODES,
@@ -232,6 +236,7 @@ def verify_dir(
         raise FileNotFoundError(f"{p}: no such file or directory")
     report.findings = sink.findings
     report.suppressed = sink.suppressed
+    add_non_regular_index_findings(report)  # a FIFO .index would never be "clean"
     return report
 
 

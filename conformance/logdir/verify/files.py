@@ -16,12 +16,15 @@ Mirrors ``CheckpointFile``, ``PartitionMetadataFile``, ``MetaProperties`` and
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from conformance.errors import DecodeError, IllegalArgumentError, NumberFormatError
+from conformance.fileio import check_regular_file, read_bytes
 from conformance.logdir import checkpoint, snapshot
-from conformance.logdir.verify.findings import Sink
+from conformance.logdir.verify.findings import DirFinding, DirReport, Sink
+from conformance.logdir.verify.segment import PARTITION_DIR
 
 
 # ------------------------------------------------------------------- other files of a dir
@@ -86,7 +89,7 @@ def _properties_error_position(data: bytes, e: DecodeError) -> int:
 
 def verify_text_file(path: Path, sink: Sink) -> None:
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)  # a FIFO or device is refused, not read (it would block)
     except OSError as e:
         sink.add("io-error", str(path), 0, f"cannot read: {e.strerror or e}")
         return
@@ -112,7 +115,7 @@ def verify_text_file(path: Path, sink: Sink) -> None:
 
 def verify_snapshot(path: Path, sink: Sink) -> None:
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except OSError as e:
         sink.add("io-error", str(path), 0, f"cannot read: {e.strerror or e}")
         return
@@ -136,3 +139,60 @@ def verify_snapshot(path: Path, sink: Sink) -> None:
         sink.add("snapshot-unreadable", str(path), position, e.java_string(), e.kafka_exception)
 
 
+
+
+# ------------------------------------------------- index files that are not regular files
+
+_INDEX_FILE = re.compile(r"^(\d+)\.(index|timeindex|txnindex)$")
+
+
+def _companion_findings(pdir: Path, names: list[str]) -> list[DirFinding]:
+    out = []
+    present = set(names)
+    for name in names:
+        m = _INDEX_FILE.match(name)
+        if m is None or f"{m.group(1)}.log" not in present:
+            continue  # an orphaned index is an unexpected-file finding already
+        path = pdir / name
+        try:
+            check_regular_file(path)
+        except FileNotFoundError:
+            continue  # a dangling symbolic link reads as absent, as in Kafka
+        except OSError as e:
+            out.append(DirFinding("io-error", str(path), 0, f"cannot read: {e.strerror or e}"))
+    return out
+
+
+def non_regular_index_findings(path: str | os.PathLike[str]) -> list[DirFinding]:
+    """``io-error`` findings for the ``.index``/``.timeindex``/``.txnindex`` of each segment
+    under ``path`` (a ``.log``, a partition directory or a log directory, as ``verify_dir``
+    walks them) that exist but are not readable regular files (a FIFO, a directory, a
+    device, a symbolic link loop): the segment walk takes a non-regular index for an absent
+    one, which would make the directory look clean."""
+    p = Path(path)
+    if p.is_file():
+        pdirs, only = [p.parent], p.name.split(".")[0]
+    elif p.is_dir():
+        only = None
+        pdirs = [p]
+        try:
+            pdirs += sorted(c for c in p.iterdir() if c.is_dir() and PARTITION_DIR.match(c.name))
+        except OSError:
+            pass
+    else:
+        return []
+    out = []
+    for pdir in pdirs:
+        try:
+            names = sorted(os.listdir(pdir))
+        except OSError:
+            continue  # reported by the walk itself
+        if only is not None:
+            names = [n for n in names if n.split(".")[0] == only]
+        out += _companion_findings(pdir, names)
+    return out
+
+
+def add_non_regular_index_findings(report: DirReport) -> None:
+    """Add :func:`non_regular_index_findings` of ``report.root`` to ``report``."""
+    report.findings.extend(non_regular_index_findings(report.root))

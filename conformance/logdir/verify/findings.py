@@ -24,6 +24,8 @@ FINDING_CODES: dict[str, str] = {
     "log-decompressed-limit": "a batch decompresses to more than --max-decompressed bytes (kit limit; not checked further)",
     "log-zero-tail": "the .log ends in a zero-filled (preallocated) tail; Kafka's recovery truncates it",
     "log-truncated-tail": "the .log ends in a partial batch (not zero-filled); Kafka ignores it, recovery truncates it",
+    "batch-records-exceed-offsets": "a v2 batch hands out more records than its offset range holds "
+    "(more than lastOffsetDelta + 1): offsets repeat; Kafka reads it, no broker writes it",
     # offsets
     "offset-overlap": "a batch's first offset is not above the previous batch's last offset (same or earlier segment)",
     "offset-gap": "offsets are missing between two batches, outside the range cleaner-offset-checkpoint allows",
@@ -69,6 +71,7 @@ _INFO = {
     "lifecycle-file",
 }
 _WARNING = {
+    "batch-records-exceed-offsets",
     "log-truncated-tail",
     "log-decompressed-limit",
     "txnindex-partial-entry",
@@ -158,7 +161,8 @@ class DirReport:
             counts[f.severity] += 1
         head = (
             f"{self.root}: {self.partitions} partition(s), {self.segments} segment(s), "
-            f"{self.batches} batches, {self.log_bytes} log bytes: "
+            f"{self.batches} {'batch' if self.batches == 1 else 'batches'}, "
+            f"{self.log_bytes} log bytes: "
         )
         if not self.findings:
             return head + "clean"

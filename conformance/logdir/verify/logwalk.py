@@ -198,7 +198,9 @@ def walk_log(path: str, sink: Sink, limit: int, end: WalkEnd,
     next_report = _PROGRESS_STEP
     while True:
         source = FileSource(path, start=start)
-        decoder = StreamDecoder(source, mode="file", filename=path, decompressed_limit=limit)
+        # the first record of each batch is all a check needs: the others are counted only
+        decoder = StreamDecoder(source, mode="file", filename=path, decompressed_limit=limit,
+                                keep=1)
         resume: int | None = None
         try:
             for decoded in decoder:
@@ -209,6 +211,12 @@ def walk_log(path: str, sink: Sink, limit: int, end: WalkEnd,
                     _decode_finding(sink, path, decoder.error, position)
                     resume = position + header.size_in_bytes
                 end.valid_end = position + header.size_in_bytes
+                if (isinstance(header, RecordBatchV2) and not failed
+                        and decoded.records.total > header.last_offset_delta + 1):
+                    sink.add("batch-records-exceed-offsets", path, position,
+                             f"batch at byte {position} hands out {decoded.records.total} records "
+                             f"for {header.last_offset_delta + 1} offsets "
+                             f"({header.base_offset}..{header.last_offset})")
                 yield _batch_info(header, decoded.records, position, failed)
                 if progress is not None and end.valid_end >= next_report:
                     progress(f"{path}: {end.valid_end >> 20}/{size >> 20} MiB")

@@ -1,0 +1,78 @@
+"""What the commands share: argument types (argparse ``type=`` functions that reject bad
+numbers with a usage error, exit 2), file names shown safely, counts with their noun, and the
+one-line message for a file that cannot be read."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from conformance.fileio import printable_name as shown
+
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "cannot_read",
+    "int64",
+    "non_negative_int",
+    "non_negative_int64",
+    "plural",
+    "positive_int",
+    "shown",
+]
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _at_least(value: int, minimum: int) -> int:
+    if value < minimum:
+        wanted = "a positive integer" if minimum == 1 else f"{minimum} or more"
+        raise argparse.ArgumentTypeError(f"must be {wanted}, not {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer > 0 (sizes, limits, counts)."""
+    return _at_least(_int(text), 1)
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0 (``0`` usually meaning "automatic")."""
+    return _at_least(_int(text), 0)
+
+
+def int64(text: str) -> int:
+    """A Java ``long``: -2^63 .. 2^63-1."""
+    value = _int(text)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise argparse.ArgumentTypeError(
+            f"out of range for a 64-bit integer ({INT64_MIN}..{INT64_MAX}): {text}")
+    return value
+
+
+def non_negative_int64(text: str) -> int:
+    """An offset: 0 .. 2^63-1."""
+    return _at_least(int64(text), 0)
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``1 batch``, ``2 batches``, ``0 records``."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {nouns if nouns is not None else noun + 's'}"
+
+
+def cannot_read(prog: str, e: OSError, fallback: str | os.PathLike[str] = "") -> str:
+    """``<prog>: cannot read <file>: <reason>`` for an ``OSError`` (``FileNotFoundError``,
+    ``PermissionError``, ``conformance.fileio.NotRegularFileError``, a symbolic link loop...)."""
+    name = e.filename if e.filename is not None else fallback
+    reason = e.strerror or str(e)
+    return f"{prog}: cannot read {shown(name)}: {reason}"

@@ -1,0 +1,34 @@
+"""Hostile inputs that are too large to keep in git: generated on demand with the real writers.
+
+:func:`tiny_records_batch` is a record bomb: one v2 batch whose payload is ``n`` copies of the
+smallest record (7 bytes: no key, no value, no headers, every delta 0), compressed. At the
+default limits of the kit, ``n = 29_900_000`` is a ~19 KB zstd batch that decompresses to
+~200 MiB (under the 256 MiB decompressed limit) and hands out 29.9 million records, all valid:
+Kafka's consumer accepts it. It is how the kit's memory bounds are measured
+(``bench/memory_bounds.py``, docs/memory.md) and tested (``tests/test_memory_bounds.py``).
+"""
+
+from __future__ import annotations
+
+from conformance import codecs
+from conformance.wire.batch import encode_batch_v2, v2_attributes
+from conformance.wire.record import encode_record_v2
+
+#: the smallest v2 record: length 6, then attributes, timestampDelta 0, offsetDelta 0,
+#: null key, null value, no headers
+TINY_RECORD = encode_record_v2()
+
+
+def tiny_records_batch(n: int, codec: str = "zstd", *, base_offset: int = 0) -> bytes:
+    """One valid v2 batch of ``n`` identical minimal records, compressed with ``codec``."""
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    codec_id = codecs.CODEC_IDS[codec]
+    return encode_batch_v2(
+        [TINY_RECORD * n],
+        base_offset=base_offset,
+        attributes=v2_attributes(codec_id, "CreateTime", False, False, False),
+        count=n,
+        last_offset_delta=0,
+        base_timestamp=1_700_000_000_000,
+    )

@@ -1,0 +1,371 @@
+"""The kit as a user installs it: a wheel (``pip install``, not ``-e``) in a fresh venv, run from a
+directory outside the checkout with ``KAFKA_CONFORMANCE_ROOT`` unset.
+
+The wheel is built from a copy of the checkout's build inputs (the root files and
+``conformance/``), so the build writes nothing into the working tree. Dependencies come from
+PyPI (or pip's cache). Every command runs from ``<tmp>/work``; expectations come from the
+independent tools that made the golden corpora (the Java oracle's ``*.decode.json``, Kafka's
+DumpLogSegments ``*.dump.txt``) or from what the README promises, never from the code under
+test. No command may print a traceback.
+
+Those tests are marked ``wheel`` (``pytest -m "not wheel"`` leaves them out); they run in the
+default suite (about half a minute). The unmarked tests at the end check the same decisions
+in-process: what counts as a checkout, where the cache goes, the built-in fuzzing seeds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+wheel = pytest.mark.wheel
+
+ROOT = Path(__file__).resolve().parent.parent
+#: a real broker's partition directory (4 segments, indexes, snapshots) with its expectations
+BROKER, SCENARIO = "kafka-3.9.2-kraft", "multi-segment-bytes-v2"
+CASE = ROOT / "corpora" / BROKER / SCENARIO
+PARTITION = f"log/{SCENARIO}-0"
+#: what verify says without DIR and without a checkout (the issue's words; README, "Installation")
+NO_CORPORA = "no corpora directory: pass DIR or set KAFKA_CONFORMANCE_ROOT to a checkout"
+_SCRUBBED = ("KAFKA_CONFORMANCE_ROOT", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP",
+             "PYTHONSAFEPATH")
+
+
+@dataclass
+class Install:
+    wheel: Path
+    venv: Path
+    site: Path  # the fresh venv's site-packages
+    work: Path  # cwd of every command: outside the checkout
+    cache: Path  # $XDG_CACHE_HOME of the commands
+    env: dict[str, str]
+    pip_env: dict[str, str]  # the user's cache dirs: pip's cache is reused
+
+    def bin(self, name: str) -> str:
+        return str(self.venv / "bin" / name)
+
+    def run(self, *args: str, cwd: Path | None = None,
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        """``kafka-conformance ARGS`` of the fresh venv; never a traceback."""
+        r = subprocess.run([self.bin("kafka-conformance"), *args], cwd=cwd or self.work,
+                           env=self.env, capture_output=True, text=True, timeout=timeout)
+        assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, (args, r.stderr)
+        return r
+
+    def pip(self, *args: str) -> None:
+        r = subprocess.run([self.bin("python"), "-m", "pip", "--disable-pip-version-check",
+                            "--no-input", "-q", *args], cwd=self.work, env=self.pip_env,
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, f"pip {' '.join(args)} failed:\n{r.stdout}\n{r.stderr}"
+
+
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+
+
+def _copy_build_inputs(dest: Path) -> None:
+    """What ``pip wheel .`` reads: the root's files (pyproject.toml, README.md, ...) and the
+    package. Nothing else can end up in the wheel (packages ``conformance*`` only)."""
+    dest.mkdir()
+    for f in ROOT.iterdir():
+        if f.is_file():
+            shutil.copy2(f, dest / f.name)
+    shutil.copytree(ROOT / "conformance", dest / "conformance",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Install:
+    tmp = tmp_path_factory.mktemp("wheel-install")
+    assert ROOT not in tmp.resolve().parents, "the commands must run outside the checkout"
+    src = tmp / "src"
+    _copy_build_inputs(src)
+    pip_env = _clean_env()
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
+                        "--disable-pip-version-check", "-w", str(tmp / "dist"), str(src)],
+                       cwd=tmp, env=pip_env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"pip wheel failed:\n{r.stdout}\n{r.stderr}"
+    [wheel] = (tmp / "dist").glob("kafka_conformance-*.whl")
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300,
+                   env=pip_env)
+    work = tmp / "work"
+    work.mkdir()
+    cache = tmp / "xdg-cache"
+    env = {**_clean_env(), "XDG_CACHE_HOME": str(cache),
+           "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    site = subprocess.run([str(venv / "bin" / "python"), "-c",
+                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          env=env, capture_output=True, text=True, check=True).stdout.strip()
+    inst = Install(wheel, venv, Path(site), work, cache, env, {**pip_env, "PATH": env["PATH"]})
+    inst.pip("install", str(wheel))
+    return inst
+
+
+@pytest.fixture()
+def broker_case(installed: Install, tmp_path: Path) -> Path:
+    """A copy of the broker case, laid out as a corpus (``<broker>/<scenario>/``)."""
+    dest = installed.work / tmp_path.name / BROKER / SCENARIO
+    shutil.copytree(CASE, dest)
+    return dest
+
+
+@wheel
+def test_the_wheel_holds_the_package_and_its_fuzzing_files_only(installed: Install) -> None:
+    names = zipfile.ZipFile(installed.wheel).namelist()
+    assert "conformance/fuzz/harness.py" in names  # `fuzz` starts it
+    assert {f"conformance/fuzz/dicts/{d}.dict" for d in ("records", "index", "snapshot",
+                                                          "checkpoint")} <= set(names)
+    assert "conformance/schema/decode-result.schema.json" in names
+    tops = {n.split("/")[0] for n in names}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"conformance"}, tops
+
+
+@wheel
+def test_conformance_comes_from_the_fresh_venv(installed: Install) -> None:
+    r = subprocess.run([installed.bin("python"), "-c",
+                        "import conformance; print(conformance.__file__)"],
+                       cwd=installed.work, env=installed.env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    where = Path(r.stdout.strip()).resolve()
+    assert where.is_relative_to(installed.site.resolve()), where
+    assert not where.is_relative_to(ROOT), where
+    assert "KAFKA_CONFORMANCE_ROOT" not in installed.env
+    assert not (installed.site / "corpora").exists()
+
+
+@wheel
+def test_help_lists_every_command(installed: Install) -> None:
+    r = installed.run("--help")
+    assert r.returncode == 0, r.stderr
+    for command in ("decode", "dump", "verify-dir", "lookup", "verify", "capture", "fuzz"):
+        listed = re.search(rf"^\s+{re.escape(command)}\s", r.stdout, re.MULTILINE)
+        assert listed, (command, r.stdout)
+
+
+@wheel
+def test_decode_gives_the_java_oracles_verdict(installed: Install, broker_case: Path) -> None:
+    for log in sorted((broker_case / PARTITION).glob("*.log")):
+        rel = log.relative_to(broker_case).as_posix()
+        r = installed.run("decode", "--json", "--as", "file", rel, cwd=broker_case)
+        assert r.returncode == 0, r.stderr
+        expected = json.loads((broker_case / "expected" / f"{rel}.decode.json").read_text())
+        assert json.loads(r.stdout) == expected, rel
+
+
+@wheel
+def test_dump_prints_what_dumplogsegments_printed(installed: Install, broker_case: Path) -> None:
+    files = sorted((broker_case / PARTITION).glob("*.log")) + sorted(
+        (broker_case / PARTITION).glob("*.index"))
+    assert len(files) == 8
+    for f in files:
+        rel = f.relative_to(broker_case).as_posix()
+        r = installed.run("dump", rel, cwd=broker_case)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == (broker_case / "expected" / f"{rel}.dump.txt").read_text(), rel
+
+
+@wheel
+def test_verify_dir_passes_a_broker_directory_and_flags_a_corrupt_one(
+        installed: Install, broker_case: Path) -> None:
+    partition = broker_case / PARTITION
+    assert installed.run("verify-dir", str(partition)).returncode == 0
+    seg = partition / "00000000000000000008.log"
+    data = bytearray(seg.read_bytes())
+    data[80] ^= 0xFF  # inside the first batch's CRC-covered bytes
+    seg.write_bytes(bytes(data))
+    r = installed.run("verify-dir", str(partition))
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "00000000000000000008.log" in r.stdout
+
+
+def _dumped_batches(case: Path) -> list[tuple[str, int, int, int]]:
+    """(segment, baseOffset, lastOffset, position) of every batch, from DumpLogSegments' text."""
+    out = []
+    for dump in sorted((case / "expected" / PARTITION).glob("*.log.dump.txt")):
+        for m in re.finditer(r"^baseOffset: (\d+) lastOffset: (\d+) .* position: (\d+) ",
+                             dump.read_text(), re.MULTILINE):
+            out.append((dump.name.removesuffix(".dump.txt"), int(m[1]), int(m[2]), int(m[3])))
+    return out
+
+
+@wheel
+def test_lookup_finds_the_batch_kafka_stored_the_offset_in(installed: Install,
+                                                           broker_case: Path) -> None:
+    batches = _dumped_batches(broker_case)
+    assert len(batches) >= 6 and len({b[0] for b in batches}) == 4
+    for segment, base, last, position in (batches[1], batches[4], batches[-1]):
+        r = installed.run("lookup", str(broker_case / PARTITION), "--offset", str(last), "--json")
+        assert r.returncode == 0, r.stderr
+        found = json.loads(r.stdout)
+        assert found["segment"] == segment
+        assert (int(found["batch"]["baseOffset"]), int(found["batch"]["lastOffset"]),
+                found["batch"]["position"]) == (base, last, position)
+
+
+@wheel
+def test_verify_checks_a_corpus_given_as_dir(installed: Install, broker_case: Path) -> None:
+    corpus = broker_case.parent.parent
+    r = installed.run("verify", str(corpus))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert SCENARIO in r.stdout
+    # ... and it really compares: a changed expectation fails
+    dump = broker_case / "expected" / PARTITION / "00000000000000000000.log.dump.txt"
+    dump.write_text(dump.read_text().replace("isvalid: true", "isvalid: false", 1))
+    assert installed.run("verify", str(corpus)).returncode == 1
+
+
+@wheel
+def test_verify_without_dir_says_what_it_needs(installed: Install) -> None:
+    r = installed.run("verify")
+    assert r.returncode == 2
+    assert NO_CORPORA in r.stderr
+    assert "site-packages" not in r.stderr + r.stdout
+
+
+@pytest.fixture(scope="module")
+def fuzz_installed(installed: Install) -> tuple[Install, subprocess.CompletedProcess[str]]:
+    """The fresh venv with the ``fuzz`` extra, and what ``fuzz`` said before it was there."""
+    before = installed.run("fuzz", "varint", "--time", "3")
+    installed.pip("install", f"{installed.wheel}[fuzz]")
+    return installed, before
+
+
+@wheel
+def test_fuzz_without_atheris_says_what_to_install(
+        fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]]) -> None:
+    _, before = fuzz_installed
+    assert before.returncode == 2
+    assert "atheris" in before.stderr and "kafka-conformance[fuzz]" in before.stderr, before.stderr
+
+
+@wheel
+def test_fuzz_runs_from_the_wheel_into_the_user_cache(
+        fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]]) -> None:
+    installed, _ = fuzz_installed
+    out = installed.cache / "kafka-conformance" / "fuzz"  # the default --out, per --help
+    assert "kafka-conformance/fuzz" in " ".join(installed.run("fuzz", "--help").stdout.split())
+    for target in ("varint", "batch"):
+        r = installed.run("fuzz", target, "--time", "4", "--json")
+        assert r.returncode == 0, r.stderr[-3000:]
+        [summary] = json.loads(r.stdout)
+        assert summary["target"] == target
+        assert summary["execs"] > 100 and summary["coverage"] > 0, summary
+        assert not summary["new_findings"], summary
+        saved = json.loads((out / "summary" / f"{target}.json").read_text())
+        assert saved["execs"] == summary["execs"]
+        assert any((out / "seeds" / target).iterdir()), "no seeds without a checkout"
+    assert not (installed.site / ".cache").exists()
+
+
+@wheel
+def test_fuzz_that_runs_no_input_fails(
+        fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]]) -> None:
+    installed, _ = fuzz_installed
+    for args in (("--time", "1"),  # too short to start a worker
+                 ("--time", "3", "--engine-arg=-help=1")):  # the engine exits, runs nothing
+        r = installed.run("fuzz", "varint", *args)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "varint" in r.stderr and "execs" not in r.stdout, (args, r.stdout)
+
+
+@wheel
+def test_capture_help_and_list_work(installed: Install) -> None:
+    r = installed.run("capture", "--help")
+    assert r.returncode == 0 and "--broker" in r.stdout, r.stderr
+    r = installed.run("capture", "--list")
+    assert r.returncode == 0, r.stderr
+    for broker in ("kafka-0.10.2.2-zk", "kafka-3.9.2-kraft", "kafka-4.3.1-kraft"):
+        assert broker in r.stdout
+
+
+@wheel
+def test_capture_without_a_checkout_says_what_it_needs(installed: Install) -> None:
+    r = installed.run("capture", "--broker", BROKER, "--scenario", "codec-none-v2-java",
+                      "--out", str(installed.work / "captured"), timeout=120)
+    assert r.returncode != 0
+    assert "KAFKA_CONFORMANCE_ROOT" in r.stderr, r.stderr
+
+
+# ------------------------------------------------------------------------------------------
+# the same decisions, in-process (no wheel)
+
+
+def test_a_checkout_is_recognised_by_its_pyproject(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.jvm import runtime
+
+    assert runtime.is_checkout(ROOT)
+    other = tmp_path / "other"
+    (other / "conformance").mkdir(parents=True)
+    (other / "conformance" / "__init__.py").write_text("")
+    (other / "pyproject.toml").write_text('[project]\nname = "something-else"\n')
+    assert not runtime.is_checkout(other)
+    assert not runtime.is_checkout(tmp_path / "site-packages")
+    # a package whose parent is no checkout (site-packages): no root, a message, no guess
+    monkeypatch.delenv("KAFKA_CONFORMANCE_ROOT", raising=False)
+    monkeypatch.setattr(runtime, "__file__",
+                        str(tmp_path / "site-packages" / "conformance" / "jvm" / "runtime.py"))
+    assert runtime.checkout_root() is None
+    with pytest.raises(runtime.NoCheckout, match="KAFKA_CONFORMANCE_ROOT"):
+        runtime.repo_root()
+    from conformance.corpus.golden import default_root
+
+    with pytest.raises(runtime.NoCheckout):
+        default_root()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert runtime.cache_root() == tmp_path / "xdg" / "kafka-conformance"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")  # ignored, as the XDG spec says
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert runtime.cache_root() == tmp_path / "home" / ".cache" / "kafka-conformance"
+    # KAFKA_CONFORMANCE_ROOT names the checkout
+    monkeypatch.setenv("KAFKA_CONFORMANCE_ROOT", str(ROOT))
+    assert runtime.repo_root() == ROOT
+    assert runtime.cache_root() == ROOT / ".cache"
+
+
+def test_in_a_checkout_nothing_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.corpus.golden import default_root
+    from conformance.fuzz.runner import default_out
+    from conformance.jvm import runtime
+
+    if not Path(runtime.__file__).resolve().is_relative_to(ROOT):
+        pytest.skip("the package under test is not the checkout's (not an editable install)")
+    monkeypatch.delenv("KAFKA_CONFORMANCE_ROOT", raising=False)
+    assert runtime.repo_root() == ROOT
+    assert default_root() == ROOT / "corpora"
+    assert default_out() == ROOT / ".cache" / "fuzz"
+
+
+def test_built_in_seeds_feed_every_target(tmp_path: Path) -> None:
+    """Without a checkout the seeds come from the kit's own writers: every target gets some,
+    and the file targets get the files they parse (a broker-written partition)."""
+    from conformance.errors import DecodeError
+    from conformance.fuzz.seeds import write_builtin_root
+    from conformance.fuzz.targets import TARGETS
+
+    root = write_builtin_root(tmp_path / "builtin")
+    assert not (root / "fuzz").exists()
+    partition = root / "corpora" / "builtin" / "partition" / "log" / "topic-0"
+    suffixes = {f.suffix for f in partition.iterdir()}
+    assert {".log", ".index", ".timeindex", ".txnindex", ".snapshot"} <= suffixes
+    assert (partition / "leader-epoch-checkpoint").read_bytes().count(b"\n") >= 3  # 2 epochs
+    for name, target in TARGETS.items():
+        seeds = list(target.seeds(root))
+        assert seeds, name
+        for s in seeds[:50]:
+            try:
+                target.run(s)
+            except DecodeError:
+                pass
+    # the index seeds are real, non-empty index files of the written segments
+    assert sum(1 for _ in TARGETS["index"].seeds(root)) >= 5
