@@ -230,11 +230,9 @@ class RecordList(Sequence[Record]):
                 self.append(Record(*row))
             return
         n = self._room(len(rows))
-        kept = rows if n == len(rows) else rows[:n]
-        if not kept:
-            pass
-        elif not self._items:
-            self._items = kept if kept is not rows or self.keep is None else list(kept)
+        kept = rows if n == len(rows) else rows[:n]  # the fast path hands its lists over
+        if kept and not self._items:
+            self._items = kept
             self._rows = True
         elif self._rows:
             self._items.extend(kept)
