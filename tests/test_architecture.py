@@ -35,11 +35,13 @@ LAYERS: dict[str, int] = {
     "corpus": 8,
     "fuzz": 9,
     "capture": 9,
+    "replay": 9,
     "cli": 10,
 }
 #: shells that must not depend on each other although they share a layer number
 SIBLINGS_APART = {("fuzz", "capture"), ("capture", "fuzz"), ("jvm", "strategies"),
-                  ("strategies", "jvm")}
+                  ("strategies", "jvm"), ("replay", "fuzz"), ("fuzz", "replay"),
+                  ("replay", "capture"), ("capture", "replay")}
 #: the sans-IO core: bytes in, objects out
 CORE = ("errors", "primitives", "codecs", "wire", "stream")
 MAX_LINES = 800

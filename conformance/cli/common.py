@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+from fractions import Fraction
 
 from conformance.fileio import printable_name as shown
 
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
+    "byte_size",
     "cannot_read",
     "int64",
     "non_negative_int",
@@ -61,6 +64,32 @@ def int64(text: str) -> int:
 def non_negative_int64(text: str) -> int:
     """An offset: 0 .. 2^63-1."""
     return _at_least(int64(text), 0)
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*", re.ASCII)
+_UNITS = {"": 1, "b": 1}
+for _i, _prefix in enumerate("kmgt", 1):
+    _UNITS[_prefix] = _UNITS[_prefix + "b"] = 1000 ** _i
+    _UNITS[_prefix + "ib"] = 1024 ** _i
+
+
+def byte_size(text: str) -> int:
+    """A size in bytes > 0: an integer (``4096``), or a number with a unit, case-insensitive:
+    ``B``, ``K``/``KB`` (1000), ``KiB`` (1024), ``M``/``MB``, ``MiB``, ``G``/``GB``, ``GiB``,
+    ``T``/``TB``, ``TiB`` (``1GB``, ``64MiB``, ``1.5GiB``; a fraction of a byte is dropped)."""
+    m = _SIZE.fullmatch(text)
+    unit = _UNITS.get(m.group(2).lower()) if m else None
+    if m is None or unit is None:
+        raise argparse.ArgumentTypeError(
+            f"not a size: {text!r} (an integer number of bytes, or a number with a unit: "
+            "B, KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024); "
+            "e.g. 4096, 64MiB, 1.5GB)")
+    if unit == 1 and not m.group(1).isdigit():
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}")
+    value = int(Fraction(m.group(1)) * unit)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive size, not {text!r}")
+    return value
 
 
 def plural(n: int, noun: str, nouns: str | None = None) -> str:

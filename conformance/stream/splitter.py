@@ -104,21 +104,10 @@ class Splitter:
         return self._make(magic, pos, batch_size)
 
     def _next_file(self) -> Batch | None:
-        data, pos = self.data, self.position
-        end = len(data)
-        if pos >= end - HEADER_SIZE_UP_TO_MAGIC:
+        frame = file_frame(self.data, self.position, self.filename)
+        if frame is None:
             return None
-        head = data[pos : pos + HEADER_SIZE_UP_TO_MAGIC]
-        size = _SIZE.unpack_from(head, SIZE_OFFSET)[0]
-        if size < MIN_RECORD_OVERHEAD:
-            raise CorruptRecordError(
-                f"Found record size {size} smaller than minimum record overhead "
-                f"({MIN_RECORD_OVERHEAD}) in file {self.filename}."
-            )
-        if pos > end - LOG_OVERHEAD - size:
-            return None
-        magic = head[MAGIC_OFFSET]
-        return self._make(magic if magic < 128 else magic - 256, pos, size + LOG_OVERHEAD)
+        return self._make(frame[1], self.position, frame[0])
 
     def _make(self, magic: int, pos: int, batch_size: int) -> Batch:
         raw = bytes(self.data[pos : pos + batch_size])
@@ -126,3 +115,24 @@ class Splitter:
         if magic >= MAGIC_VALUE_V2:
             return RecordBatchV2(raw, pos)
         return LegacyBatch(raw, pos)
+
+
+def file_frame(data: Source, pos: int, filename: str = "<input>") -> tuple[int, int] | None:
+    """``FileLogInputStream.nextBatch`` at ``pos``, reading its 17 header bytes only:
+    ``(batch size in bytes, signed magic)``, or None where Kafka's file reader stops (a short
+    tail, a batch that runs past the end); ``CorruptRecordError`` for a size below the minimum.
+    A header walk over a segment of any size reads 17 bytes per batch with this."""
+    end = len(data)
+    if pos >= end - HEADER_SIZE_UP_TO_MAGIC:
+        return None
+    head = data[pos : pos + HEADER_SIZE_UP_TO_MAGIC]
+    size = _SIZE.unpack_from(head, SIZE_OFFSET)[0]
+    if size < MIN_RECORD_OVERHEAD:
+        raise CorruptRecordError(
+            f"Found record size {size} smaller than minimum record overhead "
+            f"({MIN_RECORD_OVERHEAD}) in file {filename}."
+        )
+    if pos > end - LOG_OVERHEAD - size:
+        return None
+    magic = head[MAGIC_OFFSET]
+    return size + LOG_OVERHEAD, magic if magic < 128 else magic - 256

@@ -1,0 +1,182 @@
+"""Cutting files into batch-aligned byte ranges, one replay task each (docs/replay.md).
+
+A range ``[start, end)`` of a file is replayed by one task (``stream.scan`` from ``start``,
+regions starting before ``end``). Each cut is a position the whole-file walk passes, so the
+ranges' regions tile the file exactly as one walk would:
+
+============================  ======================================================================
+source of cut candidates      how
+============================  ======================================================================
+the segment's ``.index``      entries map offsets to batch positions: per cut, a binary search for
+                              the first entry at or after ``k * split_bytes`` (no other read)
+a header walk                 (no index, or no usable entry in the window) 17 bytes per batch with
+                              ``pread``, from the previous cut; past damaged bytes with
+                              ``resync.find_next_batch``
+============================  ======================================================================
+
+Every candidate must pass ``resync.is_batch_start`` (an intact batch starts there, its
+checksum verified), so a stale index entry or a corrupted batch is never a cut; the next
+candidate is tried instead. Planning never reads a file whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.errors import DecodeError
+from conformance.logdir.index import OFFSET_ENTRY
+from conformance.replay.inputs import InputFile, open_source
+from conformance.fileio import map_readonly
+from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch, is_batch_start
+from conformance.stream.splitter import Source, file_frame
+
+__all__ = ["DEFAULT_SPLIT_BYTES", "Range", "plan", "plan_file"]
+
+#: bytes per range unless told otherwise (``--split-bytes``)
+DEFAULT_SPLIT_BYTES = 64 << 20
+#: candidates checked per cut before giving up on that cut (the next one will try again)
+_MAX_TRIES = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """One task's work: the bytes ``[start, end)`` of ``file``."""
+
+    range_id: int
+    file: InputFile
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"range_id": self.range_id, "file": dataclasses.asdict(self.file),
+                "start": self.start, "end": self.end}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Range:
+        return cls(doc["range_id"], InputFile(**doc["file"]), doc["start"], doc["end"])
+
+
+def _index_positions(index_path: str, size: int) -> Callable[[int], int | None]:
+    """``first(t)``: the first index entry position >= t (entries are in position order in
+    an intact index; a damaged one only costs candidates that fail the check)."""
+    data = map_readonly(index_path)
+    entries = len(data) // OFFSET_ENTRY.size
+
+    def position(i: int) -> int:
+        return OFFSET_ENTRY.unpack_from(data, i * OFFSET_ENTRY.size)[1]
+
+    # a preallocated index ends in zero entries: only the non-zero prefix counts
+    lo, hi = 0, entries
+    while lo < hi:  # entries with position 0 after the first are the zero tail
+        mid = (lo + hi) // 2
+        if mid > 0 and position(mid) == 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    entries = lo
+
+    def first(t: int) -> int | None:
+        a, b = 0, entries
+        while a < b:
+            mid = (a + b) // 2
+            if position(mid) < t:
+                a = mid + 1
+            else:
+                b = mid
+        for i in range(a, min(entries, a + _MAX_TRIES)):
+            p = position(i)
+            if t <= p < size:
+                return p
+        return None
+
+    return first
+
+
+class _HeaderWalk:
+    """Batch starts of a source from a known one on, reading 17 bytes per batch."""
+
+    def __init__(self, source: Source, max_batch_bytes: int) -> None:
+        self.source = source
+        self.max_batch_bytes = max_batch_bytes
+
+    def first_at_or_after(self, pos: int, target: int) -> int | None:
+        """From the batch start ``pos``, the first walked position >= ``target``."""
+        source = self.source
+        while pos < target:
+            try:
+                frame = file_frame(source, pos)
+            except DecodeError:
+                frame = None
+            nxt = pos + frame[0] if frame is not None else None
+            if nxt is None or nxt >= len(source):
+                found = find_next_batch(source, pos, max_batch_bytes=self.max_batch_bytes)
+                if found is None:
+                    return None
+                nxt = found
+            pos = nxt
+        return pos
+
+
+def plan_file(
+    f: InputFile,
+    split_bytes: int = DEFAULT_SPLIT_BYTES,
+    *,
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    first_id: int = 0,
+) -> list[Range]:
+    """The ranges of one file (one range when it is not larger than ``split_bytes``)."""
+    if f.size <= split_bytes:
+        return [Range(first_id, f, 0, f.size)]
+    source = open_source(f.path)
+    try:
+        size = len(source)
+        index_first = _index_positions(f.index, size) if f.index and not f.path.count("://") else None
+        walk = _HeaderWalk(source, max_batch_bytes)
+        cuts = [0]
+        target = split_bytes
+        while target < size:
+            cut = None
+            if index_first is not None:
+                candidate = index_first(target)
+                tries = 0
+                while candidate is not None and tries < _MAX_TRIES and not is_batch_start(
+                        source, candidate, max_batch_bytes=max_batch_bytes):
+                    candidate = index_first(candidate + 1)
+                    tries += 1
+                if candidate is not None and tries < _MAX_TRIES and candidate < target + split_bytes:
+                    cut = candidate
+            if cut is None:
+                pos = walk.first_at_or_after(cuts[-1], target)
+                while pos is not None and pos < size and not is_batch_start(
+                        source, pos, max_batch_bytes=max_batch_bytes):
+                    pos = walk.first_at_or_after(pos, pos + 1)
+                cut = pos if pos is not None and pos < size else None
+            if cut is None:
+                break
+            if cut > cuts[-1]:
+                cuts.append(cut)
+            target = max(target + split_bytes, cut + 1)
+    finally:
+        source.close()
+    bounds = cuts + [size]
+    return [Range(first_id + i, f, bounds[i], bounds[i + 1]) for i in range(len(cuts))]
+
+
+def plan(
+    files: list[InputFile],
+    split_bytes: int = DEFAULT_SPLIT_BYTES,
+    *,
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Range]:
+    """Ranges of every file, numbered from 0 in file order."""
+    ranges: list[Range] = []
+    for n, f in enumerate(files):
+        ranges.extend(plan_file(f, split_bytes, max_batch_bytes=max_batch_bytes,
+                                first_id=len(ranges)))
+        if progress is not None:
+            progress(n + 1, len(files))
+    return ranges

@@ -1,0 +1,217 @@
+"""A verdict for every byte of a segment: the replay's walk (docs/replay.md).
+
+Kafka's consumer stops at the first failure; an operator replaying a damaged segment wants
+every damaged region and every intact batch after it. :func:`scan` walks a source (file
+semantics) with :class:`~conformance.stream.decoder.StreamDecoder`, the decoder of
+``kafka-conformance decode``/``verify-dir``, and cuts it into consecutive :class:`Region` s:
+
+=============  =================================================================================
+verdict        region
+=============  =================================================================================
+``ok``         one batch Kafka's reader frames and decodes to the end
+``corrupt``    where Kafka's reader fails (``kafka_exception``, ``message``) or stops although
+               intact batches follow (``kafka_exception`` None); up to the next intact batch
+               (``resync.find_next_batch``), or the end of the source
+``partial``    the end of the source: bytes that do not form a batch, Kafka's reader skips them
+``zero-tail``  the end of the source: zero bytes only (a preallocated or crashed segment)
+=============  =================================================================================
+
+After a failure at byte ``p`` the walk goes on at the first intact batch after ``p``
+(``resync.find_next_batch``): right after a batch with a flipped bit, at the true next batch
+when the size field itself was damaged. The regions tile the walked bytes exactly: each starts where the
+previous one ends, so ``decoded + corrupt + trailing`` bytes is the source's size.
+
+A walk may cover a byte range ``[start, end)`` of the source (one replay task): it starts at
+``start``, which must be where the walk from 0 passes (a batch start on its path: an offset
+index entry or a header-walk position that is intact), and yields the regions that start
+before ``end``; the last one may extend past ``end`` only when ``end`` is not on the path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from conformance import codecs
+from conformance.codecs import codec_name
+from conformance.errors import DecodeError
+from conformance.stream.decoder import StreamDecoder
+from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch
+from conformance.stream.result import DecodedBatch, Profile
+from conformance.stream.splitter import Source
+from conformance.wire.batch import RecordBatchV2
+from conformance.wire.layout import RECORD_BATCH_OVERHEAD
+
+__all__ = ["Region", "VERDICTS", "scan"]
+
+VERDICTS = ("ok", "corrupt", "partial", "zero-tail")
+
+_ZERO_CHUNK = 1 << 20
+
+
+@dataclass(slots=True)
+class Region:
+    """A run of bytes with one verdict: a batch, a damaged region or the tail."""
+
+    position: int
+    size: int
+    verdict: str
+    magic: int | None = None
+    codec: str | None = None
+    base_offset: int | None = None  # first offset (legacy wrapper: its first inner record)
+    last_offset: int | None = None
+    record_count: int = 0  # records Kafka hands out (before the error, for a failed batch)
+    kafka_exception: str | None = None
+    message: str | None = None
+    findings: tuple[str, ...] = ()  # strict-profile finding codes of the batch
+
+    @property
+    def end(self) -> int:
+        return self.position + self.size
+
+
+class _Window:
+    """``source`` seen from byte ``start`` on (a ByteSource)."""
+
+    __slots__ = ("source", "start", "length")
+
+    def __init__(self, source: Source, start: int) -> None:
+        self.source = source
+        self.start = start
+        self.length = max(0, len(source) - start)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, item: slice) -> bytes:
+        lo = self.start + (item.start or 0)
+        hi = self.start + (self.length if item.stop is None else min(item.stop, self.length))
+        return self.source[lo:hi] if hi > lo else b""
+
+
+def _all_zero(source: Source, start: int) -> bool:
+    total = len(source)
+    pos = start
+    while pos < total:
+        chunk = source[pos : min(total, pos + _ZERO_CHUNK)]
+        if not chunk or chunk.count(0) != len(chunk):
+            return False
+        pos += len(chunk)
+    return True
+
+
+def _batch_region(decoded: DecodedBatch, position: int, verdict: str) -> Region:
+    header = decoded.header
+    records = decoded.records
+    base: int | None
+    last: int | None
+    if isinstance(header, RecordBatchV2):
+        if len(header.raw) < RECORD_BATCH_OVERHEAD:
+            return Region(position, header.size_in_bytes, verdict, header.magic,
+                          base_offset=header.base_offset)
+        base, last = header.base_offset, header.last_offset
+    else:
+        last = header.last_offset
+        base = last if header.compression_id == codecs.NONE else (
+            records[0].offset if len(records) else None)
+    return Region(position, header.size_in_bytes, verdict, header.magic,
+                  codec_name(header.compression_id), base, last, records.total)
+
+
+def _failed(region: Region, error: DecodeError) -> Region:
+    region.verdict = "corrupt"
+    region.kafka_exception = error.kafka_exception
+    region.message = error.message
+    return region
+
+
+def scan(
+    source: Source,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    profile: Profile = "kafka",
+    filename: str = "<input>",
+    decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+) -> Iterator[Region]:
+    """The regions of ``source`` that start in ``[start, end)`` (module docstring), in order."""
+    total = len(source)
+    stop = total if end is None else min(end, total)
+    pos = start
+    keep = None if profile == "strict" else 1
+    while pos < stop:
+        decoder = StreamDecoder(_Window(source, pos), mode="file", profile=profile,
+                                filename=filename, decompressed_limit=decompressed_limit,
+                                keep=keep)
+        resume: int | None = None
+        seen = 0
+        for decoded in decoder:
+            p = pos + decoded.header.position
+            region = _batch_region(decoded, p, "ok")
+            if decoder.findings is not None and len(decoder.findings) > seen:
+                region.findings = tuple(f.code for f in decoder.findings[seen:])
+                seen = len(decoder.findings)
+            if decoder.error is not None:  # the batch whose records failed
+                resume = _after(source, region, max_batch_bytes)
+                yield _failed(region, decoder.error)
+                break
+            yield region
+            if pos + decoder.splitter.position >= stop:
+                return
+        else:
+            error = decoder.error
+            if error is not None:
+                p = pos + (error.position or 0)
+                framed_end = pos + decoder.splitter.position
+                if framed_end > p:  # framed, failed before its records (size, CRC)
+                    region = Region(p, framed_end - p, "corrupt", magic=_magic(source, p))
+                    resume = _after(source, region, max_batch_bytes)
+                    yield _failed(region, error)
+                else:  # Kafka's reader cannot frame an entry here
+                    resume = find_next_batch(source, p, max_batch_bytes=max_batch_bytes)
+                    yield _gap(source, p, resume, error)
+            elif decoder.tail is not None:  # Kafka's reader stops here silently
+                p = pos + decoder.tail.position
+                resume = find_next_batch(source, p, max_batch_bytes=max_batch_bytes)
+                yield _gap(source, p, resume, None)
+        if resume is None:
+            return
+        pos = resume
+
+
+def _magic(source: Source, p: int) -> int | None:
+    head = source[p + 16 : p + 17]
+    return None if not head else (head[0] if head[0] < 128 else head[0] - 256)
+
+
+def _after(source: Source, region: Region, max_batch_bytes: int) -> int | None:
+    """Where the walk goes on after a failed batch: the first intact batch after its start
+    (right after it, normally; earlier when its size field was damaged), the region shrunk
+    or grown to end there."""
+    resume = find_next_batch(source, region.position, max_batch_bytes=max_batch_bytes)
+    region.size = (len(source) if resume is None else resume) - region.position
+    return resume
+
+
+def _gap(source: Source, p: int, resume: int | None, error: DecodeError | None) -> Region:
+    """The region from ``p`` where Kafka's reader fails or stops, to ``resume`` (or the end)."""
+    total = len(source)
+    if resume is None:
+        if _all_zero(source, p):  # Kafka's message when its reader fails on the zeros
+            return Region(p, total - p, "zero-tail",
+                          kafka_exception=None if error is None else error.kafka_exception,
+                          message=f"{total - p} zero bytes to the end" if error is None
+                          else error.message)
+        if error is None:
+            return Region(p, total - p, "partial",
+                          message=f"{total - p} bytes after the last complete batch do not form "
+                          "a complete batch (Kafka's reader stops there)")
+        region = Region(p, total - p, "corrupt", magic=_magic(source, p))
+        return _failed(region, error)
+    region = Region(p, resume - p, "corrupt", magic=_magic(source, p))
+    if error is not None:
+        return _failed(region, error)
+    region.message = (f"the entry at byte {p} runs past the end of the file: Kafka's reader "
+                      f"stops here silently and never reads the {total - p} bytes after it")
+    return region

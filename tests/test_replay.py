@@ -1,0 +1,336 @@
+"""``kafka-conformance replay``: real Spark (``local[2]``, a standalone cluster on 127.0.0.1)
+over a synthetic corpus with planted corruptions and over the golden corpora.
+
+Expectations: the planted set is recorded by the generator (``planted.json``: which bytes it
+changed, in which batch); the golden verdicts are the Java oracle's (the ``*.decode.json`` and
+``*.file.json`` expectations that ``kafka-conformance verify`` checks); the byte accounting
+is checked against the files' sizes on disk."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+pytest.importorskip("pyspark")
+
+from conformance.cli import main  # noqa: E402
+from conformance.corpus.synth import synthesize  # noqa: E402
+from conformance.replay.job import ReplayOptions, replay  # noqa: E402
+from conformance.replay.task import TaskOptions  # noqa: E402
+from conformance.wire.builder import build_batch  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = ROOT / "corpora"
+needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
+SPLIT = 96 * 1024  # small ranges: every segment is cut into several tasks
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("synth") / "corpus"
+    synthesize(out, 3_000_000, corrupt=8, seed=11)
+    return out
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Inputs that are not (all) Kafka: each must be reported, and the job must complete."""
+    d = tmp_path_factory.mktemp("hostile")
+    (d / "not-kafka").mkdir()
+    (d / "not-kafka" / "README.txt").write_text("hello\n")
+    part = d / "logs" / "t-0"
+    part.mkdir(parents=True)
+    (part / "00000000000000000000.log").write_bytes(b"")  # empty segment
+    (part / "00000000000000000100.log").write_bytes(bytes(5000))  # zero-filled segment
+    batch = build_batch([(1, b"k", b"v" * 100)])
+    (part / "00000000000000000200.log").write_bytes(batch + batch[:40])  # truncated
+    (part / "00000000000000000300.log").symlink_to(d / "vanished.log")  # unreadable
+    os.mkfifo(part / "00000000000000000400.log")  # not a regular file: never opened
+    (part / "notes.txt").write_text("not a log file\n")
+    return d
+
+
+def _rows(out: Path) -> list[tuple]:
+    table = pq.read_table(out / "batches")
+    cols = [c for c in table.column_names if c != "range_id"]
+    return sorted(tuple(json.dumps(v) if isinstance(v, list) else v for v in row.values())
+                  for row in table.select(cols).to_pylist())
+
+
+def _stable(summary: dict[str, Any]) -> dict[str, Any]:
+    """A summary without what depends on the run (timings, engine, worker PIDs)."""
+    return {k: v for k, v in summary.items() if k not in ("run", "workers")}
+
+
+def _flagged_positions(out: Path) -> set[tuple[str, int, str]]:
+    table = pq.read_table(out / "batches", columns=["file", "position", "verdict"])
+    return {(r["file"], r["position"], r["verdict"]) for r in table.to_pylist()
+            if r["verdict"] != "ok"}
+
+
+def _check_planted(corpus: Path, out: Path, summary: dict[str, Any]) -> None:
+    planted = json.loads((corpus / "planted.json").read_text())
+    expected = {(str(corpus / p["file"]), p["position"], p["expect"]) for p in planted["planted"]}
+    assert len(expected) == planted["corrupt"] == 8
+    assert _flagged_positions(out) == expected
+    assert summary["flagged_count"] == 8
+    # exact byte accounting, checked against the files on disk
+    assert summary["accounting_exact"], summary["accounting_errors"]
+    table = pq.read_table(out / "batches", columns=["file", "position", "size"])
+    by_file: dict[str, list[tuple[int, int]]] = {}
+    for r in table.to_pylist():
+        by_file.setdefault(r["file"], []).append((r["position"], r["size"]))
+    files = {f["file"]: f for f in summary["files_detail"]}
+    for path in corpus.rglob("*.log"):
+        size = path.stat().st_size
+        f = files[str(path)]
+        assert f["bytes_total"] == size == f["bytes_decoded"] + f["bytes_corrupt"] + f["bytes_trailing"]
+        regions = sorted(by_file.get(str(path), []))
+        assert sum(s for _, s in regions) == size
+        assert all(a[0] + a[1] == b[0] for a, b in zip(regions, regions[1:]))  # no overlap, no hole
+
+
+def _replay(inputs: list[str], out: Path, **kw: Any) -> dict[str, Any]:
+    task = kw.pop("task", TaskOptions())
+    result = replay(inputs, ReplayOptions(out=out, split_bytes=kw.pop("split_bytes", SPLIT),
+                                          task=task, progress=False, **kw))
+    return result.summary
+
+
+def test_process_engine_finds_exactly_the_planted_set(corpus: Path, tmp_path: Path) -> None:
+    summary = _replay([str(corpus)], tmp_path / "out", engine="process")
+    _check_planted(corpus, tmp_path / "out", summary)
+    assert summary["ranges"] > len(list(corpus.rglob("*.log")))  # segments were cut
+
+
+@needs_java
+def test_local2_finds_exactly_the_planted_set_like_the_process_engine(
+        corpus: Path, tmp_path: Path) -> None:
+    base = _replay([str(corpus)], tmp_path / "process", engine="process")
+    summary = _replay([str(corpus)], tmp_path / "spark", engine="spark", master="local[2]")
+    _check_planted(corpus, tmp_path / "spark", summary)
+    assert summary["run"]["engine"].startswith("spark local[2")
+    assert _rows(tmp_path / "spark") == _rows(tmp_path / "process")
+    assert _stable(summary) == _stable(base)
+    assert len(summary["workers"]["peak_rss_kib"]) >= 1
+
+
+@needs_java
+def test_killed_task_is_retried_without_duplicate_or_missing_rows(
+        corpus: Path, tmp_path: Path) -> None:
+    base = _replay([str(corpus)], tmp_path / "process", engine="process")
+    marker = tmp_path / "killed"
+    task = TaskOptions(rows_per_batch=16, kill_once=(3, str(marker)))
+    summary = _replay([str(corpus)], tmp_path / "spark", engine="spark", master="local[2]",
+                      task=task)
+    assert marker.exists()  # the first attempt of range 3 died (SIGKILL) after emitting rows
+    rows = _rows(tmp_path / "spark")
+    assert len(rows) == len(set(rows))  # no duplicate
+    assert rows == _rows(tmp_path / "process")  # none missing
+    assert _stable(summary) == _stable(base)
+
+
+def test_hostile_inputs_are_reported_and_the_job_completes(hostile: Path, tmp_path: Path) -> None:
+    summary = _replay([str(hostile / "not-kafka"), str(hostile / "logs"),
+                       str(hostile / "nothing-*.log")], tmp_path / "out", engine="process")
+    kinds = {(p["kind"], Path(p["path"]).name) for p in summary["problems"]}
+    assert ("not-kafka", "not-kafka") in kinds
+    assert ("skipped", "README.txt") in kinds and ("skipped", "notes.txt") in kinds
+    assert ("unreadable", "00000000000000000300.log") in kinds  # dangling link
+    assert ("unreadable", "00000000000000000400.log") in kinds  # FIFO
+    assert ("no-match", "nothing-*.log") in kinds
+    files = {Path(f["file"]).name: f for f in summary["files_detail"]}
+    assert files["00000000000000000000.log"]["bytes_total"] == 0
+    assert files["00000000000000000100.log"]["bytes_trailing"] == 5000
+    truncated = files["00000000000000000200.log"]
+    assert truncated["bytes_decoded"] + truncated["bytes_trailing"] == truncated["bytes_total"]
+    assert truncated["bytes_trailing"] == 40
+    assert summary["accounting_exact"]
+
+
+def _golden_inputs() -> list[tuple[Path, Path]]:
+    """(file, file-mode expectation) of every golden .log and crafted file-mode case."""
+    pairs = []
+    for exp in sorted(CORPORA.glob("*/*/expected/log/*/*.log.decode.json")):
+        case = exp.parents[3]
+        rel = exp.relative_to(case / "expected")
+        pairs.append((case / str(rel)[: -len(".decode.json")], exp))
+    for exp in sorted((CORPORA / "crafted").glob("*.file.json")):
+        pairs.append((exp.with_name(exp.name[: -len(".file.json")] + ".bin"), exp))
+    return pairs
+
+
+def _check_golden(summary: dict[str, Any], out: Path, pairs: list[tuple[Path, Path]]) -> int:
+    """Each file's regions up to Kafka's verdict are the oracle's verdict."""
+    table = pq.read_table(out / "batches").to_pylist()
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for r in table:
+        by_file.setdefault(r["file"], []).append(r)
+    checked = 0
+    for path, exp_path in pairs:
+        exp = json.loads(exp_path.read_text())
+        regions = sorted(by_file.get(str(path.absolute()), []), key=lambda r: r["position"])
+        batches = exp["batches"]
+        if exp["outcome"] == "error":
+            err = exp["error"]
+            i = next(i for i, r in enumerate(regions) if r["verdict"] != "ok")
+            assert regions[i]["position"] == err["position"], path
+            assert regions[i]["kafka_exception"] == err["kafka_exception"], path
+            # Kafka names the file as it was given: the oracle got paths relative to the root
+            assert regions[i]["message"] == err["message"].replace(
+                str(path.relative_to(ROOT)), str(path)), path
+            assert i in (len(batches), len(batches) - 1), path
+        else:
+            n = len(batches)
+            assert [r["verdict"] for r in regions[:n]] == ["ok"] * n, path
+            assert [r["record_count"] for r in regions[:n]] == [len(b["records"]) for b in batches], path
+            if exp["outcome"] == "partial":
+                tail = regions[n]
+                assert (tail["position"], tail["size"]) == (exp["tail"]["position"], exp["tail"]["bytes"]), path
+                assert tail["verdict"] in ("partial", "zero-tail"), path
+            else:
+                assert len(regions) == n, path
+        checked += 1
+    return checked
+
+
+@needs_java
+def test_golden_corpora_replay_with_verify_verdicts(tmp_path: Path) -> None:
+    pairs = _golden_inputs()
+    assert len(pairs) > 300
+    inputs = [str(p) for p, _ in pairs]
+    summary = _replay(inputs, tmp_path / "out", engine="spark", master="local[2]",
+                      split_bytes=64 << 20)
+    assert summary["accounting_exact"], summary["accounting_errors"]
+    assert _check_golden(summary, tmp_path / "out", pairs) == len(pairs)
+    errors = sum(1 for _, e in pairs if json.loads(e.read_text())["outcome"] == "error")
+    assert errors >= 10  # the crafted cases bring Kafka's exceptions
+
+
+def test_cli_replay_exit_codes_and_outputs(corpus: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["replay", str(corpus), "--out", str(out), "--engine", "process",
+                 "--split-bytes", "100KiB"]) == 1  # planted corruptions are flagged
+    text = capsys.readouterr().out
+    assert "exact for every file" in text and "flagged regions: 8" in text
+    assert (out / "summary.json").is_file() and (out / "summary.txt").is_file()
+    assert main(["replay", str(corpus), "--out", str(out), "--engine", "process"]) == 2
+    assert "--force" in capsys.readouterr().err
+    clean = tmp_path / "clean"
+    (clean / "t-0").mkdir(parents=True)
+    (clean / "t-0" / "00000000000000000000.log").write_bytes(build_batch([(1, None, b"x")]))
+    assert main(["replay", str(clean), "--out", str(tmp_path / "o2"), "--engine", "process",
+                 "--quiet"]) == 0
+    with pytest.raises(SystemExit) as e:
+        main(["replay", "--help"])
+    assert e.value.code == 0
+    assert "spark-submit" in capsys.readouterr().out
+
+
+@needs_java
+def test_segment_over_2gib(tmp_path: Path) -> None:
+    """A 2.2 GB segment (offsets patched in a repeated 1 MiB batch: the CRC does not cover
+    them) replays in ranges, with positions past 2^31 and a bounded worker memory."""
+    one = build_batch([(1, b"k%d" % i, bytes([i]) * (64 << 10)) for i in range(16)])
+    part = tmp_path / "big" / "t-0"
+    part.mkdir(parents=True)
+    path = part / "00000000000000000000.log"
+    count = (2_200_000_000 // len(one)) + 1
+    with open(path, "wb") as f:
+        for n in range(count):
+            b = bytearray(one)
+            struct.pack_into(">q", b, 0, n * 16)
+            f.write(b)
+    size = path.stat().st_size
+    assert size > 2**31
+    summary = _replay([str(tmp_path / "big")], tmp_path / "out", engine="spark",
+                      master="local[2]", split_bytes=256 << 20)
+    assert summary["accounting_exact"], summary["accounting_errors"]
+    assert summary["totals"]["bytes_decoded"] == size
+    assert summary["verdicts"] == {"ok": count}
+    assert summary["offsets"][str(part)]["gaps"] == 0
+    assert summary["ranges"] >= 8
+    assert summary["workers"]["max_peak_rss_kib"] < 600 * 1024  # not the 2.2 GB file
+    positions = pq.read_table(tmp_path / "out" / "batches", columns=["position"]).column(0)
+    assert max(positions.to_pylist()) > 2**31
+    path.unlink()
+
+
+
+@pytest.mark.spark
+@needs_java
+def test_standalone_cluster_gives_the_rows_and_summary_of_local(corpus: Path, tmp_path: Path) -> None:
+    """A real standalone master + 2 workers on 127.0.0.1 (Spark's spark-class deploy classes),
+    the replay submitted with spark-submit: the planted set, exact accounting, and the same
+    Parquet rows and summary as local[2]."""
+    from conformance.replay.standalone import StandaloneCluster
+
+    local = _replay([str(corpus)], tmp_path / "local", engine="spark", master="local[2]")
+    out = tmp_path / "cluster"
+    entry = ROOT / "conformance" / "cli" / "replay_submit.py"
+    with StandaloneCluster(workers=2, cores_per_worker=1, memory_per_worker="1g") as cluster:
+        proc = cluster.submit(entry, [str(corpus), "--out", str(out), "--split-bytes",
+                                      str(SPLIT), "--quiet"], timeout=600)
+        apps = cluster.status().get("completedapps", [])
+    assert proc.returncode == 1, proc.stderr[-3000:]  # 1: planted corruptions flagged
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["engine"].startswith("spark spark://127.0.0.1:")
+    _check_planted(corpus, out, summary)
+    assert _rows(out) == _rows(tmp_path / "local")
+    assert _stable(summary) == _stable(local)
+    assert len(summary["workers"]["peak_rss_kib"]) == 2  # one Python worker per executor
+    assert apps and apps[0]["name"] == "kafka-conformance replay"
+
+
+def test_uri_inputs_go_through_pyarrow_fs(corpus: Path, tmp_path: Path) -> None:
+    """file:// URIs are listed with pyarrow.fs; ArrowSource (read_at, as for s3:// or hdfs://)
+    reads the same regions as the local pread source."""
+    from conformance.fileio import FileSource
+    from conformance.replay.inputs import ArrowSource
+    from conformance.stream.scan import scan
+
+    summary = _replay([f"file://{corpus}"], tmp_path / "out", engine="process")
+    planted = json.loads((corpus / "planted.json").read_text())
+    expected = {(f"file://{corpus / p['file']}", p["position"], p["expect"])
+                for p in planted["planted"]}
+    assert _flagged_positions(tmp_path / "out") == expected
+    assert summary["accounting_exact"]
+    log = str(corpus / planted["planted"][0]["file"])
+    arrow, local = ArrowSource(f"file://{log}"), FileSource(log)
+    try:
+        assert list(scan(arrow)) == list(scan(local))
+    finally:
+        arrow.close()
+        local.close()
+
+
+def test_strict_profile_rows_carry_the_decoders_findings(tmp_path: Path) -> None:
+    """--profile strict: each row's finding codes are those decode(profile="strict") reports
+    for that batch (the golden crafted inputs include anomalies Kafka accepts silently)."""
+    from conformance.stream.decoder import decode
+
+    pairs = _golden_inputs()
+    expected: dict[tuple[str, int], list[str]] = {}
+    for path, _ in pairs:
+        result = decode(path.read_bytes(), mode="file", profile="strict")
+        positions = [b.header.position for b in result.batches]
+        for f in result.findings or []:
+            if f.batch_index < len(positions):
+                expected.setdefault((str(path), positions[f.batch_index]), []).append(f.code)
+    assert len(expected) >= 4  # the corpus has strict findings to compare
+    summary = _replay([str(p) for p, _ in pairs], tmp_path / "out", engine="process",
+                      task=TaskOptions(profile="strict"))
+    rows = pq.read_table(tmp_path / "out" / "batches").to_pylist()
+    got = {(r["file"], r["position"]): r["findings"] for r in rows if r["findings"]}
+    for key, codes in expected.items():
+        assert sorted(got.get(key, [])) == sorted(codes), key
+    assert sum(summary["findings"].values()) >= sum(len(c) for c in expected.values())

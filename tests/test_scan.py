@@ -1,0 +1,181 @@
+"""``stream.scan`` / ``stream.resync``: a verdict for every byte of a damaged segment, the same
+whichever batch-aligned ranges it is cut into.
+
+Expectations come from construction (where the kit's writer put each batch) and from the
+decoder itself on the same bytes (``decode(..., mode="file")`` from the damaged position is
+what Kafka's file reader does there, held to Kafka by the oracle tests)."""
+
+from __future__ import annotations
+
+import os
+import random
+import struct
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.logdir.writer import assign_offsets
+from conformance.replay.inputs import InputFile
+from conformance.replay.plan import plan_file
+from conformance.stream.decoder import decode
+from conformance.stream.resync import find_next_batch, is_batch_start
+from conformance.stream.scan import scan
+from conformance.wire.builder import BatchBuilder, build_batch
+
+CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+
+
+def _segment(n: int = 30, seed: int = 7) -> tuple[bytes, list[int], list[bytes]]:
+    rng = random.Random(seed)
+    batches = []
+    for i in range(n):
+        records = [(1_700_000_000_000 + i * 100 + j, b"key-%d" % j,
+                    bytes(rng.getrandbits(8) for _ in range(20)) + b"value" * rng.randint(0, 40))
+                   for j in range(rng.randint(1, 12))]
+        batches.append(build_batch(records, compression=CODECS[i % len(CODECS)]))
+    batches = assign_offsets(batches)
+    legacy = [BatchBuilder(magic=m, compression=c, base_offset=o)
+              for m, c, o in ((0, "none", 10_000), (1, "gzip", 10_001), (1, "none", 10_005))]
+    for j, b in enumerate(legacy):
+        for k in range(1 if j != 1 else 4):
+            b.append(1_700_000_100_000 + k, None, b"legacy-%d" % k)
+    batches += [b.build() for b in legacy]
+    positions = []
+    p = 0
+    for b in batches:
+        positions.append(p)
+        p += len(b)
+    return b"".join(batches), positions, batches
+
+
+DATA, POS, BATCHES = _segment()
+
+
+def _regions(data: bytes, **kw: object) -> list[tuple]:
+    return [(r.position, r.size, r.verdict, r.base_offset, r.last_offset, r.record_count,
+             r.kafka_exception, r.message) for r in scan(data, **kw)]  # type: ignore[arg-type]
+
+
+def _kafka_error(data: bytes, p: int) -> tuple[str | None, str | None]:
+    result = decode(data[p:], mode="file")
+    assert result.outcome == "error"
+    return result.error.kafka_exception, result.error.message
+
+
+def test_intact_segment_one_ok_region_per_batch() -> None:
+    regions = list(scan(DATA))
+    assert [r.position for r in regions] == POS
+    assert [r.size for r in regions] == [len(b) for b in BATCHES]
+    assert {r.verdict for r in regions} == {"ok"}
+    whole = decode(DATA, mode="file")
+    assert whole.outcome == "ok"
+    assert [r.record_count for r in regions] == [len(b.records) for b in whole.batches]
+    assert [r.last_offset for r in regions] == [b.header.last_offset for b in whole.batches]
+    assert [r.magic for r in regions][-3:] == [0, 1, 1]
+    assert regions[-2].base_offset == whole.batches[-2].records[0].offset  # legacy wrapper
+
+
+def _damaged(kind: str, k: int) -> bytearray:
+    d = bytearray(DATA)
+    p = POS[k]
+    if kind == "bitflip":
+        d[p + 30] ^= 0x10
+    elif kind == "size-small":
+        d[p + 8 : p + 12] = struct.pack(">i", 5)
+    elif kind == "size-large":
+        d[p + 8 : p + 12] = struct.pack(">i", len(BATCHES[k]) + len(BATCHES[k + 1]) + 7 - 12)
+    elif kind == "size-past-end":
+        d[p + 8 : p + 12] = struct.pack(">i", 1 << 30)
+    elif kind == "zero-fill":
+        d[p + 40 : POS[k + 2] + 20] = bytes(POS[k + 2] + 20 - p - 40)
+    return d
+
+
+@pytest.mark.parametrize("kind, resume_at", [
+    ("bitflip", 1), ("size-small", 1), ("size-large", 1), ("size-past-end", 1), ("zero-fill", 3),
+])
+def test_damage_is_one_corrupt_region_and_the_rest_is_intact(kind: str, resume_at: int) -> None:
+    k = 10
+    data = bytes(_damaged(kind, k))
+    regions = _regions(data)
+    intact = _regions(DATA)
+    bad = [r for r in regions if r[2] != "ok"]
+    assert len(bad) == 1
+    position, size, verdict, *_ , exception, message = bad[0]
+    assert (position, verdict) == (POS[k], "corrupt")
+    assert size == POS[k + resume_at] - POS[k]
+    # every other region is the intact file's
+    assert [r for r in regions if r[2] == "ok"] == intact[:k] + intact[k + resume_at:]
+    if kind == "size-past-end":  # Kafka's reader stops silently: no exception
+        assert decode(data[POS[k]:], mode="file").outcome == "partial"
+        assert exception is None and "stops here silently" in message
+    else:
+        assert (exception, message) == _kafka_error(data, POS[k])
+    assert sum(r[1] for r in regions) == len(data)
+
+
+def test_tails() -> None:
+    torn = DATA[: POS[20] + 33]
+    regions = _regions(torn)
+    assert regions[-1][:3] == (POS[20], 33, "partial")
+    assert decode(torn[POS[20]:], mode="file").outcome == "partial"
+    zeros = DATA + bytes(5000)
+    assert _regions(zeros)[-1][:3] == (len(DATA), 5000, "zero-tail")
+    assert _regions(b"") == []
+    assert _regions(b"\x00" * 10) == [(0, 10, "zero-tail", None, None, 0, None,
+                                       "10 zero bytes to the end")]
+
+
+def test_resync_finds_nothing_in_noise_and_skips_zeros_fast() -> None:
+    noise = random.Random(3).randbytes(1 << 20)
+    assert find_next_batch(noise, -1) is None
+    hole = bytes(64 << 20) + BATCHES[0]
+    started = time.perf_counter()
+    assert find_next_batch(hole, 0) == 64 << 20
+    assert time.perf_counter() - started < 30  # a hole is skipped in C, not byte by byte
+    assert is_batch_start(DATA, POS[3]) and not is_batch_start(DATA, POS[3] + 1)
+
+
+def _plan(data: bytes, tmp_path: os.PathLike[str], split: int, with_index: bool) -> list:
+    path = os.path.join(tmp_path, "00000000000000000000.log")
+    with open(path, "wb") as f:
+        f.write(data)
+    index = None
+    if with_index:  # every batch start (also the damaged ones): the planner must check them
+        index = os.path.join(tmp_path, "00000000000000000000.index")
+        with open(index, "wb") as f:
+            for p in POS:
+                if p < len(data):
+                    f.write(struct.pack(">ii", 0, p))
+    f_ = InputFile(path, "segment", len(data), str(tmp_path), str(tmp_path), 0, index)
+    return plan_file(f_, split)
+
+
+@settings(max_examples=40, deadline=None)
+@given(kinds=st.lists(st.sampled_from(["bitflip", "size-small", "size-large", "size-past-end",
+                                       "zero-fill"]), min_size=0, max_size=3),
+       split=st.integers(min_value=200, max_value=6000), with_index=st.booleans(),
+       torn=st.booleans())
+def test_ranges_tile_the_file_like_one_walk(tmp_path_factory: pytest.TempPathFactory,
+                                            kinds: list[str], split: int, with_index: bool,
+                                            torn: bool) -> None:
+    data = bytearray(DATA)
+    for n, kind in enumerate(kinds):
+        k = 3 + 8 * n
+        part = _damaged(kind, k)
+        lo, hi = POS[k], POS[k + 3]
+        data[lo:hi] = part[lo:hi]
+    if torn:
+        data = data[: POS[-4] + 20]
+    blob = bytes(data)
+    whole = _regions(blob)
+    ranges = _plan(blob, tmp_path_factory.mktemp("plan"), split, with_index)
+    assert ranges[0].start == 0 and ranges[-1].end == len(blob)
+    pieces = []
+    for r in ranges:
+        assert r.start in [w[0] for w in whole]  # every cut is a position the walk passes
+        pieces += _regions(blob, start=r.start, end=r.end)
+    assert pieces == whole
+    assert sum(w[1] for w in whole) == len(blob)
