@@ -147,8 +147,7 @@ def _remote(uri: str, out: Inputs) -> None:
         return
     from pyarrow import fs as pafs
 
-    scheme = uri.split("://", 1)[0]
-    prefix = f"{scheme}://" if scheme != "file" else "file://"
+    prefix = uri.split("://", 1)[0] + "://"
     infos = [info]
     if info.type == pafs.FileType.Directory:
         infos = sorted(fs.get_file_info(pafs.FileSelector(path, recursive=True)),

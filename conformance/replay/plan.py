@@ -133,7 +133,8 @@ def plan_file(
     source = open_source(f.path)
     try:
         size = len(source)
-        index_first = _index_positions(f.index, size) if f.index and not f.path.count("://") else None
+        # a local index is mapped; a remote file is cut by the header walk alone
+        index_first = _index_positions(f.index, size) if f.index and "://" not in f.path else None
         walk = _HeaderWalk(source, max_batch_bytes)
         cuts = [0]
         target = split_bytes

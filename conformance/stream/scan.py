@@ -42,7 +42,7 @@ from conformance.stream.splitter import Source
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import RECORD_BATCH_OVERHEAD
 
-__all__ = ["Region", "VERDICTS", "scan"]
+__all__ = ["Region", "VERDICTS", "all_zero", "scan"]
 
 VERDICTS = ("ok", "corrupt", "partial", "zero-tail")
 
@@ -89,7 +89,8 @@ class _Window:
         return self.source[lo:hi] if hi > lo else b""
 
 
-def _all_zero(source: Source, start: int) -> bool:
+def all_zero(source: Source, start: int) -> bool:
+    """True when every byte of ``source`` from ``start`` on is zero (a MiB at a time)."""
     total = len(source)
     pos = start
     while pos < total:
@@ -198,7 +199,7 @@ def _gap(source: Source, p: int, resume: int | None, error: DecodeError | None) 
     """The region from ``p`` where Kafka's reader fails or stops, to ``resume`` (or the end)."""
     total = len(source)
     if resume is None:
-        if _all_zero(source, p):  # Kafka's message when its reader fails on the zeros
+        if all_zero(source, p):  # Kafka's message when its reader fails on the zeros
             return Region(p, total - p, "zero-tail",
                           kafka_exception=None if error is None else error.kafka_exception,
                           message=f"{total - p} zero bytes to the end" if error is None

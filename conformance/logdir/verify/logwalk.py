@@ -36,11 +36,11 @@ from conformance.errors import (
 from conformance.fileio import FileSource
 from conformance.logdir.verify.findings import Progress, Sink
 from conformance.stream.decoder import StreamDecoder
+from conformance.stream.scan import all_zero
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import RECORD_BATCH_OVERHEAD
 
-_CHUNK = 1 << 20
 _PROGRESS_STEP = 64 << 20
 
 # ---------------------------------------------------------------------------- file helpers
@@ -74,19 +74,9 @@ def last_nonzero(buf: Any, limit: int) -> int:
 
 
 def zero_from(path: str, position: int) -> bool:
-    """True when every byte of ``path`` from ``position`` to its end is zero (pread, 1 MiB)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
-        pos = position
-        while pos < size:
-            chunk = os.pread(fd, min(_CHUNK, size - pos), pos)
-            if not chunk or chunk.count(0) != len(chunk):
-                return False
-            pos += len(chunk)
-        return True
-    finally:
-        os.close(fd)
+    """True when every byte of ``path`` from ``position`` to its end is zero."""
+    with FileSource(path) as source:
+        return all_zero(source, position)
 
 
 def absolute(path: str) -> str:
