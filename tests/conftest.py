@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -22,3 +24,86 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+# ------------------------------------------------------------------------------------------
+# real-broker captures shared by tests/test_capture.py and tests/test_capture_containers.py
+
+E2E_BROKER = "kafka-3.9.2-kraft"
+E2E_SCENARIOS = [
+    "codec-gzip-v2-kafka-python",
+    "codec-snappy-v2-java",
+    "headers-none-v2-java",
+    "txn-commit-abort-v2-kafka-python",
+    "compacted-v2-kafka-python",
+    "log-append-time-none-v2",
+    "multi-segment-time-v2",
+]
+
+
+def require_kafka_jars(version: str = "3.9.2") -> None:
+    from conformance.jvm import kafka_jars
+
+    try:
+        kafka_jars.classpath(version)
+    except kafka_jars.KafkaJarsUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def captured_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[Any]]:
+    """E2E_SCENARIOS captured twice by the jvm backend: (root a, root b, results)."""
+    require_kafka_jars()
+    from conformance.capture.run import capture
+
+    first = tmp_path_factory.mktemp("capture-a")
+    second = tmp_path_factory.mktemp("capture-b")
+    r1 = capture(E2E_BROKER, E2E_SCENARIOS, first, progress=lambda m: None)
+    r2 = capture(E2E_BROKER, E2E_SCENARIOS, second, progress=lambda m: None, expectations=False)
+    assert not r1.failed, r1.failed
+    assert not r2.failed, r2.failed
+    return first / E2E_BROKER, second / E2E_BROKER, [r1, r2]
+
+
+# ------------------------------------------------------------------------------------------
+# nothing left behind: brokers, ZooKeepers, containers, the engine's socket service
+
+#: command-line fragments of what a capture starts (on the host or in a container)
+_LEFTOVER_PATTERNS = ("kafka.Kafka ", "ZooKeeperServerMain", "podman system service",
+                      "/opt/kafka/run/", "conmon ")
+_before: set[int] = set()
+
+
+def _matching_processes() -> dict[int, str]:
+    found = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if any(p in cmd for p in _LEFTOVER_PATTERNS):
+            found[int(d.name)] = cmd
+    return found
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _before.update(_matching_processes())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run when a broker, ZooKeeper, container or engine service that the run
+    started is still there (every session fixture has been torn down by now)."""
+    import time
+
+    left: dict[int, str] = {}
+    for _ in range(20):  # processes being stopped get a few seconds to go
+        left = {p: c for p, c in _matching_processes().items() if p not in _before}
+        if not left:
+            break
+        time.sleep(0.5)
+    if left:
+        lines = "\n".join(f"  pid {p}: {c[:160]}" for p, c in sorted(left.items()))
+        print(f"\nLEFT BEHIND by the test run:\n{lines}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -4,7 +4,6 @@ of the machinery (ports, process cleanup, harvesting, scenario selection, CLI)."
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import re
 import signal
@@ -16,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from conformance.stream import result as canonical
-from conformance import decode
 from conformance.capture import BrokerSpec
 from conformance.capture import jvm as cjvm
 from conformance.capture.run import copy_partition
@@ -28,16 +25,8 @@ from conformance.capture.scenarios import (
     scenarios_for,
 )
 
-BROKER = "kafka-3.9.2-kraft"
-E2E_SCENARIOS = [
-    "codec-gzip-v2-kafka-python",
-    "codec-snappy-v2-java",
-    "headers-none-v2-java",
-    "txn-commit-abort-v2-kafka-python",
-    "compacted-v2-kafka-python",
-    "log-append-time-none-v2",
-    "multi-segment-time-v2",
-]
+from conftest import E2E_BROKER as BROKER  # the jvm capture fixture `captured_twice` is there
+from conftest import E2E_SCENARIOS
 
 
 # ------------------------------------------------------------------------------------------
@@ -136,41 +125,8 @@ def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert "kafka-1.1.1-zk" in out and "compacted-v2-java" in out
 
 
-def test_testcontainers_backend_needs_docker(tmp_path: Path) -> None:
-    from conformance.capture import testcontainers_backend as tc
-
-    ok, why = tc.docker_available()
-    if not ok:
-        pytest.skip(why)
-    with tc.start_broker(tc.BROKERS["kafka-3.9.2-kraft"], tmp_path) as broker:  # pragma: no cover
-        assert broker.bootstrap
-
-
 # ------------------------------------------------------------------------------------------
 # real broker (Java 17 + Maven Central jars)
-
-
-def _require_jars() -> None:
-    from conformance.jvm import kafka_jars
-
-    try:
-        kafka_jars.classpath("3.9.2")
-    except kafka_jars.KafkaJarsUnavailable as exc:
-        pytest.skip(str(exc))
-
-
-@pytest.fixture(scope="module")
-def captured_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list]:
-    _require_jars()
-    from conformance.capture.run import capture
-
-    first = tmp_path_factory.mktemp("capture-a")
-    second = tmp_path_factory.mktemp("capture-b")
-    r1 = capture(BROKER, E2E_SCENARIOS, first, progress=lambda m: None)
-    r2 = capture(BROKER, E2E_SCENARIOS, second, progress=lambda m: None, expectations=False)
-    assert not r1.failed, r1.failed
-    assert not r2.failed, r2.failed
-    return first / BROKER, second / BROKER, [r1, r2]
 
 
 @pytest.mark.capture
@@ -201,26 +157,11 @@ def test_capture_end_to_end(captured_twice: tuple[Path, Path, list]) -> None:
                     .glob("*.log"))) == 4
 
 
-def _decoded(case: Path, file_patterns: list[str]) -> dict[str, str]:
-    manifest = json.loads((case / "manifest.json").read_text())
-    keys, _ = masked_keys(manifest["non_deterministic"])
-    out = {}
-    for log in sorted((case / "log").rglob("*.log")):
-        rel = str(log.relative_to(case))
-        if any(fnmatch.fnmatch(log.name, pat) for pat in file_patterns):
-            continue
-        doc = canonical.result_to_json(decode(log.read_bytes(), mode="file", filename=log.name))
-        out[rel] = canonical.dumps(mask(doc, keys))
-    return out
-
-
 @pytest.mark.capture
 def test_capture_is_deterministic(captured_twice: tuple[Path, Path, list]) -> None:
+    from conformance.capture.compare import compare
+
     first, second, _ = captured_twice
-    for name in E2E_SCENARIOS:
-        _, files = masked_keys(SCENARIOS[name].non_deterministic)
-        a = _decoded(first / name, files)
-        b = _decoded(second / name, files)
-        assert a.keys() == b.keys(), name
-        for rel in a:
-            assert a[rel] == b[rel], f"{name}: {rel} differs beyond the non-deterministic fields"
+    common, diffs = compare(first.parent, second.parent)
+    assert common == [f"{BROKER}/{name}" for name in sorted(E2E_SCENARIOS)]
+    assert not diffs, "\n".join(map(str, diffs))

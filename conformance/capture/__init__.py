@@ -30,12 +30,18 @@ class BrokerSpec:
 class RunningBroker(Protocol):
     spec: BrokerSpec
     bootstrap: str  # "127.0.0.1:<port>"
-    log_dir: Path  # the broker's log.dirs; partition directories live here
+    log_dir: Path  # partition directories are here once stop() returned
     java_version: str
     backend: str  # "jvm" | "testcontainers"
 
     def stop(self) -> None:
         """Clean shutdown (indexes trimmed, producer snapshots written); idempotent."""
+
+    def read_log_file(self, rel: str) -> bytes | None:
+        """``<log.dirs>/rel`` while the broker runs (``None``: no such file)."""
+
+    def list_log_dir(self, rel: str) -> list[str]:
+        """File names in ``<log.dirs>/rel`` while the broker runs."""
 
     def __enter__(self) -> RunningBroker: ...
 

@@ -7,15 +7,14 @@
 
 Every port is a free one on 127.0.0.1. Readiness = the broker accepts TCP and answers a
 metadata request (kafka-python). Every process started here is stopped: by
-:meth:`JvmBroker.stop` / the context manager, at interpreter exit (``atexit``), and on
-SIGINT/SIGTERM (handlers chain to the previous ones). Stop = SIGTERM, wait, SIGKILL after a
+:meth:`JvmBroker.stop` / the context manager, and by :mod:`conformance.capture.lifecycle` at
+interpreter exit and on SIGINT/SIGTERM. Stop = SIGTERM, wait, SIGKILL after a
 timeout. Broker logs (INFO) go to ``<workdir>/logs/server.log``; stdout/stderr of each JVM to
 ``<workdir>/<name>.out``.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import signal
@@ -23,23 +22,31 @@ import socket
 import subprocess
 import threading
 import time
-import weakref
-from pathlib import Path
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from conformance.jvm import runtime as _jvm
 from conformance.jvm import kafka_jars
-from conformance.capture import BrokerSpec
+from conformance.capture import BrokerSpec, lifecycle
 
 __all__ = [
     "BROKERS",
     "CLUSTER_ID",
     "BrokerStartError",
+    "COMMON_CONFIG",
     "JvmBroker",
+    "broker_jvm_options",
     "free_port",
     "java_version",
+    "logging_files",
+    "manifest_config",
+    "properties_text",
+    "server_properties",
     "start_broker",
     "stop_process",
+    "wait_metadata",
+    "zookeeper_properties",
 ]
 
 #: Fixed KRaft cluster id (base64url of the 16 bytes b"conformance-kit!").
@@ -92,6 +99,8 @@ BROKERS: dict[str, BrokerSpec] = {
         "confluentinc/cp-kafka:7.9.2",
     ),
     "kafka-4.3.1-kraft": BrokerSpec("kafka-4.3.1-kraft", "4.3.1", "kraft", {}, 2, "apache/kafka:4.3.1"),
+    # the last 2.x release; in corpora/ as captured by the testcontainers backend
+    "kafka-2.8.2-zk": BrokerSpec("kafka-2.8.2-zk", "2.8.2", "zookeeper", {}, 2, "confluentinc/cp-kafka:6.2.15"),
     "kafka-1.1.1-zk": BrokerSpec("kafka-1.1.1-zk", "1.1.1", "zookeeper", {}, 2, "confluentinc/cp-kafka:4.1.3"),
     # the last broker without magic 2 (writes v0/v1 only)
     "kafka-0.10.2.2-zk": BrokerSpec(
@@ -185,48 +194,6 @@ def stop_process(proc: subprocess.Popen[Any] | None, timeout: float = 60.0) -> i
     return proc.returncode
 
 
-_live: weakref.WeakSet[JvmBroker] = weakref.WeakSet()
-_handlers_installed = False
-_previous_handlers: dict[int, Any] = {}
-
-
-def _stop_all() -> None:
-    for broker in list(_live):
-        try:
-            broker.stop()
-        except Exception:  # pragma: no cover - best effort at exit
-            pass
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    _stop_all()
-    previous = _previous_handlers.get(signum)
-    if callable(previous):
-        previous(signum, frame)
-    elif previous == signal.SIG_IGN:
-        return
-    else:
-        if signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-
-def _install_handlers() -> None:
-    global _handlers_installed
-    if _handlers_installed:
-        return
-    atexit.register(_stop_all)
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            try:
-                _previous_handlers[signum] = signal.getsignal(signum)
-                signal.signal(signum, _on_signal)
-            except (ValueError, OSError):  # pragma: no cover
-                pass
-    _handlers_installed = True
-
-
 _java_version_cache: str | None = None
 
 
@@ -249,9 +216,161 @@ def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"[0-9]+", version)[:3])
 
 
-def _write_properties(path: Path, props: dict[str, str]) -> None:
-    lines = [f"{k}={v}" for k, v in props.items()]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+def properties_text(props: dict[str, str]) -> str:
+    """A ``.properties`` file: one ``key=value`` per line, in ``props``' order."""
+    return "".join(f"{k}={v}\n" for k, v in props.items())
+
+
+# --------------------------------------------------------------------------------------------
+# configuration (shared with the testcontainers backend: one writer for both)
+
+
+def server_properties(
+    spec: BrokerSpec,
+    *,
+    listener: str,
+    advertised: str,
+    controller: str | None,
+    zookeeper: str | None,
+    log_dir: str,
+    internal: str | None = None,
+) -> dict[str, str]:
+    """``server.properties`` of a capture broker: PLAINTEXT on ``listener`` (host:port),
+    advertised as ``advertised``; KRaft (combined broker + controller, voter
+    ``1@controller``) or ZooKeeper mode (``zookeeper`` = host:port); then ``log.dirs``,
+    :data:`COMMON_CONFIG` and the spec's own settings.
+
+    ``internal`` (host:port) adds a listener ``INTERNAL`` for the broker's own connections
+    (inter-broker traffic, the ZooKeeper-mode controller talking to its broker): in a
+    container the advertised address is the host's published port, which does not exist
+    inside the container."""
+    props: dict[str, str] = {}
+    if spec.mode == "kraft":
+        if controller is None:
+            raise ValueError(f"{spec.broker_id}: KRaft mode needs a controller address")
+        props.update(
+            {
+                "process.roles": "broker,controller",
+                "node.id": "1",
+                "controller.quorum.voters": f"1@{controller}",
+                "listeners": f"PLAINTEXT://{listener},CONTROLLER://{controller}",
+                "advertised.listeners": f"PLAINTEXT://{advertised}",
+                "controller.listener.names": "CONTROLLER",
+                "inter.broker.listener.name": "PLAINTEXT",
+                "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            }
+        )
+    else:
+        if zookeeper is None:
+            raise ValueError(f"{spec.broker_id}: ZooKeeper mode needs a ZooKeeper address")
+        props.update(
+            {
+                "broker.id": "0",
+                "zookeeper.connect": zookeeper,
+                "zookeeper.connection.timeout.ms": "30000",
+                "listeners": f"PLAINTEXT://{listener}",
+                "advertised.listeners": f"PLAINTEXT://{advertised}",
+            }
+        )
+    if internal is not None:
+        props["listeners"] += f",INTERNAL://{internal}"
+        props["advertised.listeners"] += f",INTERNAL://{internal}"
+        props["inter.broker.listener.name"] = "INTERNAL"
+        props["listener.security.protocol.map"] = (
+            "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT")
+    props["log.dirs"] = log_dir
+    props.update(COMMON_CONFIG)
+    props.update(spec.config)
+    return props
+
+
+def zookeeper_properties(data_dir: str, port: int, address: str = "127.0.0.1") -> dict[str, str]:
+    """``zookeeper.cfg`` of the ZooKeeper beside a ZooKeeper-mode broker (admin server off)."""
+    return {
+        "tickTime": "2000",
+        "dataDir": data_dir,
+        "clientPort": str(port),
+        "clientPortAddress": address,
+        "maxClientCnxns": "0",
+        "admin.enableServer": "false",
+        "4lw.commands.whitelist": "*",
+    }
+
+
+def manifest_config(props: dict[str, str]) -> dict[str, str]:
+    """The broker settings a manifest records: random ports written ``<port>``, no log.dirs."""
+    return {
+        k: re.sub(r"(127\.0\.0\.1|0\.0\.0\.0):[0-9]+", r"\1:<port>", v)
+        for k, v in props.items()
+        if k != "log.dirs"
+    }
+
+
+def logging_files(server_log: str) -> dict[str, str]:
+    """``log4j.properties`` (log4j 1 / reload4j brokers) and ``log4j2.properties`` (4.x)
+    sending the broker's INFO log to ``server_log``; written beside the broker's config."""
+    return {
+        "log4j.properties": _LOG4J.format(path=server_log),
+        "log4j2.properties": _LOG4J2.format(path=server_log),
+    }
+
+
+def broker_jvm_options(spec: BrokerSpec, heap: str, config_dir: str) -> list[str]:
+    """JVM options of a broker, ZooKeeper or StorageTool whose :func:`logging_files` are in
+    ``config_dir`` and whose logs directory is ``config_dir/logs`` (POSIX paths: also used
+    for the paths inside a container)."""
+    opts = [
+        f"-Xmx{heap}",
+        f"-Xms{heap}" if heap != "256m" else "-Xms64m",
+        f"-Dlog4j.configuration={PurePosixPath(config_dir, 'log4j.properties').as_uri()}",
+        f"-Dlog4j2.configurationFile={PurePosixPath(config_dir, 'log4j2.properties')}",
+        f"-Dkafka.logs.dir={PurePosixPath(config_dir, 'logs')}",
+        "-Dzookeeper.admin.enableServer=false",
+        "-Dzookeeper.jmx.log4j.disable=true",
+    ]
+    if _version_tuple(spec.version) < (2, 0):
+        opts += list(_LEGACY_JVM_OPTS)
+    return opts
+
+
+def wait_metadata(
+    bootstrap: str,
+    alive: Callable[[], bool],
+    timeout: float,
+    what: str,
+    log_tail: Callable[[], str],
+) -> None:
+    """Wait until the broker at ``bootstrap`` answers a metadata request and lists a broker;
+    :class:`BrokerStartError` (with ``log_tail()``) when ``alive()`` turns false or after
+    ``timeout`` s. Readiness is the same for every backend."""
+    from kafka import KafkaAdminClient
+
+    deadline = time.monotonic() + timeout
+    last: BaseException | None = None
+    while time.monotonic() < deadline and alive():
+        try:
+            admin = KafkaAdminClient(
+                bootstrap_servers=bootstrap,
+                request_timeout_ms=10000,
+                client_id="conformance-capture-ready",
+            )
+            try:
+                admin.list_topics()
+                try:
+                    if admin.describe_cluster().get("brokers", []):
+                        return
+                except KeyError:  # kafka-python cannot parse DescribeCluster v0 of 2.8.x
+                    return  # ('endpoint_type'); the metadata request above was answered
+            finally:
+                admin.close()
+        except Exception as exc:  # kafka-python raises many types while the broker starts
+            last = exc
+        time.sleep(0.5)
+    state = (
+        "exited" if not alive()
+        else f"did not answer a metadata request within {timeout:.0f} s ({last!r})"
+    )
+    raise BrokerStartError(f"{what} {state}\n{log_tail()}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,24 +412,10 @@ class JvmBroker:
         return "\n".join(parts) or "(no log output)"
 
     def _jvm_opts(self, heap: str) -> list[str]:
-        logs = self.workdir / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        l4j = self.workdir / "log4j.properties"
-        l4j2 = self.workdir / "log4j2.properties"
-        l4j.write_text(_LOG4J.format(path=self.server_log), encoding="utf-8")
-        l4j2.write_text(_LOG4J2.format(path=self.server_log), encoding="utf-8")
-        opts = [
-            f"-Xmx{heap}",
-            f"-Xms{heap}" if heap != "256m" else "-Xms64m",
-            f"-Dlog4j.configuration={l4j.as_uri()}",
-            f"-Dlog4j2.configurationFile={l4j2}",
-            f"-Dkafka.logs.dir={logs}",
-            "-Dzookeeper.admin.enableServer=false",
-            "-Dzookeeper.jmx.log4j.disable=true",
-        ]
-        if _version_tuple(self.spec.version) < (2, 0):
-            opts += list(_LEGACY_JVM_OPTS)
-        return opts
+        self.workdir.joinpath("logs").mkdir(parents=True, exist_ok=True)
+        for name, text in logging_files(str(self.server_log)).items():
+            (self.workdir / name).write_text(text, encoding="utf-8")
+        return broker_jvm_options(self.spec, heap, str(self.workdir))
 
     def _spawn(self, name: str, main_class: str, args: list[str], heap: str) -> subprocess.Popen[Any]:
         cmd = kafka_jars.java_command(
@@ -348,101 +453,43 @@ class JvmBroker:
         )
 
     def _wait_metadata(self, proc: subprocess.Popen[Any], timeout: float) -> None:
-        from kafka import KafkaAdminClient
-
-        deadline = time.monotonic() + timeout
-        last: BaseException | None = None
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                break
-            try:
-                admin = KafkaAdminClient(
-                    bootstrap_servers=self.bootstrap,
-                    request_timeout_ms=10000,
-                    client_id="conformance-capture-ready",
-                )
-                try:
-                    admin.list_topics()
-                    brokers = admin.describe_cluster().get("brokers", [])
-                    if brokers:
-                        return
-                finally:
-                    admin.close()
-            except Exception as exc:  # kafka-python raises many types while the broker starts
-                last = exc
-            time.sleep(0.5)
-        state = (
-            f"exited with status {proc.returncode}"
-            if proc.poll() is not None
-            else f"did not answer a metadata request within {timeout:.0f} s ({last!r})"
-        )
-        raise BrokerStartError(f"{self.spec.broker_id}: broker {state}\n{self.log_tail()}")
+        wait_metadata(self.bootstrap, lambda: proc.poll() is None, timeout,
+                      f"{self.spec.broker_id}: broker", self.log_tail)
 
     # -- start / stop ------------------------------------------------------------------------
 
     def start(self, timeout: float = 120.0) -> JvmBroker:
-        _install_handlers()
-        _live.add(self)
+        lifecycle.register(self)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.bootstrap = f"127.0.0.1:{self.port}"
-        props: dict[str, str] = {}
+        controller = zookeeper = None
         if self.spec.mode == "kraft":
-            cport = free_port()
-            props.update(
-                {
-                    "process.roles": "broker,controller",
-                    "node.id": "1",
-                    "controller.quorum.voters": f"1@127.0.0.1:{cport}",
-                    "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{cport}",
-                    "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
-                    "controller.listener.names": "CONTROLLER",
-                    "inter.broker.listener.name": "PLAINTEXT",
-                    "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-                }
-            )
+            controller = f"127.0.0.1:{free_port()}"
         else:
             zport = free_port()
             zdata = self.workdir / "zookeeper"
             zdata.mkdir(exist_ok=True)
             zcfg = self.workdir / "zookeeper.cfg"
-            _write_properties(
-                zcfg,
-                {
-                    "tickTime": "2000",
-                    "dataDir": str(zdata),
-                    "clientPort": str(zport),
-                    "clientPortAddress": "127.0.0.1",
-                    "maxClientCnxns": "0",
-                    "admin.enableServer": "false",
-                    "4lw.commands.whitelist": "*",
-                },
-            )
+            zcfg.write_text(properties_text(zookeeper_properties(str(zdata), zport)),
+                            encoding="utf-8")
             zk = self._spawn(
                 "zookeeper", "org.apache.zookeeper.server.ZooKeeperServerMain", [str(zcfg)], "256m"
             )
             self._wait_port("zookeeper", zk, zport, 60)
-            props.update(
-                {
-                    "broker.id": "0",
-                    "zookeeper.connect": f"127.0.0.1:{zport}",
-                    "zookeeper.connection.timeout.ms": "30000",
-                    "listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
-                    "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
-                }
-            )
-        props["log.dirs"] = str(self.log_dir)
-        props.update(COMMON_CONFIG)
-        props.update(self.spec.config)
-        # ports are random: the manifest records them as <port>
-        self.broker_config = {
-            k: re.sub(r"127\.0\.0\.1:[0-9]+", "127.0.0.1:<port>", v)
-            for k, v in props.items()
-            if k != "log.dirs"
-        }
+            zookeeper = f"127.0.0.1:{zport}"
+        props = server_properties(
+            self.spec,
+            listener=self.bootstrap,
+            advertised=self.bootstrap,
+            controller=controller,
+            zookeeper=zookeeper,
+            log_dir=str(self.log_dir),
+        )
+        self.broker_config = manifest_config(props)
         server_props = self.workdir / "server.properties"
-        _write_properties(server_props, props)
+        server_props.write_text(properties_text(props), encoding="utf-8")
         if self.spec.mode == "kraft":
             fmt = kafka_jars.run_class(
                 self.spec.version,
@@ -473,7 +520,19 @@ class JvmBroker:
             self._stopped = True
         for name, proc in sorted(self.processes, key=lambda np: np[0] != "broker"):
             stop_process(proc, timeout if name == "broker" else 30.0)
-        _live.discard(self)
+        lifecycle.unregister(self)
+
+    def read_log_file(self, rel: str) -> bytes | None:
+        try:
+            return (self.log_dir / rel).read_bytes()
+        except OSError:
+            return None
+
+    def list_log_dir(self, rel: str) -> list[str]:
+        try:
+            return sorted(p.name for p in (self.log_dir / rel).iterdir() if p.is_file())
+        except OSError:
+            return []
 
     @property
     def broker_exit_status(self) -> int | None:

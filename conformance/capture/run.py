@@ -46,14 +46,21 @@ def all_brokers(backend: str = "jvm") -> dict[str, BrokerSpec]:
     return dict(BROKERS)
 
 
-def start(spec: BrokerSpec, workdir: Path, backend: str = "jvm") -> RunningBroker:
+def start(spec: BrokerSpec, workdir: Path, backend: str = "jvm",
+          image: str | None = None) -> RunningBroker:
+    """Start ``spec`` with ``backend``; ``image`` (testcontainers only) replaces the image
+    built locally by another one (e.g. ``apache/kafka:3.9.2``)."""
     if backend == "jvm":
+        if image is not None:
+            raise ValueError("--image applies to the testcontainers backend only")
         from conformance.capture.jvm import start_broker
-    elif backend == "testcontainers":
-        from conformance.capture.testcontainers_backend import start_broker
-    else:
-        raise ValueError(f"unknown backend {backend!r} (jvm | testcontainers)")
-    return start_broker(spec, workdir)
+
+        return start_broker(spec, workdir)
+    if backend == "testcontainers":
+        from conformance.capture.testcontainers_backend import start_broker as start_container
+
+        return start_container(spec, workdir, image=image)
+    raise ValueError(f"unknown backend {backend!r} (jvm | testcontainers)")
 
 
 def copy_partition(src: Path, dst: Path) -> list[Path]:
@@ -118,6 +125,7 @@ def _write_case(
         broker_config=broker_config,
         java_version=broker.java_version,
         backend=broker.backend,
+        **getattr(broker, "provenance", {}),
         scenario=scenario.name,
         description=scenario.description,
         producer=producer,
@@ -141,6 +149,7 @@ def capture(
     expectations: bool = True,
     keep_workdir: bool = False,
     workers: int = 2,
+    image: str | None = None,
 ) -> CaptureResult:
     """Capture ``scenario_names`` (or "all") on one broker ``broker_id`` into ``out_dir``."""
     brokers = all_brokers(backend)
@@ -163,7 +172,7 @@ def capture(
     produced: list[tuple[Scenario, str, dict[str, Any], str]] = []
     progress(f"{broker_id}: starting broker ({backend}) in {workdir}")
     try:
-        with start(spec, workdir, backend) as broker:
+        with start(spec, workdir, backend, image) as broker:
             result.startup_seconds = time.monotonic() - t_start
             progress(f"{broker_id}: up at {broker.bootstrap} in {result.startup_seconds:.1f} s")
             for i, sc in enumerate(chosen, 1):

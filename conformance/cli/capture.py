@@ -12,10 +12,12 @@ __all__ = ["register"]
 _EPILOG = """\
 exit codes:
   0  every scenario captured (or skipped as not applicable)
+  130 interrupted (Ctrl-C): every broker, container and engine service it started is stopped
   1  a scenario failed (the summary names it)
-  2  usage error (unknown broker or scenario), the backend is unavailable (no Docker; no
-     Kafka jars for the broker's version: `scripts/fetch-kafka-jars <version>` resolves
-     them once from Maven Central into .cache/kafka/<version>/, needs Maven and Java)
+  2  usage error (unknown broker or scenario), the backend is unavailable (no container
+     engine could be found or started; no Kafka jars for the broker's version:
+     `scripts/fetch-kafka-jars <version>` resolves them once from Maven Central into
+     .cache/kafka/<version>/, needs Maven and Java)
 
 examples:
   kafka-conformance capture --list
@@ -23,9 +25,14 @@ examples:
   kafka-conformance capture --broker kafka-3.9.2-zk-ibp2.8 --scenario all --out corpora
   kafka-conformance capture --broker all --scenario all --out corpora
   kafka-conformance capture --broker kafka-4.3.1-kraft --backend testcontainers --out /tmp/c
+  kafka-conformance capture --broker kafka-3.9.2-kraft --backend testcontainers \
+      --image apache/kafka:3.9.2 --scenario codec-zstd-v2-java --out /tmp/c
 
 One broker is started per broker id (backend jvm: Kafka's Maven Central jars on this JVM;
-backend testcontainers: Docker images), every applicable scenario gets its own topic, the
+backend testcontainers: a container of kafka-conformance/kafka:<version>, an image built here
+from this machine's JDK and the same jars, on the Docker or Podman daemon that answers, else
+on Podman's socket service started by scripts/container-engine and stopped again at the
+end), every applicable scenario gets its own topic, the
 broker is stopped cleanly and each partition directory is copied to
 OUT/<broker-id>/<scenario>/log/<topic>-0/ with manifest.json and expected/ (oracle +
 DumpLogSegments). Scenarios that do not apply to a broker (e.g. magic 0/1 on KRaft) are skipped.
@@ -44,6 +51,10 @@ def register(subparsers: Any) -> None:
                    help="broker id (see --list) or all (default)")
     p.add_argument("--backend", default="jvm", choices=("jvm", "testcontainers"),
                    help="how brokers run (default: jvm)")
+    p.add_argument("--image", default=None, metavar="REF",
+                   help="testcontainers: run this image instead of the one built locally "
+                        "(apache/kafka:<v> for KRaft, confluentinc/cp-kafka:<v> for ZooKeeper "
+                        "mode; must be present or pullable); needs a single --broker")
     p.add_argument("--scenario", action="append", metavar="NAME|all",
                    help="scenario name (repeatable) or all (default)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
@@ -56,7 +67,7 @@ def register(subparsers: Any) -> None:
 
 
 def _cmd_capture(args: argparse.Namespace) -> int:
-    from conformance.capture.run import all_brokers, capture
+    from conformance.capture.run import all_brokers
     from conformance.capture.scenarios import SCENARIOS
 
     brokers = all_brokers(args.backend)
@@ -70,14 +81,11 @@ def _cmd_capture(args: argparse.Namespace) -> int:
             print(f"  {name:38} {sc.producer:12} {', '.join(on) or '-'}")
             print(f"      {sc.description}")
         return 0
-    if args.backend == "testcontainers":
-        from conformance.capture.testcontainers_backend import docker_available
-
-        ok, why = docker_available()
-        if not ok:
-            print(f"capture: backend testcontainers unavailable: {why}", file=sys.stderr)
-            return 2
     ids = list(brokers) if args.broker == "all" else [args.broker]
+    if args.image is not None and (args.backend != "testcontainers" or len(ids) != 1):
+        print("capture: --image needs --backend testcontainers and a single --broker",
+              file=sys.stderr)
+        return 2
     unknown = [b for b in ids if b not in brokers]
     if unknown:
         print(f"capture: unknown broker {unknown[0]!r}; known: {', '.join(brokers)}",
@@ -101,6 +109,32 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(f"capture: {message}", file=sys.stderr, flush=True)
 
+    engine = None
+    if args.backend == "testcontainers":
+        from conformance.capture.containers.engine import EngineUnavailable, ensure_engine
+
+        try:
+            engine = ensure_engine()
+        except EngineUnavailable as exc:
+            print(f"capture: backend testcontainers unavailable: {exc}", file=sys.stderr)
+            return 2
+        progress(f"container engine at {engine.url}"
+                 + (" (started; stopped again at the end)" if engine.started else ""))
+    try:
+        return _capture_all(args, ids, names, out, brokers, progress)
+    except KeyboardInterrupt:
+        print("\ncapture: interrupted (brokers stopped, containers removed)", file=sys.stderr)
+        return 130
+    finally:
+        if engine is not None:
+            engine.stop()  # only stops a service this run started
+
+
+def _capture_all(args: argparse.Namespace, ids: list[str], names: Any, out: Path,
+                 brokers: dict[str, Any], progress: Any) -> int:
+    from conformance.capture.containers.images import ImageBuildError
+    from conformance.capture.jvm import BrokerStartError
+    from conformance.capture.run import capture
     from conformance.jvm.kafka_jars import KafkaJarsUnavailable
     from conformance.jvm.runtime import checkout_root
 
@@ -108,7 +142,7 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     for bid in ids:
         try:
             result = capture(bid, names, out, backend=args.backend, progress=progress,
-                             expectations=not args.no_expectations)
+                             expectations=not args.no_expectations, image=args.image)
         except KafkaJarsUnavailable as e:
             version = brokers[bid].version
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
@@ -120,6 +154,10 @@ def _cmd_capture(args: argparse.Namespace) -> int:
                   f"`scripts/fetch-kafka-jars {version}` (Maven, from Maven Central, into "
                   f".cache/kafka/{version}/)", file=sys.stderr)
             return 2
+        except (BrokerStartError, ImageBuildError) as e:
+            progress(f"{bid}: FAILED to start: {e}")
+            status = 1
+            continue
         for name, why in result.skipped.items():
             progress(f"{bid}: {name} skipped: {why}")
         for name, why in result.failed.items():

@@ -90,6 +90,7 @@ MANIFEST_KEYS: tuple[str, ...] = (
     "broker_config",
     "java_version",
     "backend",
+    "image",
     "scenario",
     "description",
     "producer",

@@ -58,6 +58,7 @@ __all__ = [
     "TOOL_JVM_OPTIONS",
     "cache_dir",
     "classpath",
+    "command_line",
     "dump_log_segments",
     "find_main_class",
     "java_command",
@@ -332,14 +333,33 @@ def java_command(
     """``java <kafka-run-class.sh opts> <logging opts> <jvm_opts> -cp <jars> MAIN ARGS``."""
     root = _root(repo_root)
     jars = classpath(version, root)
+    return command_line(
+        main_class,
+        args,
+        java=_java_executable(),
+        classpath=[str(j) for j in jars],
+        jvm_opts=[*_logging_options(root), *jvm_opts],
+    )
+
+
+def command_line(
+    main_class: str,
+    args: Sequence[str],
+    *,
+    java: str,
+    classpath: Sequence[str],
+    jvm_opts: Sequence[str] = (),
+) -> list[str]:
+    """``JAVA <kafka-run-class.sh opts> <UTF-8 opts> <jvm_opts> -cp CLASSPATH MAIN ARGS``: the
+    launch line of :func:`java_command`, for a JVM and jars somewhere else (e.g. a container's
+    ``java`` and ``/opt/kafka/libs/*``)."""
     return [
-        _java_executable(),
+        java,
         *TOOL_JVM_OPTIONS,
         *_ENCODING_OPTIONS,
-        *_logging_options(root),
         *jvm_opts,
         "-cp",
-        os.pathsep.join(str(j) for j in jars),
+        os.pathsep.join(classpath),
         main_class,
         *args,
     ]
