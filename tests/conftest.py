@@ -74,7 +74,8 @@ _LEFTOVER_PATTERNS = ("kafka.Kafka ", "ZooKeeperServerMain", "podman system serv
 _before: set[int] = set()
 
 
-def _matching_processes() -> dict[int, str]:
+def processes(patterns: tuple[str, ...] = _LEFTOVER_PATTERNS) -> dict[int, str]:
+    """pid -> command line of every process whose command line contains one of ``patterns``."""
     found = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
@@ -83,13 +84,13 @@ def _matching_processes() -> dict[int, str]:
             cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if any(p in cmd for p in _LEFTOVER_PATTERNS):
+        if any(p in cmd for p in patterns):
             found[int(d.name)] = cmd
     return found
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    _before.update(_matching_processes())
+    _before.update(processes())
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -99,7 +100,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
     left: dict[int, str] = {}
     for _ in range(20):  # processes being stopped get a few seconds to go
-        left = {p: c for p, c in _matching_processes().items() if p not in _before}
+        left = {p: c for p, c in processes().items() if p not in _before}
         if not left:
             break
         time.sleep(0.5)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from conftest import E2E_BROKER, E2E_SCENARIOS, ROOT, require_kafka_jars
+from conftest import E2E_BROKER, E2E_SCENARIOS, ROOT, processes, require_kafka_jars
 from conformance.capture.containers import engine as cengine
 from conformance.capture.containers import images
 
@@ -109,6 +109,8 @@ def test_images_are_rebuilt_when_an_input_changes(client: Any, tmp_path: Path,
     back = images.kafka_image(client, "3.9.2")  # the label no longer matches: built again
     assert back.built
     assert images.kafka_image(client, "3.9.2").built is False
+    ids = {i.id for i in client.images.list(all=True)}
+    assert changed.id not in ids  # a replaced image is removed, not left dangling
 
 
 # ------------------------------------------------------------------------------------------
@@ -183,23 +185,11 @@ def test_compare_sees_a_changed_record(container_capture: Path, tmp_path: Path) 
 # the command line: its own engine service, and nothing left behind (also on Ctrl-C)
 
 
-def _processes() -> list[tuple[int, str]]:
-    out = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-            out.append((int(d.name), cmd))
-    return out
-
-
 def _leftovers(client: Any, sock: Path) -> list[str]:
     left = [f"container {c.short_id} {c.labels}" for c in
             client.containers.list(all=True, filters={"label": cengine.LABEL})]
-    left += [f"process {pid}: {cmd[:200]}" for pid, cmd in _processes()
-             if str(sock) in cmd or "/opt/kafka/run/" in cmd]
+    left += [f"process {pid}: {cmd[:200]}"
+             for pid, cmd in processes((str(sock), "/opt/kafka/run/")).items()]
     if sock.exists():
         left.append(f"socket {sock}")
     return left

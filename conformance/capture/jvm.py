@@ -15,7 +15,6 @@ timeout. Broker logs (INFO) go to ``<workdir>/logs/server.log``; stdout/stderr o
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import socket

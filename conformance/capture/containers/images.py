@@ -272,6 +272,10 @@ def _build(client: Any, tag: str, entries: list[_Entry], containerfile: str,
     found = _existing(client, tag, inputs)
     if found is not None:
         return _image(found, tag, built=False)
+    try:
+        previous = client.images.get(tag).id
+    except docker.errors.ImageNotFound:
+        previous = None
     progress(f"building image {tag} ({len(entries)} files)")
     with tempfile.TemporaryDirectory(prefix="kc-image-") as tmp:
         context = Path(tmp) / "context.tar"
@@ -290,6 +294,11 @@ def _build(client: Any, tag: str, entries: list[_Entry], containerfile: str,
     image = client.images.get(tag)
     if (image.labels or {}).get(INPUTS_LABEL) != inputs:
         raise ImageBuildError(f"{tag} was built but does not carry its inputs label")
+    if previous is not None and previous != image.id:
+        try:  # the image this one replaces, unless something still uses it
+            client.images.remove(previous)
+        except docker.errors.APIError:
+            pass
     return _image(image, tag, built=True)
 
 
