@@ -20,13 +20,11 @@ from pathlib import Path
 
 from conformance import decode
 from conformance.capture.scenarios import mask, masked_keys
-from conformance.corpus.golden import find_cases, read_manifest
+from conformance.corpus.golden import RECORD_SUFFIXES, find_cases, read_manifest
 from conformance.fileio import read_bytes
 from conformance.stream import result as canonical
 
 __all__ = ["Difference", "compare", "decoded_content", "main"]
-
-RECORD_SUFFIXES = (".log", ".checkpoint")
 
 
 @dataclass(frozen=True)
@@ -48,7 +46,7 @@ def decoded_content(case: Path) -> dict[str, str]:
         if not f.is_file() or any(fnmatch.fnmatch(f.name, p) for p in patterns):
             continue
         rel = f.relative_to(case).as_posix()
-        if f.suffix in RECORD_SUFFIXES and not f.name.endswith("-checkpoint"):
+        if f.name.endswith(RECORD_SUFFIXES):  # leader-epoch-checkpoint has no suffix
             doc = canonical.result_to_json(decode(read_bytes(f), mode="file", filename=f.name))
             out[rel] = canonical.dumps(mask(doc, keys))
         else:

@@ -62,7 +62,7 @@ from conformance.capture.jvm import (
 )
 from conformance.jvm import kafka_jars
 
-__all__ = ["BROKERS", "ContainerBroker", "docker_available", "start_broker"]
+__all__ = ["BROKERS", "ContainerBroker", "start_broker"]
 
 #: Every broker of the jvm backend: each runs on this machine's JDK, so each runs in an image
 #: built from it (KRaft and ZooKeeper mode).
@@ -76,21 +76,6 @@ PORT = 9092
 CONTROLLER = "127.0.0.1:9093"
 INTERNAL = "127.0.0.1:9094"
 ZOOKEEPER_PORT = 2181
-
-
-def docker_available(start: bool = True) -> tuple[bool, str]:
-    """Whether the backend can run: testcontainers installed and an engine that answers
-    (started with ``scripts/container-engine up`` when ``start`` and none does)."""
-    try:
-        import docker  # type: ignore[import-not-found]  # noqa: F401
-        import testcontainers  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        return False, "testcontainers is not installed (pip install 'testcontainers>=4.8')"
-    try:
-        eng = _engine.ensure_engine(start=start)
-    except Exception as exc:  # EngineUnavailable, OSError, a timeout of the script ...
-        return False, str(exc)
-    return True, f"engine at {eng.url}" + (" (started)" if eng.started else "")
 
 
 def _env_name(key: str) -> str:
@@ -159,10 +144,10 @@ class ContainerBroker:
     def start(self, timeout: float = 180.0) -> ContainerBroker:
         lifecycle.register(self)
         try:
-            ok, why = docker_available()
-            if not ok:
-                raise BrokerStartError(f"testcontainers backend unavailable: {why}")
-            self._client = _engine.docker_client(_engine.ensure_engine())
+            try:
+                self._client = _engine.docker_client(_engine.ensure_engine())
+            except _engine.EngineUnavailable as exc:
+                raise BrokerStartError(f"testcontainers backend unavailable: {exc}") from exc
             if self._requested_image is None:
                 self.image = _images.kafka_image(self._client, self.spec.version)
                 self._start_local(timeout)

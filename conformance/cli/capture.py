@@ -114,6 +114,12 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         from conformance.capture.containers.engine import EngineUnavailable, ensure_engine
 
         try:
+            import testcontainers  # type: ignore[import-not-found]  # noqa: F401
+        except ImportError:
+            print("capture: backend testcontainers needs the testcontainers package "
+                  "(pip install 'kafka-conformance[test]')", file=sys.stderr)
+            return 2
+        try:
             engine = ensure_engine()
         except EngineUnavailable as exc:
             print(f"capture: backend testcontainers unavailable: {exc}", file=sys.stderr)
