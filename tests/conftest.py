@@ -66,11 +66,13 @@ def captured_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
 
 
 # ------------------------------------------------------------------------------------------
-# nothing left behind: brokers, ZooKeepers, containers, the engine's socket service
+# nothing left behind: brokers, ZooKeepers, containers, the engine's socket service, adapters
 
 #: command-line fragments of what a capture starts (on the host or in a container)
 _LEFTOVER_PATTERNS = ("kafka.Kafka ", "ZooKeeperServerMain", "podman system service",
-                      "/opt/kafka/run/", "conmon ")
+                      "/opt/kafka/run/", "conmon ",
+                      # adapters run by `kafka-conformance check` (built-in and tests/adapters/)
+                      "/adapters/", "kafka-conformance-broken-adapter", "oracle.jar serve")
 _before: set[int] = set()
 
 

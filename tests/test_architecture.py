@@ -36,12 +36,15 @@ LAYERS: dict[str, int] = {
     "fuzz": 9,
     "capture": 9,
     "replay": 9,
+    "harness": 9,
     "cli": 10,
 }
 #: shells that must not depend on each other although they share a layer number
 SIBLINGS_APART = {("fuzz", "capture"), ("capture", "fuzz"), ("jvm", "strategies"),
                   ("strategies", "jvm"), ("replay", "fuzz"), ("fuzz", "replay"),
-                  ("replay", "capture"), ("capture", "replay")}
+                  ("replay", "capture"), ("capture", "replay")} | {
+                  pair for other in ("fuzz", "capture", "replay")
+                  for pair in (("harness", other), (other, "harness"))}
 #: the sans-IO core: bytes in, objects out
 CORE = ("errors", "primitives", "codecs", "wire", "stream")
 MAX_LINES = 800

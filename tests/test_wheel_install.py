@@ -296,6 +296,18 @@ def test_capture_without_a_checkout_says_what_it_needs(installed: Install) -> No
     assert "KAFKA_CONFORMANCE_ROOT" in r.stderr, r.stderr
 
 
+@wheel
+def test_check_runs_an_adapter_from_the_wheel(installed: Install, broker_case: Path) -> None:
+    """`check --cmd` needs no checkout when given the corpora; without one it says what it needs."""
+    adapter = f"{installed.bin('python')} {ROOT / 'tests' / 'adapters' / 'reference.py'}"
+    r = installed.run("check", "--cmd", adapter)
+    assert r.returncode == 2 and "KAFKA_CONFORMANCE_ROOT" in r.stderr, r.stderr
+    corpus = broker_case.parent.parent
+    r = installed.run("check", "--cmd", adapter, "--corpora", str(corpus), "-q", timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"reference\.py\s+\?\s+(\d+)\s+0\s+0\s+0", r.stdout), r.stdout
+
+
 # ------------------------------------------------------------------------------------------
 # the same decisions, in-process (no wheel)
 

@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from conformance import __version__
-from conformance.cli import capture, decode, dump, fuzz, lookup, replay, synth, verify, verify_dir
+from conformance.cli import capture, check, decode, dump, fuzz, lookup, replay, synth, verify, verify_dir
 
 #: the command modules, in the order ``--help`` lists them
-COMMANDS = (decode, dump, verify_dir, lookup, verify, capture, fuzz, replay, synth)
+COMMANDS = (decode, dump, verify_dir, lookup, verify, capture, fuzz, replay, synth, check)
 
 EXIT_OK = 0
 #: a command ran out of memory (the message says so; no traceback)

@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 from conformance.fileio import printable_name as shown
 
@@ -19,9 +21,11 @@ __all__ = [
     "int64",
     "non_negative_int",
     "non_negative_int64",
+    "output_problem",
     "plural",
     "positive_int",
     "shown",
+    "write_text",
 ]
 
 INT64_MIN = -(1 << 63)
@@ -105,3 +109,25 @@ def cannot_read(prog: str, e: OSError, fallback: str | os.PathLike[str] = "") ->
     name = e.filename if e.filename is not None else fallback
     reason = e.strerror or str(e)
     return f"{prog}: cannot read {shown(name)}: {reason}"
+
+
+def output_problem(out: str) -> str | None:
+    """Why a report cannot be written to ``out`` (checked before a long run), or ``None``."""
+    path = Path(out)
+    if path.is_dir():
+        return "is a directory"
+    parent = path.parent
+    if not parent.is_dir():
+        return f"no such directory: {shown(parent)}"
+    return None
+
+
+def write_text(prog: str, out: str, text: str) -> bool:
+    """Write a report; on failure print ``<prog>: cannot write <out>: <reason>``, return False."""
+    try:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print(f"{prog}: cannot write {shown(out)}: {e.strerror or e}", file=sys.stderr)
+        return False
+    return True

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.common import non_negative_int, shown
+from conformance.cli.common import non_negative_int, output_problem, shown, write_text
 from conformance.corpus.golden import default_root, verify_corpus
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
@@ -51,27 +51,6 @@ examples:
 """
 
 
-def _output_problem(out: str) -> str | None:
-    """Why the report cannot be written to ``out`` (checked before the run), or ``None``."""
-    path = Path(out)
-    if path.is_dir():
-        return "is a directory"
-    parent = path.parent
-    if not parent.is_dir():
-        return f"no such directory: {shown(parent)}"
-    return None
-
-
-def _write(out: str, text: str) -> bool:
-    try:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        print(f"{_PROG}: cannot write {shown(out)}: {e.strerror or e}", file=sys.stderr)
-        return False
-    return True
-
-
 def _cmd_verify(args: argparse.Namespace) -> int:
     try:
         root = default_root() if args.dir is None else Path(args.dir)
@@ -85,7 +64,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for option, out in (("--json", args.json), ("--junit", args.junit)):
         if out and out != "-":
-            problem = _output_problem(out)
+            problem = output_problem(out)
             if problem is not None:
                 print(f"{_PROG}: {option} {shown(out)}: cannot write the report there: {problem}",
                       file=sys.stderr)
@@ -107,9 +86,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         if args.json == "-":
             sys.stdout.write(text)
         else:
-            written = _write(args.json, text) and written
+            written = write_text(_PROG, args.json, text) and written
     if args.junit:
-        written = _write(args.junit, report.to_junit()) and written
+        written = write_text(_PROG, args.junit, report.to_junit()) and written
     if not written:
         return EXIT_USAGE
     return report.exit_code

@@ -440,7 +440,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     usage = (
         "usage: python -m conformance.jvm.oracle build\n"
-        "       python -m conformance.jvm.oracle decode [--as memory|file] FILE...\n"
+        "       python -m conformance.jvm.oracle decode [--as memory|file] [FILE...]  (no FILE: stdin)\n"
+        "       python -m conformance.jvm.oracle capabilities   (the built-in `java` adapter)\n"
         "       python -m conformance.jvm.oracle serve\n"
         "       python -m conformance.jvm.oracle encode   (JSON batch specs on stdin, one per line)\n"
     )
@@ -462,9 +463,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "encode" and rest:
         sys.stderr.write(usage)
         return 2
-    if command in ("decode", "serve", "encode"):
+    if command in ("decode", "serve", "encode", "capabilities"):
+        # become the JVM: the caller (e.g. `kafka-conformance check`) then owns the JVM's
+        # process directly, and its stdin/stdout are the JVM's
         sys.stdout.flush()
-        return subprocess.run([*prefix, command, *rest], check=False).returncode
+        sys.stderr.flush()
+        os.execv(prefix[0], [*prefix, command, *rest])
     sys.stderr.write(f"unknown command: {command}\n{usage}")
     return 2
 

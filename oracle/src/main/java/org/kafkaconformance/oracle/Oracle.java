@@ -25,7 +25,10 @@ import java.util.List;
  *
  * <pre>
  * java -XX:-ShowCodeDetailsInExceptionMessages -jar oracle.jar decode [--as memory|file] FILE...
- *     one compact canonical JSON document per FILE, one per line, in argument order
+ *     one compact canonical JSON document per FILE, one per line, in argument order; without
+ *     FILE the input is stdin (one document: the one-shot mode of docs/adapter-protocol.md)
+ * java -jar oracle.jar capabilities
+ *     the adapter capabilities (docs/adapter-protocol.md): this is the built-in "java" adapter
  * java -XX:-ShowCodeDetailsInExceptionMessages -jar oracle.jar encode
  *     one batch spec (JSON, see {@link Encoder}) per stdin line; one output line each: the bytes
  *     Kafka's MemoryRecordsBuilder built, as hex, or {"error": "..."} / {"specError": "..."}
@@ -46,7 +49,8 @@ import java.util.List;
  */
 public final class Oracle {
     private static final String USAGE =
-            "usage: oracle decode [--as memory|file] FILE...\n"
+            "usage: oracle decode [--as memory|file] [FILE...]   (no FILE: decode stdin)\n"
+          + "       oracle capabilities\n"
           + "       oracle encode  (stdin: one JSON batch spec per line; stdout: one hex or JSON line each)\n"
           + "       oracle serve   (framed: request = u8 mode (0 memory, 1 file, 2 encode) + i32 BE length\n"
           + "                       + payload; response = i32 BE length + UTF-8 body)\n";
@@ -83,6 +87,12 @@ public final class Oracle {
                 if (args.length != 1)
                     throw new UsageException("encode takes no arguments (batch specs come on stdin)");
                 return encodeCommand(stdout);
+            case "capabilities":
+                if (args.length != 1)
+                    throw new UsageException("capabilities takes no arguments");
+                stdout.write(capabilities().getBytes(StandardCharsets.UTF_8));
+                stdout.flush();
+                return 0;
             case "serve":
                 if (args.length != 1)
                     throw new UsageException("serve takes no arguments");
@@ -122,7 +132,7 @@ public final class Oracle {
             }
         }
         if (files.isEmpty())
-            throw new UsageException("no input FILE given");
+            return decodeStdin(fileMode, stdout);
 
         // read every input up front: a missing/unreadable file is a usage error, not a verdict
         List<byte[]> contents = new ArrayList<>(files.size());
@@ -142,6 +152,39 @@ public final class Oracle {
         }
         out.flush();
         return 0;
+    }
+
+    /** One-shot adapter mode: the input on stdin, one document on stdout. */
+    private static int decodeStdin(boolean fileMode, OutputStream stdout) throws IOException {
+        byte[] input = System.in.readAllBytes();
+        String json;
+        if (fileMode) {
+            // FileRecords needs a file: a private temporary copy, deleted afterwards
+            Path tmp = Files.createTempFile("kafka-conformance-oracle-", ".log");
+            try {
+                Files.write(tmp, input);
+                json = Decoder.decode(input, true, tmp.toFile());
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+        } else {
+            json = Decoder.decode(input, false, null);
+        }
+        stdout.write(json.getBytes(StandardCharsets.UTF_8));
+        stdout.write('\n');
+        stdout.flush();
+        return 0;
+    }
+
+    /** The capabilities document of the built-in "java" adapter (docs/adapter-protocol.md). */
+    static String capabilities() {
+        String version = org.apache.kafka.common.utils.AppInfoParser.getVersion();
+        return "{\"name\":\"java\",\"version\":\"kafka-clients " + version + "\","
+                + "\"magics\":[0,1,2],\"codecs\":[\"none\",\"gzip\",\"snappy\",\"lz4\",\"zstd\"],"
+                + "\"checks_crc\":true,\"error_semantics\":\"streaming\",\"file_semantics\":true,"
+                + "\"error_classes\":\"exact\",\"omits\":[],\"persistent\":true,"
+                + "\"notes\":\"Apache Kafka's own classes (MemoryRecords, FileRecords, streamingIterator),"
+                + " the reference\"}\n";
     }
 
     private static int encodeCommand(OutputStream stdout) throws IOException {

@@ -1,0 +1,16 @@
+module github.com/kafka-conformance/adapters/franz-go
+
+go 1.26.0
+
+require (
+	github.com/twmb/franz-go v1.22.2
+	github.com/twmb/franz-go/pkg/kmsg v1.15.0
+	kafkaconformance.local/adaptercommon v0.0.0
+)
+
+require (
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+)
+
+replace kafkaconformance.local/adaptercommon => ../go-common

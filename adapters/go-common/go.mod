@@ -1,0 +1,3 @@
+module kafkaconformance.local/adaptercommon
+
+go 1.26.0

@@ -1,0 +1,253 @@
+"""``kafka-conformance check``: a third-party decoder (or the built-in adapters) against the
+corpora, case by case (``conformance.harness``; docs/adapter-protocol.md, docs/adapters.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from conformance.cli.common import byte_size, output_problem, positive_int, shown, write_text
+from conformance.harness import cases as case_source
+from conformance.harness import divergences as dv
+from conformance.harness import registry
+from conformance.harness.process import ProcessTable
+from conformance.harness.report import html, junit, markdown, model, terminal
+from conformance.harness.runner import Implementation, ImplementationRun, Settings, run_implementation
+from conformance.jvm.runtime import ROOT_ENV, NoCheckout
+
+_PROG = "kafka-conformance check"
+EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+_EPILOG = f"""\
+an adapter is a command speaking docs/adapter-protocol.md: `CMD decode --as memory|file`
+reads one input on stdin and prints the canonical JSON document; `CMD capabilities` says what
+it supports (optional); `CMD serve` decodes many inputs in one process (optional).
+
+per case: pass, fail (a field-level diff against Kafka's verdict), unsupported (outside the
+declared capabilities) or error (crash, non-zero exit, timeout, output over the limit, invalid
+JSON). A hung adapter's whole process group is killed; the run always goes on.
+
+built-in adapters (adapters/*/adapter.toml) are built on first use, with pinned library
+versions, into .cache/adapters/; `--list` shows which can be built here. Their known
+divergences (adapters/*/divergences.toml) are reported with their class and do not fail.
+
+exit codes:
+  0   every case passed, was unsupported, or is a known divergence
+  1   an unexplained fail or error (or, over every case, a stale known divergence), or a
+      built-in adapter failed to build
+  2   usage error (no --impl/--cmd, unknown implementation, no case matched, report path)
+  130 interrupted (every adapter process was killed)
+
+examples:
+  {_PROG} --list
+  {_PROG} --impl java
+  {_PROG} --impl kafka-python --impl franz-go --cases 'crafted/v2-*' --html m.html
+  {_PROG} --impl all --json report.json --junit report.xml --html report.html
+  {_PROG} --cmd "python3 my_adapter.py" --timeout 5 --jobs 4
+  {_PROG} --from-json report.json --markdown matrix.md
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "check", help="run third-party decoders (adapters) against the corpora",
+        description="Run decoders against every case of the corpora (crafted, golden, "
+        "regressions) and compare each result with Kafka's verdict.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--impl", action="append", default=[], metavar="NAME",
+                   help="a built-in adapter (repeat, or comma-separate; 'all' = every one buildable here)")
+    p.add_argument("--cmd", action="append", default=[], metavar="CMD",
+                   help="an adapter command line (shell-quoted; repeat for several)")
+    p.add_argument("--list", action="store_true", help="list the built-in adapters and whether they can be built here")
+    p.add_argument("--cases", action="append", default=[], metavar="GLOB",
+                   help="only the cases whose id matches (repeatable), e.g. 'crafted/v2-*', "
+                   "'kafka-3.9.2-kraft/*', '*@file'")
+    p.add_argument("--corpora", metavar="DIR", help=f"the corpora directory (default: the checkout's corpora/; ${ROOT_ENV})")
+    p.add_argument("--jobs", "-j", type=positive_int, default=max(1, os.cpu_count() or 1),
+                   help="cases run at once per implementation (default: the number of CPUs)")
+    p.add_argument("--timeout", type=float, default=20.0, metavar="S",
+                   help="wall-clock seconds per case (default 20); then the adapter's process group is killed")
+    p.add_argument("--output-limit", type=byte_size, default=64 << 20, metavar="SIZE",
+                   help="what an adapter may print for one case (default 64MiB)")
+    p.add_argument("--json", metavar="OUT", help="write the JSON report (kafka-conformance/check/1)")
+    p.add_argument("--junit", metavar="OUT", help="write JUnit XML (one testcase per implementation x case)")
+    p.add_argument("--html", metavar="OUT", help="write the self-contained HTML matrix")
+    p.add_argument("--markdown", metavar="OUT", help="write the Markdown matrix (docs/conformance-matrix.md)")
+    p.add_argument("--from-json", metavar="REPORT", help="render a saved JSON report (no run)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=_cmd_check)
+
+
+def _list() -> int:
+    try:
+        found = registry.adapters()
+    except NoCheckout as exc:
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    rows = [("implementation", "library", "version", "registry", "status")]
+    for a in found:
+        state, why = registry.availability(a)
+        rows.append((a.name, a.library, a.version, a.registry, f"{state}: {why}" if state != "built" else "built"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4])
+    return EXIT_OK
+
+
+class _Progress:
+    def __init__(self, quiet: bool) -> None:
+        self.quiet, self.tty = quiet, sys.stderr.isatty()
+        self.last_step = -1
+
+    def __call__(self, impl: str, done: int, total: int, counts: Any) -> None:
+        if self.quiet:
+            return
+        text = (f"{impl}: {done}/{total}  pass {counts['pass']}  fail {counts['fail']}  "
+                f"unsupported {counts['unsupported']}  error {counts['error']}")
+        step = done * 4 // max(total, 1)
+        if self.tty:
+            print("\r" + text, end="\n" if done == total else "", file=sys.stderr, flush=True)
+        elif step != self.last_step or done == total:
+            print(text, file=sys.stderr, flush=True)
+        self.last_step = 0 if done == total else step
+
+
+def _implementations(args: argparse.Namespace) -> tuple[list[Implementation], dict[str, Any], list[str]]:
+    """The implementations to run, build notes per built-in, and build failures."""
+    impls: list[Implementation] = []
+    builds: dict[str, Any] = {}
+    failures: list[str] = []
+    names = [n.strip() for spec in args.impl for n in spec.split(",") if n.strip()]
+    if names:
+        known = {a.name: a for a in registry.adapters()}
+        if "all" in names:
+            names = [n for n in known if registry.availability(known[n])[0] != "unavailable"]
+            for n, a in known.items():
+                state, why = registry.availability(a)
+                if state == "unavailable":
+                    print(f"{_PROG}: {n}: not run: {why}", file=sys.stderr)
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(f"unknown implementation {', '.join(unknown)} (known: {', '.join(known)})")
+        for name in dict.fromkeys(names):
+            adapter = known[name]
+            try:
+                built = registry.build(adapter, log=lambda m: print(f"{_PROG}: {m}", file=sys.stderr))
+            except registry.AdapterBuildError as exc:
+                print(f"{_PROG}: {exc}", file=sys.stderr)
+                failures.append(name)
+                continue
+            builds[name] = {"out": str(built.out), "seconds": built.build_seconds}
+            impls.append(Implementation(name, tuple(built.argv), built.env, registry.describe(adapter)))
+    for cmd in args.cmd:
+        argv = shlex.split(cmd)
+        if not argv:
+            raise ValueError("--cmd is empty")
+        impls.append(Implementation("", tuple(argv), None, {"command": cmd}))
+    return impls, builds, failures
+
+
+def _known_divergences() -> list[dv.Divergence]:
+    try:
+        root = registry.adapters_root()
+    except NoCheckout:
+        return []
+    return dv.load(root.glob("*/divergences.toml"), relative_to=root.parent)
+
+
+def _render(report: dict[str, Any], args: argparse.Namespace) -> bool:
+    ok = True
+    if args.json:
+        ok &= write_text(_PROG, args.json, json.dumps(report, indent=1) + "\n")
+    if args.junit:
+        ok &= write_text(_PROG, args.junit, junit.render(report).decode("utf-8"))
+    if args.html:
+        ok &= write_text(_PROG, args.html, html.render(report))
+    if args.markdown:
+        name = Path(args.html).name if args.html else "conformance-matrix.html"
+        ok &= write_text(_PROG, args.markdown, markdown.render(report, html_name=name))
+    return ok
+
+
+def _renamed(run: ImplementationRun, name: str) -> ImplementationRun:
+    for r in run.results:
+        r.impl = name
+    return replace(run, impl=replace(run.impl, name=name))
+
+
+def _exit_code(report: dict[str, Any], build_failures: list[str]) -> int:
+    if model.unknown_problems(report) or report["stale"] or build_failures:
+        return EXIT_DIVERGED
+    return EXIT_OK
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    if args.list:
+        return _list()
+    for out in (args.json, args.junit, args.html, args.markdown):
+        problem = output_problem(out) if out else None
+        if problem:
+            print(f"{_PROG}: cannot write {shown(out)}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+    if args.from_json:
+        try:
+            report = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            print(f"{_PROG}: cannot read {shown(args.from_json)}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if report.get("format") != model.FORMAT:
+            print(f"{_PROG}: {shown(args.from_json)} is not a {model.FORMAT} report", file=sys.stderr)
+            return EXIT_USAGE
+        print(terminal.summary(report))
+        return EXIT_OK if _render(report, args) else EXIT_DIVERGED
+    if not args.impl and not args.cmd:
+        print(f"{_PROG}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.timeout <= 0:
+        print(f"{_PROG}: --timeout must be positive", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        every = case_source.load_cases(Path(args.corpora) if args.corpora else None)
+        impls, builds, failures = _implementations(args)
+        known = _known_divergences()
+    except (ValueError, NoCheckout, OSError) as exc:
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    selected = case_source.select(every, args.cases)
+    if not selected:
+        print(f"{_PROG}: no case matches {' '.join(args.cases) or '(the corpora are empty)'}", file=sys.stderr)
+        return EXIT_USAGE
+    settings = Settings(jobs=args.jobs, timeout=args.timeout, output_limit=args.output_limit)
+    progress = _Progress(args.quiet)
+    table = ProcessTable()
+    runs: list[ImplementationRun] = []
+    try:
+        for impl in impls:
+            run = run_implementation(impl, selected, settings, table, progress)
+            taken = {r.impl.name for r in runs}
+            if run.impl.name in taken:  # two --cmd adapters declaring one name
+                run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
+            runs.append(run)
+    except KeyboardInterrupt:
+        table.kill_all()
+        print(f"\n{_PROG}: interrupted; every adapter process was stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        table.kill_all()
+    report = model.build(runs, selected, settings, known, complete=len(selected) == len(every),
+                         globs=args.cases, builds=builds)
+    print(terminal.summary(report))
+    details = terminal.problems(report)
+    if details:
+        print("\n" + details)
+    for name in failures:
+        print(f"{_PROG}: {name}: not run (its build failed, above)", file=sys.stderr)
+    written = _render(report, args)
+    code = _exit_code(report, failures)
+    return code if written else max(code, EXIT_DIVERGED)

@@ -1,0 +1,183 @@
+"""The cases ``kafka-conformance check`` runs: every input of the corpora with Kafka's verdict.
+
+A case is one input in one splitting mode, with the canonical document the Java oracle wrote
+for it (never the reference decoder's). Case ids, which ``--cases`` globs and
+``divergences.toml`` files match:
+
+=====================================================  =========================================
+``crafted/<name>@memory|file``                          ``corpora/crafted/<name>.bin`` and its
+                                                        ``<name>.<mode>.json``
+``<broker-id>/<scenario>/<path>@file|memory``           a golden capture's ``log/`` or ``wire/``
+                                                        file and ``expected/<path>.decode.json``
+``regressions/stream/<name>@memory``                    a fuzzing regression of the ``stream``
+                                                        target (its input is a record stream)
+=====================================================  =========================================
+
+Groups (the HTML matrix's columns): ``crafted/<area>`` (the name's first word: ``v2``,
+``legacy``, ``gzip``...), the broker id of a golden case, ``regressions``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.corpus import golden
+from conformance.wire import layout
+
+__all__ = ["Case", "Features", "case_features", "load_cases", "select"]
+
+#: Kafka's checksum messages (v2 ``DefaultRecordBatch.ensureValid``, legacy ``LegacyRecord``)
+_CRC_MESSAGE = re.compile(r"is corrupt \(stored crc = ")
+_COMPRESSION_NAMES = ("none", "gzip", "snappy", "lz4", "zstd")
+DECODE_SUFFIX = ".decode.json"
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    group: str
+    mode: str
+    path: Path                 # the input bytes
+    expected_path: Path        # the JSON file holding Kafka's document
+    expected_key: str | None   # the member holding it (regressions), None: the whole file
+    #: Kafka's verdict for the same bytes in the other mode, where the corpus has it
+    other_mode_path: Path | None = None
+    description: str = ""
+
+    def data(self) -> bytes:
+        return self.path.read_bytes()
+
+    def expected(self) -> dict[str, Any]:
+        doc = json.loads(self.expected_path.read_text(encoding="utf-8"))
+        return doc[self.expected_key] if self.expected_key else doc
+
+    def other_mode_expected(self) -> dict[str, Any] | None:
+        if self.other_mode_path is None:
+            return None
+        return json.loads(self.other_mode_path.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Features:
+    """What a case needs of a decoder (compared with an adapter's capabilities)."""
+    magics: frozenset[int]
+    codecs: frozenset[str]
+    crc_error: bool
+    #: file mode only: whether Kafka's memory-mode verdict is the same document (None: unknown)
+    same_in_memory: bool | None = field(default=None)
+
+
+def _crafted(root: Path) -> Iterable[Case]:
+    base = root / "crafted"
+    manifest = base / "manifest.json"
+    if not manifest.is_file():
+        return
+    for entry in json.loads(manifest.read_text(encoding="utf-8"))["cases"]:
+        name = entry["name"]
+        area = name.split("-", 1)[0]
+        for mode in entry["modes"]:
+            other = "file" if mode == "memory" else "memory"
+            other_path = base / f"{name}.{other}.json"
+            yield Case(
+                id=f"crafted/{name}@{mode}", group=f"crafted/{area}", mode=mode,
+                path=base / f"{name}.bin", expected_path=base / f"{name}.{mode}.json",
+                expected_key=None, other_mode_path=other_path if other_path.is_file() else None,
+                description=entry.get("description", ""))
+
+
+def _golden(root: Path) -> Iterable[Case]:
+    for case_dir in golden.find_cases(root):
+        broker = case_dir.parent.name
+        expected_dir = case_dir / "expected"
+        for exp in sorted(expected_dir.rglob("*" + DECODE_SUFFIX)):
+            rel = exp.relative_to(expected_dir).as_posix()[: -len(DECODE_SUFFIX)]
+            mode = "memory" if golden.file_kind(rel) == "wire" else "file"
+            yield Case(
+                id=f"{broker}/{case_dir.name}/{rel}@{mode}", group=broker, mode=mode,
+                path=case_dir / rel, expected_path=exp, expected_key=None,
+                description=f"captured from a real broker ({broker}, scenario {case_dir.name})")
+
+
+def _regressions(root: Path) -> Iterable[Case]:
+    # only the `stream` target takes a record stream as it is; the others' inputs are codec
+    # payloads or files, wrapped by the fuzz target before the oracle saw them
+    base = root / "regressions" / "stream"
+    for meta in sorted(base.glob("*.json")):
+        doc = json.loads(meta.read_text(encoding="utf-8"))
+        if "expected" not in doc or "mode" not in doc:
+            continue
+        yield Case(
+            id=f"regressions/{meta.parent.name}/{meta.stem}@{doc['mode']}", group="regressions",
+            mode=doc["mode"], path=meta.with_suffix(".bin"), expected_path=meta,
+            expected_key="expected", description=doc.get("note", ""))
+
+
+def load_cases(root: Path | None = None) -> list[Case]:
+    """Every case of the corpora under ``root`` (default: the checkout's ``corpora/``)."""
+    root = Path(root) if root is not None else golden.default_root()
+    return [*_crafted(root), *_golden(root), *_regressions(root)]
+
+
+def select(cases: Sequence[Case], globs: Sequence[str] | None) -> list[Case]:
+    """The cases whose id matches one of ``globs`` (all of them when there are none)."""
+    if not globs:
+        return list(cases)
+    return [c for c in cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
+
+
+def _failing_header(data: bytes, position: int) -> tuple[int | None, str | None]:
+    """Magic and codec of the batch starting at ``position`` that Kafka could not list."""
+    if position + layout.HEADER_SIZE_UP_TO_MAGIC > len(data):
+        return None, None
+    magic = data[position + layout.MAGIC_OFFSET]
+    if magic == 2:
+        at = position + layout.ATTRIBUTES_OFFSET + 1  # the low byte of the int16
+    elif magic in (0, 1):
+        at = position + layout.LOG_OVERHEAD + layout.MESSAGE_ATTRIBUTES_OFFSET
+    else:
+        return None, None
+    if at >= len(data):
+        return magic, None
+    codec = data[at] & layout.COMPRESSION_CODEC_MASK
+    return magic, _COMPRESSION_NAMES[codec] if codec < len(_COMPRESSION_NAMES) else None
+
+
+def case_features(case: Case, data: bytes, expected: dict[str, Any]) -> Features:
+    """What ``case`` needs: the magics and codecs of its batches (those Kafka listed, and the
+    one it failed on), whether its verdict is a checksum error, and for a file-mode case
+    whether the memory-mode verdict is the same."""
+    # a batch with an invalid magic is not a feature: every decoder must refuse it
+    magics = {b["magic"] for b in expected["batches"] if b["magic"] in (0, 1, 2)}
+    codecs = {b["compression"] for b in expected["batches"] if b["compression"] in _COMPRESSION_NAMES}
+    error = expected.get("error")
+    crc_error = False
+    if error:
+        crc_error = bool(_CRC_MESSAGE.search(error.get("message") or ""))
+        listed = {b["position"] for b in expected["batches"]}
+        if error["position"] not in listed:
+            magic, codec = _failing_header(data, error["position"])
+            if magic in (0, 1, 2):
+                magics.add(magic)
+            if codec is not None:
+                codecs.add(codec)
+    same: bool | None = None
+    if case.mode == "file":
+        other = case.other_mode_expected()
+        if other is not None:
+            same = _without_mode(other) == _without_mode(expected)
+        elif expected["outcome"] == "ok":
+            # the golden logs (no memory verdict stored): a log Kafka reads whole in file mode
+            # reads the same in memory mode (tests/test_harness.py asks the oracle for every
+            # one; crafted inputs, which can differ, carry both verdicts)
+            same = True
+    return Features(frozenset(magics), frozenset(codecs), crc_error, same)
+
+
+def _without_mode(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "mode"}

@@ -1,0 +1,88 @@
+"""Known divergences of the built-in adapters: ``adapters/<dir>/divergences.toml``.
+
+Each entry names an implementation, the case ids it covers (``fnmatch`` globs), a class and
+an explanation::
+
+    [[divergence]]
+    impl = "kafkajs"
+    cases = ["crafted/v2-crc-*@memory"]
+    class = "real-bug"          # real-bug | leniency | unsupported
+    summary = "one line"
+    detail = "what differs, why, the library's source or issue; minimal bytes for a real bug"
+
+A ``fail`` or ``error`` result matched by an entry is *known*: it is reported with its class
+and does not fail ``kafka-conformance check`` (as protobuf's failure lists). An entry that
+matches no such result in a run over every case is *stale* and reported as such, so the lists
+cannot outlive the bugs they describe.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CLASSES", "Divergence", "DivergenceError", "classify", "load", "stale"]
+
+CLASSES = ("real-bug", "leniency", "unsupported")
+CLASS_TITLES = {"real-bug": "real bug", "leniency": "documented leniency", "unsupported": "unsupported feature"}
+
+
+class DivergenceError(ValueError):
+    """A divergences.toml entry that is not valid."""
+
+
+@dataclass(frozen=True)
+class Divergence:
+    impl: str
+    cases: tuple[str, ...]
+    cls: str
+    summary: str
+    detail: str
+    source: str          # the file it comes from, relative to the repository
+
+    @property
+    def key(self) -> str:
+        return f"{self.impl}: {self.summary}"
+
+    def matches(self, impl: str, case_id: str) -> bool:
+        return impl == self.impl and any(fnmatch.fnmatchcase(case_id, g) for g in self.cases)
+
+
+def load(files: Iterable[Path], relative_to: Path | None = None) -> list[Divergence]:
+    found: list[Divergence] = []
+    for path in sorted(files):
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        source = str(path.relative_to(relative_to)) if relative_to else str(path)
+        for i, entry in enumerate(doc.get("divergence", [])):
+            where = f"{source}: divergence #{i + 1}"
+            cls = entry.get("class")
+            if cls not in CLASSES:
+                raise DivergenceError(f"{where}: class must be one of {', '.join(CLASSES)}, not {cls!r}")
+            cases = entry.get("cases")
+            if not cases or not all(isinstance(c, str) for c in cases):
+                raise DivergenceError(f"{where}: cases must be a non-empty list of case-id globs")
+            for key in ("impl", "summary"):
+                if not isinstance(entry.get(key), str) or not entry[key]:
+                    raise DivergenceError(f"{where}: {key} must be a non-empty string")
+            found.append(Divergence(entry["impl"], tuple(cases), cls, entry["summary"],
+                                    str(entry.get("detail", "")).strip(), source))
+    return found
+
+
+def classify(known: Sequence[Divergence], impl: str, case_id: str) -> Divergence | None:
+    """The first entry covering ``case_id`` of ``impl``."""
+    for entry in known:
+        if entry.matches(impl, case_id):
+            return entry
+    return None
+
+
+def stale(known: Sequence[Divergence], impls: Iterable[str],
+          diverging: Iterable[tuple[str, str]]) -> list[Divergence]:
+    """Entries of ``impls`` that cover none of the ``(impl, case id)`` pairs that diverged."""
+    pairs = list(diverging)
+    names = set(impls)
+    return [d for d in known if d.impl in names and not any(d.matches(i, c) for i, c in pairs)]

@@ -1,0 +1,271 @@
+"""Running adapter processes so that a hostile one cannot stop the run.
+
+Every adapter runs in its own session (so its process group is its pid), with a wall-clock
+deadline and a limit on what it may print; past either, or on Ctrl-C, the whole group is
+killed with SIGKILL. Stdin is written and stdout read in one ``selectors`` loop with
+non-blocking descriptors, so an adapter that neither reads nor writes cannot block the runner;
+stderr is drained by a thread and only its last :data:`STDERR_KEEP` bytes are kept.
+
+* :func:`run_once` - the one-shot mode: ``argv`` with the input on stdin, its stdout back;
+* :class:`Server` - the persistent mode (``serve``): framed requests and responses;
+* :class:`ProcessTable` - every live adapter process, killed together by :meth:`kill_all`.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import struct
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["Exchange", "ProcessTable", "Server", "STDERR_KEEP", "run_once"]
+
+STDERR_KEEP = 4096
+_FRAME = struct.Struct(">I")
+_CHUNK = 1 << 16
+
+
+@dataclass
+class Exchange:
+    """What one request to an adapter gave: its output, or the problem that replaced it."""
+    output: bytes | None
+    problem: str | None
+    stderr: str
+    seconds: float
+
+
+class ProcessTable:
+    """The live adapter processes; :meth:`kill_all` ends every one of their process groups."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self.closed = False
+
+    def start(self, argv: Sequence[str], env: Mapping[str, str] | None) -> subprocess.Popen[bytes]:
+        with self._lock:
+            if self.closed:
+                raise RuntimeError("the run is being stopped")
+            proc = subprocess.Popen(
+                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True, env=dict(env) if env is not None else None)
+            self._live.add(proc)
+            return proc
+
+    def end(self, proc: subprocess.Popen[bytes]) -> None:
+        """Kill ``proc``'s process group (whatever is left of it) and reap ``proc``."""
+        _kill_group(proc)
+        for pipe in (proc.stdin, proc.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL was sent
+            pass
+        with self._lock:
+            self._live.discard(proc)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            self.closed = True
+            live = list(self._live)
+        for proc in live:
+            _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _StderrTail(threading.Thread):
+    """Reads a process's stderr to its end, keeping the last :data:`STDERR_KEEP` bytes."""
+
+    def __init__(self, pipe: object) -> None:
+        super().__init__(daemon=True)
+        self._pipe = pipe
+        self._tail = bytearray()
+        self._lock = threading.Lock()
+        self.start()
+
+    def run(self) -> None:
+        fd = self._pipe.fileno()  # type: ignore[attr-defined]
+        try:
+            while chunk := os.read(fd, _CHUNK):
+                with self._lock:
+                    self._tail += chunk
+                    del self._tail[:-STDERR_KEEP]
+        except OSError:
+            pass
+
+    def text(self) -> str:
+        with self._lock:
+            return bytes(self._tail).decode("utf-8", "replace")
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tail.clear()
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _pump(proc: subprocess.Popen[bytes], send: bytes, close_stdin: bool, deadline: float,
+          limit: int, framed: bool) -> tuple[bytes, str | None]:
+    """Write ``send`` to the process and read its stdout until EOF (``framed``: until one
+    complete response frame), the deadline or ``limit`` bytes. Returns (output, problem)."""
+    assert proc.stdin is not None and proc.stdout is not None
+    sel = selectors.DefaultSelector()
+    out_fd, in_fd = proc.stdout.fileno(), proc.stdin.fileno()
+    os.set_blocking(out_fd, False)
+    os.set_blocking(in_fd, False)
+    sel.register(out_fd, selectors.EVENT_READ)
+    view, sent = memoryview(send), 0
+    if send:
+        sel.register(in_fd, selectors.EVENT_WRITE)
+    elif close_stdin:
+        proc.stdin.close()
+    out = bytearray()
+    try:
+        while True:
+            if framed and len(out) >= _FRAME.size:
+                (length,) = _FRAME.unpack_from(out)
+                if length > limit:
+                    return bytes(out), f"response of {length} bytes announced, over the {limit}-byte limit"
+                if len(out) > _FRAME.size + length:
+                    return bytes(out), "output after the response frame"
+                if len(out) == _FRAME.size + length:
+                    return bytes(out[_FRAME.size:]), None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return bytes(out), "timeout"
+            for key, _ in sel.select(remaining):
+                if key.fd == in_fd:
+                    try:
+                        sent += os.write(in_fd, view[sent: sent + _CHUNK])
+                    except BrokenPipeError:
+                        sent = len(send)  # it stopped reading: its output will tell
+                    if sent >= len(send):
+                        sel.unregister(in_fd)
+                        if close_stdin:
+                            proc.stdin.close()
+                    continue
+                try:
+                    chunk = os.read(out_fd, _CHUNK)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    if framed:
+                        return bytes(out), "closed its output in the middle of a response" if out \
+                            else "closed its output instead of answering"
+                    return bytes(out), None
+                out += chunk
+                if not framed and len(out) > limit:
+                    return bytes(out), f"output over the {limit}-byte limit"
+    finally:
+        sel.close()
+
+
+def run_once(table: ProcessTable, argv: Sequence[str], data: bytes, *,
+             env: Mapping[str, str] | None, timeout: float, limit: int) -> Exchange:
+    """One-shot: start ``argv``, give it ``data`` on stdin, return what it printed (or why not:
+    timeout, output over ``limit``, non-zero exit, a signal)."""
+    start = time.monotonic()
+    try:
+        proc = table.start(argv, env)
+    except OSError as exc:
+        return Exchange(None, f"cannot start {argv[0]}: {exc.strerror or exc}", "", 0.0)
+    tail = _StderrTail(proc.stderr)
+    problem: str | None
+    try:
+        out, problem = _pump(proc, data, True, start + timeout, limit, framed=False)
+        if problem is None:
+            try:
+                code = proc.wait(timeout=max(0.0, start + timeout - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                problem = "timeout"
+            else:
+                if code != 0:
+                    problem = _describe_exit(code)
+        if problem == "timeout":
+            problem = f"timeout: no result after {timeout:g} s (process group killed)"
+    finally:
+        table.end(proc)
+        tail.join(timeout=2)
+    return Exchange(None if problem else out, problem, tail.text(), time.monotonic() - start)
+
+
+class Server:
+    """A persistent adapter (``CMD serve``), started on first use and again after a failure.
+
+    One thread uses one server; after any problem (timeout, a bad frame, an exit) the process
+    group is killed and the next request starts a new server."""
+
+    MODES = {"memory": 0, "file": 1}
+
+    def __init__(self, table: ProcessTable, argv: Sequence[str], env: Mapping[str, str] | None) -> None:
+        self._table, self._argv, self._env = table, list(argv), env
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._tail: _StderrTail | None = None
+        self.starts = 0
+
+    def request(self, mode: str, data: bytes, *, timeout: float, limit: int) -> Exchange:
+        start = time.monotonic()
+        if self._proc is not None and self._proc.poll() is not None:
+            self._stop()  # it exited after its last answer: not this case's fault
+        if self._proc is None:
+            try:
+                self._proc = self._table.start(self._argv, self._env)
+            except OSError as exc:
+                return Exchange(None, f"cannot start {self._argv[0]}: {exc.strerror or exc}", "", 0.0)
+            self._tail = _StderrTail(self._proc.stderr)
+            self.starts += 1
+        assert self._tail is not None
+        self._tail.clear()
+        frame = bytes([self.MODES[mode]]) + _FRAME.pack(len(data)) + data
+        out, problem = _pump(self._proc, frame, False, start + timeout, limit, framed=True)
+        if problem is not None:
+            code = self._proc.poll()
+            if problem == "timeout":
+                problem = f"timeout: no response after {timeout:g} s (process group killed)"
+            elif code is not None:
+                problem = f"{problem} ({_describe_exit(code)})"
+            stderr = self._stop()
+            return Exchange(None, problem, stderr, time.monotonic() - start)
+        return Exchange(out, None, self._tail.text(), time.monotonic() - start)
+
+    def _stop(self) -> str:
+        proc, tail = self._proc, self._tail
+        self._proc = self._tail = None
+        if proc is None or tail is None:
+            return ""
+        self._table.end(proc)
+        tail.join(timeout=2)
+        return tail.text()
+
+    def close(self) -> None:
+        """End the server: EOF on its stdin, a moment to exit, then its group is killed."""
+        proc = self._proc
+        if proc is not None and proc.stdin is not None:
+            try:
+                proc.stdin.close()
+                proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._stop()

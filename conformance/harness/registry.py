@@ -1,0 +1,209 @@
+"""The built-in adapters: ``adapters/<dir>/adapter.toml``, built on demand, cached.
+
+Each adapter directory holds its sources, its pinned dependency files (go.sum, Cargo.lock,
+package-lock.json, requirements.txt) and ``adapter.toml`` (docs/adapters.md): the library
+and version under test, the toolchain it needs, the build steps and one or more
+implementations (``[[impl]]``: name, command, environment). A build runs the steps in order
+with the adapter directory as working directory into
+``.cache/adapters/<dir>/<hash>/`` (``{out}``), where the hash covers every file of the
+adapter directory and the toolchain's version; a finished build is marked by ``.built`` and
+reused while the hash holds, and older builds of the directory are removed. The build's
+output goes to ``<hash>.log`` beside it.
+
+Placeholders in steps, commands and environments: ``{src}`` (the adapter directory),
+``{out}``, ``{cache}`` (the kit's cache root, shared download caches) and ``{python}`` (this
+interpreter).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.jvm import runtime
+
+__all__ = ["Adapter", "AdapterBuildError", "Built", "adapters", "availability", "build"]
+
+#: toolchains whose version goes into the build hash (a new compiler means a new build)
+_TOOL_VERSION_ARGS = {"go": ["version"], "java": ["-version"], "node": ["--version"],
+                      "cargo": ["--version"], "rustc": ["--version"], "npm": ["--version"],
+                      "mvn": ["--version"], "cc": ["--version"], "gcc": ["--version"],
+                      "g++": ["--version"]}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class AdapterBuildError(RuntimeError):
+    """A built-in adapter could not be built (the message ends with the build log's tail)."""
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """One implementation of a built-in adapter directory."""
+    name: str
+    directory: Path
+    library: str
+    version: str
+    registry: str
+    toolchain: tuple[str, ...]
+    description: str
+    steps: tuple[tuple[str, ...], ...]
+    build_env: tuple[tuple[str, str], ...]
+    command: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]
+    #: other directories the adapter uses (``shared = ["../go-common"]``): part of the hash
+    shared: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class Built:
+    """A built adapter, ready to run."""
+    adapter: Adapter
+    argv: list[str]
+    env: dict[str, str]
+    out: Path
+    build_seconds: float | None   # None: an earlier build was reused
+
+
+def adapters_root() -> Path:
+    return runtime.repo_root() / "adapters"
+
+
+def adapters(root: Path | None = None) -> list[Adapter]:
+    """Every implementation of every ``adapters/*/adapter.toml``, in name order."""
+    root = Path(root) if root is not None else adapters_root()
+    found: list[Adapter] = []
+    for manifest in sorted(root.glob("*/adapter.toml")):
+        doc = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        build_doc = doc.get("build", {})
+        for impl in doc.get("impl", []):
+            found.append(Adapter(
+                name=impl["name"], directory=manifest.parent.resolve(), library=doc["library"],
+                version=doc["version"], registry=doc.get("registry", ""),
+                toolchain=tuple(doc.get("toolchain", [])), description=doc.get("description", ""),
+                steps=tuple(tuple(step) for step in build_doc.get("steps", [])),
+                build_env=tuple(build_doc.get("env", {}).items()),
+                command=tuple(impl["command"]), env=tuple(impl.get("env", {}).items()),
+                shared=tuple((manifest.parent / d).resolve() for d in doc.get("shared", []))))
+    return sorted(found, key=lambda a: a.name)
+
+
+def _tool_version(tool: str) -> str | None:
+    path = shutil.which(tool)
+    if path is None or tool not in _TOOL_VERSION_ARGS:
+        return path  # a helper tool (sh, cp, make...): being there is enough
+    try:
+        proc = subprocess.run([path, *_TOOL_VERSION_ARGS.get(tool, ["--version"])],
+                              capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = _ANSI.sub("", proc.stdout or proc.stderr).strip().splitlines()
+    return text[0] if text else ""
+
+
+def _hash(adapter: Adapter, versions: dict[str, str]) -> str:
+    digest = hashlib.sha256()
+    for directory in (adapter.directory, *adapter.shared):
+        for path in sorted(p for p in directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(f"{directory.name}/{path.relative_to(directory).as_posix()}".encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    digest.update(json.dumps([versions, sys.version], sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+def _out_base(adapter: Adapter) -> Path:
+    return runtime.cache_root() / "adapters" / adapter.directory.name
+
+
+def availability(adapter: Adapter) -> tuple[str, str]:
+    """``("built", where)``, ``("buildable", toolchain versions)`` or ``("unavailable", why)``."""
+    versions = {}
+    for tool in adapter.toolchain:
+        version = _tool_version(tool)
+        if version is None:
+            return "unavailable", f"{tool} not found on PATH"
+        versions[tool] = version
+    out = _out_base(adapter) / _hash(adapter, versions)
+    if (out / ".built").is_file():
+        return "built", str(out)
+    return "buildable", "; ".join(versions.values()) or "no toolchain needed"
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+def build(adapter: Adapter, log: Callable[[str], None] = lambda _: None) -> Built:
+    """Build ``adapter`` unless its current build exists; return how to run it.
+
+    Raises :class:`AdapterBuildError` (toolchain missing, a step failed: with the log's tail)."""
+    versions = {}
+    for tool in adapter.toolchain:
+        version = _tool_version(tool)
+        if version is None:
+            raise AdapterBuildError(f"{adapter.name}: cannot build: {tool} not found on PATH")
+        versions[tool] = version
+    base = _out_base(adapter)
+    digest = _hash(adapter, versions)
+    out = base / digest
+    values = {"src": str(adapter.directory), "out": str(out), "cache": str(runtime.cache_root()),
+              "python": sys.executable}
+    env = {**os.environ, **{k: _fill(v, values) for k, v in adapter.env}}
+    built = Built(adapter, [_fill(a, values) for a in adapter.command], env, out, None)
+    base.mkdir(parents=True, exist_ok=True)
+    with open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two runs (or two impls of one dir) build once
+        if (out / ".built").is_file():
+            return built
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        log_path = base / f"{digest}.log"
+        build_env = {**os.environ, **{k: _fill(v, values) for k, v in adapter.build_env}}
+        started = time.monotonic()
+        log(f"building {adapter.directory.name} ({adapter.library} {adapter.version}); log: {log_path}")
+        with open(log_path, "wb") as sink:
+            for step in adapter.steps:
+                argv = [_fill(a, values) for a in step]
+                sink.write(("$ " + " ".join(argv) + "\n").encode())
+                sink.flush()
+                try:
+                    code = subprocess.run(argv, cwd=adapter.directory, env=build_env, stdout=sink,
+                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          check=False).returncode
+                except OSError as exc:
+                    code, _ = -1, sink.write(f"cannot run: {exc}\n".encode())
+                if code != 0:
+                    shutil.rmtree(out, ignore_errors=True)
+                    tail = log_path.read_text(errors="replace").splitlines()[-25:]
+                    raise AdapterBuildError(
+                        f"{adapter.name}: build step failed (exit {code}): {' '.join(argv)}\n"
+                        + "\n".join("  " + line for line in tail))
+        seconds = time.monotonic() - started
+        (out / ".built").write_text(json.dumps({"seconds": round(seconds, 1), "toolchain": versions}))
+        for old in base.iterdir():  # earlier builds of this directory
+            if old.is_dir() and old.name != digest:
+                shutil.rmtree(old, ignore_errors=True)
+            elif old.suffix == ".log" and old.stem != digest:
+                old.unlink(missing_ok=True)
+        log(f"built {adapter.directory.name} in {seconds:.1f} s")
+    return Built(adapter, built.argv, env, out, seconds)
+
+
+def describe(adapter: Adapter) -> dict[str, Any]:
+    """The JSON description of an adapter in reports."""
+    return {"name": adapter.name, "library": adapter.library, "version": adapter.version,
+            "registry": adapter.registry, "source": f"adapters/{adapter.directory.name}",
+            "description": adapter.description}

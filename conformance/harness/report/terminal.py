@@ -1,0 +1,62 @@
+"""The terminal view: a summary table per implementation, then what failed and why."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.harness.runner import STATUSES
+
+__all__ = ["summary", "problems"]
+
+
+def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for n, row in enumerate(rows):
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        out.append("  ".join(cells).rstrip())
+        if n == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out
+
+
+def summary(report: dict[str, Any]) -> str:
+    """One row per implementation: counts per outcome, known divergences, pass rate of the
+    cases it supports, time."""
+    rows = [["implementation", "version", *STATUSES, "known", "pass rate", "time"]]
+    for impl in report["implementations"]:
+        c = impl["counts"]
+        supported = c["pass"] + c["fail"] + c["error"]
+        rate = f"{100 * c['pass'] / supported:.1f}%" if supported else "-"
+        rows.append([impl["name"], impl["capabilities"]["version"] or "?",
+                     *(str(c[s]) for s in STATUSES), str(impl["known"]), rate, f"{impl['seconds']:.1f} s"])
+    lines = _table(rows, right=set(range(2, 9)))
+    notes = [f"{i['name']}: {i['capabilities_problem']}" for i in report["implementations"]
+             if i["capabilities_problem"]]
+    stale = [report["divergences"][i] for i in report["stale"]]
+    if notes:
+        lines += ["", *notes]
+    if stale:
+        lines += ["", "stale known divergences (matched no failing case):",
+                  *(f"  {d['impl']}: {d['summary']} ({d['source']})" for d in stale)]
+    return "\n".join(lines)
+
+
+def problems(report: dict[str, Any], *, limit: int = 20, diff_lines: int = 8) -> str:
+    """The failing and erroring cases not covered by a known divergence, with their diffs
+    (at most ``limit`` per implementation)."""
+    out: list[str] = []
+    for impl in report["implementations"]:
+        mine = [r for r in report["results"] if r["impl"] == impl["name"]
+                and r["status"] in ("fail", "error") and r["divergence"] is None]
+        if not mine:
+            continue
+        out.append(f"{impl['name']}: {len(mine)} unexplained {'divergence' if len(mine) == 1 else 'divergences'}")
+        for r in mine[:limit]:
+            out.append(f"  {r['status'].upper():5} {r['case']}: {r['reason']}")
+            out += [f"        {line}" for line in r["diff"][:diff_lines]]
+            if r["status"] == "error" and r["stderr"].strip():
+                out += [f"        stderr: {line}" for line in r["stderr"].strip().splitlines()[-3:]]
+        if len(mine) > limit:
+            out.append(f"  ... and {len(mine) - limit} more (see --json / --html)")
+    return "\n".join(out)

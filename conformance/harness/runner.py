@@ -1,0 +1,173 @@
+"""One implementation over many cases: capabilities, then a verdict per case, in parallel.
+
+:func:`run_implementation` asks the adapter for its capabilities, decides which cases are
+unsupported, and runs the rest on ``jobs`` threads, each with its own adapter process (a
+persistent server when the adapter declares one, else one process per case). Whatever an
+adapter does (hang, crash, flood, garbage), its case gets a verdict and the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from conformance.harness.cases import Case, case_features
+from conformance.harness.judge import Capabilities, CapabilityError, Verdict, judge, parse_capabilities, \
+    unsupported_reason
+from conformance.harness.process import ProcessTable, Server, run_once
+
+__all__ = ["CaseResult", "Implementation", "ImplementationRun", "Settings", "STATUSES", "run_implementation"]
+
+STATUSES = ("pass", "fail", "unsupported", "error")
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """An adapter command to run (built-in or ``--cmd``); an empty ``name`` is replaced by
+    the name the adapter declares in its capabilities."""
+    name: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str] | None = None
+    source: dict[str, Any] = field(default_factory=dict)   # registry description, for reports
+
+
+@dataclass(frozen=True)
+class Settings:
+    jobs: int = 2
+    timeout: float = 20.0
+    #: bytes an adapter may print for one case
+    output_limit: int = 64 << 20
+    capabilities_timeout: float = 120.0
+
+
+@dataclass
+class CaseResult:
+    impl: str
+    case: str
+    group: str
+    status: str
+    reason: str = ""
+    diff: list[str] = field(default_factory=list)
+    stderr: str = ""
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"impl": self.impl, "case": self.case, "group": self.group, "status": self.status,
+                "reason": self.reason, "diff": self.diff, "stderr": self.stderr,
+                "seconds": round(self.seconds, 4)}
+
+
+@dataclass
+class ImplementationRun:
+    impl: Implementation
+    capabilities: Capabilities
+    capabilities_problem: str | None
+    results: list[CaseResult]
+    seconds: float
+
+    def counts(self) -> Counter[str]:
+        return Counter(r.status for r in self.results)
+
+
+Progress = Callable[[str, int, int, Counter[str]], None]
+
+
+def _capabilities(table: ProcessTable, impl: Implementation, settings: Settings) -> tuple[Capabilities, str | None]:
+    exchange = run_once(table, [*impl.argv, "capabilities"], b"", env=impl.env,
+                        timeout=settings.capabilities_timeout, limit=1 << 20)
+    text = exchange.output.decode("utf-8", "replace") if exchange.output is not None else None
+    problem = None
+    if exchange.problem:
+        problem = f"`capabilities` failed ({exchange.problem}): the protocol's defaults apply"
+    try:
+        caps = parse_capabilities(text, impl.name)
+    except CapabilityError as exc:
+        return Capabilities(name=impl.name, declared=False), f"{exc}: the protocol's defaults apply"
+    if not caps.declared and problem is None:
+        problem = "`capabilities` printed no JSON object: the protocol's defaults apply"
+    return caps, problem
+
+
+def _decide(case: Case, caps: Capabilities) -> tuple[bytes, dict[str, Any], str | None]:
+    data, expected = case.data(), case.expected()
+    return data, expected, unsupported_reason(case_features(case, data, expected), case.mode, caps)
+
+
+def run_implementation(impl: Implementation, cases: Sequence[Case], settings: Settings,
+                       table: ProcessTable, progress: Progress | None = None) -> ImplementationRun:
+    """Every case through ``impl``; one :class:`CaseResult` per case, in the order of ``cases``."""
+    started = time.monotonic()
+    caps, caps_problem = _capabilities(table, impl, settings)
+    if not impl.name:  # a --cmd adapter: the name it declares, else its program's name
+        words = [w for w in impl.argv if not w.startswith("-")] or list(impl.argv)
+        impl = replace(impl, name=(caps.name if caps.declared else "") or Path(words[-1]).name)
+    results: list[CaseResult | None] = [None] * len(cases)
+    counts: Counter[str] = Counter()
+    lock = threading.Lock()
+    local = threading.local()
+    servers: list[Server] = []
+
+    def server() -> Server:
+        if not hasattr(local, "server"):
+            local.server = Server(table, [*impl.argv, "serve"], impl.env)
+            with lock:
+                servers.append(local.server)
+        return local.server
+
+    def one(index: int) -> None:
+        case = cases[index]
+        data, expected, reason = _decide(case, caps)
+        if reason is not None:
+            result = CaseResult(impl.name, case.id, case.group, "unsupported", reason)
+        else:
+            if caps.persistent:
+                exchange = server().request(case.mode, data, timeout=settings.timeout,
+                                            limit=settings.output_limit)
+            else:
+                exchange = run_once(table, [*impl.argv, "decode", "--as", case.mode], data,
+                                    env=impl.env, timeout=settings.timeout, limit=settings.output_limit)
+            result = _verdict(impl.name, case, expected, caps, exchange.output, exchange.problem)
+            result.stderr, result.seconds = exchange.stderr, exchange.seconds
+        with lock:
+            results[index] = result
+            counts[result.status] += 1
+            if progress is not None:
+                progress(impl.name, sum(counts.values()), len(cases), counts)
+
+    pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
+    try:
+        for future in [pool.submit(one, i) for i in range(len(cases))]:
+            future.result()
+    except BaseException:
+        # Ctrl-C or a bug: stop every adapter first, so no worker waits for a deadline
+        table.kill_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        for s in servers:
+            s.close()
+    done = [r for r in results if r is not None]
+    return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
+
+
+def _verdict(name: str, case: Case, expected: dict[str, Any], caps: Capabilities,
+             output: bytes | None, problem: str | None) -> CaseResult:
+    if problem is not None or output is None:
+        return CaseResult(name, case.id, case.group, "error", problem or "no output")
+    try:
+        actual = json.loads(output.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return CaseResult(name, case.id, case.group, "error", f"output is not UTF-8: {exc}")
+    except ValueError as exc:
+        preview = output[:80].decode("utf-8", "replace")
+        return CaseResult(name, case.id, case.group, "error", f"invalid JSON ({exc}): {preview!r}")
+    verdict: Verdict = judge(expected, actual, caps, case.mode)
+    return CaseResult(name, case.id, case.group, verdict.status, verdict.reason, verdict.diff)

@@ -1,0 +1,102 @@
+"""Every built-in adapter (adapters/*/adapter.toml), built here from its registry with its
+pinned version, over every case of the corpora, in one `kafka-conformance check` run:
+
+* every adapter is buildable on this machine (the toolchains are part of the machine);
+* the Java adapter (Kafka's own classes) passes 100%;
+* every other divergence is a classified, known one (adapters/*/divergences.toml), and no
+  known divergence is stale;
+* the published matrix (docs/conformance-matrix.md, scripts/publish-matrix) has the counts of
+  this run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.harness import cases as C
+from conformance.harness import registry
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.oracle  # the Java adapter is the oracle
+ADAPTERS = registry.adapters(ROOT / "adapters")
+NAMES = [a.name for a in ADAPTERS]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("builtin") / "report.json"
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "check", "--impl", "all", "-q",
+                           "--json", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=3600,
+                          env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)})
+    assert out.is_file(), proc.stderr[-4000:]
+    report = json.loads(out.read_text())
+    report["_exit"], report["_stdout"], report["_stderr"] = proc.returncode, proc.stdout, proc.stderr
+    return report
+
+
+def test_the_built_in_adapters() -> None:
+    assert set(NAMES) >= {"java", "kafka-python", "aiokafka", "aiokafka-pure", "franz-go", "sarama",
+                          "kafka-protocol-rs", "kafkajs"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_buildable_here(name: str) -> None:
+    adapter = next(a for a in ADAPTERS if a.name == name)
+    state, why = registry.availability(adapter)
+    assert state in ("built", "buildable"), why
+
+
+def test_every_adapter_ran_every_case(run: dict[str, Any]) -> None:
+    assert run["_exit"] == 0, run["_stdout"][-4000:] + run["_stderr"][-4000:]
+    assert [i["name"] for i in run["implementations"]] == NAMES
+    assert run["complete"] and len(run["cases"]) == len(C.load_cases())
+    for impl in run["implementations"]:
+        assert sum(impl["counts"].values()) == len(run["cases"]), impl["name"]
+        assert impl["capabilities"]["declared"], impl["name"]
+
+
+def test_java_passes_everything(run: dict[str, Any]) -> None:
+    java = next(i for i in run["implementations"] if i["name"] == "java")
+    assert java["counts"]["pass"] == len(run["cases"])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_divergence_is_classified_and_none_is_stale(run: dict[str, Any], name: str) -> None:
+    unexplained = [f"{r['case']}: {r['reason']}" for r in run["results"]
+                   if r["impl"] == name and r["status"] in ("fail", "error") and r["divergence"] is None]
+    assert unexplained == []
+    stale = [run["divergences"][i]["summary"] for i in run["stale"] if run["divergences"][i]["impl"] == name]
+    assert stale == []
+
+
+def test_third_parties_really_diverge(run: dict[str, Any]) -> None:
+    """The comparison is not vacuous: every third-party library differs from Kafka somewhere,
+    and supports most of what it declares."""
+    for impl in run["implementations"]:
+        if impl["name"] == "java":
+            continue
+        c = impl["counts"]
+        assert c["fail"] + c["error"] > 0, impl["name"]
+        assert c["pass"] > 200, impl["name"]
+
+
+def _published_counts() -> dict[str, list[int]]:
+    text = (ROOT / "docs" / "conformance-matrix.md").read_text()
+    rows = re.findall(r"^\| (\S+) [^|]*\| [^|]*\| (\d+) \| (\d+) \| (\d+) \| (\d+) \|", text, re.M)
+    return {name: [int(x) for x in counts] for name, *counts in rows}
+
+
+def test_published_matrix_is_current(run: dict[str, Any]) -> None:
+    published = _published_counts()
+    fresh = {i["name"]: [i["counts"][s] for s in ("pass", "fail", "unsupported", "error")]
+             for i in run["implementations"]}
+    assert published == fresh, "run scripts/publish-matrix to update docs/conformance-matrix.md"
+    assert (ROOT / "docs" / "conformance-matrix.html").is_file()
