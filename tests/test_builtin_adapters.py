@@ -23,7 +23,7 @@ import pytest
 
 from conformance.harness import cases as C
 from conformance.harness import registry
-from tests.conftest import ROOT
+from conftest import ROOT
 
 pytestmark = pytest.mark.oracle  # the Java adapter is the oracle
 ADAPTERS = registry.adapters(ROOT / "adapters")

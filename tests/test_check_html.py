@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 
 from conformance.harness.report.html import COLOURS
-from tests.conftest import ROOT
+from conftest import ROOT
 
 BROKEN = [sys.executable, str(ROOT / "tests" / "adapters" / "broken.py")]
 CASES = ["crafted/v2-[a-d]*", "crafted/legacy-v1-[a-c]*"]

@@ -20,7 +20,7 @@ from conformance.harness import cases as C
 from conformance.harness.judge import Capabilities, CapabilityError, judge, parse_capabilities, \
     unsupported_reason
 from conformance.harness.report import markdown, model
-from tests.conftest import ROOT, processes
+from conftest import ROOT, processes
 
 CLI = [sys.executable, "-m", "conformance.cli"]
 BROKEN = [sys.executable, str(ROOT / "tests" / "adapters" / "broken.py")]
