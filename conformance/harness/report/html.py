@@ -95,6 +95,9 @@ function matrix() {
       row.append(td); });
     t.append(row); }
   return t; }
+function notes(i) { const text = (i.problem ? i.problem + ' ' : '') + (i.caps.notes || '');
+  if (text.length <= 80) return el('td', {class: 'muted'}, text);
+  return el('td', {class: 'muted'}, el('details', {}, el('summary', {}, text.slice(0, 60) + '…'), text)); }
 function summary() {
   const t = el('table', {id: 'summary'}, el('tr', {}, ...['implementation', 'library', 'pass', 'fail', 'unsupported',
     'error', 'known', 'magics', 'codecs', 'CRC', 'errors', 'notes'].map(h => el('th', {}, h))));
@@ -103,7 +106,7 @@ function summary() {
       ...['pass', 'fail', 'unsupported', 'error'].map(s => el('td', {}, String(i.counts[s]))),
       el('td', {}, String(i.known)), el('td', {}, c.magics.join(',')), el('td', {}, c.codecs.join(',')),
       el('td', {}, c.checks_crc ? 'checked' : 'not checked'), el('td', {}, c.error_semantics + ', ' + c.error_classes),
-      el('td', {class: 'muted'}, (i.problem ? i.problem + ' ' : '') + (c.notes || '')))); }
+      notes(i))); }
   return t; }
 function hexdump(hex, truncated, size) { const lines = [];
   for (let o = 0; o < hex.length / 2; o += 16) { const bytes = [];
@@ -153,9 +156,10 @@ def render(report: dict[str, Any], title: str = "Kafka record-format conformance
 Each implementation's decoder against Kafka's verdict (the Java oracle) on every case; a cell
 shows passes / cases run and takes the colour of its most serious result. Click a cell for its
 cases, a case for its bytes and every implementation's diff.</p>
-<div id="summary-slot"></div>
 <h2>Matrix</h2><p class="legend">{legend}</p>
 <div id="matrix-slot"></div>
+<h2>Implementations</h2>
+<div id="summary-slot"></div>
 <div id="view"></div>
 <script type="application/json" id="data">{data}</script>
 <script>{_SCRIPT}</script>
