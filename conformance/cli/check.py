@@ -90,13 +90,11 @@ def _list() -> int:
     except NoCheckout as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    rows = [("implementation", "library", "version", "registry", "status")]
+    rows = [["implementation", "library", "version", "registry", "status"]]
     for a in found:
         state, why = registry.availability(a)
-        rows.append((a.name, a.library, a.version, a.registry, f"{state}: {why}" if state != "built" else "built"))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    for row in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4])
+        rows.append([a.name, a.library, a.version, a.registry, f"{state}: {why}" if state != "built" else "built"])
+    print("\n".join(terminal.table(rows)))
     return EXIT_OK
 
 

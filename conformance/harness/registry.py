@@ -112,6 +112,17 @@ def _tool_version(tool: str) -> str | None:
     return text[0] if text else ""
 
 
+def _toolchain(adapter: Adapter) -> dict[str, str] | str:
+    """The version of each tool of the adapter's toolchain, or why one is missing."""
+    versions = {}
+    for tool in adapter.toolchain:
+        version = _tool_version(tool)
+        if version is None:
+            return f"{tool} not found on PATH"
+        versions[tool] = version
+    return versions
+
+
 def _hash(adapter: Adapter, versions: dict[str, str]) -> str:
     digest = hashlib.sha256()
     for directory in (adapter.directory, *adapter.shared):
@@ -128,12 +139,9 @@ def _out_base(adapter: Adapter) -> Path:
 
 def availability(adapter: Adapter) -> tuple[str, str]:
     """``("built", where)``, ``("buildable", toolchain versions)`` or ``("unavailable", why)``."""
-    versions = {}
-    for tool in adapter.toolchain:
-        version = _tool_version(tool)
-        if version is None:
-            return "unavailable", f"{tool} not found on PATH"
-        versions[tool] = version
+    versions = _toolchain(adapter)
+    if isinstance(versions, str):
+        return "unavailable", versions
     out = _out_base(adapter) / _hash(adapter, versions)
     if (out / ".built").is_file():
         return "built", str(out)
@@ -150,12 +158,9 @@ def build(adapter: Adapter, log: Callable[[str], None] = lambda _: None) -> Buil
     """Build ``adapter`` unless its current build exists; return how to run it.
 
     Raises :class:`AdapterBuildError` (toolchain missing, a step failed: with the log's tail)."""
-    versions = {}
-    for tool in adapter.toolchain:
-        version = _tool_version(tool)
-        if version is None:
-            raise AdapterBuildError(f"{adapter.name}: cannot build: {tool} not found on PATH")
-        versions[tool] = version
+    versions = _toolchain(adapter)
+    if isinstance(versions, str):
+        raise AdapterBuildError(f"{adapter.name}: cannot build: {versions}")
     base = _out_base(adapter)
     digest = _hash(adapter, versions)
     out = base / digest

@@ -6,10 +6,11 @@ from typing import Any
 
 from conformance.harness.runner import STATUSES
 
-__all__ = ["summary", "problems"]
+__all__ = ["problems", "summary", "table"]
 
 
-def _table(rows: list[list[str]], right: set[int]) -> list[str]:
+def table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset()) -> list[str]:
+    """Rows as aligned columns, a rule under the first (the header); ``right``: right-aligned columns."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     for n, row in enumerate(rows):
@@ -30,7 +31,7 @@ def summary(report: dict[str, Any]) -> str:
         rate = f"{100 * c['pass'] / supported:.1f}%" if supported else "-"
         rows.append([impl["name"], impl["capabilities"]["version"] or "?",
                      *(str(c[s]) for s in STATUSES), str(impl["known"]), rate, f"{impl['seconds']:.1f} s"])
-    lines = _table(rows, right=set(range(2, 9)))
+    lines = table(rows, right=set(range(2, 9)))
     notes = [f"{i['name']}: {i['capabilities_problem']}" for i in report["implementations"]
              if i["capabilities_problem"]]
     stale = [report["divergences"][i] for i in report["stale"]]
