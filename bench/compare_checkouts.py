@@ -38,9 +38,20 @@ def run_side(kit: Path, codec: str, path: Path, n: int, checksum: int, repeat: i
         return {"error": f"{script} not found"}
     env = dict(os.environ, PYTHONPATH=str(kit))
     cmd = [
-        sys.executable, str(script), "--worker", "ours", "--worker-codec", codec,
-        "--worker-input", str(path), "--worker-expect-records", str(n),
-        "--worker-expect-checksum", str(checksum), "--repeat", str(repeat),
+        sys.executable,
+        str(script),
+        "--worker",
+        "ours",
+        "--worker-codec",
+        codec,
+        "--worker-input",
+        str(path),
+        "--worker-expect-records",
+        str(n),
+        "--worker-expect-checksum",
+        str(checksum),
+        "--repeat",
+        str(repeat),
     ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=kit, timeout=1800)
     if proc.returncode != 0:
@@ -88,13 +99,16 @@ def main(argv: list[str] | None = None) -> int:
             paths[codec].write_bytes(dt.build_stream(records, codec, args.batch_size))
         del records
         for rnd in range(args.rounds):
-            order = sides[rnd % len(sides):] + sides[: rnd % len(sides)]
+            order = sides[rnd % len(sides) :] + sides[: rnd % len(sides)]
             for codec in codecs:
                 for name, kit in order:
                     res = run_side(kit, codec, paths[codec], args.records, checksum, args.repeat)
                     if "times" in res:
                         rate = args.records / min(res["times"])
-                        print(f"# round {rnd + 1} {codec:6} {name:8} {rate / 1e3:7.0f} krec/s", flush=True)
+                        print(
+                            f"# round {rnd + 1} {codec:6} {name:8} {rate / 1e3:7.0f} krec/s",
+                            flush=True,
+                        )
                     else:
                         rate = None
                         errors.append(f"{name} {codec}: {res.get('error') or res.get('skipped')}")
@@ -103,8 +117,13 @@ def main(argv: list[str] | None = None) -> int:
 
     names = [n for n, _ in sides]
     first = names[0]
-    head = "| codec | " + " | ".join(names) + " | " + " | ".join(
-        f"{n} / {first}" for n in names[1:]) + " |"
+    head = (
+        "| codec | "
+        + " | ".join(names)
+        + " | "
+        + " | ".join(f"{n} / {first}" for n in names[1:])
+        + " |"
+    )
     lines = [head, "|" + "---|" * (1 + 2 * len(names) - 1)]
     for codec in codecs:
         best = {n: max((r for r in rates[codec][n] if r), default=None) for n in names}
@@ -119,10 +138,21 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| {codec} | " + " | ".join(cells + ratios) + " |")
     print("\n".join(lines))
     if args.json:
-        Path(args.json).write_text(json.dumps(
-            {"sides": {n: str(d) for n, d in sides}, "records": args.records,
-             "rounds": args.rounds, "repeat": args.repeat, "records_per_s": rates,
-             "errors": errors, "environment": dt.environment()}, indent=2) + "\n")
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "sides": {n: str(d) for n, d in sides},
+                    "records": args.records,
+                    "rounds": args.rounds,
+                    "repeat": args.repeat,
+                    "records_per_s": rates,
+                    "errors": errors,
+                    "environment": dt.environment(),
+                },
+                indent=2,
+            )
+            + "\n"
+        )
     return 1 if errors else 0
 
 

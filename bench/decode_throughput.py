@@ -243,8 +243,15 @@ def worker_main(args: argparse.Namespace) -> int:
         if acc != args.worker_expect_checksum:
             raise AssertionError(f"checksum {acc}, expected {args.worker_expect_checksum}")
     package = sys.modules.get("conformance")
-    print(json.dumps({"times": times, "notes": [n for n in notes if n],
-                      "package": getattr(package, "__file__", None)}))
+    print(
+        json.dumps(
+            {
+                "times": times,
+                "notes": [n for n in notes if n],
+                "package": getattr(package, "__file__", None),
+            }
+        )
+    )
     return 0
 
 
@@ -308,7 +315,9 @@ def environment() -> dict[str, object]:
         import kafka.codec
 
         info["kafka_python_snappy"] = (
-            "python-snappy" if kafka.codec.has_snappy() else "unavailable (python-snappy not installed)"
+            "python-snappy"
+            if kafka.codec.has_snappy()
+            else "unavailable (python-snappy not installed)"
         )
     except Exception as e:  # pragma: no cover
         info["kafka_python_snappy"] = f"unknown ({e})"
@@ -333,18 +342,22 @@ def run_worker(
     env.pop("AIOKAFKA_NO_EXTENSIONS", None)
     if impl == "aiokafka-py":
         env["AIOKAFKA_NO_EXTENSIONS"] = "1"
-    env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p
-    )
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     cmd = [
         sys.executable,
         str(Path(__file__).resolve()),
-        "--worker", impl,
-        "--worker-codec", codec,
-        "--worker-input", str(path),
-        "--worker-expect-records", str(n),
-        "--worker-expect-checksum", str(checksum),
-        "--repeat", str(args.repeat),
+        "--worker",
+        impl,
+        "--worker-codec",
+        codec,
+        "--worker-input",
+        str(path),
+        "--worker-expect-records",
+        str(n),
+        "--worker-expect-checksum",
+        str(checksum),
+        "--repeat",
+        str(args.repeat),
     ]
     if not args.snappy_shim:
         cmd.append("--no-snappy-shim")
@@ -432,7 +445,8 @@ def render_markdown(report: dict, command: str) -> str:  # type: ignore[type-arg
         )
         lines.append("|---|---|---|---|---|")
         for codec, row in extra:
-            def f(k: str) -> str:
+
+            def f(k: str, row: dict = row) -> str:  # type: ignore[type-arg]
                 v = row.get(k)
                 return "n/a" if v is None else f"{v:.2f}x"
 
@@ -442,8 +456,14 @@ def render_markdown(report: dict, command: str) -> str:  # type: ignore[type-arg
                 f"{f('ratio_vs_aiokafka_c')} |"
             )
         lines.append("")
-    notes = sorted({n for row in report["results"].values() for r in row["impls"].values()
-                    for n in r.get("notes", [])})
+    notes = sorted(
+        {
+            n
+            for row in report["results"].values()
+            for r in row["impls"].values()
+            for n in r.get("notes", [])
+        }
+    )
     if notes:
         lines.append("Notes: " + "; ".join(notes) + ".")
         lines.append("")
@@ -475,8 +495,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--records", type=int, default=200_000, help="records per codec (default 200000)")
-    p.add_argument("--repeat", type=int, default=5, help="runs per measurement, best is kept (default 5)")
+    p.add_argument(
+        "--records", type=int, default=200_000, help="records per codec (default 200000)"
+    )
+    p.add_argument(
+        "--repeat", type=int, default=5, help="runs per measurement, best is kept (default 5)"
+    )
     p.add_argument(
         "--codecs",
         default=",".join(ALL_CODECS),
@@ -542,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# generated {len(records)} records in {time.perf_counter() - t0:.1f}s", flush=True)
 
     report: dict = {  # type: ignore[type-arg]
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": command,
         "records": args.records,
         "repeat": args.repeat,
@@ -566,9 +590,7 @@ def main(argv: list[str] | None = None) -> int:
                     res["best_s"] = best
                     res["records_per_s"] = args.records / best
                     res["mb_per_s"] = len(data) / best / 1e6
-                    msg = (
-                        f"{res['records_per_s'] / 1e3:9.0f} krec/s {res['mb_per_s']:7.1f} MB/s"
-                    )
+                    msg = f"{res['records_per_s'] / 1e3:9.0f} krec/s {res['mb_per_s']:7.1f} MB/s"
                     if res.get("package"):  # which checkout was measured (before/after runs)
                         msg += f"  [{Path(str(res['package'])).parent.parent}]"
                 else:
@@ -576,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
                 row["impls"][impl] = res
                 print(f"# {codec:6} {impl:18} {msg}", flush=True)
 
-            def rate(impl: str) -> float | None:
+            def rate(impl: str, row: dict = row) -> float | None:  # type: ignore[type-arg]
                 return row["impls"].get(impl, {}).get("records_per_s")
 
             def ratio(a: str, b: str) -> float | None:

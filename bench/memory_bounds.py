@@ -39,14 +39,29 @@ COMMANDS: dict[str, list[str]] = {
     "dump --json": ["-m", "conformance.cli", "dump", "--json", "{log}"],
     "verify-dir": ["-m", "conformance.cli", "verify-dir", "{dir}"],
     "lookup --offset": ["-m", "conformance.cli", "lookup", "--offset", "0", "{dir}"],
-    "lookup --timestamp": ["-m", "conformance.cli", "lookup", "--timestamp", "1700000000000", "{dir}"],
-    "library decode()": ["-c", "import sys; from conformance import decode; "
-                         "r = decode(open(sys.argv[1], 'rb').read(), mode='file'); "
-                         "print(r.outcome, len(r.records))", "{log}"],
-    "library StreamDecoder(keep=0)": ["-c", "import sys; from conformance import StreamDecoder; "
-                                      "d = StreamDecoder(open(sys.argv[1], 'rb').read(), "
-                                      "mode='file', keep=0); "
-                                      "print(sum(b.records.total for b in d), d.outcome)", "{log}"],
+    "lookup --timestamp": [
+        "-m",
+        "conformance.cli",
+        "lookup",
+        "--timestamp",
+        "1700000000000",
+        "{dir}",
+    ],
+    "library decode()": [
+        "-c",
+        "import sys; from conformance import decode; "
+        "r = decode(open(sys.argv[1], 'rb').read(), mode='file'); "
+        "print(r.outcome, len(r.records))",
+        "{log}",
+    ],
+    "library StreamDecoder(keep=0)": [
+        "-c",
+        "import sys; from conformance import StreamDecoder; "
+        "d = StreamDecoder(open(sys.argv[1], 'rb').read(), "
+        "mode='file', keep=0); "
+        "print(sum(b.records.total for b in d), d.outcome)",
+        "{log}",
+    ],
 }
 
 
@@ -62,7 +77,10 @@ def measure(argv: list[str], timeout: float) -> dict[str, object]:
             if time.perf_counter() > deadline:
                 proc.kill()
                 pid, status, usage = os.wait4(proc.pid, 0)
-                return {"error": f"killed after {timeout:.0f} s", "maxrss_mb": usage.ru_maxrss / 1024}
+                return {
+                    "error": f"killed after {timeout:.0f} s",
+                    "maxrss_mb": usage.ru_maxrss / 1024,
+                }
             time.sleep(0.05)
         err.seek(0)
         tail = err.read()[-300:]
@@ -81,10 +99,14 @@ def main(argv: list[str] | None = None) -> int:
         epilog=__doc__.split("Example", 1)[1] if __doc__ else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--records", type=int, default=29_900_000, help="records in the bomb (default 29900000)")
+    p.add_argument(
+        "--records", type=int, default=29_900_000, help="records in the bomb (default 29900000)"
+    )
     p.add_argument("--codec", default="zstd", choices=("gzip", "snappy", "lz4", "zstd"))
     p.add_argument("--only", help="comma-separated subset of: " + ", ".join(COMMANDS))
-    p.add_argument("--timeout", type=float, default=3600, help="per command, seconds (default 3600)")
+    p.add_argument(
+        "--timeout", type=float, default=3600, help="per command, seconds (default 3600)"
+    )
     p.add_argument("--markdown", metavar="OUT", help="write the table as markdown")
     args = p.parse_args(argv)
     if args.records < 1:

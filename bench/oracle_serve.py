@@ -39,7 +39,9 @@ def _rate(fn, inputs: list[bytes], seconds: float) -> tuple[float, int]:  # type
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--inputs", type=Path, action="append")
     ap.add_argument("--seconds", type=float, default=20.0)
     args = ap.parse_args()

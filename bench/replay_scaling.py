@@ -56,9 +56,24 @@ def _corpus(size: int, seed: int, corrupt: int) -> Path:
         shutil.rmtree(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "conformance.cli", "synth", "--size", str(size),
-                    "--out", str(path), "--seed", str(seed), "--corrupt", str(corrupt)],
-                   check=True, cwd=ROOT)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "synth",
+            "--size",
+            str(size),
+            "--out",
+            str(path),
+            "--seed",
+            str(seed),
+            "--corrupt",
+            str(corrupt),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
     print(f"corpus: {path} written in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     return path
 
@@ -66,8 +81,19 @@ def _corpus(size: int, seed: int, corrupt: int) -> Path:
 def _run(engine: str, corpus: Path, split: str, out: Path) -> dict[str, Any]:
     if out.exists():
         shutil.rmtree(out)
-    cmd = [sys.executable, "-m", "conformance.cli", "replay", str(corpus), "--out", str(out),
-           "--split-bytes", split, "--quiet", *ENGINES[engine]]
+    cmd = [
+        sys.executable,
+        "-m",
+        "conformance.cli",
+        "replay",
+        str(corpus),
+        "--out",
+        str(out),
+        "--split-bytes",
+        split,
+        "--quiet",
+        *ENGINES[engine],
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -77,21 +103,28 @@ def _run(engine: str, corpus: Path, split: str, out: Path) -> dict[str, Any]:
     run = s["run"]
     t = s["totals"]
     return {
-        "engine": engine, "wall_seconds": round(wall, 2),
+        "engine": engine,
+        "wall_seconds": round(wall, 2),
         "session_seconds": run.get("session_seconds", 0.0),
-        "startup_seconds": run["startup_seconds"], "replay_seconds": run["replay_seconds"],
+        "startup_seconds": run["startup_seconds"],
+        "replay_seconds": run["replay_seconds"],
         "planning_seconds": run["planning_seconds"],
-        "records": t["records"], "bytes": t["bytes_total"], "ranges": s["ranges"],
+        "records": t["records"],
+        "bytes": t["bytes_total"],
+        "ranges": s["ranges"],
         "records_per_s": round(t["records"] / run["replay_seconds"]),
         "mb_per_s": round(t["bytes_total"] / 1e6 / run["replay_seconds"], 1),
         "workers": len(s["workers"]["peak_rss_kib"]),
         "peak_rss_mib": round(s["workers"]["max_peak_rss_kib"] / 1024, 1),
-        "flagged": s["flagged_count"], "exact": s["accounting_exact"],
+        "flagged": s["flagged_count"],
+        "exact": s["accounting_exact"],
     }
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--size", default="1GB", help="corpus size (default %(default)s)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--corrupt", type=int, default=8)
@@ -107,9 +140,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="replay-bench-") as tmp:
         for n in range(args.rounds):  # engines interleaved, their order rotated per round
             engines = list(runs)
-            engines = engines[n % len(engines):] + engines[:n % len(engines)]
+            engines = engines[n % len(engines) :] + engines[: n % len(engines)]
             for engine in engines:
-                r = _run(engine, corpus, args.split_bytes, Path(tmp) / engine.replace("[", "").replace("]", ""))
+                r = _run(
+                    engine,
+                    corpus,
+                    args.split_bytes,
+                    Path(tmp) / engine.replace("[", "").replace("]", ""),
+                )
                 print(json.dumps(r), file=sys.stderr)
                 runs[engine].append(r)
     # each engine's median round by replay time (rounds listed in the JSON)
@@ -117,14 +155,26 @@ def main() -> int:
     by = {r["engine"]: r for r in results}
     derived: dict[str, Any] = {}
     if "process" in by and "local[1]" in by:
-        derived["local1_over_process"] = round(by["local[1]"]["replay_seconds"] / by["process"]["replay_seconds"], 3)
+        derived["local1_over_process"] = round(
+            by["local[1]"]["replay_seconds"] / by["process"]["replay_seconds"], 3
+        )
     if "local[1]" in by and "local[2]" in by:
         derived["scaling_efficiency"] = round(
-            by["local[1]"]["replay_seconds"] / (2 * by["local[2]"]["replay_seconds"]), 3)
-    doc = {"size": size, "seed": args.seed, "corrupt": args.corrupt, "split_bytes": args.split_bytes,
-           "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-           "rounds": args.rounds, "results": results, "derived": derived,
-           "all_rounds": runs}
+            by["local[1]"]["replay_seconds"] / (2 * by["local[2]"]["replay_seconds"]), 3
+        )
+    doc = {
+        "size": size,
+        "seed": args.seed,
+        "corrupt": args.corrupt,
+        "split_bytes": args.split_bytes,
+        "machine": (
+            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        ),
+        "rounds": args.rounds,
+        "results": results,
+        "derived": derived,
+        "all_rounds": runs,
+    }
     args.json.write_text(json.dumps(doc, indent=2) + "\n")
     if args.markdown:
         args.markdown.write_text(_markdown(doc, " ".join(sys.argv[1:])))
@@ -140,19 +190,31 @@ def _markdown(doc: dict[str, Any], argv: str) -> str:
         f"Corpus: `kafka-conformance synth --size {doc['size']} --seed {doc['seed']} "
         f"--corrupt {doc['corrupt']}`, split {doc['split_bytes']}; {doc['machine']}.",
         "",
-        "| engine | session s | start-up s (session + warm-up job) | replay s | wall s (process) | records/s | MB/s | ranges | Python workers | peak RSS per worker (MiB) |",
+        "| engine | session s | start-up s (session + warm-up job) | replay s | wall s (process) | "
+        "records/s | MB/s | ranges | Python workers | peak RSS per worker (MiB) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in doc["results"]:
-        lines.append(f"| {r['engine']} | {r['session_seconds']} | {r['startup_seconds']} | {r['replay_seconds']} | {r['wall_seconds']} | "
-                     f"{r['records_per_s']:,} | {r['mb_per_s']} | {r['ranges']} | {r['workers']} | "
-                     f"{r['peak_rss_mib']} |")
+        lines.append(
+            f"| {r['engine']} | {r['session_seconds']} | {r['startup_seconds']} | "
+            f"{r['replay_seconds']} | {r['wall_seconds']} | "
+            f"{r['records_per_s']:,} | {r['mb_per_s']} | {r['ranges']} | {r['workers']} | "
+            f"{r['peak_rss_mib']} |"
+        )
     d = doc["derived"]
-    lines += ["", f"Median of {doc['rounds']} rounds per engine (engines interleaved); every round:", ""]
+    lines += [
+        "",
+        f"Median of {doc['rounds']} rounds per engine (engines interleaved); every round:",
+        "",
+    ]
     for engine, rs in doc["all_rounds"].items():
         lines.append(f"* {engine}: replay s " + ", ".join(str(r["replay_seconds"]) for r in rs))
-    lines += ["", f"* local[1] / process (replay time): **{d.get('local1_over_process')}** (target <= 1.3)",
-              f"* scaling efficiency 1 -> 2 cores: **{d.get('scaling_efficiency')}** (target >= 0.85)", ""]
+    lines += [
+        "",
+        f"* local[1] / process (replay time): **{d.get('local1_over_process')}** (target <= 1.3)",
+        f"* scaling efficiency 1 -> 2 cores: **{d.get('scaling_efficiency')}** (target >= 0.85)",
+        "",
+    ]
     lines += NOTES.splitlines()
     return "\n".join(lines) + "\n"
 
@@ -184,7 +246,7 @@ NOTES = """## How to read it
 | each task writes its own Parquet part, only range summaries return through Arrow | 1.54 | 0.65 |
 | + start-up measured with a warm-up job (first-query planning, Python workers) | 1.15-1.19 | 0.83 |
 | + largest tasks first | 1.19-1.23 | 0.84-0.86 |
-"""
+"""  # noqa: E501 - Markdown table rows cannot wrap
 
 
 if __name__ == "__main__":

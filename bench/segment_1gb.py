@@ -30,16 +30,20 @@ sys.path.insert(0, str(ROOT))
 
 
 def make_segment(directory: Path, size_mb: int) -> Path:
-    from conformance.wire.builder import BatchBuilder
     from conformance.logdir.writer import LogConfig, PartitionWriter
+    from conformance.wire.builder import BatchBuilder
 
     codecs = ["none", "gzip", "snappy", "lz4", "zstd"]
     templates = []
     for i in range(50):
         b = BatchBuilder(compression=codecs[i % len(codecs)])
         for j in range(500):
-            b.append(1_700_000_000_000 + i * 500 + j, b"key-%06d" % j, (b"value %d " % (i * j)) * 12,
-                     [("trace", b"%016x" % (i * 1000 + j))])
+            b.append(
+                1_700_000_000_000 + i * 500 + j,
+                b"key-%06d" % j,
+                (b"value %d " % (i * j)) * 12,
+                [("trace", b"%016x" % (i * 1000 + j))],
+            )
         templates.append(b.build())
     cfg = LogConfig(segment_bytes=2**31 - 1)
     writer = PartitionWriter(directory, "bench", 0, cfg)
@@ -82,7 +86,9 @@ def run(cmd: list[str]) -> tuple[float, float, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--dir", type=Path, help="work directory (default: a temp dir, removed after)")
     ap.add_argument("--markdown", type=Path, help="write the results table here")
@@ -104,16 +110,19 @@ def main(argv: list[str] | None = None) -> int:
         ]:
             secs, rss, code = run(cmd)
             rows.append((name, secs, size / 2**20 / secs, rss, code))
-            print(f"{name:24} {secs:8.1f} s {size / 2**20 / secs:8.1f} MB/s  peak RSS {rss:7.1f} MB  exit {code}")
+            print(
+                f"{name:24} {secs:8.1f} s {size / 2**20 / secs:8.1f} MB/s  peak RSS "
+                f"{rss:7.1f} MB  exit {code}"
+            )
     table = ["| command | seconds | MB/s | peak RSS (MB) | exit |", "|---|---|---|---|---|"]
     table += [f"| {n} | {s:.1f} | {r:.1f} | {m:.0f} | {c} |" for n, s, r, m, c in rows]
     if args.markdown:
         text = (
-            f"# Segment benchmark\n\n`{' '.join(['.venv/bin/python', 'bench/segment_1gb.py'] + (argv or sys.argv[1:]))}`"
+            "# Segment benchmark\n\n`"
+            f"{' '.join(['.venv/bin/python', 'bench/segment_1gb.py'] + (argv or sys.argv[1:]))}`"
             f" on {time.strftime('%Y-%m-%d')}: one {size / 2**20:.0f} MB segment (mixed codecs, "
             "500-record batches), each command in its own process; peak RSS is that process's "
-            "ru_maxrss.\n\n"
-            + "\n".join(table) + "\n"
+            "ru_maxrss.\n\n" + "\n".join(table) + "\n"
         )
         args.markdown.write_text(text)
     print("\n".join(table))

@@ -7,16 +7,12 @@
 
 from __future__ import annotations
 
-from conformance.stream.decoder import StreamDecoder, decode
-from conformance.stream.result import DecodedBatch, DecodeResult, Finding, Tail
-from conformance.wire.builder import BatchBuilder
 from conformance.errors import (
     BufferUnderflowError,
     CodecError,
     CorruptRecordError,
     DecodeError,
     DecompressionLimitError,
-    RecordLimitError,
     EncodeError,
     IllegalArgumentError,
     IndexOutOfBoundsError,
@@ -25,7 +21,11 @@ from conformance.errors import (
     KafkaError,
     NullPointerError,
     OutOfMemoryError,
+    RecordLimitError,
 )
+from conformance.stream.decoder import StreamDecoder, decode
+from conformance.stream.result import DecodedBatch, DecodeResult, Finding, Tail
+from conformance.wire.builder import BatchBuilder
 from conformance.wire.record import Record
 
 __version__ = "0.1.0"

@@ -5,31 +5,31 @@ exception Apache Kafka raises for the same bytes; ``kafka_exception`` holds that
 name (the one the canonical JSON reports), ``message`` the text Kafka's exception carries, and
 ``position`` / ``batch_index`` say where in the input it happened (set by the decoder).
 
-=====================================  ===================================================
-Python class                           Java class (``kafka_exception``)
-=====================================  ===================================================
-CorruptRecordError                     org.apache.kafka.common.errors.CorruptRecordException
-InvalidRecordError                     org.apache.kafka.common.InvalidRecordException
-KafkaError                             org.apache.kafka.common.KafkaException
-DecompressionLimitError (KafkaError)   (kit limit; reported as KafkaException)
-RecordLimitError (KafkaError)          (kit limit; reported as KafkaException)
-IllegalArgumentError                   java.lang.IllegalArgumentException
-IndexOutOfBoundsError                  java.lang.IndexOutOfBoundsException
-BufferUnderflowError                   java.nio.BufferUnderflowException
-NullPointerError                       java.lang.NullPointerException
-OutOfMemoryError                       java.lang.OutOfMemoryError (JVM array size limit)
-CorruptIndexError                      org.apache.kafka.storage.internals.log.CorruptIndexException
-CorruptSnapshotError                   org.apache.kafka.storage.internals.log.CorruptSnapshotException
-CheckpointError                        java.io.IOException (checkpoint and metadata files)
-NumberFormatError                      java.lang.NumberFormatException
-CodecError                             a compression library's IOException/Error, e.g.
-                                       java.util.zip.ZipException, java.io.EOFException,
-                                       org.xerial.snappy.SnappyIOException,
-                                       org.xerial.snappy.SnappyError, java.io.IOException
-=====================================  ===================================================
+===================================  ===================================================
+Python class                         Java class (``kafka_exception``)
+===================================  ===================================================
+CorruptRecordError                   org.apache.kafka.common.errors.CorruptRecordException
+InvalidRecordError                   org.apache.kafka.common.InvalidRecordException
+KafkaError                           org.apache.kafka.common.KafkaException
+DecompressionLimitError(KafkaError)  (kit limit; reported as KafkaException)
+RecordLimitError(KafkaError)         (kit limit; reported as KafkaException)
+IllegalArgumentError                 java.lang.IllegalArgumentException
+IndexOutOfBoundsError                java.lang.IndexOutOfBoundsException
+BufferUnderflowError                 java.nio.BufferUnderflowException
+NullPointerError                     java.lang.NullPointerException
+OutOfMemoryError                     java.lang.OutOfMemoryError (JVM array size limit)
+CorruptIndexError                    org.apache.kafka.storage.internals.log.CorruptIndexException
+CorruptSnapshotError                 org.apache.kafka.storage.internals.log.CorruptSnapshotException
+CheckpointError                      java.io.IOException (checkpoint and metadata files)
+NumberFormatError                    java.lang.NumberFormatException
+CodecError                           a compression library's IOException/Error, e.g.
+                                     java.util.zip.ZipException, java.io.EOFException,
+                                     org.xerial.snappy.SnappyIOException,
+                                     org.xerial.snappy.SnappyError, java.io.IOException
+===================================  ===================================================
 
-Kafka sometimes lets raw JDK exceptions escape (docs/format.md §4.2); the kit reports those faithfully
-rather than inventing a nicer class, because the verdict must match Kafka's.
+Kafka sometimes lets raw JDK exceptions escape (docs/format.md §4.2); the kit reports those
+faithfully rather than inventing a nicer class, because the verdict must match Kafka's.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from __future__ import annotations
 import errno
 import mmap
 import os
-import stat
 import shutil
+import stat
 import tempfile
 import unicodedata
 from typing import TextIO
@@ -109,7 +109,9 @@ class FileSource:
 
     _fd = -1  # a class default: close() (also from __del__) works whatever __init__ raised
 
-    def __init__(self, path: str | os.PathLike[str], start: int = 0, end: int | None = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], start: int = 0, end: int | None = None
+    ) -> None:
         self.path = os.fspath(path)
         self._fd = open_regular(self.path)
         size = os.fstat(self._fd).st_size

@@ -24,8 +24,11 @@ from conformance.wire.builder import BatchBuilder
 INT64 = st.integers(-(2**63), 2**63 - 1)
 TIMESTAMPS = st.one_of(st.just(-1), st.integers(0, 2**53))
 
-CODECS_BY_MAGIC = {0: ["none", "gzip", "snappy", "lz4"], 1: ["none", "gzip", "snappy", "lz4"],
-                   2: ["none", "gzip", "snappy", "lz4", "zstd"]}
+CODECS_BY_MAGIC = {
+    0: ["none", "gzip", "snappy", "lz4"],
+    1: ["none", "gzip", "snappy", "lz4"],
+    2: ["none", "gzip", "snappy", "lz4", "zstd"],
+}
 
 
 def nullable_bytes(max_size: int = 64) -> st.SearchStrategy[bytes | None]:

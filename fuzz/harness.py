@@ -17,7 +17,9 @@ from pathlib import Path
 if __name__ == "__main__":
     spec = importlib.util.find_spec("conformance")  # locates the package, imports nothing
     if spec is None or not spec.submodule_search_locations:
-        sys.exit("fuzz/harness.py: the conformance package is not installed "
-                 "(scripts/bootstrap, or pip install -e '.[fuzz]')")
+        sys.exit(
+            "fuzz/harness.py: the conformance package is not installed "
+            "(scripts/bootstrap, or pip install -e '.[fuzz]')"
+        )
     harness = Path(next(iter(spec.submodule_search_locations))) / "fuzz" / "harness.py"
     runpy.run_path(str(harness), run_name="__main__")

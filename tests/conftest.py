@@ -18,7 +18,9 @@ settings.register_profile("dev", max_examples=100, deadline=None)
 settings.register_profile(
     "stress", max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck)
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
 
 
 @pytest.fixture(scope="session")
@@ -69,10 +71,17 @@ def captured_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
 # nothing left behind: brokers, ZooKeepers, containers, the engine's socket service, adapters
 
 #: command-line fragments of what a capture starts (on the host or in a container)
-_LEFTOVER_PATTERNS = ("kafka.Kafka ", "ZooKeeperServerMain", "podman system service",
-                      "/opt/kafka/run/", "conmon ",
-                      # adapters run by `kafka-conformance check` (built-in and tests/adapters/)
-                      "/adapters/", "kafka-conformance-broken-adapter", "oracle.jar serve")
+_LEFTOVER_PATTERNS = (
+    "kafka.Kafka ",
+    "ZooKeeperServerMain",
+    "podman system service",
+    "/opt/kafka/run/",
+    "conmon ",
+    # adapters run by `kafka-conformance check` (built-in and tests/adapters/)
+    "/adapters/",
+    "kafka-conformance-broken-adapter",
+    "oracle.jar serve",
+)
 _before: set[int] = set()
 
 

@@ -24,11 +24,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 #: command line sits above them all.
 LAYERS: dict[str, int] = {
     "errors": 0,
+    "jsondoc": 0,
     "primitives": 1,
     "codecs": 2,
     "wire": 3,
     "stream": 4,
     "fileio": 5,
+    "host": 5,
     "logdir": 6,
     "jvm": 7,
     "strategies": 7,
@@ -40,11 +42,20 @@ LAYERS: dict[str, int] = {
     "cli": 10,
 }
 #: shells that must not depend on each other although they share a layer number
-SIBLINGS_APART = {("fuzz", "capture"), ("capture", "fuzz"), ("jvm", "strategies"),
-                  ("strategies", "jvm"), ("replay", "fuzz"), ("fuzz", "replay"),
-                  ("replay", "capture"), ("capture", "replay")} | {
-                  pair for other in ("fuzz", "capture", "replay")
-                  for pair in (("harness", other), (other, "harness"))}
+SIBLINGS_APART = {
+    ("fuzz", "capture"),
+    ("capture", "fuzz"),
+    ("jvm", "strategies"),
+    ("strategies", "jvm"),
+    ("replay", "fuzz"),
+    ("fuzz", "replay"),
+    ("replay", "capture"),
+    ("capture", "replay"),
+} | {
+    pair
+    for other in ("fuzz", "capture", "replay")
+    for pair in (("harness", other), (other, "harness"))
+}
 #: the sans-IO core: bytes in, objects out
 CORE = ("errors", "primitives", "codecs", "wire", "stream")
 MAX_LINES = 800
@@ -82,8 +93,9 @@ def _imports(module: str, path: Path) -> set[str]:
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = _resolve(module, path, node)
-            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
-                     for a in node.names]
+            names = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names
+            ]
         else:
             continue
         for name in names:
@@ -120,7 +132,9 @@ def test_imports_only_go_down(module: str) -> None:
             if LAYERS[mine] <= LAYERS["stream"]:
                 bad.append(f"{target} (import from the defining module, not the package root)")
         elif LAYERS[theirs] > LAYERS[mine] or (mine, theirs) in SIBLINGS_APART:
-            bad.append(f"{target} ({theirs}, layer {LAYERS[theirs]} > {mine}, layer {LAYERS[mine]})")
+            bad.append(
+                f"{target} ({theirs}, layer {LAYERS[theirs]} > {mine}, layer {LAYERS[mine]})"
+            )
     assert not bad, f"{module} imports upward: {bad}"
 
 
@@ -134,7 +148,7 @@ def test_no_import_cycle() -> None:
         stack.append(m)
         for n in sorted(GRAPH[m]):
             if state.get(n) == 1:
-                cycles.append(stack[stack.index(n):] + [n])
+                cycles.append(stack[stack.index(n) :] + [n])
             elif n not in state:
                 visit(n)
         stack.pop()
@@ -146,8 +160,15 @@ def test_no_import_cycle() -> None:
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
 
 
-_FILE_CALLS = {("os", "open"), ("os", "pread"), ("os", "fdopen"), ("mmap", "mmap"),
-               ("io", "open"), ("Path", "read_bytes"), ("Path", "open")}
+_FILE_CALLS = {
+    ("os", "open"),
+    ("os", "pread"),
+    ("os", "fdopen"),
+    ("mmap", "mmap"),
+    ("io", "open"),
+    ("Path", "read_bytes"),
+    ("Path", "open"),
+}
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _part(m) in CORE))

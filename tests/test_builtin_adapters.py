@@ -16,14 +16,13 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
 
 from conformance.harness import cases as C
 from conformance.harness import registry
-from conftest import ROOT
 
 pytestmark = pytest.mark.oracle  # the Java adapter is the oracle
 ADAPTERS = registry.adapters(ROOT / "adapters")
@@ -33,18 +32,45 @@ NAMES = [a.name for a in ADAPTERS]
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("builtin") / "report.json"
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "check", "--impl", "all", "-q",
-                           "--json", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=3600,
-                          env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "check",
+            "--impl",
+            "all",
+            "-q",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=3600,
+        env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
+    )
     assert out.is_file(), proc.stderr[-4000:]
     report = json.loads(out.read_text())
-    report["_exit"], report["_stdout"], report["_stderr"] = proc.returncode, proc.stdout, proc.stderr
+    report["_exit"], report["_stdout"], report["_stderr"] = (
+        proc.returncode,
+        proc.stdout,
+        proc.stderr,
+    )
     return report
 
 
 def test_the_built_in_adapters() -> None:
-    assert set(NAMES) >= {"java", "kafka-python", "aiokafka", "aiokafka-pure", "franz-go", "sarama",
-                          "kafka-protocol-rs", "kafkajs"}
+    assert set(NAMES) >= {
+        "java",
+        "kafka-python",
+        "aiokafka",
+        "aiokafka-pure",
+        "franz-go",
+        "sarama",
+        "kafka-protocol-rs",
+        "kafkajs",
+    }
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -70,10 +96,17 @@ def test_java_passes_everything(run: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_divergence_is_classified_and_none_is_stale(run: dict[str, Any], name: str) -> None:
-    unexplained = [f"{r['case']}: {r['reason']}" for r in run["results"]
-                   if r["impl"] == name and r["status"] in ("fail", "error") and r["divergence"] is None]
+    unexplained = [
+        f"{r['case']}: {r['reason']}"
+        for r in run["results"]
+        if r["impl"] == name and r["status"] in ("fail", "error") and r["divergence"] is None
+    ]
     assert unexplained == []
-    stale = [run["divergences"][i]["summary"] for i in run["stale"] if run["divergences"][i]["impl"] == name]
+    stale = [
+        run["divergences"][i]["summary"]
+        for i in run["stale"]
+        if run["divergences"][i]["impl"] == name
+    ]
     assert stale == []
 
 
@@ -96,7 +129,9 @@ def _published_counts() -> dict[str, list[int]]:
 
 def test_published_matrix_is_current(run: dict[str, Any]) -> None:
     published = _published_counts()
-    fresh = {i["name"]: [i["counts"][s] for s in ("pass", "fail", "unsupported", "error")]
-             for i in run["implementations"]}
+    fresh = {
+        i["name"]: [i["counts"][s] for s in ("pass", "fail", "unsupported", "error")]
+        for i in run["implementations"]
+    }
     assert published == fresh, "run scripts/publish-matrix to update docs/conformance-matrix.md"
     assert (ROOT / "docs" / "conformance-matrix.html").is_file()

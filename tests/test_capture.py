@@ -14,20 +14,18 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import E2E_BROKER as BROKER  # the jvm capture fixture `captured_twice` is there
+from conftest import E2E_SCENARIOS
 
 from conformance.capture import BrokerSpec
 from conformance.capture import jvm as cjvm
 from conformance.capture.run import copy_partition
 from conformance.capture.scenarios import (
     SCENARIOS,
-    masked_keys,
     mask,
+    masked_keys,
     scenarios_for,
 )
-
-from conftest import E2E_BROKER as BROKER  # the jvm capture fixture `captured_twice` is there
-from conftest import E2E_SCENARIOS
-
 
 # ------------------------------------------------------------------------------------------
 # Java-free
@@ -76,14 +74,22 @@ def test_broker_stop_stops_every_process(tmp_path: Path) -> None:
 def test_copy_partition_skips_cleaner_leftovers(tmp_path: Path) -> None:
     src = tmp_path / "t-0"
     src.mkdir()
-    for name in ("00000000000000000000.log", "00000000000000000000.index",
-                 "00000000000000000000.log.deleted", "00000000000000000000.log.cleaned",
-                 "00000000000000000000.log.swap", "leader-epoch-checkpoint"):
+    for name in (
+        "00000000000000000000.log",
+        "00000000000000000000.index",
+        "00000000000000000000.log.deleted",
+        "00000000000000000000.log.cleaned",
+        "00000000000000000000.log.swap",
+        "leader-epoch-checkpoint",
+    ):
         (src / name).write_bytes(b"x")
     dst = tmp_path / "out" / "t-0"
     copied = copy_partition(src, dst)
     assert sorted(p.name for p in copied) == [
-        "00000000000000000000.index", "00000000000000000000.log", "leader-epoch-checkpoint"]
+        "00000000000000000000.index",
+        "00000000000000000000.log",
+        "leader-epoch-checkpoint",
+    ]
 
 
 def test_scenario_selection() -> None:
@@ -110,8 +116,10 @@ def test_mask_helpers() -> None:
     assert keys == {"producerId", "crc"} and files == ["*.snapshot"]
     doc = {"batches": [{"crc": 1, "producerId": "7", "records": [{"crc": 2, "v": 3}]}]}
     assert mask(doc, keys) == {
-        "batches": [{"crc": "<masked>", "producerId": "<masked>",
-                     "records": [{"crc": "<masked>", "v": 3}]}]}
+        "batches": [
+            {"crc": "<masked>", "producerId": "<masked>", "records": [{"crc": "<masked>", "v": 3}]}
+        ]
+    }
 
 
 def test_cli_list(capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,8 +150,7 @@ def test_capture_end_to_end(captured_twice: tuple[Path, Path, list]) -> None:
         assert manifest["producer"]["name"] in ("kafka-python", "java")
         assert manifest["java_version"].startswith("17")
         assert any(f["kind"] == "log" for f in manifest["files"])
-        assert not any(p.name.endswith((".deleted", ".cleaned", ".swap"))
-                       for p in case.rglob("*"))
+        assert not any(p.name.endswith((".deleted", ".cleaned", ".swap")) for p in case.rglob("*"))
         assert (case / "expected").is_dir()
         result = corpus.verify_case(case)
         failed = [c.to_json() for c in result.checks if c.failed]
@@ -153,8 +160,12 @@ def test_capture_end_to_end(captured_twice: tuple[Path, Path, list]) -> None:
     assert list(txn.glob("*.txnindex"))
     compacted = root / "compacted-v2-kafka-python" / "log" / "compacted-v2-kafka-python-0"
     assert len(list(compacted.glob("*.log"))) >= 2
-    assert len(list((root / "multi-segment-time-v2" / "log" / "multi-segment-time-v2-0")
-                    .glob("*.log"))) == 4
+    assert (
+        len(
+            list((root / "multi-segment-time-v2" / "log" / "multi-segment-time-v2-0").glob("*.log"))
+        )
+        == 4
+    )
 
 
 @pytest.mark.capture

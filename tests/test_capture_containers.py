@@ -18,16 +18,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import E2E_BROKER, E2E_SCENARIOS, ROOT, processes, require_kafka_jars
+
 from conformance.capture.containers import engine as cengine
 from conformance.capture.containers import images
 
 pytestmark = pytest.mark.containers
 
 ZK_BROKER = "kafka-3.9.2-zk-ibp2.8"
-ZK_SCENARIOS = ["codec-gzip-v0-kafka-python", "compacted-v2-kafka-python",
-                "txn-commit-abort-v2-kafka-python"]
+ZK_SCENARIOS = [
+    "codec-gzip-v0-kafka-python",
+    "compacted-v2-kafka-python",
+    "txn-commit-abort-v2-kafka-python",
+]
 SCRIPT = ROOT / "scripts" / "container-engine"
 
 
@@ -45,16 +48,14 @@ def client(engine: cengine.Engine) -> Any:
 
 
 @pytest.fixture(scope="session")
-def container_capture(engine: cengine.Engine,
-                      tmp_path_factory: pytest.TempPathFactory) -> Path:
+def container_capture(engine: cengine.Engine, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """E2E_SCENARIOS on E2E_BROKER and ZK_SCENARIOS on ZK_BROKER, through testcontainers."""
     require_kafka_jars()
     from conformance.capture.run import capture
 
     out = tmp_path_factory.mktemp("capture-tc")
     for broker, scenarios in ((E2E_BROKER, E2E_SCENARIOS), (ZK_BROKER, ZK_SCENARIOS)):
-        result = capture(broker, scenarios, out, backend="testcontainers",
-                         progress=lambda m: None)
+        result = capture(broker, scenarios, out, backend="testcontainers", progress=lambda m: None)
         assert not result.failed, result.failed
         assert result.captured == scenarios
     return out
@@ -91,13 +92,20 @@ def test_images_are_built_once_and_run(client: Any) -> None:
     assert not again.built and again.id == first.id and again.tag == "kafka-conformance/kafka:3.9.2"
     attrs = client.images.get(first.tag).attrs
     assert attrs["Config"]["Labels"][images.INPUTS_LABEL]
-    out = client.containers.run(first.tag, ["java", "-version"], remove=True, stdout=True,
-                                stderr=True, labels={cengine.LABEL: "test-java-version"})
+    out = client.containers.run(
+        first.tag,
+        ["java", "-version"],
+        remove=True,
+        stdout=True,
+        stderr=True,
+        labels={cengine.LABEL: "test-java-version"},
+    )
     assert b'version "17.' in out
 
 
-def test_images_are_rebuilt_when_an_input_changes(client: Any, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_images_are_rebuilt_when_an_input_changes(
+    client: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     require_kafka_jars()
     before = images.kafka_image(client, "3.9.2")
     edited = tmp_path / "kafka-start.sh"
@@ -138,8 +146,9 @@ def test_container_capture_manifest(container_capture: Path, client: Any) -> Non
 
 
 @pytest.mark.capture
-def test_container_capture_matches_jvm_capture(container_capture: Path,
-                                               captured_twice: tuple[Path, Path, list]) -> None:
+def test_container_capture_matches_jvm_capture(
+    container_capture: Path, captured_twice: tuple[Path, Path, list]
+) -> None:
     """KRaft: the same scenarios through both backends, decoded, apart from the
     non-deterministic fields the scenarios declare."""
     from conformance.capture.compare import compare
@@ -186,10 +195,14 @@ def test_compare_sees_a_changed_record(container_capture: Path, tmp_path: Path) 
 
 
 def _leftovers(client: Any, sock: Path) -> list[str]:
-    left = [f"container {c.short_id} {c.labels}" for c in
-            client.containers.list(all=True, filters={"label": cengine.LABEL})]
-    left += [f"process {pid}: {cmd[:200]}"
-             for pid, cmd in processes((str(sock), "/opt/kafka/run/")).items()]
+    left = [
+        f"container {c.short_id} {c.labels}"
+        for c in client.containers.list(all=True, filters={"label": cengine.LABEL})
+    ]
+    left += [
+        f"process {pid}: {cmd[:200]}"
+        for pid, cmd in processes((str(sock), "/opt/kafka/run/")).items()
+    ]
     if sock.exists():
         left.append(f"socket {sock}")
     return left
@@ -199,11 +212,28 @@ def _cli(sock: Path, out: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCKER_", "TESTCONTAINERS_"))}
     env["KAFKA_CONFORMANCE_ENGINE_SOCKET"] = str(sock)
     return subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli", "capture", "--backend", "testcontainers",
-         "--broker", E2E_BROKER, "--scenario", "codec-none-v2-kafka-python",
-         "--scenario", "compacted-v2-kafka-python", "--out", str(out)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "capture",
+            "--backend",
+            "testcontainers",
+            "--broker",
+            E2E_BROKER,
+            "--scenario",
+            "codec-none-v2-kafka-python",
+            "--scenario",
+            "compacted-v2-kafka-python",
+            "--out",
+            str(out),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
 
 @pytest.fixture
@@ -213,8 +243,9 @@ def own_socket() -> Iterator[Path]:
     shutil.rmtree(sock.parent, ignore_errors=True)
 
 
-def test_cli_starts_its_own_engine_and_leaves_nothing(client: Any, own_socket: Path,
-                                                      tmp_path: Path) -> None:
+def test_cli_starts_its_own_engine_and_leaves_nothing(
+    client: Any, own_socket: Path, tmp_path: Path
+) -> None:
     require_kafka_jars()
     proc = _cli(own_socket, tmp_path / "out")
     output, _ = proc.communicate(timeout=600)

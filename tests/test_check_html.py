@@ -14,22 +14,36 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from conftest import ROOT
 from PIL import Image
 
 from conformance.harness.report.html import COLOURS
-from conftest import ROOT
 
 BROKEN = [sys.executable, str(ROOT / "tests" / "adapters" / "broken.py")]
 CASES = ["crafted/v2-[a-d]*", "crafted/legacy-v1-[a-c]*"]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars", "--window-size=1600,1000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    "--window-size=1600,1000",
+]
 
 
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    proc = subprocess.run([str(ROOT / "scripts" / "install-chromium")], capture_output=True, text=True,
-                          timeout=900, check=False)
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "install-chromium")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
 
@@ -42,25 +56,47 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
         args += ["--cmd", " ".join([*BROKEN, behaviour])]
     for glob in CASES:
         args += ["--cases", glob]
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "check", *args, "-q", "--timeout", "10",
-                           "--html", str(out / "m.html"), "--json", str(out / "m.json")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600,
-                          env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "check",
+            *args,
+            "-q",
+            "--timeout",
+            "10",
+            "--html",
+            str(out / "m.html"),
+            "--json",
+            str(out / "m.json"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+        env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
+    )
     assert proc.returncode == 1, proc.stderr  # the lenient adapter fails, the crashing one errs
     return out / "m.html", json.loads((out / "m.json").read_text())
 
 
 def _chromium(binary: str, url: str, tmp: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     profile = tmp / f"profile-{len(list(tmp.iterdir()))}"
-    return subprocess.run([binary, *FLAGS, f"--user-data-dir={profile}", *extra, url],
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [binary, *FLAGS, f"--user-data-dir={profile}", *extra, url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def _pixels(png: Path) -> dict[str, int]:
     image = Image.open(png).convert("RGB")
     counts: dict[str, int] = {}
-    wanted = {tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)): name for name, c in COLOURS.items()}
-    for n, rgb in (image.getcolors(image.width * image.height) or []):
+    wanted = {tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)): name for name, c in COLOURS.items()}
+    for n, rgb in image.getcolors(image.width * image.height) or []:
         if rgb in wanted:
             counts[wanted[rgb]] = counts.get(wanted[rgb], 0) + n
     return counts
@@ -74,10 +110,15 @@ def test_matrix_renders(chromium: str, matrix: tuple[Path, dict], tmp_path: Path
     names = [i["name"] for i in report["implementations"]]
     assert [r[0].split(" ")[0] for r in rows] == names  # one matrix row per implementation
     groups = report["groups"]
-    for name, cells in rows:
+    for _name, cells in rows:
         assert len(re.findall(r"<td", cells)) == len(groups)
-    colours = dict(zip(names, (re.findall(r"background: (rgb\([^)]*\))", cells) for _, cells in rows)))
-    rgb = {k: "rgb({}, {}, {})".format(*(int(c[i:i + 2], 16) for i in (1, 3, 5))) for k, c in COLOURS.items()}
+    colours = dict(
+        zip(names, (re.findall(r"background: (rgb\([^)]*\))", cells) for _, cells in rows))
+    )
+    rgb = {
+        k: "rgb({}, {}, {})".format(*(int(c[i : i + 2], 16) for i in (1, 3, 5)))
+        for k, c in COLOURS.items()
+    }
     assert set(colours["java"]) == {rgb["pass"]}
     assert set(colours["broken-crash"]) == {rgb["error"]}
     assert rgb["unsupported"] in colours["broken-v2-only-lenient"]  # legacy: magic 1 undeclared
@@ -86,7 +127,9 @@ def test_matrix_renders(chromium: str, matrix: tuple[Path, dict], tmp_path: Path
     run = _chromium(chromium, page.as_uri(), tmp_path, f"--screenshot={shot}")
     assert run.returncode == 0 and shot.is_file(), run.stderr[-2000:]
     seen = _pixels(shot)
-    cell = 40 * 15  # a matrix cell is at least this many pixels of its colour; the legend chips are smaller
+    cell = (
+        40 * 15
+    )  # a matrix cell is at least this many pixels of its colour; the legend chips are smaller
     assert seen.get("pass", 0) >= len(groups) * cell  # the java row
     assert seen.get("error", 0) >= len(groups) * cell  # the crashing adapter's row
     assert seen.get("fail", 0) >= cell and seen.get("unsupported", 0) >= cell
@@ -94,14 +137,21 @@ def test_matrix_renders(chromium: str, matrix: tuple[Path, dict], tmp_path: Path
 
 def test_drill_down_to_a_case(chromium: str, matrix: tuple[Path, dict], tmp_path: Path) -> None:
     page, report = matrix
-    failing = next(r for r in report["results"] if r["impl"] == "broken-v2-only-lenient" and r["status"] == "fail")
+    failing = next(
+        r
+        for r in report["results"]
+        if r["impl"] == "broken-v2-only-lenient" and r["status"] == "fail"
+    )
     url = page.as_uri() + "#case=" + quote(failing["case"], safe="")
     dom = _chromium(chromium, url, tmp_path, "--dump-dom")
     assert dom.returncode == 0
     case = report["cases"][failing["case"]]
-    first = " ".join(case["hex"][i:i + 2] for i in range(0, min(32, len(case["hex"])), 2))
+    first = " ".join(case["hex"][i : i + 2] for i in range(0, min(32, len(case["hex"])), 2))
     assert f"00000000  {first}" in dom.stdout  # the bytes, in hex
-    assert "outcome ok where Kafka&#39;s is error" in dom.stdout or "outcome ok where Kafka's is error" in dom.stdout
+    assert (
+        "outcome ok where Kafka&#39;s is error" in dom.stdout
+        or "outcome ok where Kafka's is error" in dom.stdout
+    )
     assert "$.outcome: 'error' != 'ok'" in dom.stdout.replace("&#39;", "'")  # the diff
     shot = tmp_path / "case.png"
     _chromium(chromium, url, tmp_path, f"--screenshot={shot}")

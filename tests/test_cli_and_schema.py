@@ -41,7 +41,9 @@ def test_missing_file_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None
 def test_console_script_help_has_examples() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "conformance.cli", "decode", "--help"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "examples:" in out and "exit codes:" in out and "varint-non-minimal" in out
 

@@ -44,8 +44,13 @@ NOBODY = 65534
 Run = subprocess.CompletedProcess[str]
 
 
-def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-        preexec_fn: Callable[[], None] | None = None, code: str | None = None) -> Run:
+def run(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+    code: str | None = None,
+) -> Run:
     """The CLI in a subprocess (``code``: a ``-c`` program instead of ``-m conformance.cli``),
     always under :data:`MEMORY_CAP` and :data:`TIMEOUT`."""
     head = ["-c", code] if code is not None else ["-m", "conformance.cli"]
@@ -56,8 +61,15 @@ def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
             preexec_fn()
 
     return subprocess.run(
-        [sys.executable, *head, *args], capture_output=True, text=True, timeout=TIMEOUT, check=False,
-        cwd=cwd or ROOT, env=env, preexec_fn=before_exec, stdin=subprocess.DEVNULL,
+        [sys.executable, *head, *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+        cwd=cwd or ROOT,
+        env=env,
+        preexec_fn=before_exec,
+        stdin=subprocess.DEVNULL,
         errors="backslashreplace",
     )
 
@@ -120,10 +132,18 @@ def sock(tmp_path: Path) -> Iterator[Path]:
         shutil.rmtree(short, ignore_errors=True)
 
 
-@pytest.mark.parametrize("kind, problem", [("fifo", "FIFO"), ("chardev", "character device"),
-                                           ("directory", "directory"), ("socket", "socket")])
-def test_decode_refuses_non_regular_files(tmp_path: Path, request: pytest.FixtureRequest,
-                                          kind: str, problem: str) -> None:
+@pytest.mark.parametrize(
+    "kind, problem",
+    [
+        ("fifo", "FIFO"),
+        ("chardev", "character device"),
+        ("directory", "directory"),
+        ("socket", "socket"),
+    ],
+)
+def test_decode_refuses_non_regular_files(
+    tmp_path: Path, request: pytest.FixtureRequest, kind: str, problem: str
+) -> None:
     if kind == "fifo":
         target = str(_fifo(tmp_path / "in.bin"))
     elif kind == "chardev":
@@ -177,8 +197,7 @@ def test_lookup_refuses_fifo_index(tmp_path: Path) -> None:
     message(r, str(index.name), "FIFO")
 
 
-@pytest.mark.parametrize("kind, problem", [("directory", "directory"),
-                                           ("loop", "symbolic links")])
+@pytest.mark.parametrize("kind, problem", [("directory", "directory"), ("loop", "symbolic links")])
 def test_lookup_unusable_log(tmp_path: Path, kind: str, problem: str) -> None:
     pdir = partition(tmp_path)
     log = logs(pdir)[0]
@@ -229,9 +248,18 @@ def _case(root: Path, log_size: int | None = None, manifest: dict | None = None)
         with log.open("r+b") as f:
             f.truncate(log_size)
     if manifest is None:
-        manifest = {"format": "kafka-conformance/corpus/1", "broker_version": "2.8.2",
-                    "files": [{"path": "log/t-0/00000000000000000000.log", "sha256": "0" * 64,
-                               "size": len(data), "kind": "log"}]}
+        manifest = {
+            "format": "kafka-conformance/corpus/1",
+            "broker_version": "2.8.2",
+            "files": [
+                {
+                    "path": "log/t-0/00000000000000000000.log",
+                    "sha256": "0" * 64,
+                    "size": len(data),
+                    "kind": "log",
+                }
+            ],
+        }
     (case / "manifest.json").write_text(json.dumps(manifest))
     return case
 
@@ -250,13 +278,16 @@ def test_verify_case_without_manifest_fails(tmp_path: Path, where: str) -> None:
     r = run("verify", str(case if where == "case" else tmp_path))
     clean(r, 1)
     assert "PASS" not in r.stdout
-    assert any("manifest.json" in line and "missing" in line for line in r.stdout.splitlines()), \
+    assert any("manifest.json" in line and "missing" in line for line in r.stdout.splitlines()), (
         r.stdout
+    )
 
 
 def test_verify_manifest_files_not_a_list(tmp_path: Path) -> None:
-    case = _case(tmp_path, manifest={"format": "kafka-conformance/corpus/1",
-                                     "broker_version": "2.8.2", "files": 5})
+    case = _case(
+        tmp_path,
+        manifest={"format": "kafka-conformance/corpus/1", "broker_version": "2.8.2", "files": 5},
+    )
     r = run("verify", "-j", "1", str(case))
     clean(r, 1)
     assert "files" in r.stdout and "FAIL" in r.stdout
@@ -271,8 +302,11 @@ def test_verify_huge_log_with_small_manifest_size_is_not_read(tmp_path: Path) ->
     listed = json.loads((case / "manifest.json").read_text())["files"][0]["size"]
     r = run("verify", "-j", "1", str(case), preexec_fn=_cap_memory)
     clean(r, 1)
-    lines = [line for line in r.stdout.splitlines()
-             if str(SPARSE_SIZE) in line and str(listed) in line and "manifest" in line]
+    lines = [
+        line
+        for line in r.stdout.splitlines()
+        if str(SPARSE_SIZE) in line and str(listed) in line and "manifest" in line
+    ]
     assert lines, r.stdout
 
 
@@ -300,7 +334,7 @@ def test_verify_diff_labels_expected_and_actual(tmp_path: Path) -> None:
     clean(r, 1)
     lines = r.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if f"decode {rel} (mismatch)" in line)
-    shown = "\n".join(lines[at + 1:at + 3])
+    shown = "\n".join(lines[at + 1 : at + 3])
     assert "'42'" in shown  # the difference itself
     assert "expected" in shown and "actual" in shown and "oracle" in shown and "decoder" in shown
 
@@ -311,16 +345,27 @@ def test_verify_diff_labels_expected_and_actual(tmp_path: Path) -> None:
 def test_capture_without_kafka_jars(tmp_path: Path) -> None:
     env = dict(os.environ, KAFKA_CONFORMANCE_ROOT=str(tmp_path / "root"), TMPDIR=str(tmp_path))
     (tmp_path / "root").mkdir()
-    r = run("capture", "--broker", "kafka-3.9.2-kraft", "--scenario", "all", "--out",
-            str(tmp_path / "out"), "--no-expectations", env=env)
+    r = run(
+        "capture",
+        "--broker",
+        "kafka-3.9.2-kraft",
+        "--scenario",
+        "all",
+        "--out",
+        str(tmp_path / "out"),
+        "--no-expectations",
+        env=env,
+    )
     clean(r, 2)
     message(r, "3.9.2", "jars", "scripts/fetch-kafka-jars")
 
 
 def test_fuzz_coverage_without_coverage_package() -> None:
-    program = ("import runpy, sys; sys.modules['coverage'] = None; "
-               "sys.argv = ['kafka-conformance', 'fuzz', '--coverage', 'varint']; "
-               "runpy.run_module('conformance.cli', run_name='__main__')")
+    program = (
+        "import runpy, sys; sys.modules['coverage'] = None; "
+        "sys.argv = ['kafka-conformance', 'fuzz', '--coverage', 'varint']; "
+        "runpy.run_module('conformance.cli', run_name='__main__')"
+    )
     r = run(code=program)
     clean(r, 2)
     message(r, "coverage", "fuzz")
@@ -370,14 +415,17 @@ def test_memory_error_in_any_command_is_a_message(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- option values
 
 
-@pytest.mark.parametrize("args, option", [
-    (["decode", "--max-decompressed", "-5", "x.bin"], "--max-decompressed"),
-    (["verify", "-j", "-3"], "-j/--jobs"),
-    (["lookup", ".", "--offset", "12345678901234567890123"], "--offset"),
-    (["lookup", ".", "--offset", "-1"], "--offset"),
-    (["lookup", ".", "--timestamp", "-3"], "--timestamp"),
-    (["fuzz", "--list", "--time", "-5"], "--time"),
-])
+@pytest.mark.parametrize(
+    "args, option",
+    [
+        (["decode", "--max-decompressed", "-5", "x.bin"], "--max-decompressed"),
+        (["verify", "-j", "-3"], "-j/--jobs"),
+        (["lookup", ".", "--offset", "12345678901234567890123"], "--offset"),
+        (["lookup", ".", "--offset", "-1"], "--offset"),
+        (["lookup", ".", "--timestamp", "-3"], "--timestamp"),
+        (["fuzz", "--list", "--time", "-5"], "--time"),
+    ],
+)
 def test_bad_option_values_are_usage_errors(args: list[str], option: str) -> None:
     r = run(*args)
     clean(r, 2)
@@ -490,16 +538,20 @@ def _unprivileged(probe_dir: str) -> tuple[Callable[[], None] | None, str]:
     secret = Path(probe_dir) / "probe.bin"
     secret.write_bytes(b"x")
     secret.chmod(0)
-    check = (f"import conformance.cli\ntry:\n    open({str(secret)!r}, 'rb')\n"
-             "except PermissionError:\n    raise SystemExit(0)\nraise SystemExit(3)")
+    check = (
+        f"import conformance.cli\ntry:\n    open({str(secret)!r}, 'rb')\n"
+        "except PermissionError:\n    raise SystemExit(0)\nraise SystemExit(3)"
+    )
     if os.geteuid() != 0:
         r = run(code=check, cwd=Path(probe_dir))
         if r.returncode == 0:
             return None, ""
         return None, f"cannot make an unreadable file as uid {os.geteuid()}"
     reasons = []
-    for how, name in ((_as_nobody, f"uid {NOBODY} (nobody)"),
-                      (_without_dac_override, "root without CAP_DAC_OVERRIDE")):
+    for how, name in (
+        (_as_nobody, f"uid {NOBODY} (nobody)"),
+        (_without_dac_override, "root without CAP_DAC_OVERRIDE"),
+    ):
         try:
             r = run(code=check, cwd=Path(probe_dir), preexec_fn=how)
         except (OSError, subprocess.SubprocessError) as e:
@@ -508,9 +560,10 @@ def _unprivileged(probe_dir: str) -> tuple[Callable[[], None] | None, str]:
         if r.returncode == 0:
             return how, ""
         reasons.append(f"{name}: exit {r.returncode} {r.stderr.strip()[-200:]}")
-    return None, ("no unprivileged way to run the CLI here (the interpreter "
-                  f"{sys.executable} and the checkout must be readable by others): "
-                  + "; ".join(reasons))
+    return None, (
+        "no unprivileged way to run the CLI here (the interpreter "
+        f"{sys.executable} and the checkout must be readable by others): " + "; ".join(reasons)
+    )
 
 
 def unprivileged(world: Path) -> Callable[[], None] | None:
@@ -575,8 +628,17 @@ def test_decode_unreadable_file_among_others(world_dir: Path) -> None:
         (["decode", "--max-decompressed", "-5", "{good}"], 2, "--max-decompressed"),
         (["lookup", "{pdir}", "--offset", "1" * 23], 2, "--offset"),
     ],
-    ids=["decode-fifo", "decode-dev-zero", "decode-missing", "dump-fifo", "verify-dir-fifo",
-         "lookup-loop", "verify-empty", "bad-max-decompressed", "bad-offset"],
+    ids=[
+        "decode-fifo",
+        "decode-dev-zero",
+        "decode-missing",
+        "dump-fifo",
+        "verify-dir-fifo",
+        "lookup-loop",
+        "verify-empty",
+        "bad-max-decompressed",
+        "bad-offset",
+    ],
 )
 def test_hostile_inputs_as_an_unprivileged_user(
     world_dir: Path, args: list[str], code: int, needle: str
@@ -593,8 +655,17 @@ def test_hostile_inputs_as_an_unprivileged_user(
     empty.mkdir()
     for p in (pdir, *pdir.iterdir(), good, empty):
         p.chmod(0o755 if p.is_dir() else 0o644)
-    argv = [a.format(fifo=fifo, missing=world_dir / "missing.bin", good=good, loop=loop,
-                     empty=empty, pdir=pdir) for a in args]
+    argv = [
+        a.format(
+            fifo=fifo,
+            missing=world_dir / "missing.bin",
+            good=good,
+            loop=loop,
+            empty=empty,
+            pdir=pdir,
+        )
+        for a in args
+    ]
     r = run(*argv, cwd=world_dir, preexec_fn=how)
     clean(r, code)
     assert needle in r.stderr, r.stderr

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.corpus import golden as corpus
-from conformance.cli import verify as verify_cli
 from conformance import decode
+from conformance.cli import verify as verify_cli
+from conformance.corpus import golden as corpus
 from conformance.logdir.dump import dump
-from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 from conformance.logdir.writer import LogConfig, PartitionWriter
+from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 
 ROOT = Path(__file__).resolve().parent.parent
 KAFKA = "3.9.2"
@@ -38,15 +38,21 @@ TS = 1_700_000_000_000
 def _v2(base: int, n: int, **kw: object) -> bytes:
     b = BatchBuilder(magic=2, base_offset=base, **kw)  # type: ignore[arg-type]
     for j in range(n):
-        b.append(TS + base + j, b"k%d" % (base + j) if j % 2 else None,
-                 b"value-%d \xe2\x82\xac" % (base + j), [("h", b"x")] if j == 0 else [])
+        b.append(
+            TS + base + j,
+            b"k%d" % (base + j) if j % 2 else None,
+            b"value-%d \xe2\x82\xac" % (base + j),
+            [("h", b"x")] if j == 0 else [],
+        )
     return b.build()
 
 
 def build_case(case: Path) -> Path:
     """Two segments (indexes, snapshots, a .txnindex), every codec, an aborted transaction, a
     wire capture ending in a truncated batch; manifest written."""
-    w = PartitionWriter(case / "log", "t", 0, LogConfig(segment_bytes=600, index_interval_bytes=100))
+    w = PartitionWriter(
+        case / "log", "t", 0, LogConfig(segment_bytes=600, index_interval_bytes=100)
+    )
     off, wire = 0, []
     for codec in ("none", "gzip", "snappy", "lz4", "zstd", "none"):
         b = _v2(off, 3, compression=codec, partition_leader_epoch=0)
@@ -55,8 +61,16 @@ def build_case(case: Path) -> Path:
         off += 3
     w.append(_v2(off, 2, producer_id=5, producer_epoch=0, base_sequence=0, is_transactional=True))
     off += 2
-    w.append(end_txn_marker_batch(offset=off, producer_id=5, producer_epoch=0, commit=False,
-                                  coordinator_epoch=1, timestamp=TS + 99))
+    w.append(
+        end_txn_marker_batch(
+            offset=off,
+            producer_id=5,
+            producer_epoch=0,
+            commit=False,
+            coordinator_epoch=1,
+            timestamp=TS + 99,
+        )
+    )
     off += 1
     w.append(_v2(off, 2))
     w.close()
@@ -79,10 +93,11 @@ def kit_expectations(case: Path) -> None:
         if rel.endswith(".log") or rel.startswith("wire/"):
             mode = "memory" if rel.startswith("wire/") else "file"
             doc = decode((case / rel).read_bytes(), mode=mode, filename=rel).to_json()
-            corpus._write_text(corpus.expected_path(case, rel, ".decode.json"),
-                               corpus._json_text(doc))
+            corpus._write_text(
+                corpus.expected_path(case, rel, ".decode.json"), corpus._json_text(doc)
+            )
         if rel.startswith("log/") and rel.endswith(corpus.DUMP_SUFFIXES):
-            for deep in ([False, True] if rel.endswith(".log") else [False]):
+            for deep in [False, True] if rel.endswith(".log") else [False]:
                 out, err = io.StringIO(), io.StringIO()
                 with corpus._cwd(case):
                     dump([rel], deep_iteration=deep, print_data_log=deep, out=out, err=err)
@@ -142,14 +157,17 @@ SEG0 = "log/t-0/00000000000000000000.log"
 def test_file_kinds_and_dump_format() -> None:
     assert corpus.file_kind("log/t-0/00000000000000000000.log") == "log"
     assert corpus.file_kind("log/t-0/00000000000000000000.timeindex") == "timeindex"
-    assert corpus.file_kind("log/__cluster_metadata-0/00000000000000000100-0000000001.checkpoint") \
+    assert (
+        corpus.file_kind("log/__cluster_metadata-0/00000000000000000100-0000000001.checkpoint")
         == "checkpoint"
+    )
     assert corpus.file_kind("log/t-0/leader-epoch-checkpoint") == "metadata"
     assert corpus.file_kind("log/t-0/partition.metadata") == "metadata"
     assert corpus.file_kind("wire/fetch-0.bin") == "wire"
-    assert [corpus.dump_format_supported(v) for v in
-            ("1.1.1", "2.8.2", "3.2.3", "3.3.0", "3.9.2", "4.0.2", "4.1.0", "4.3.1", "junk")] == \
-        [False, False, False, True, True, True, False, False, False]
+    assert [
+        corpus.dump_format_supported(v)
+        for v in ("1.1.1", "2.8.2", "3.2.3", "3.3.0", "3.9.2", "4.0.2", "4.1.0", "4.3.1", "junk")
+    ] == [False, False, False, True, True, True, False, False, False]
 
 
 def test_manifest_order_merge_and_files(tmp_path: Path) -> None:
@@ -162,11 +180,21 @@ def test_manifest_order_merge_and_files(tmp_path: Path) -> None:
     assert list(m)[-1] == "custom" and list(m)[0] == "format"
     assert m["format"] == corpus.CORPUS_FORMAT
     assert (m["broker_id"], m["scenario"], m["description"]) == (
-        BROKER, "basic", "synthetic case written by conformance.logdir.writer")
+        BROKER,
+        "basic",
+        "synthetic case written by conformance.logdir.writer",
+    )
     paths = [f["path"] for f in m["files"]]
     assert paths == sorted(paths) and "wire/fetch-0.bin" in paths
     assert {f["kind"] for f in m["files"]} == {
-        "log", "index", "timeindex", "txnindex", "snapshot", "metadata", "wire"}
+        "log",
+        "index",
+        "timeindex",
+        "txnindex",
+        "snapshot",
+        "metadata",
+        "wire",
+    }
     entry = next(f for f in m["files"] if f["path"] == SEG0)
     assert entry["size"] == (case / SEG0).stat().st_size
     assert list(entry) == ["path", "sha256", "size", "kind"]
@@ -174,8 +202,10 @@ def test_manifest_order_merge_and_files(tmp_path: Path) -> None:
 
 def test_split_dump() -> None:
     out = "Dumping a.log\nx\nDumping a.index\ny\n"
-    assert corpus._split_dump(out, ["a.log", "a.index"]) == ["Dumping a.log\nx\n",
-                                                             "Dumping a.index\ny\n"]
+    assert corpus._split_dump(out, ["a.log", "a.index"]) == [
+        "Dumping a.log\nx\n",
+        "Dumping a.index\ny\n",
+    ]
     # a payload that looks like the next header: ambiguous, one run per file instead
     tricky = "Dumping a.log\n| payload: \nDumping a.index\nDumping a.index\ny\n"
     assert corpus._split_dump(tricky, ["a.log", "a.index"]) is None
@@ -273,8 +303,9 @@ def test_old_broker_dump_is_skipped(kit_root: Path) -> None:
 
 
 def test_cli_pass_json_junit(kit_root: Path, tmp_path: Path) -> None:
-    rc, text = run_cli(str(kit_root), "--json", str(tmp_path / "r.json"),
-                       "--junit", str(tmp_path / "r.xml"))
+    rc, text = run_cli(
+        str(kit_root), "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")
+    )
     assert rc == 0
     lines = text.splitlines()
     assert lines[0].split() == ["scenario", "files", "sha256", "decode", "dump", "time"]
@@ -302,8 +333,11 @@ def test_cli_failure_json_junit(kit_root: Path, tmp_path: Path) -> None:
     assert doc["ok"] is False and doc["summary"]["mismatch"] >= 4
     tree = ET.parse(tmp_path / "r.xml").getroot()
     failures = tree.findall("./testsuite/testcase/failure")
-    names = {tc.get("name") for tc in tree.findall("./testsuite/testcase") if tc.find("failure")
-             is not None}
+    names = {
+        tc.get("name")
+        for tc in tree.findall("./testsuite/testcase")
+        if tc.find("failure") is not None
+    }
     assert {f"sha256 {SEG0}", f"decode {SEG0}", f"dump {SEG0}", f"deep {SEG0}"} <= names
     sha = next(f for f in failures if f.get("message", "").startswith("sha256 "))
     assert "(manifest)" in sha.get("message", "")
@@ -336,8 +370,11 @@ def test_write_expectations_then_verify(oracle_root: Path) -> None:
         "decode": f"oracle kafka-clients {corpus._oracle_kafka_version()} (oracle/)",
         "dump": f"kafka.tools.DumpLogSegments from kafka_2.13 {KAFKA}",
     }
-    written = sorted(p.relative_to(case / "expected").as_posix()
-                     for p in (case / "expected").rglob("*") if p.is_file())
+    written = sorted(
+        p.relative_to(case / "expected").as_posix()
+        for p in (case / "expected").rglob("*")
+        if p.is_file()
+    )
     assert f"{SEG0}.decode.json" in written and f"{SEG0}.deep.txt" in written
     assert "wire/fetch-0.bin.decode.json" in written
     assert "log/t-0/00000000000000000012.txnindex.dump.txt" in written
@@ -415,8 +452,9 @@ _REAL_CASES = corpus.find_cases(ROOT / "corpora")
 )
 def test_real_corpus_case(case_dir: Path) -> None:
     result = corpus.verify_case(case_dir)
-    failures = [f"{c.name} ({c.status}): " + "; ".join(c.details) for c in result.checks
-                if c.failed]
+    failures = [
+        f"{c.name} ({c.status}): " + "; ".join(c.details) for c in result.checks if c.failed
+    ]
     assert not failures, "\n".join(failures)
 
 

@@ -23,11 +23,11 @@ import pytest
 
 from conformance.logdir.dump import dump, dump_json
 from conformance.logdir.dump.javaemu import ScalaHashMap, parse_long
+from conformance.logdir.writer import LogConfig, PartitionWriter, write_batches
 from conformance.wire.batch import encode_batch_v2, seal_v2
 from conformance.wire.builder import BatchBuilder, empty_batch, end_txn_marker_batch
 from conformance.wire.legacy import encode_legacy_message
 from conformance.wire.record import encode_record_v2
-from conformance.logdir.writer import LogConfig, PartitionWriter, write_batches
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "corpora" / "samples"
@@ -49,8 +49,13 @@ def v2(base: int, n: int = 3, ts: int = TS, **kw: object) -> bytes:
 
 
 def legacy(magic: int, base: int, compression: str = "none", tst: str = "CreateTime") -> bytes:
-    b = BatchBuilder(magic=magic, base_offset=base, compression=compression, timestamp_type=tst,
-                     log_append_time=TS + 999)
+    b = BatchBuilder(
+        magic=magic,
+        base_offset=base,
+        compression=compression,
+        timestamp_type=tst,
+        log_append_time=TS + 999,
+    )
     for j in range(3):
         b.append(TS + j, None if j == 1 else b"lk%d" % j, None if j == 2 else b"lv%d" % j)
     return b.build()
@@ -66,12 +71,24 @@ def entries(message_set: bytes) -> list[bytes]:
     return out
 
 
-def ctrl_batch(base: int, records: list[tuple[bytes | None, bytes | None]], attrs: int = 0x30,
-               producer_id: int = 99) -> bytes:
+def ctrl_batch(
+    base: int,
+    records: list[tuple[bytes | None, bytes | None]],
+    attrs: int = 0x30,
+    producer_id: int = 99,
+) -> bytes:
     body = b"".join(encode_record_v2(i, 0, k, v) for i, (k, v) in enumerate(records))
-    return encode_batch_v2(payload=body, count=len(records), base_offset=base, attributes=attrs,
-                           last_offset_delta=len(records) - 1, base_timestamp=1000,
-                           max_timestamp=1000, producer_id=producer_id, producer_epoch=0)
+    return encode_batch_v2(
+        payload=body,
+        count=len(records),
+        base_offset=base,
+        attributes=attrs,
+        last_offset_delta=len(records) - 1,
+        base_timestamp=1000,
+        max_timestamp=1000,
+        producer_id=producer_id,
+        producer_epoch=0,
+    )
 
 
 def patch(path: Path, offset: int, data: bytes) -> None:
@@ -106,23 +123,49 @@ def _healthy(root: Path) -> Scenario:
     for i, codec in enumerate(["none", "gzip", "snappy", "lz4", "zstd", "none", "gzip"]):
         w.append(v2(off, 4, ts=TS + 100 * i, compression=codec, partition_leader_epoch=i // 3))
         off += 4
-    w.append(v2(off, 3, timestamp_type="LogAppendTime", log_append_time=TS + 5000, compression="lz4"))
+    w.append(
+        v2(off, 3, timestamp_type="LogAppendTime", log_append_time=TS + 5000, compression="lz4")
+    )
     off += 3
     for i in range(6):
         pid = 1000 + i % 2
-        w.append(v2(off, 2, producer_id=pid, producer_epoch=0, base_sequence=2 * (i // 2),
-                    is_transactional=True, compression="snappy" if i % 3 else "none"))
+        w.append(
+            v2(
+                off,
+                2,
+                producer_id=pid,
+                producer_epoch=0,
+                base_sequence=2 * (i // 2),
+                is_transactional=True,
+                compression="snappy" if i % 3 else "none",
+            )
+        )
         off += 2
         if i % 2:
             for p, commit in ((1000, i % 4 == 1), (1001, False)):
-                w.append(end_txn_marker_batch(offset=off, producer_id=p, producer_epoch=0,
-                                              commit=commit, coordinator_epoch=3 + i,
-                                              timestamp=TS + 9000))
+                w.append(
+                    end_txn_marker_batch(
+                        offset=off,
+                        producer_id=p,
+                        producer_epoch=0,
+                        commit=commit,
+                        coordinator_epoch=3 + i,
+                        timestamp=TS + 9000,
+                    )
+                )
                 off += 1
     w.append(v2(off, 2, producer_id=7, producer_epoch=2, base_sequence=2147483646))
     off += 2
-    w.append(empty_batch(base_offset=off, last_offset=off + 1, producer_id=8, producer_epoch=1,
-                         base_sequence=4, timestamp=TS + 7000))
+    w.append(
+        empty_batch(
+            base_offset=off,
+            last_offset=off + 1,
+            producer_id=8,
+            producer_epoch=1,
+            base_sequence=4,
+            timestamp=TS + 7000,
+        )
+    )
     off += 2
     w.append(v2(off, 2, delete_horizon_ms=TS + 86_400_000, compression="zstd"))
     d = w.close()
@@ -157,9 +200,12 @@ def _crash(root: Path) -> Scenario:
     for i in range(14):
         batches.append(v2(off, 3, ts=TS + 10 * i, compression=["none", "gzip", "lz4"][i % 3]))
         off += 3
-    d = write_batches(root, batches, clean=False,
-                      config=LogConfig(segment_bytes=1000, index_interval_bytes=100,
-                                       segment_index_bytes=1 << 20))
+    d = write_batches(
+        root,
+        batches,
+        clean=False,
+        config=LogConfig(segment_bytes=1000, index_interval_bytes=100, segment_index_bytes=1 << 20),
+    )
     logs = sorted(d.glob("*.log"))
     active = logs[-1]
     with open(active, "ab") as fh:
@@ -225,8 +271,12 @@ def _bad_batches_b(root: Path) -> Scenario:
     """Control batches with a LEADER_CHANGE, an unknown type and a null key (NPE while
     iterating), then a batch with compression id 6 (IllegalArgumentException)."""
     root.mkdir()
-    data = (v2(0, 1) + ctrl_batch(1, [(b"\0\0\0\2", b"abc"), (b"\0\0\0\x09", b"")])
-            + ctrl_batch(3, [(None, b"\0\0\0\0\0\1")]) + v2(4, 1))
+    data = (
+        v2(0, 1)
+        + ctrl_batch(1, [(b"\0\0\0\2", b"abc"), (b"\0\0\0\x09", b"")])
+        + ctrl_batch(3, [(None, b"\0\0\0\0\0\1")])
+        + v2(4, 1)
+    )
     (root / "00000000000000000000.log").write_bytes(data)
     bad = bytearray(v2(5, 2))
     bad[22] |= 6
@@ -246,15 +296,20 @@ def _bad_batches_c(root: Path) -> Scenario:
     (root / "00000000000000000003.log").write_bytes(bytes(tiny))
     m = bytearray(encode_legacy_message(1, 5, TS, b"k", b"v"))
     m[16] = 0xFF
-    (root / "00000000000000000005.log").write_bytes(encode_legacy_message(0, 4, -1, b"a", b"b") + bytes(m))
+    (root / "00000000000000000005.log").write_bytes(
+        encode_legacy_message(0, 4, -1, b"a", b"b") + bytes(m)
+    )
     return Scenario(root, files_of(root), relative=True)
 
 
 def _index_errors(root: Path) -> Scenario:
     """An .index with 3 stray bytes (fails --index-sanity-check), then one whose entry
     points at the end of the log (NoSuchElementException)."""
-    d = write_batches(root, [v2(i * 3, 3) for i in range(8)],
-                      config=LogConfig(segment_bytes=500, index_interval_bytes=60))
+    d = write_batches(
+        root,
+        [v2(i * 3, 3) for i in range(8)],
+        config=LogConfig(segment_bytes=500, index_interval_bytes=60),
+    )
     indexes = sorted(d.glob("*.index"))
     with open(indexes[0], "ab") as fh:
         fh.write(b"\1\2\3")
@@ -271,8 +326,16 @@ def _txn_errors(root: Path) -> Scenario:
     root.mkdir()
     w = PartitionWriter(root / "w", config=LogConfig(segment_bytes=10**6))
     w.append(v2(0, 2, producer_id=5, producer_epoch=0, base_sequence=0, is_transactional=True))
-    w.append(end_txn_marker_batch(offset=2, producer_id=5, producer_epoch=0, commit=False,
-                                  coordinator_epoch=1, timestamp=TS))
+    w.append(
+        end_txn_marker_batch(
+            offset=2,
+            producer_id=5,
+            producer_epoch=0,
+            commit=False,
+            coordinator_epoch=1,
+            timestamp=TS,
+        )
+    )
     w.append(v2(3, 2, producer_id=6, producer_epoch=1, base_sequence=0))
     d = w.close()
     snap = (d / "00000000000000000005.snapshot").read_bytes()
@@ -284,10 +347,16 @@ def _txn_errors(root: Path) -> Scenario:
     (root / "00000000000000000000.txnindex").write_bytes(txn + txn[:20])
     (root / "00000000000000000001.txnindex").write_bytes(txn + b"\x01" + txn[1:])
     (root / "00000000000000000009.index").write_bytes(struct.pack(">ii", 1, 0))
-    files = ["00000000000000000005.snapshot", "00000000000000000006.snapshot",
-             "00000000000000000007.snapshot", "00000000000000000008.snapshot",
-             "00000000000000000000.txnindex", "00000000000000000099.txnindex",
-             "00000000000000000009.index", "00000000000000000001.txnindex"]
+    files = [
+        "00000000000000000005.snapshot",
+        "00000000000000000006.snapshot",
+        "00000000000000000007.snapshot",
+        "00000000000000000008.snapshot",
+        "00000000000000000000.txnindex",
+        "00000000000000000099.txnindex",
+        "00000000000000000009.index",
+        "00000000000000000001.txnindex",
+    ]
     shutil.rmtree(root / "w")
     return Scenario(root, files, relative=True)
 
@@ -311,17 +380,38 @@ def _kraft(root: Path) -> Scenario:
     root.mkdir()
     voters = struct.pack(">h", 0) + _uv(3)
     for vid in (1, 2):
-        voters += (struct.pack(">i", vid) + uuid.UUID(int=vid * 12345678901234567).bytes + _uv(3)
-                   + _cstr("CONTROLLER") + _cstr('ho"st\\%d' % vid) + struct.pack(">H", 9093)
-                   + b"\0" + _cstr("X") + _cstr("h\u00e9") + struct.pack(">H", 65535) + b"\0"
-                   + struct.pack(">hh", 0, 1) + b"\0\0")
+        voters += (
+            struct.pack(">i", vid)
+            + uuid.UUID(int=vid * 12345678901234567).bytes
+            + _uv(3)
+            + _cstr("CONTROLLER")
+            + _cstr(f'ho"st\\{vid}')
+            + struct.pack(">H", 9093)
+            + b"\0"
+            + _cstr("X")
+            + _cstr("h\u00e9")
+            + struct.pack(">H", 65535)
+            + b"\0"
+            + struct.pack(">hh", 0, 1)
+            + b"\0\0"
+        )
     voters += b"\0"
     b = BatchBuilder(magic=2, base_offset=3, partition_leader_epoch=5)
     b.append(1000, None, b"\x01\x02metadata")
-    data = (ctrl_batch(0, [(b"\0\0\0\3", struct.pack(">hq", 0, TS) + b"\0"),
-                           (b"\0\0\0\5", struct.pack(">hh", 0, 1) + b"\0"),
-                           (b"\0\0\0\6", voters)], attrs=0x20, producer_id=-1)
-            + b.build() + ctrl_batch(4, [(b"\0\0\0\4", b"\0\0\0")], attrs=0x20, producer_id=-1))
+    data = (
+        ctrl_batch(
+            0,
+            [
+                (b"\0\0\0\3", struct.pack(">hq", 0, TS) + b"\0"),
+                (b"\0\0\0\5", struct.pack(">hh", 0, 1) + b"\0"),
+                (b"\0\0\0\6", voters),
+            ],
+            attrs=0x20,
+            producer_id=-1,
+        )
+        + b.build()
+        + ctrl_batch(4, [(b"\0\0\0\4", b"\0\0\0")], attrs=0x20, producer_id=-1)
+    )
     (root / "00000000000000000005-0000000003.checkpoint").write_bytes(data)
     (root / "bootstrap.checkpoint").write_bytes(data)
     (root / "segment.log").write_bytes(v2(0, 1))
@@ -358,8 +448,11 @@ def scenarios(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Scenario]:
     out = {}
     for name, build in BUILDERS.items():
         s = build(base / name)
-        sizes = [(s.dir / Path(f).name).stat().st_size for f in s.files
-                 if f.endswith((".log", ".checkpoint")) and (s.dir / Path(f).name).exists()]
+        sizes = [
+            (s.dir / Path(f).name).stat().st_size
+            for f in s.files
+            if f.endswith((".log", ".checkpoint")) and (s.dir / Path(f).name).exists()
+        ]
         s.max_bytes = max(sizes, default=0) // 2
         out[name] = s
     return out
@@ -391,14 +484,19 @@ def _first_trace_line_only(stderr: str) -> str:
 @pytest.mark.oracle
 @pytest.mark.parametrize("flag", list(FLAGS))
 @pytest.mark.parametrize("name", list(BUILDERS))
-def test_matches_kafka_dump_log_segments(scenarios: dict[str, Scenario], name: str, flag: str) -> None:
+def test_matches_kafka_dump_log_segments(
+    scenarios: dict[str, Scenario], name: str, flag: str
+) -> None:
     from conformance.jvm import kafka_jars
 
     s = scenarios[name]
     options = _options(s, flag)
     try:
         java = kafka_jars.dump_log_segments(
-            KAFKA, s.files, cwd=s.dir if s.relative else ROOT, **options  # type: ignore[arg-type]
+            KAFKA,
+            s.files,
+            cwd=s.dir if s.relative else ROOT,
+            **options,  # type: ignore[arg-type]
         )
     except kafka_jars.KafkaJarsUnavailable as e:  # pragma: no cover
         pytest.skip(str(e))
@@ -419,31 +517,41 @@ baseOffset: 100 lastOffset: 102 count: 3 baseSequence: -1 lastSequence: -1 produ
 producerEpoch: -1 partitionLeaderEpoch: -1 isTransactional: false isControl: false \
 deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1700000000005 size: 99 magic: 2 \
 compresscodec: none crc: 1476234221 isvalid: true
-| offset: 100 CreateTime: 1700000000000 keySize: 2 valueSize: 2 sequence: -1 headerKeys: [h1,h2] key: k0 payload: v0
-| offset: 101 CreateTime: 1700000000005 keySize: -1 valueSize: 2 sequence: -1 headerKeys: [] payload: v1
+| offset: 100 CreateTime: 1700000000000 keySize: 2 valueSize: 2 sequence: -1 headerKeys: [h1,h2] \
+key: k0 payload: v0
+| offset: 101 CreateTime: 1700000000005 keySize: -1 valueSize: 2 sequence: -1 headerKeys: [] \
+payload: v1
 | offset: 102 CreateTime: 1699999999990 keySize: 2 valueSize: -1 sequence: -1 headerKeys: [] key: k2
 Dumping {d}/00000000000000000200.log
 Log starting offset: 200
-offset: 100 position: 0 CreateTime: 1700000000000 size: 38 magic: 1 compresscodec: none crc: 1957318976 isvalid: true
-| offset: 100 CreateTime: 1700000000000 keySize: 2 valueSize: 2 isValid: true crc: 1957318976} key: k0 payload: v0
-offset: 100 position: 38 NoTimestampType: -1 size: 30 magic: 0 compresscodec: none crc: 2258072140 isvalid: true
-| offset: 100 NoTimestampType: -1 keySize: 2 valueSize: 2 isValid: true crc: 2258072140} key: k0 payload: v0
+offset: 100 position: 0 CreateTime: 1700000000000 size: 38 magic: 1 compresscodec: none \
+crc: 1957318976 isvalid: true
+| offset: 100 CreateTime: 1700000000000 keySize: 2 valueSize: 2 isValid: true crc: 1957318976} \
+key: k0 payload: v0
+offset: 100 position: 38 NoTimestampType: -1 size: 30 magic: 0 compresscodec: none crc: 2258072140 \
+isvalid: true
+| offset: 100 NoTimestampType: -1 keySize: 2 valueSize: 2 isValid: true crc: 2258072140} key: k0 \
+payload: v0
 """
 
 
 def test_spec_reference_bytes_dump_as_kafka_prints_them(tmp_path: Path) -> None:
     """Output of the real tool (3.9.2) for the spec's Appendix A bytes, pinned."""
     (tmp_path / "00000000000000000100.log").write_bytes(
-        (SAMPLES / "spec-a1-v2-three-records.bin").read_bytes())
+        (SAMPLES / "spec-a1-v2-three-records.bin").read_bytes()
+    )
     (tmp_path / "00000000000000000200.log").write_bytes(
         (SAMPLES / "spec-a2-v1-message.bin").read_bytes()
-        + (SAMPLES / "spec-a2-v0-message.bin").read_bytes())
+        + (SAMPLES / "spec-a2-v0-message.bin").read_bytes()
+    )
     out, err = io.StringIO(), io.StringIO()
     files = [str(tmp_path / "00000000000000000100.log"), str(tmp_path / "00000000000000000200.log")]
     assert dump(files, print_data_log=True, out=out, err=err) == 0
     assert out.getvalue() == A1_DUMP.replace("{d}", str(tmp_path))
-    assert err.getvalue() == (f"Non-consecutive offsets in {tmp_path}/00000000000000000200.log\n"
-                              "  100 is followed by 100\n")
+    assert err.getvalue() == (
+        f"Non-consecutive offsets in {tmp_path}/00000000000000000200.log\n"
+        "  100 is followed by 100\n"
+    )
 
 
 def test_uncaught_exception_keeps_partial_stdout(tmp_path: Path) -> None:
@@ -454,8 +562,10 @@ def test_uncaught_exception_keeps_partial_stdout(tmp_path: Path) -> None:
     out, err = io.StringIO(), io.StringIO()
     assert dump([str(log)], out=out, err=err) == 1
     assert out.getvalue().endswith("deleteHorizonMs: OptionalLong.empty")  # no newline
-    assert err.getvalue() == ('Exception in thread "main" java.lang.IllegalArgumentException: '
-                              "Unknown compression type id: 5\n")
+    assert err.getvalue() == (
+        'Exception in thread "main" java.lang.IllegalArgumentException: '
+        "Unknown compression type id: 5\n"
+    )
 
 
 def test_zero_tail_and_trailer(tmp_path: Path) -> None:
@@ -463,13 +573,16 @@ def test_zero_tail_and_trailer(tmp_path: Path) -> None:
     log.write_bytes(v2(0) + bytes(17))
     out, err = io.StringIO(), io.StringIO()
     assert dump([str(log)], out=out, err=err) == 0
-    assert out.getvalue().endswith("Found 17 invalid bytes at the end of 00000000000000000000.log\n")
+    assert out.getvalue().endswith(
+        "Found 17 invalid bytes at the end of 00000000000000000000.log\n"
+    )
     log.write_bytes(v2(0) + bytes(18))
     out, err = io.StringIO(), io.StringIO()
     assert dump([str(log)], out=out, err=err) == 1
     assert err.getvalue() == (
         'Exception in thread "main" org.apache.kafka.common.errors.CorruptRecordException: '
-        f"Found record size 0 smaller than minimum record overhead (14) in file {log}.\n")
+        f"Found record size 0 smaller than minimum record overhead (14) in file {log}.\n"
+    )
 
 
 def test_java_long_parsing() -> None:
@@ -511,8 +624,13 @@ def test_json_documents(scenarios: dict[str, Scenario]) -> None:
         else:
             assert d["file"] == f and d["error"] is None
     txn = next(d for d in docs if d.get("kind") == "txnindex" and d["entries"])
-    assert set(txn["entries"][0]) == {"version", "producerId", "firstOffset", "lastOffset",
-                                      "lastStableOffset"}
+    assert set(txn["entries"][0]) == {
+        "version",
+        "producerId",
+        "firstOffset",
+        "lastOffset",
+        "lastStableOffset",
+    }
     assert "Ignoring unknown file partition.metadata" in err.getvalue()
 
 
@@ -542,7 +660,8 @@ def test_timeindex_lookup_with_duplicate_index_offsets(tmp_path: Path) -> None:
         pos.append(pos[-1] + len(b))
     (tmp_path / "00000000000000000000.log").write_bytes(b"".join(batches))
     (tmp_path / "00000000000000000000.index").write_bytes(
-        struct.pack(">8i", 2, 0, 5, pos[1], 5, pos[1], 5, pos[3]))
+        struct.pack(">8i", 2, 0, 5, pos[1], 5, pos[1], 5, pos[3])
+    )
     (tmp_path / "00000000000000000000.timeindex").write_bytes(struct.pack(">qi", TS + 2, 5))
     files = [str(tmp_path / "00000000000000000000.timeindex")]
     java = kafka_jars.dump_log_segments(KAFKA, files)
@@ -557,17 +676,33 @@ def test_kraft_control_values_are_parsed_by_wire_control() -> None:
     from conformance.errors import DecodeError, NullPointerError
     from conformance.wire import control
 
-    h = control.parse_kraft_control_value(control.SNAPSHOT_HEADER, struct.pack(">hq", 0, TS) + b"\0")
+    h = control.parse_kraft_control_value(
+        control.SNAPSHOT_HEADER, struct.pack(">hq", 0, TS) + b"\0"
+    )
     assert h == control.SnapshotHeader(0, TS)
-    assert control.parse_kraft_version(struct.pack(">hh", 0, 1) + b"\0") == control.KRaftVersion(0, 1)
+    assert control.parse_kraft_version(struct.pack(">hh", 0, 1) + b"\0") == control.KRaftVersion(
+        0, 1
+    )
     assert control.parse_snapshot_footer(b"\0\0\0") == control.SnapshotFooter(0)
     directory = uuid.UUID(int=7).bytes
-    value = (struct.pack(">h", 0) + _uv(2) + struct.pack(">i", 1) + directory + _uv(2)
-             + _cstr("CONTROLLER") + _cstr("host") + struct.pack(">H", 9093) + b"\0"
-             + struct.pack(">hh", 0, 1) + b"\0\0\0")
+    value = (
+        struct.pack(">h", 0)
+        + _uv(2)
+        + struct.pack(">i", 1)
+        + directory
+        + _uv(2)
+        + _cstr("CONTROLLER")
+        + _cstr("host")
+        + struct.pack(">H", 9093)
+        + b"\0"
+        + struct.pack(">hh", 0, 1)
+        + b"\0\0\0"
+    )
     voters = control.parse_voters(value)
-    assert voters == control.Voters(0, (control.Voter(
-        1, directory, (control.VoterEndpoint("CONTROLLER", "host", 9093),), 0, 1),))
+    assert voters == control.Voters(
+        0,
+        (control.Voter(1, directory, (control.VoterEndpoint("CONTROLLER", "host", 9093),), 0, 1),),
+    )
     with pytest.raises(DecodeError) as e:
         control.parse_snapshot_header(b"\0\0\0")
     assert e.value.kafka_exception == "java.nio.BufferUnderflowException"
@@ -576,4 +711,5 @@ def test_kraft_control_values_are_parsed_by_wire_control() -> None:
     with pytest.raises(DecodeError) as e:
         control.parse_voters(struct.pack(">h", 0) + _uv(0))
     assert e.value.java_string() == (
-        "java.lang.RuntimeException: non-nullable field voters was serialized as null")
+        "java.lang.RuntimeException: non-nullable field voters was serialized as null"
+    )

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 from conformance import decode
+from conformance.errors import EncodeError
 from conformance.stream.compare import diff
 from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
-from conformance.errors import EncodeError
 
 pytestmark = pytest.mark.oracle
 
@@ -36,8 +36,11 @@ LONG_MAX = (1 << 63) - 1
 LONG_MIN = -(1 << 63)
 INT_MAX = (1 << 31) - 1
 INT_MIN = -(1 << 31)
-CODECS = {0: ("none", "gzip", "snappy", "lz4"), 1: ("none", "gzip", "snappy", "lz4"),
-          2: ("none", "gzip", "snappy", "lz4", "zstd")}
+CODECS = {
+    0: ("none", "gzip", "snappy", "lz4"),
+    1: ("none", "gzip", "snappy", "lz4"),
+    2: ("none", "gzip", "snappy", "lz4", "zstd"),
+}
 
 Rec = tuple[int, int, bytes | None, bytes | None, tuple[tuple[str, bytes | None], ...]]
 
@@ -81,14 +84,23 @@ class Case:
             "partitionLeaderEpoch": o["partition_leader_epoch"],
             "deleteHorizonMs": str(o["delete_horizon_ms"]),
             "records": [
-                {"offset": str(off), "timestamp": str(ts), "key": key, "value": value,
-                 "headers": [{"key": k, "value": v} for k, v in headers]}
+                {
+                    "offset": str(off),
+                    "timestamp": str(ts),
+                    "key": key,
+                    "value": value,
+                    "headers": [{"key": k, "value": v} for k, v in headers],
+                }
                 for off, ts, key, value, headers in self.records
             ],
         }
         if self.marker is not None:
             commit, epoch, ts = self.marker
-            spec["endTxnMarker"] = {"commit": commit, "coordinatorEpoch": epoch, "timestamp": str(ts)}
+            spec["endTxnMarker"] = {
+                "commit": commit,
+                "coordinatorEpoch": epoch,
+                "timestamp": str(ts),
+            }
         return spec
 
     def python_build(self) -> bytes:
@@ -96,9 +108,13 @@ class Case:
         if self.marker is not None:
             commit, epoch, ts = self.marker
             return end_txn_marker_batch(
-                offset=o["base_offset"], producer_id=o["producer_id"],
-                producer_epoch=o["producer_epoch"], commit=commit, coordinator_epoch=epoch,
-                timestamp=ts, partition_leader_epoch=o["partition_leader_epoch"],
+                offset=o["base_offset"],
+                producer_id=o["producer_id"],
+                producer_epoch=o["producer_epoch"],
+                commit=commit,
+                coordinator_epoch=epoch,
+                timestamp=ts,
+                partition_leader_epoch=o["partition_leader_epoch"],
             )
         b = BatchBuilder(magic=self.magic, compression=self.codec, **o)
         for off, ts, key, value, headers in self.records:
@@ -156,14 +172,18 @@ def _timestamp(rng: random.Random, magic: int, first_ts: int | None) -> int:
     if r < 0.35:
         ts = rng.choice((1 << 31, 1 << 40, 1 << 62, LONG_MAX - 1, LONG_MAX))
         return ts  # with a first timestamp of -1, Long.MAX_VALUE overflows the delta (wraps)
-    return 1_700_000_000_000 + rng.randrange(-10**9, 10**9)
+    return 1_700_000_000_000 + rng.randrange(-(10**9), 10**9)
 
 
 def _random_case(rng: random.Random, magic: int, index: int) -> list[Case]:
-    kw: dict[str, Any] = {"base_offset": rng.choice((0, rng.randrange(1 << 40), LONG_MAX - (1 << 32)))}
+    kw: dict[str, Any] = {
+        "base_offset": rng.choice((0, rng.randrange(1 << 40), LONG_MAX - (1 << 32)))
+    }
     if magic > 0 and rng.random() < 0.3:
         kw["timestamp_type"] = "LogAppendTime"
-        kw["log_append_time"] = rng.choice((-1, 0, 1_700_000_000_000, LONG_MAX, rng.randrange(1 << 50)))
+        kw["log_append_time"] = rng.choice(
+            (-1, 0, 1_700_000_000_000, LONG_MAX, rng.randrange(1 << 50))
+        )
     elif rng.random() < 0.3:
         # ignored for CreateTime (also for magic 0): any value, even an invalid one
         kw["log_append_time"] = rng.choice((0, -5, LONG_MIN, rng.randrange(1 << 50)))
@@ -172,10 +192,12 @@ def _random_case(rng: random.Random, magic: int, index: int) -> list[Case]:
     if magic == 2:
         r = rng.random()
         if r < 0.5:
-            kw.update(producer_id=rng.choice((0, LONG_MAX, rng.randrange(1 << 40))),
-                      producer_epoch=rng.choice((0, 32767, rng.randrange(100))),
-                      base_sequence=rng.choice((0, INT_MAX, rng.randrange(1 << 30))),
-                      is_transactional=rng.random() < 0.5)
+            kw.update(
+                producer_id=rng.choice((0, LONG_MAX, rng.randrange(1 << 40))),
+                producer_epoch=rng.choice((0, 32767, rng.randrange(100))),
+                base_sequence=rng.choice((0, INT_MAX, rng.randrange(1 << 30))),
+                is_transactional=rng.random() < 0.5,
+            )
         elif r < 0.6:
             # no producer id: Kafka does not check epoch / sequence then
             kw.update(producer_epoch=rng.randrange(-5, 100), base_sequence=rng.randrange(-5, 1000))
@@ -192,8 +214,11 @@ def _random_case(rng: random.Random, magic: int, index: int) -> list[Case]:
                 "producer_id": rng.choice((0, rng.randrange(1 << 40))),
                 "producer_epoch": rng.randrange(0, 32768),
             }
-            marker = (rng.random() < 0.5, rng.choice((0, -1, INT_MAX, rng.randrange(1000))),
-                      rng.choice((-1, 0, 1_700_000_000_000, LONG_MAX)))
+            marker = (
+                rng.random() < 0.5,
+                rng.choice((0, -1, INT_MAX, rng.randrange(1000))),
+                rng.choice((-1, 0, 1_700_000_000_000, LONG_MAX)),
+            )
             return [Case(f"v2-{index:03d}-marker", 2, "none", _opts(**marker_kw), marker=marker)]
 
     records: list[Rec] = []
@@ -211,7 +236,10 @@ def _random_case(rng: random.Random, magic: int, index: int) -> list[Case]:
         headers: tuple[tuple[str, bytes | None], ...] = ()
         if magic == 2 and rng.random() < 0.5:
             headers = tuple(
-                (rng.choice(_HEADER_KEYS), rng.choice((None, b"", rng.randbytes(rng.randint(1, 20)))))
+                (
+                    rng.choice(_HEADER_KEYS),
+                    rng.choice((None, b"", rng.randbytes(rng.randint(1, 20)))),
+                )
                 for _ in range(rng.randint(1, 4))
             )
         records.append((offset, ts, _blob(rng), _blob(rng), headers))
@@ -230,18 +258,36 @@ def _generated_cases() -> Iterator[Case]:
             yield from _random_case(rng, magic, i)
 
 
-
 #: edge cases the generator avoids or rarely hits
 EXTRA_CASES = [
-    Case("v2-ts-delta-overflow", 2, "none", _opts(),
-         ((0, -1, None, None, ()), (1, LONG_MAX, None, None, ()))),
-    Case("v2-max-offset-delta", 2, "none", _opts(base_offset=5),
-         ((5, 1, b"k", b"v", ()), (5 + INT_MAX, 2, None, b"w", ()))),
-    Case("v1-lat-compressed-wrapper", 1, "gzip",
-         _opts(timestamp_type="LogAppendTime", log_append_time=77, base_offset=3),
-         ((3, 5, b"k", b"v", ()), (9, -1, None, None, ()))),
-    Case("v2-empty-headers-and-values", 2, "none", _opts(),
-         ((0, 0, b"", b"", (("", b""), ("", None))),)),
+    Case(
+        "v2-ts-delta-overflow",
+        2,
+        "none",
+        _opts(),
+        ((0, -1, None, None, ()), (1, LONG_MAX, None, None, ())),
+    ),
+    Case(
+        "v2-max-offset-delta",
+        2,
+        "none",
+        _opts(base_offset=5),
+        ((5, 1, b"k", b"v", ()), (5 + INT_MAX, 2, None, b"w", ())),
+    ),
+    Case(
+        "v1-lat-compressed-wrapper",
+        1,
+        "gzip",
+        _opts(timestamp_type="LogAppendTime", log_append_time=77, base_offset=3),
+        ((3, 5, b"k", b"v", ()), (9, -1, None, None, ())),
+    ),
+    Case(
+        "v2-empty-headers-and-values",
+        2,
+        "none",
+        _opts(),
+        ((0, 0, b"", b"", (("", b""), ("", None))),),
+    ),
     Case("v2-all-null", 2, "none", _opts(), ((0, -1, None, None, ()),)),
 ]
 
@@ -260,9 +306,15 @@ CASES = [*_generated_cases(), *EXTRA_CASES]
 _IAE = "java.lang.IllegalArgumentException"
 
 
-def _refusal(id: str, magic: int, codec: str = "none", records: tuple[Rec, ...] = (
-        (0, 1, b"k", b"v", ()),), known: str | None = None,
-        marker: tuple[bool, int, int] | None = None, **kw: Any) -> Case:
+def _refusal(
+    id: str,
+    magic: int,
+    codec: str = "none",
+    records: tuple[Rec, ...] = ((0, 1, b"k", b"v", ()),),
+    known: str | None = None,
+    marker: tuple[bool, int, int] | None = None,
+    **kw: Any,
+) -> Case:
     """``known``: Kafka's exact message for the refusal, which BatchBuilder must give too."""
     marks: tuple[Any, ...] = ()
     if known is not None:
@@ -279,53 +331,145 @@ REFUSALS = [
     _refusal("v1-headers-null-value", 1, "gzip", records=((0, 1, None, None, (("h", None),)),)),
     _refusal("v0-zstd", 0, "zstd"),
     _refusal("v1-zstd", 1, "zstd"),
-    _refusal("v0-transactional", 0, is_transactional=True, producer_id=1, producer_epoch=0,
-             base_sequence=0),
+    _refusal(
+        "v0-transactional",
+        0,
+        is_transactional=True,
+        producer_id=1,
+        producer_epoch=0,
+        base_sequence=0,
+    ),
     _refusal("v1-transactional", 1, "lz4", is_transactional=True),
     _refusal("v1-control", 1, is_control=True),
     _refusal("v0-delete-horizon", 0, delete_horizon_ms=5),
     _refusal("v1-delete-horizon-zero", 1, delete_horizon_ms=0),
     _refusal("v0-negative-timestamp", 0, records=((0, -2, None, b"v", ()),)),
-    _refusal("v1-negative-timestamp", 1, "snappy", records=((0, 5, None, b"v", ()), (1, -3, None, b"v", ()))),
+    _refusal(
+        "v1-negative-timestamp",
+        1,
+        "snappy",
+        records=((0, 5, None, b"v", ()), (1, -3, None, b"v", ())),
+    ),
     _refusal("v2-negative-timestamp", 2, records=((0, LONG_MIN, None, b"v", ()),)),
-    _refusal("v2-negative-timestamp-zstd", 2, "zstd", records=((7, 5, b"a", b"b", ()), (8, -100, b"a", b"b", ())),
-             base_offset=7),
+    _refusal(
+        "v2-negative-timestamp-zstd",
+        2,
+        "zstd",
+        records=((7, 5, b"a", b"b", ()), (8, -100, b"a", b"b", ())),
+        base_offset=7,
+    ),
     _refusal("v0-same-offset", 0, records=((3, 1, None, b"a", ()), (3, 2, None, b"b", ()))),
-    _refusal("v1-decreasing-offset", 1, "gzip", records=((10, 1, None, b"a", ()), (9, 2, None, b"b", ()))),
+    _refusal(
+        "v1-decreasing-offset", 1, "gzip", records=((10, 1, None, b"a", ()), (9, 2, None, b"b", ()))
+    ),
     _refusal("v2-same-offset", 2, records=((0, 1, None, b"a", ()), (0, 2, None, b"b", ()))),
-    _refusal("v2-decreasing-offset-lz4", 2, "lz4", records=((LONG_MAX, 1, None, b"a", ()), (0, 2, None, b"b", ())),
-             base_offset=LONG_MAX),
-    _refusal("v2-offset-delta-too-large", 2, records=((0, 1, None, b"a", ()), (INT_MAX + 1, 2, None, b"b", ()))),
-    _refusal("v1-offset-delta-too-large", 1, records=((10, 1, None, b"a", ()), (11 + INT_MAX, 2, None, b"b", ())),
-             base_offset=10),
+    _refusal(
+        "v2-decreasing-offset-lz4",
+        2,
+        "lz4",
+        records=((LONG_MAX, 1, None, b"a", ()), (0, 2, None, b"b", ())),
+        base_offset=LONG_MAX,
+    ),
+    _refusal(
+        "v2-offset-delta-too-large",
+        2,
+        records=((0, 1, None, b"a", ()), (INT_MAX + 1, 2, None, b"b", ())),
+    ),
+    _refusal(
+        "v1-offset-delta-too-large",
+        1,
+        records=((10, 1, None, b"a", ()), (11 + INT_MAX, 2, None, b"b", ())),
+        base_offset=10,
+    ),
     _refusal("v2-null-header-key", 2, records=((0, 1, None, b"a", ((None, b"x"),)),)),  # type: ignore[arg-type]
     # --- Kafka's build-time producer-state and timestamp checks ---
-    _refusal("v0-producer-id", 0, producer_id=5, producer_epoch=0, base_sequence=0,
-             known="Idempotent messages are not supported for magic 0"),
-    _refusal("v1-producer-id", 1, "gzip", producer_id=5, producer_epoch=0, base_sequence=0,
-             known="Idempotent messages are not supported for magic 1"),
-    _refusal("v2-transactional-no-producer-id", 2, is_transactional=True,
-             known="Cannot write transactional messages without a valid producer ID"),
-    _refusal("v2-producer-id-no-epoch", 2, producer_id=5, base_sequence=0,
-             known="Invalid negative producer epoch"),
-    _refusal("v2-producer-id-no-sequence", 2, "snappy", producer_id=5, producer_epoch=1,
-             known="Invalid negative sequence number used"),
-    _refusal("v2-data-record-in-control-batch", 2, is_control=True,
-             known="Control records can only be appended to control batches"),
-    _refusal("v1-log-append-time-negative", 1, timestamp_type="LogAppendTime", log_append_time=-5,
-             known="Invalid message timestamp -5"),
-    _refusal("v0-log-append-time-negative", 0, "lz4", timestamp_type="LogAppendTime", log_append_time=-5,
-             known="Invalid message timestamp -5"),
-    _refusal("v2-marker-no-producer-id", 2, records=(), marker=(True, 0, 5),
-             known="End transaction marker requires a valid producerId"),
-    _refusal("v2-marker-no-epoch", 2, records=(), marker=(False, 0, 5), producer_id=3,
-             known="Invalid negative producer epoch"),
-    _refusal("v2-marker-negative-timestamp", 2, records=(), marker=(True, 0, -7), producer_id=3,
-             producer_epoch=0),
+    _refusal(
+        "v0-producer-id",
+        0,
+        producer_id=5,
+        producer_epoch=0,
+        base_sequence=0,
+        known="Idempotent messages are not supported for magic 0",
+    ),
+    _refusal(
+        "v1-producer-id",
+        1,
+        "gzip",
+        producer_id=5,
+        producer_epoch=0,
+        base_sequence=0,
+        known="Idempotent messages are not supported for magic 1",
+    ),
+    _refusal(
+        "v2-transactional-no-producer-id",
+        2,
+        is_transactional=True,
+        known="Cannot write transactional messages without a valid producer ID",
+    ),
+    _refusal(
+        "v2-producer-id-no-epoch",
+        2,
+        producer_id=5,
+        base_sequence=0,
+        known="Invalid negative producer epoch",
+    ),
+    _refusal(
+        "v2-producer-id-no-sequence",
+        2,
+        "snappy",
+        producer_id=5,
+        producer_epoch=1,
+        known="Invalid negative sequence number used",
+    ),
+    _refusal(
+        "v2-data-record-in-control-batch",
+        2,
+        is_control=True,
+        known="Control records can only be appended to control batches",
+    ),
+    _refusal(
+        "v1-log-append-time-negative",
+        1,
+        timestamp_type="LogAppendTime",
+        log_append_time=-5,
+        known="Invalid message timestamp -5",
+    ),
+    _refusal(
+        "v0-log-append-time-negative",
+        0,
+        "lz4",
+        timestamp_type="LogAppendTime",
+        log_append_time=-5,
+        known="Invalid message timestamp -5",
+    ),
+    _refusal(
+        "v2-marker-no-producer-id",
+        2,
+        records=(),
+        marker=(True, 0, 5),
+        known="End transaction marker requires a valid producerId",
+    ),
+    _refusal(
+        "v2-marker-no-epoch",
+        2,
+        records=(),
+        marker=(False, 0, 5),
+        producer_id=3,
+        known="Invalid negative producer epoch",
+    ),
+    _refusal(
+        "v2-marker-negative-timestamp",
+        2,
+        records=(),
+        marker=(True, 0, -7),
+        producer_id=3,
+        producer_epoch=0,
+    ),
 ]
 
 # ------------------------------------------------------------------------------------------
 # one JVM for everything
+
 
 @dataclass
 class JavaResults:
@@ -344,7 +488,8 @@ def java() -> Iterator[JavaResults]:
         encoded = {c.id: r for c, r in zip(everything, results, strict=True)}
         to_decode = {c.id for c in CASES}
         decoded = {
-            c.id: server.decode(r) for c, r in zip(everything, results, strict=True)
+            c.id: server.decode(r)
+            for c, r in zip(everything, results, strict=True)
             if isinstance(r, bytes) and c.id in to_decode
         }
     yield JavaResults(encoded, decoded)
@@ -362,6 +507,7 @@ def _java_bytes(java: JavaResults, case: Case) -> bytes:
 
 # ------------------------------------------------------------------------------------------
 # tests
+
 
 def test_generator_coverage() -> None:
     by = {(m, c): 0 for m in (0, 1, 2) for c in CODECS[m]}
@@ -405,8 +551,10 @@ def test_java_bytes_decode(java: JavaResults, case: Case) -> None:
     data = _java_bytes(java, case)
     result = decode(data)
     assert result.outcome == "ok", result.error
-    got = [(r.offset, r.timestamp, r.key, r.value, tuple(tuple(h) for h in r.headers))
-           for r in result.records]
+    got = [
+        (r.offset, r.timestamp, r.key, r.value, tuple(tuple(h) for h in r.headers))
+        for r in result.records
+    ]
     assert got == case.expected_records()
     doc = result.to_json()
     assert diff(java.decoded[case.id], doc) == []
@@ -422,12 +570,25 @@ def test_java_bytes_decode(java: JavaResults, case: Case) -> None:
     if case.magic == 2:
         b, o = batches[0], case.opts
         dh = o["delete_horizon_ms"]
-        assert (b["baseOffset"], b["producerId"], b["producerEpoch"], b["baseSequence"],
-                b["partitionLeaderEpoch"], b["isTransactional"], b["isControl"],
-                b["deleteHorizonMs"]) == (
-            str(o["base_offset"]), str(o["producer_id"]), o["producer_epoch"], o["base_sequence"],
-            o["partition_leader_epoch"], o["is_transactional"] or case.marker is not None,
-            o["is_control"] or case.marker is not None, str(dh) if dh >= 0 else None)
+        assert (
+            b["baseOffset"],
+            b["producerId"],
+            b["producerEpoch"],
+            b["baseSequence"],
+            b["partitionLeaderEpoch"],
+            b["isTransactional"],
+            b["isControl"],
+            b["deleteHorizonMs"],
+        ) == (
+            str(o["base_offset"]),
+            str(o["producer_id"]),
+            o["producer_epoch"],
+            o["base_sequence"],
+            o["partition_leader_epoch"],
+            o["is_transactional"] or case.marker is not None,
+            o["is_control"] or case.marker is not None,
+            str(dh) if dh >= 0 else None,
+        )
 
 
 @pytest.mark.parametrize("case", _params(REFUSALS))
@@ -449,7 +610,6 @@ def test_oracle_encode_one_shot() -> None:
 
     ok = EXTRA_CASES[1]
     out = encode_batches([ok.java_spec(), REFUSALS[0].java_spec(), EMPTY_CASES[0].java_spec()])
-    assert out == [ok.python_build(),
-                   f"{_IAE}: Magic v0 does not support record headers", b""]
+    assert out == [ok.python_build(), f"{_IAE}: Magic v0 does not support record headers", b""]
     with pytest.raises(ValueError, match="unknown member"):
         encode_batches([{"magic": 2, "bogus": 1}])

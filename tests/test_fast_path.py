@@ -71,7 +71,10 @@ CASES = _cases()
 
 def _verdict(data: bytes, mode: str, profile: str) -> dict[str, object]:
     return decode(
-        data, mode=mode, profile=profile, decompressed_limit=DECOMPRESSED_LIMIT  # type: ignore[arg-type]
+        data,
+        mode=mode,
+        profile=profile,
+        decompressed_limit=DECOMPRESSED_LIMIT,  # type: ignore[arg-type]
     ).to_json()
 
 

@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 
 from conformance import decode
-from conformance.wire.batch import RecordBatchV2
-from conformance.primitives.crc import crc32c
 from conformance.fuzz import store as fstore
 from conformance.fuzz.minimize import ddmin
 from conformance.fuzz.mutator import Mutator, split
@@ -24,6 +22,8 @@ from conformance.fuzz.targets import (
     wrap_payload,
 )
 from conformance.fuzz.worker import build
+from conformance.primitives.crc import crc32c
+from conformance.wire.batch import RecordBatchV2
 
 ROOT = Path(__file__).resolve().parent.parent
 CRAFTED = ROOT / "corpora" / "crafted"
@@ -91,8 +91,10 @@ def test_codec_mutations_reach_the_records() -> None:
 def test_header_mutations_produce_header_sections() -> None:
     m = Mutator("headers", target="headers")
     seeds = _seeds("headers")
-    assert any(decode(get("headers").wire_bytes(m(seeds[i % len(seeds)], 4096, i))).ok  # type: ignore[arg-type]
-               for i in range(50))
+    assert any(
+        decode(get("headers").wire_bytes(m(seeds[i % len(seeds)], 4096, i))).ok  # type: ignore[arg-type]
+        for i in range(50)
+    )
 
 
 def test_store_deduplicates_by_stack_and_keeps_the_smallest(tmp_path: Path) -> None:
@@ -148,8 +150,11 @@ def test_kafka_python_agrees_with_the_oracle_on_clean_batches() -> None:
     manifest = json.loads((CRAFTED / "manifest.json").read_text())
     checked = 0
     for case in manifest["cases"]:
-        expected = json.loads((CRAFTED / f"{case['name']}.memory.json").read_text()) \
-            if "memory" in case["modes"] else None
+        expected = (
+            json.loads((CRAFTED / f"{case['name']}.memory.json").read_text())
+            if "memory" in case["modes"]
+            else None
+        )
         if not expected or expected["outcome"] != "ok" or not case["name"].startswith("codec-"):
             continue
         data = (CRAFTED / f"{case['name']}.bin").read_bytes()
@@ -162,18 +167,27 @@ def test_kafka_python_difference_is_reported() -> None:
     """A CRC-corrupt v2 batch: Kafka raises, so a consumer that passed it on would differ."""
     from conformance.fuzz.differential import compare_kafka_python
 
-    java = {"error": {"kafka_exception": "org.apache.kafka.common.errors.CorruptRecordException"},
-            "batches": []}
-    kp = {"error": None, "records": [{"offset": "0", "timestamp": "0", "key": None,
-                                      "value": b"v", "headers": []}]}
+    java = {
+        "error": {"kafka_exception": "org.apache.kafka.common.errors.CorruptRecordException"},
+        "batches": [],
+    }
+    kp = {
+        "error": None,
+        "records": [{"offset": "0", "timestamp": "0", "key": None, "value": b"v", "headers": []}],
+    }
     out = compare_kafka_python(java, kp)
     assert any(line.startswith("$.verdict") for line in out)
     assert any(line.startswith("$.records") for line in out)
 
 
 def _cli(*args: str, timeout: int = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_cli_lists_targets() -> None:
@@ -202,11 +216,23 @@ def test_smoke_differential(tmp_path: Path) -> None:
     """The differential pipeline works end to end against the real oracle JVM and kafka-python.
     Divergences it may find are triaged by the nightly run; a crash or a dead oracle fails."""
     pytest.importorskip("atheris")
-    r = _cli("fuzz", "stream", "--time", "15", "--differential", "--out", str(tmp_path), "--json",
-             "--minimize-seconds", "5")
+    r = _cli(
+        "fuzz",
+        "stream",
+        "--time",
+        "15",
+        "--differential",
+        "--out",
+        str(tmp_path),
+        "--json",
+        "--minimize-seconds",
+        "5",
+    )
     [s] = json.loads(r.stdout)
     assert s["differential_inputs"] > 500, s
-    assert not [f for f in s["new_findings"] if f.split("/")[0] in ("crash", "oracle", "timeout")], s
+    assert not [
+        f for f in s["new_findings"] if f.split("/")[0] in ("crash", "oracle", "timeout")
+    ], s
 
 
 def test_coverage_report_measures_the_decoder() -> None:
@@ -218,14 +244,26 @@ def test_coverage_report_measures_the_decoder() -> None:
     assert varint.branches > 20 and varint.covered > 10
     measured = {m.module for m in results["all"]}
     # every reading layer is measured (a module the target never entered counts, at 0%) ...
-    assert {"primitives.varint", "primitives.java", "wire.record", "wire.batch", "wire.legacy",
-            "wire.control", "stream.splitter", "stream.decoder", "stream.findings",
-            "logdir.index", "logdir.txnindex", "logdir.snapshot",
-            "logdir.checkpoint"} <= measured
+    assert {
+        "primitives.varint",
+        "primitives.java",
+        "wire.record",
+        "wire.batch",
+        "wire.legacy",
+        "wire.control",
+        "stream.splitter",
+        "stream.decoder",
+        "stream.findings",
+        "logdir.index",
+        "logdir.txnindex",
+        "logdir.snapshot",
+        "logdir.checkpoint",
+    } <= measured
     assert any(m.startswith("codecs") for m in measured)
     # ... and nothing of the shells or the writers
-    assert not {m for m in measured if m.split(".")[0] in ("cli", "fuzz", "corpus", "jvm",
-                                                            "capture")}
+    assert not {
+        m for m in measured if m.split(".")[0] in ("cli", "fuzz", "corpus", "jvm", "capture")
+    }
     assert "wire.builder" not in measured
 
 

@@ -15,24 +15,39 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT, processes
 
 from conformance.harness import cases as C
-from conformance.harness.judge import Capabilities, CapabilityError, judge, parse_capabilities, \
-    unsupported_reason
+from conformance.harness.judge import (
+    Capabilities,
+    CapabilityError,
+    judge,
+    parse_capabilities,
+    unsupported_reason,
+)
 from conformance.harness.report import markdown, model
-from conftest import ROOT, processes
 
 CLI = [sys.executable, "-m", "conformance.cli"]
 BROKEN = [sys.executable, str(ROOT / "tests" / "adapters" / "broken.py")]
 REFERENCE = [sys.executable, str(ROOT / "tests" / "adapters" / "reference.py")]
 MARK = ("kafka-conformance-broken-adapter", "tests/adapters/")
-FEW = ["crafted/v2-appendix-a1@memory", "crafted/v2-empty-batch@memory",
-       "crafted/legacy-v1-gzip-wrapper@memory", "crafted/split-tail-00@file"]
+FEW = [
+    "crafted/v2-appendix-a1@memory",
+    "crafted/v2-empty-batch@memory",
+    "crafted/legacy-v1-gzip-wrapper@memory",
+    "crafted/split-tail-00@file",
+]
 
 
 def _check(*args: str, timeout: float = 600) -> tuple[int, str, str]:
-    proc = subprocess.run([*CLI, "check", *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)})
+    proc = subprocess.run(
+        [*CLI, "check", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -64,10 +79,21 @@ def test_cases_cover_the_corpora() -> None:
     assert len(ids) == len(set(ids))
     crafted = json.loads((ROOT / "corpora/crafted/manifest.json").read_text())["cases"]
     golden = list((ROOT / "corpora").glob("kafka-*/*/expected/**/*.decode.json"))
-    regressions = [p for p in (ROOT / "corpora/regressions/stream").glob("*.json") if "expected" in json.loads(p.read_text())]
+    regressions = [
+        p
+        for p in (ROOT / "corpora/regressions/stream").glob("*.json")
+        if "expected" in json.loads(p.read_text())
+    ]
     assert len(ids) == sum(len(c["modes"]) for c in crafted) + len(golden) + len(regressions)
-    assert {c.group for c in every} >= {"crafted/v2", "crafted/legacy", "kafka-3.9.2-kraft", "regressions"}
-    assert C.select(every, ["crafted/v2-*"]) and all(c.id.startswith("crafted/v2-") for c in C.select(every, ["crafted/v2-*"]))
+    assert {c.group for c in every} >= {
+        "crafted/v2",
+        "crafted/legacy",
+        "kafka-3.9.2-kraft",
+        "regressions",
+    }
+    assert C.select(every, ["crafted/v2-*"]) and all(
+        c.id.startswith("crafted/v2-") for c in C.select(every, ["crafted/v2-*"])
+    )
 
 
 def test_stream_regressions_are_record_streams() -> None:
@@ -90,10 +116,16 @@ def test_features_and_unsupported_reasons() -> None:
     assert f.magics == {1} and "gzip" in f.codecs
     v2only = Capabilities(name="x", magics=frozenset({2}))
     assert unsupported_reason(f, "memory", v2only) == "magic 1 not supported"
-    assert unsupported_reason(f, "memory", Capabilities(name="x", codecs=frozenset({"none"}))) == \
-        "codec gzip not supported"
-    crc = next(c for c in C.load_cases() if c.id.startswith("crafted/v2-crc") and
-               "stored crc" in ((c.expected().get("error") or {}).get("message") or ""))
+    assert (
+        unsupported_reason(f, "memory", Capabilities(name="x", codecs=frozenset({"none"})))
+        == "codec gzip not supported"
+    )
+    crc = next(
+        c
+        for c in C.load_cases()
+        if c.id.startswith("crafted/v2-crc")
+        and "stored crc" in ((c.expected().get("error") or {}).get("message") or "")
+    )
     fc = C.case_features(crc, crc.data(), crc.expected())
     assert fc.crc_error
     assert "checksum" in unsupported_reason(fc, crc.mode, Capabilities(name="x", checks_crc=False))
@@ -102,18 +134,40 @@ def test_features_and_unsupported_reasons() -> None:
     tail = _case("crafted/split-zero-tail-12@file")
     ft = C.case_features(tail, tail.data(), tail.expected())
     assert ft.same_in_memory is False
-    assert "file semantics" in unsupported_reason(ft, "file", Capabilities(name="x", file_semantics=False))
+    assert "file semantics" in unsupported_reason(
+        ft, "file", Capabilities(name="x", file_semantics=False)
+    )
 
 
 def test_capabilities_parsing() -> None:
     assert not parse_capabilities(None, "a").declared
     assert not parse_capabilities("not json", "a").declared
-    caps = parse_capabilities(json.dumps({"name": "n", "magics": [2], "checks_crc": False,
-                                          "error_semantics": "eager", "omits": ["crc"]}), "a")
-    assert (caps.name, caps.magics, caps.checks_crc, caps.error_semantics, caps.omits) == \
-        ("n", {2}, False, "eager", {"crc"})
-    for bad in ({"magics": [3]}, {"codecs": ["brotli"]}, {"error_semantics": "lazy"},
-                {"error_classes": "some"}, {"checks_crc": "yes"}):
+    caps = parse_capabilities(
+        json.dumps(
+            {
+                "name": "n",
+                "magics": [2],
+                "checks_crc": False,
+                "error_semantics": "eager",
+                "omits": ["crc"],
+            }
+        ),
+        "a",
+    )
+    assert (caps.name, caps.magics, caps.checks_crc, caps.error_semantics, caps.omits) == (
+        "n",
+        {2},
+        False,
+        "eager",
+        {"crc"},
+    )
+    for bad in (
+        {"magics": [3]},
+        {"codecs": ["brotli"]},
+        {"error_semantics": "lazy"},
+        {"error_classes": "some"},
+        {"checks_crc": "yes"},
+    ):
         with pytest.raises(CapabilityError):
             parse_capabilities(json.dumps(bad), "a")
 
@@ -133,12 +187,19 @@ def test_judge_rules() -> None:
     act = copy.deepcopy(exp)
     act["batches"][0]["records"][0]["value"] = "AA=="
     v = judge(exp, act, caps, "memory")
-    assert v.status == "fail" and v.diff == [f"$.batches[0].records[0].value: {exp['batches'][0]['records'][0]['value']!r} != 'AA=='"]
+    assert v.status == "fail" and v.diff == [
+        f"$.batches[0].records[0].value: {exp['batches'][0]['records'][0]['value']!r} != 'AA=='"
+    ]
     # an undeclared missing key fails; a declared one is not compared
     act = copy.deepcopy(exp)
     del act["batches"][0]["partitionLeaderEpoch"]
     assert judge(exp, act, caps, "memory").status == "fail"
-    assert judge(exp, act, Capabilities(name="x", omits=frozenset({"partitionLeaderEpoch"})), "memory").status == "pass"
+    assert (
+        judge(
+            exp, act, Capabilities(name="x", omits=frozenset({"partitionLeaderEpoch"})), "memory"
+        ).status
+        == "pass"
+    )
     assert judge(exp, {"format": "other"}, caps, "memory").status == "error"
 
 
@@ -147,7 +208,11 @@ def _compressed_error_case() -> dict[str, Any]:
         e = case.expected()
         if e["outcome"] == "error" and case.mode == "memory":
             i = e["error"]["batch_index"]
-            if i < len(e["batches"]) and e["batches"][i]["compression"] != "none" and len(e["batches"][i]["records"]) >= 2:
+            if (
+                i < len(e["batches"])
+                and e["batches"][i]["compression"] != "none"
+                and len(e["batches"][i]["records"]) >= 2
+            ):
                 return e
     raise AssertionError("no compressed batch that fails after records")
 
@@ -158,15 +223,31 @@ def test_error_semantics_and_classes() -> None:
     fewer = copy.deepcopy(exp)
     fewer["batches"][i]["records"] = fewer["batches"][i]["records"][:1]
     assert judge(exp, fewer, Capabilities(name="x"), "memory").status == "fail"
-    assert judge(exp, fewer, Capabilities(name="x", error_semantics="eager"), "memory").status == "pass"
+    assert (
+        judge(exp, fewer, Capabilities(name="x", error_semantics="eager"), "memory").status
+        == "pass"
+    )
     wrong = copy.deepcopy(fewer)
     wrong["batches"][i]["records"][0]["offset"] = "999"
-    assert judge(exp, wrong, Capabilities(name="x", error_semantics="eager"), "memory").status == "fail"
+    assert (
+        judge(exp, wrong, Capabilities(name="x", error_semantics="eager"), "memory").status
+        == "fail"
+    )
     other = copy.deepcopy(exp)
-    other["error"] = {**exp["error"], "kafka_exception": "java.lang.IllegalStateException", "message": "mine"}
-    assert judge(exp, other, Capabilities(name="x", error_classes="none"), "memory").status == "pass"
-    assert judge(exp, other, Capabilities(name="x", error_classes="class"), "memory").status == "fail"
-    assert judge(exp, other, Capabilities(name="x", error_classes="family"), "memory").status == "fail"
+    other["error"] = {
+        **exp["error"],
+        "kafka_exception": "java.lang.IllegalStateException",
+        "message": "mine",
+    }
+    assert (
+        judge(exp, other, Capabilities(name="x", error_classes="none"), "memory").status == "pass"
+    )
+    assert (
+        judge(exp, other, Capabilities(name="x", error_classes="class"), "memory").status == "fail"
+    )
+    assert (
+        judge(exp, other, Capabilities(name="x", error_classes="family"), "memory").status == "fail"
+    )
     moved = copy.deepcopy(exp)
     moved["error"]["position"] += 1
     assert judge(exp, moved, Capabilities(name="x"), "memory").status == "fail"
@@ -180,8 +261,14 @@ def test_five_line_adapter_uses_the_defaults(tmp_path: Path) -> None:
     """tests/adapters/reference.py has no `capabilities`: the defaults apply and the kit's
     reference decoder, an adapter like any other, passes."""
     out = tmp_path / "r.json"
-    code, stdout, _ = _check("--cmd", " ".join(REFERENCE), *_cases("crafted/v2-*", "crafted/split-*@file"),
-                             "--json", str(out), "-q")
+    code, stdout, _ = _check(
+        "--cmd",
+        " ".join(REFERENCE),
+        *_cases("crafted/v2-*", "crafted/split-*@file"),
+        "--json",
+        str(out),
+        "-q",
+    )
     report = _report(out)
     (impl,) = report["implementations"]
     assert code == 0, stdout
@@ -189,20 +276,33 @@ def test_five_line_adapter_uses_the_defaults(tmp_path: Path) -> None:
     assert impl["counts"]["pass"] == len(report["results"]) > 60
 
 
-@pytest.mark.parametrize("behaviour,reason", [
-    ("hang", "timeout: no result after 2 s"),
-    ("crash", "killed by signal SIGSEGV"),
-    ("exit3", "exit code 3"),
-    ("flood", "output over the 1048576-byte limit"),
-    ("garbage", "invalid JSON"),
-    ("wrong", "invalid document"),
-    ("serve-huge", "over the 1048576-byte limit"),
-])
+@pytest.mark.parametrize(
+    "behaviour,reason",
+    [
+        ("hang", "timeout: no result after 2 s"),
+        ("crash", "killed by signal SIGSEGV"),
+        ("exit3", "exit code 3"),
+        ("flood", "output over the 1048576-byte limit"),
+        ("garbage", "invalid JSON"),
+        ("wrong", "invalid document"),
+        ("serve-huge", "over the 1048576-byte limit"),
+    ],
+)
 def test_broken_adapter_gets_an_error_verdict(tmp_path: Path, behaviour: str, reason: str) -> None:
     out = tmp_path / "r.json"
     started = time.monotonic()
-    code, stdout, stderr = _check("--cmd", " ".join([*BROKEN, behaviour]), *_cases(*FEW), "--timeout", "2",
-                                  "--output-limit", "1MiB", "--json", str(out), "-q")
+    code, stdout, stderr = _check(
+        "--cmd",
+        " ".join([*BROKEN, behaviour]),
+        *_cases(*FEW),
+        "--timeout",
+        "2",
+        "--output-limit",
+        "1MiB",
+        "--json",
+        str(out),
+        "-q",
+    )
     report = _report(out)
     assert code == 1, stderr
     assert [r["status"] for r in report["results"]] == ["error"] * len(FEW)
@@ -221,28 +321,62 @@ def test_a_run_survives_broken_adapters_and_still_makes_a_matrix(tmp_path: Path)
     args = [a for b in adapters for a in ("--cmd", " ".join([*BROKEN, b]))]
     for k, p in paths.items():
         args += [f"--{k}", str(p)]
-    code, stdout, stderr = _check(*args, *_cases(*cases), "--timeout", "2", "--output-limit", "1MiB",
-                                  "--jobs", "4", "-q", timeout=900)
+    code, stdout, stderr = _check(
+        *args,
+        *_cases(*cases),
+        "--timeout",
+        "2",
+        "--output-limit",
+        "1MiB",
+        "--jobs",
+        "4",
+        "-q",
+        timeout=900,
+    )
     assert code == 1
     report = _report(paths["json"])
     counts = {i["name"]: i["counts"] for i in report["implementations"]}
     n = len(report["cases"])
-    assert counts["broken-hang"]["error"] == counts["broken-crash"]["error"] == counts["broken-flood"]["error"] == n
+    assert (
+        counts["broken-hang"]["error"]
+        == counts["broken-crash"]["error"]
+        == counts["broken-flood"]["error"]
+        == n
+    )
     assert counts["broken-serve-ok"]["pass"] == counts["broken-stderr-flood"]["pass"] == n
-    hung = [r for r in report["results"] if r["impl"] == "broken-serve-hang" and r["status"] == "error"]
+    hung = [
+        r for r in report["results"] if r["impl"] == "broken-serve-hang" and r["status"] == "error"
+    ]
     assert hung and all("timeout: no response" in r["reason"] for r in hung)
     assert counts["broken-serve-hang"]["pass"] > n / 2  # restarted after each hang
     suites = ET.parse(paths["junit"]).getroot().findall("testsuite")
     assert [s.get("name") for s in suites] == [f"broken-{a}" for a in adapters]
     assert all(int(s.get("tests")) == n for s in suites)
-    assert "broken-hang" in paths["html"].read_text() and "| group |" in paths["markdown"].read_text()
+    assert (
+        "broken-hang" in paths["html"].read_text() and "| group |" in paths["markdown"].read_text()
+    )
     assert _wait_no_adapter_left() == {}
 
 
 def test_interrupt_stops_every_adapter(tmp_path: Path) -> None:
-    proc = subprocess.Popen([*CLI, "check", "--cmd", " ".join([*BROKEN, "hang"]), "--jobs", "2",
-                             "--timeout", "600", "-q", *_cases("crafted/v2-*")], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            *CLI,
+            "check",
+            "--cmd",
+            " ".join([*BROKEN, "hang"]),
+            "--jobs",
+            "2",
+            "--timeout",
+            "600",
+            "-q",
+            *_cases("crafted/v2-*"),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while len(processes(MARK)) < 4 and time.monotonic() < deadline:  # 2 adapters + 2 children
@@ -289,8 +423,11 @@ def test_golden_logs_read_the_same_in_memory_mode() -> None:
     file mode and an error in memory mode; crafted cases carry both verdicts.)"""
     from conformance.jvm.oracle import OracleServer
 
-    logs = [c for c in C.load_cases() if c.mode == "file" and c.other_mode_path is None
-            and c.expected()["outcome"] == "ok"]
+    logs = [
+        c
+        for c in C.load_cases()
+        if c.mode == "file" and c.other_mode_path is None and c.expected()["outcome"] == "ok"
+    ]
     assert len(logs) > 300
     with OracleServer() as oracle:
         for case in logs:
@@ -299,16 +436,53 @@ def test_golden_logs_read_the_same_in_memory_mode() -> None:
 
 
 def test_markdown_links_every_divergence_to_its_cases() -> None:
-    report = {"kit_version": "0", "cases": {}, "implementations": [{"name": "x", "counts": {"pass": 1, "fail": 1, "unsupported": 0, "error": 0},
-                                   "known": 1, "source": None,
-                                   "capabilities": Capabilities(name="x").to_json()}],
-              "groups": ["crafted/v2"], "stale": [],
-              "results": [{"impl": "x", "case": "crafted/v2-a@memory", "group": "crafted/v2", "status": "fail",
-                           "reason": "r", "divergence": 0},
-                          {"impl": "x", "case": "crafted/v2-b@memory", "group": "crafted/v2", "status": "pass",
-                           "reason": "", "divergence": None}],
-              "divergences": [{"impl": "x", "cases": ["crafted/v2-a@*"], "class": "real-bug", "summary": "s",
-                               "detail": "d", "source": "adapters/x/divergences.toml", "count": 1}]}
+    report = {
+        "kit_version": "0",
+        "cases": {},
+        "implementations": [
+            {
+                "name": "x",
+                "counts": {"pass": 1, "fail": 1, "unsupported": 0, "error": 0},
+                "known": 1,
+                "source": None,
+                "capabilities": Capabilities(name="x").to_json(),
+            }
+        ],
+        "groups": ["crafted/v2"],
+        "stale": [],
+        "results": [
+            {
+                "impl": "x",
+                "case": "crafted/v2-a@memory",
+                "group": "crafted/v2",
+                "status": "fail",
+                "reason": "r",
+                "divergence": 0,
+            },
+            {
+                "impl": "x",
+                "case": "crafted/v2-b@memory",
+                "group": "crafted/v2",
+                "status": "pass",
+                "reason": "",
+                "divergence": None,
+            },
+        ],
+        "divergences": [
+            {
+                "impl": "x",
+                "cases": ["crafted/v2-a@*"],
+                "class": "real-bug",
+                "summary": "s",
+                "detail": "d",
+                "source": "adapters/x/divergences.toml",
+                "count": 1,
+            }
+        ],
+    }
     text = markdown.render(report)
-    assert "**real bug**: s (1 case: [`crafted/v2-a@memory`](conformance-matrix.html#case=crafted%2Fv2-a%40memory))" in text
+    assert (
+        "**real bug**: s (1 case: [`crafted/v2-a@memory`]"
+        "(conformance-matrix.html#case=crafted%2Fv2-a%40memory))"
+    ) in text
     assert model.unknown_problems({"results": report["results"]}) == []

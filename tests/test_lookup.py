@@ -8,17 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from conformance.stream.decoder import decode
-from conformance.wire.builder import BatchBuilder
 from conformance.logdir.lookup import lookup_offset, lookup_timestamp, segments
 from conformance.logdir.writer import LogConfig, write_batches
+from conformance.stream.decoder import decode
+from conformance.wire.builder import BatchBuilder
 
 
 @pytest.fixture(scope="module")
 def partition(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rng = random.Random(3)
     batches, offset, ts = [], 0, 1_700_000_000_000
-    for i in range(120):
+    for _ in range(120):
         b = BatchBuilder(base_offset=offset, compression=rng.choice(["none", "gzip", "lz4"]))
         for _ in range(rng.randint(1, 30)):
             ts += rng.randint(-5, 40)  # timestamps not monotonic, as producers send them
@@ -73,4 +73,6 @@ def test_timestamps(partition: Path) -> None:
             assert got is None
         else:
             assert got is not None and (got.record_offset, got.record_timestamp) == (
-                want.offset, want.timestamp), target
+                want.offset,
+                want.timestamp,
+            ), target

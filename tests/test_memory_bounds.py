@@ -180,7 +180,11 @@ def test_deep_iteration_is_linear_and_bounded(bomb_dir: Path, tmp_path: Path) ->
     with out.open("w") as f:
         proc = subprocess.run(
             [sys.executable, "-m", "conformance.cli", "dump", "--deep-iteration", str(log)],
-            cwd=tmp_path, preexec_fn=_capped, stdout=f, stderr=subprocess.PIPE, text=True,
+            cwd=tmp_path,
+            preexec_fn=_capped,
+            stdout=f,
+            stderr=subprocess.PIPE,
+            text=True,
             timeout=TIME_LIMIT,
         )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -211,11 +215,27 @@ def test_streamed_json_document_equals_the_decoded_one() -> None:
     diffs = []
     for case_id, data, mode in tfp.CASES:
         for profile in ("kafka", "strict"):
-            whole = dumps(decode(data, mode=mode, profile=profile,  # type: ignore[arg-type]
-                                 decompressed_limit=DECOMPRESSED_LIMIT).to_json()) + "\n"
+            whole = (
+                dumps(
+                    decode(
+                        data,
+                        mode=mode,
+                        profile=profile,  # type: ignore[arg-type]
+                        decompressed_limit=DECOMPRESSED_LIMIT,
+                    ).to_json()
+                )
+                + "\n"
+            )
             out = io.StringIO()
-            write_decode_json(StreamDecoder(data, mode=mode, profile=profile,  # type: ignore[arg-type]
-                                            decompressed_limit=DECOMPRESSED_LIMIT), out)
+            write_decode_json(
+                StreamDecoder(
+                    data,
+                    mode=mode,
+                    profile=profile,  # type: ignore[arg-type]
+                    decompressed_limit=DECOMPRESSED_LIMIT,
+                ),
+                out,
+            )
             if out.getvalue() != whole:
                 diffs.append(f"{case_id} [{profile}]")
     assert not diffs, f"{len(diffs)} differ, e.g. {diffs[:10]}"

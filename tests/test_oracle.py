@@ -68,16 +68,26 @@ def _random_batches(seed: int, count: int) -> list[bytes]:
         if magic and rng.random() < 0.3:
             opts.update(timestamp_type="LogAppendTime", log_append_time=rng.randrange(1 << 42))
         if magic == 2 and rng.random() < 0.5:
-            opts.update(producer_id=rng.randrange(1 << 30), producer_epoch=rng.randrange(100),
-                        base_sequence=rng.randrange(1 << 31), is_transactional=rng.random() < 0.5,
-                        partition_leader_epoch=rng.randrange(1000))
+            opts.update(
+                producer_id=rng.randrange(1 << 30),
+                producer_epoch=rng.randrange(100),
+                base_sequence=rng.randrange(1 << 31),
+                is_transactional=rng.random() < 0.5,
+                partition_leader_epoch=rng.randrange(1000),
+            )
         b = BatchBuilder(**opts)  # type: ignore[arg-type]
         offset = int(opts["base_offset"])  # type: ignore[call-overload]
         for _ in range(rng.randint(1, 40)):
             key = None if rng.random() < 0.2 else rng.randbytes(rng.randint(0, 20))
             value = None if rng.random() < 0.1 else rng.randbytes(rng.randint(0, 3000))
-            headers = [(f"h{j}", None if rng.random() < 0.3 else rng.randbytes(5))
-                       for j in range(rng.randint(0, 3))] if magic == 2 else []
+            headers = (
+                [
+                    (f"h{j}", None if rng.random() < 0.3 else rng.randbytes(5))
+                    for j in range(rng.randint(0, 3))
+                ]
+                if magic == 2
+                else []
+            )
             b.append(rng.choice([-1, rng.randrange(1 << 41)]), key, value, headers, offset=offset)
             offset += 1 + (rng.random() < 0.2)
         out.append(b.build())

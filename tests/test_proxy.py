@@ -45,7 +45,9 @@ def _batch(base: int, n: int, compression: str = "none") -> bytes:
 
 FULL = _batch(0, 3) + _batch(3, 4, "gzip")
 NEXT = _batch(7, 5)
-PARTIAL = FULL + NEXT[: len(NEXT) // 2]  # what a broker's FileRecords slice cut at max_bytes looks like
+PARTIAL = (
+    FULL + NEXT[: len(NEXT) // 2]
+)  # what a broker's FileRecords slice cut at max_bytes looks like
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:
@@ -191,7 +193,9 @@ def default_handler(fb: FakeBroker, hdr, frame: bytes) -> bytes | None:  # type:
     if hdr.api_key == API_METADATA:
         return metadata_response(hdr.api_version, [(1, "127.0.0.1", fb.port)], hdr.correlation_id)
     if hdr.api_key == API_FETCH:
-        return fetch_response(hdr.api_version, [(0, PARTIAL), (1, b""), (2, FULL)], hdr.correlation_id)
+        return fetch_response(
+            hdr.api_version, [(0, PARTIAL), (1, b""), (2, FULL)], hdr.correlation_id
+        )
     if hdr.api_key == 99:  # "no response" (like acks=0 produce)
         return None
     raise AssertionError(f"unexpected api {hdr.api_key}")
@@ -241,8 +245,13 @@ def _fetch_request(version: int) -> FetchRequest:
                 topic="t",
                 topic_id=TOPIC_ID,
                 partitions=[
-                    FP(partition=0, current_leader_epoch=-1, fetch_offset=0, log_start_offset=-1,
-                       partition_max_bytes=1000)
+                    FP(
+                        partition=0,
+                        current_leader_epoch=-1,
+                        fetch_offset=0,
+                        log_start_offset=-1,
+                        partition_max_bytes=1000,
+                    )
                 ],
             )
         ],
@@ -308,7 +317,10 @@ def test_metadata_rewritten_to_proxy_and_recorded_raw(broker: FakeBroker, versio
         (ex,) = proxy.recording
         assert isinstance(ex, Exchange)
         assert (ex.api_key, ex.api_version, ex.correlation_id, ex.client_id) == (
-            3, version, 7, "test-client",
+            3,
+            version,
+            7,
+            "test-client",
         )
         assert ex.rewritten
         assert ex.response == metadata_response(version, [(1, "127.0.0.1", broker.port)], 7)
@@ -356,14 +368,28 @@ def test_find_coordinator_rewritten(broker: FakeBroker) -> None:
         C = FindCoordinatorResponse.Coordinator
         if hdr.api_version >= 4:
             r = FindCoordinatorResponse(
-                version=hdr.api_version, throttle_time_ms=0,
-                coordinators=[C(key="g", node_id=1, host="127.0.0.1", port=fb.port,
-                                error_code=0, error_message=None)],
+                version=hdr.api_version,
+                throttle_time_ms=0,
+                coordinators=[
+                    C(
+                        key="g",
+                        node_id=1,
+                        host="127.0.0.1",
+                        port=fb.port,
+                        error_code=0,
+                        error_message=None,
+                    )
+                ],
             )
         else:
             r = FindCoordinatorResponse(
-                version=hdr.api_version, throttle_time_ms=0, error_code=0, error_message=None,
-                node_id=1, host="127.0.0.1", port=fb.port,
+                version=hdr.api_version,
+                throttle_time_ms=0,
+                error_code=0,
+                error_message=None,
+                node_id=1,
+                host="127.0.0.1",
+                port=fb.port,
             )
         r.with_header(correlation_id=hdr.correlation_id)
         return bytes(r.encode(header=True))
@@ -420,7 +446,9 @@ def test_fetch_v13_topic_ids_resolved_from_recorded_metadata(broker: FakeBroker)
         only_fetch = proxy.exchanges(API_FETCH)
         assert fetch_records(only_fetch)[0][0] == str(TOPIC_ID)
         assert [(p, e) for _, _, p, e, _ in iter_fetch_partitions(only_fetch)] == [
-            (0, 0), (1, 0), (2, 0),
+            (0, 0),
+            (1, 0),
+            (2, 0),
         ]
 
 

@@ -48,7 +48,9 @@ def _decode_both(data: bytes, monkeypatch: pytest.MonkeyPatch):  # type: ignore[
 
 
 @pytest.mark.parametrize("compression", ["none", "lz4"])
-def test_rows_read_as_the_reference_records(compression: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rows_read_as_the_reference_records(
+    compression: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data, expected = _stream(3, 40, compression)
     reference, fast = _decode_both(data, monkeypatch)
     for rb, fb in zip(reference.batches, fast.batches, strict=True):

@@ -51,11 +51,20 @@ def test_a2_legacy_messages() -> None:
 def test_a3_compressed_prefixes() -> None:
     """Appendix A.3: the first payload bytes Java writes, per codec and magic."""
     payloads = {}
-    for magic, codec in [(2, "gzip"), (2, "snappy"), (0, "lz4"), (1, "lz4"), (2, "lz4"), (2, "zstd")]:
+    for magic, codec in [
+        (2, "gzip"),
+        (2, "snappy"),
+        (0, "lz4"),
+        (1, "lz4"),
+        (2, "lz4"),
+        (2, "zstd"),
+    ]:
         b = BatchBuilder(magic=magic, compression=codec)
         b.append(1700000000000 if magic else -1, b"k", b"v" * 100)
         raw = b.build()
-        payloads[(magic, codec)] = raw[61:] if magic == 2 else raw[12 + 4 + 1 + 1 + (8 if magic else 0) + 4 + 4 :]
+        payloads[(magic, codec)] = (
+            raw[61:] if magic == 2 else raw[12 + 4 + 1 + 1 + (8 if magic else 0) + 4 + 4 :]
+        )
     assert payloads[(2, "gzip")].startswith(bytes.fromhex("1f8b08000000000000ff"))
     assert payloads[(2, "snappy")].startswith(bytes.fromhex("82534e41505059000000000100000001"))
     assert payloads[(0, "lz4")].startswith(bytes.fromhex("04224d1860401a"))

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.stream.compare import diff
 from conformance.errors import DecodeError
 from conformance.fuzz.differential import mode_of, reference
 from conformance.fuzz.targets import get
+from conformance.stream.compare import diff
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted((ROOT / "corpora" / "regressions").glob("*/*.bin"))

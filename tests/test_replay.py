@@ -61,8 +61,10 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _rows(out: Path) -> list[tuple]:
     table = pq.read_table(out / "batches")
     cols = [c for c in table.column_names if c != "range_id"]
-    return sorted(tuple(json.dumps(v) if isinstance(v, list) else v for v in row.values())
-                  for row in table.select(cols).to_pylist())
+    return sorted(
+        tuple(json.dumps(v) if isinstance(v, list) else v for v in row.values())
+        for row in table.select(cols).to_pylist()
+    )
 
 
 def _stable(summary: dict[str, Any]) -> dict[str, Any]:
@@ -72,8 +74,9 @@ def _stable(summary: dict[str, Any]) -> dict[str, Any]:
 
 def _flagged_positions(out: Path) -> set[tuple[str, int, str]]:
     table = pq.read_table(out / "batches", columns=["file", "position", "verdict"])
-    return {(r["file"], r["position"], r["verdict"]) for r in table.to_pylist()
-            if r["verdict"] != "ok"}
+    return {
+        (r["file"], r["position"], r["verdict"]) for r in table.to_pylist() if r["verdict"] != "ok"
+    }
 
 
 def _check_planted(corpus: Path, out: Path, summary: dict[str, Any]) -> None:
@@ -92,7 +95,11 @@ def _check_planted(corpus: Path, out: Path, summary: dict[str, Any]) -> None:
     for path in corpus.rglob("*.log"):
         size = path.stat().st_size
         f = files[str(path)]
-        assert f["bytes_total"] == size == f["bytes_decoded"] + f["bytes_corrupt"] + f["bytes_trailing"]
+        assert (
+            f["bytes_total"]
+            == size
+            == f["bytes_decoded"] + f["bytes_corrupt"] + f["bytes_trailing"]
+        )
         regions = sorted(by_file.get(str(path), []))
         assert sum(s for _, s in regions) == size
         assert all(a[0] + a[1] == b[0] for a, b in zip(regions, regions[1:]))  # no overlap, no hole
@@ -100,8 +107,12 @@ def _check_planted(corpus: Path, out: Path, summary: dict[str, Any]) -> None:
 
 def _replay(inputs: list[str], out: Path, **kw: Any) -> dict[str, Any]:
     task = kw.pop("task", TaskOptions())
-    result = replay(inputs, ReplayOptions(out=out, split_bytes=kw.pop("split_bytes", SPLIT),
-                                          task=task, progress=False, **kw))
+    result = replay(
+        inputs,
+        ReplayOptions(
+            out=out, split_bytes=kw.pop("split_bytes", SPLIT), task=task, progress=False, **kw
+        ),
+    )
     return result.summary
 
 
@@ -113,7 +124,8 @@ def test_process_engine_finds_exactly_the_planted_set(corpus: Path, tmp_path: Pa
 
 @needs_java
 def test_local2_finds_exactly_the_planted_set_like_the_process_engine(
-        corpus: Path, tmp_path: Path) -> None:
+    corpus: Path, tmp_path: Path
+) -> None:
     base = _replay([str(corpus)], tmp_path / "process", engine="process")
     summary = _replay([str(corpus)], tmp_path / "spark", engine="spark", master="local[2]")
     _check_planted(corpus, tmp_path / "spark", summary)
@@ -125,12 +137,14 @@ def test_local2_finds_exactly_the_planted_set_like_the_process_engine(
 
 @needs_java
 def test_killed_task_is_retried_without_duplicate_or_missing_rows(
-        corpus: Path, tmp_path: Path) -> None:
+    corpus: Path, tmp_path: Path
+) -> None:
     base = _replay([str(corpus)], tmp_path / "process", engine="process")
     marker = tmp_path / "killed"
     task = TaskOptions(rows_per_batch=16, kill_once=(3, str(marker)))
-    summary = _replay([str(corpus)], tmp_path / "spark", engine="spark", master="local[2]",
-                      task=task)
+    summary = _replay(
+        [str(corpus)], tmp_path / "spark", engine="spark", master="local[2]", task=task
+    )
     assert marker.exists()  # the first attempt of range 3 died (SIGKILL) after emitting rows
     rows = _rows(tmp_path / "spark")
     assert len(rows) == len(set(rows))  # no duplicate
@@ -139,8 +153,11 @@ def test_killed_task_is_retried_without_duplicate_or_missing_rows(
 
 
 def test_hostile_inputs_are_reported_and_the_job_completes(hostile: Path, tmp_path: Path) -> None:
-    summary = _replay([str(hostile / "not-kafka"), str(hostile / "logs"),
-                       str(hostile / "nothing-*.log")], tmp_path / "out", engine="process")
+    summary = _replay(
+        [str(hostile / "not-kafka"), str(hostile / "logs"), str(hostile / "nothing-*.log")],
+        tmp_path / "out",
+        engine="process",
+    )
     kinds = {(p["kind"], Path(p["path"]).name) for p in summary["problems"]}
     assert ("not-kafka", "not-kafka") in kinds
     assert ("skipped", "README.txt") in kinds and ("skipped", "notes.txt") in kinds
@@ -186,15 +203,21 @@ def _check_golden(summary: dict[str, Any], out: Path, pairs: list[tuple[Path, Pa
             assert regions[i]["kafka_exception"] == err["kafka_exception"], path
             # Kafka names the file as it was given: the oracle got paths relative to the root
             assert regions[i]["message"] == err["message"].replace(
-                str(path.relative_to(ROOT)), str(path)), path
+                str(path.relative_to(ROOT)), str(path)
+            ), path
             assert i in (len(batches), len(batches) - 1), path
         else:
             n = len(batches)
             assert [r["verdict"] for r in regions[:n]] == ["ok"] * n, path
-            assert [r["record_count"] for r in regions[:n]] == [len(b["records"]) for b in batches], path
+            assert [r["record_count"] for r in regions[:n]] == [
+                len(b["records"]) for b in batches
+            ], path
             if exp["outcome"] == "partial":
                 tail = regions[n]
-                assert (tail["position"], tail["size"]) == (exp["tail"]["position"], exp["tail"]["bytes"]), path
+                assert (tail["position"], tail["size"]) == (
+                    exp["tail"]["position"],
+                    exp["tail"]["bytes"],
+                ), path
                 assert tail["verdict"] in ("partial", "zero-tail"), path
             else:
                 assert len(regions) == n, path
@@ -207,19 +230,34 @@ def test_golden_corpora_replay_with_verify_verdicts(tmp_path: Path) -> None:
     pairs = _golden_inputs()
     assert len(pairs) > 300
     inputs = [str(p) for p, _ in pairs]
-    summary = _replay(inputs, tmp_path / "out", engine="spark", master="local[2]",
-                      split_bytes=64 << 20)
+    summary = _replay(
+        inputs, tmp_path / "out", engine="spark", master="local[2]", split_bytes=64 << 20
+    )
     assert summary["accounting_exact"], summary["accounting_errors"]
     assert _check_golden(summary, tmp_path / "out", pairs) == len(pairs)
     errors = sum(1 for _, e in pairs if json.loads(e.read_text())["outcome"] == "error")
     assert errors >= 10  # the crafted cases bring Kafka's exceptions
 
 
-def test_cli_replay_exit_codes_and_outputs(corpus: Path, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_replay_exit_codes_and_outputs(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out"
-    assert main(["replay", str(corpus), "--out", str(out), "--engine", "process",
-                 "--split-bytes", "100KiB"]) == 1  # planted corruptions are flagged
+    assert (
+        main(
+            [
+                "replay",
+                str(corpus),
+                "--out",
+                str(out),
+                "--engine",
+                "process",
+                "--split-bytes",
+                "100KiB",
+            ]
+        )
+        == 1
+    )  # planted corruptions are flagged
     text = capsys.readouterr().out
     assert "exact for every file" in text and "flagged regions: 8" in text
     assert (out / "summary.json").is_file() and (out / "summary.txt").is_file()
@@ -228,8 +266,12 @@ def test_cli_replay_exit_codes_and_outputs(corpus: Path, tmp_path: Path,
     clean = tmp_path / "clean"
     (clean / "t-0").mkdir(parents=True)
     (clean / "t-0" / "00000000000000000000.log").write_bytes(build_batch([(1, None, b"x")]))
-    assert main(["replay", str(clean), "--out", str(tmp_path / "o2"), "--engine", "process",
-                 "--quiet"]) == 0
+    assert (
+        main(
+            ["replay", str(clean), "--out", str(tmp_path / "o2"), "--engine", "process", "--quiet"]
+        )
+        == 0
+    )
     with pytest.raises(SystemExit) as e:
         main(["replay", "--help"])
     assert e.value.code == 0
@@ -252,8 +294,13 @@ def test_segment_over_2gib(tmp_path: Path) -> None:
             f.write(b)
     size = path.stat().st_size
     assert size > 2**31
-    summary = _replay([str(tmp_path / "big")], tmp_path / "out", engine="spark",
-                      master="local[2]", split_bytes=256 << 20)
+    summary = _replay(
+        [str(tmp_path / "big")],
+        tmp_path / "out",
+        engine="spark",
+        master="local[2]",
+        split_bytes=256 << 20,
+    )
     assert summary["accounting_exact"], summary["accounting_errors"]
     assert summary["totals"]["bytes_decoded"] == size
     assert summary["verdicts"] == {"ok": count}
@@ -265,10 +312,11 @@ def test_segment_over_2gib(tmp_path: Path) -> None:
     path.unlink()
 
 
-
 @pytest.mark.spark
 @needs_java
-def test_standalone_cluster_gives_the_rows_and_summary_of_local(corpus: Path, tmp_path: Path) -> None:
+def test_standalone_cluster_gives_the_rows_and_summary_of_local(
+    corpus: Path, tmp_path: Path
+) -> None:
     """A real standalone master + 2 workers on 127.0.0.1 (Spark's spark-class deploy classes),
     the replay submitted with spark-submit: the planted set, exact accounting, and the same
     Parquet rows and summary as local[2]."""
@@ -278,8 +326,11 @@ def test_standalone_cluster_gives_the_rows_and_summary_of_local(corpus: Path, tm
     out = tmp_path / "cluster"
     entry = ROOT / "conformance" / "cli" / "replay_submit.py"
     with StandaloneCluster(workers=2, cores_per_worker=1, memory_per_worker="1g") as cluster:
-        proc = cluster.submit(entry, [str(corpus), "--out", str(out), "--split-bytes",
-                                      str(SPLIT), "--quiet"], timeout=600)
+        proc = cluster.submit(
+            entry,
+            [str(corpus), "--out", str(out), "--split-bytes", str(SPLIT), "--quiet"],
+            timeout=600,
+        )
         apps = cluster.status().get("completedapps", [])
     assert proc.returncode == 1, proc.stderr[-3000:]  # 1: planted corruptions flagged
     summary = json.loads((out / "summary.json").read_text())
@@ -300,8 +351,9 @@ def test_uri_inputs_go_through_pyarrow_fs(corpus: Path, tmp_path: Path) -> None:
 
     summary = _replay([f"file://{corpus}"], tmp_path / "out", engine="process")
     planted = json.loads((corpus / "planted.json").read_text())
-    expected = {(f"file://{corpus / p['file']}", p["position"], p["expect"])
-                for p in planted["planted"]}
+    expected = {
+        (f"file://{corpus / p['file']}", p["position"], p["expect"]) for p in planted["planted"]
+    }
     assert _flagged_positions(tmp_path / "out") == expected
     assert summary["accounting_exact"]
     log = str(corpus / planted["planted"][0]["file"])
@@ -327,8 +379,12 @@ def test_strict_profile_rows_carry_the_decoders_findings(tmp_path: Path) -> None
             if f.batch_index < len(positions):
                 expected.setdefault((str(path), positions[f.batch_index]), []).append(f.code)
     assert len(expected) >= 4  # the corpus has strict findings to compare
-    summary = _replay([str(p) for p, _ in pairs], tmp_path / "out", engine="process",
-                      task=TaskOptions(profile="strict"))
+    summary = _replay(
+        [str(p) for p, _ in pairs],
+        tmp_path / "out",
+        engine="process",
+        task=TaskOptions(profile="strict"),
+    )
     rows = pq.read_table(tmp_path / "out" / "batches").to_pylist()
     got = {(r["file"], r["position"]): r["findings"] for r in rows if r["findings"]}
     for key, codes in expected.items():

@@ -87,8 +87,14 @@ def test_empty_builder_writes_nothing() -> None:
 
 
 def test_cleaner_style_empty_batch() -> None:
-    data = empty_batch(base_offset=100, last_offset=109, producer_id=4, producer_epoch=1,
-                       base_sequence=7, timestamp=1700000000000)
+    data = empty_batch(
+        base_offset=100,
+        last_offset=109,
+        producer_id=4,
+        producer_epoch=1,
+        base_sequence=7,
+        timestamp=1700000000000,
+    )
     (b,) = decode(data).batches
     assert b.records == [] and b.records_count == 0
     assert (b.base_offset, b.last_offset, b.next_offset) == (100, 109, 110)  # C35

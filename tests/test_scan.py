@@ -31,13 +31,20 @@ def _segment(n: int = 30, seed: int = 7) -> tuple[bytes, list[int], list[bytes]]
     rng = random.Random(seed)
     batches = []
     for i in range(n):
-        records = [(1_700_000_000_000 + i * 100 + j, b"key-%d" % j,
-                    bytes(rng.getrandbits(8) for _ in range(20)) + b"value" * rng.randint(0, 40))
-                   for j in range(rng.randint(1, 12))]
+        records = [
+            (
+                1_700_000_000_000 + i * 100 + j,
+                b"key-%d" % j,
+                bytes(rng.getrandbits(8) for _ in range(20)) + b"value" * rng.randint(0, 40),
+            )
+            for j in range(rng.randint(1, 12))
+        ]
         batches.append(build_batch(records, compression=CODECS[i % len(CODECS)]))
     batches = assign_offsets(batches)
-    legacy = [BatchBuilder(magic=m, compression=c, base_offset=o)
-              for m, c, o in ((0, "none", 10_000), (1, "gzip", 10_001), (1, "none", 10_005))]
+    legacy = [
+        BatchBuilder(magic=m, compression=c, base_offset=o)
+        for m, c, o in ((0, "none", 10_000), (1, "gzip", 10_001), (1, "none", 10_005))
+    ]
     for j, b in enumerate(legacy):
         for k in range(1 if j != 1 else 4):
             b.append(1_700_000_100_000 + k, None, b"legacy-%d" % k)
@@ -54,8 +61,19 @@ DATA, POS, BATCHES = _segment()
 
 
 def _regions(data: bytes, **kw: object) -> list[tuple]:
-    return [(r.position, r.size, r.verdict, r.base_offset, r.last_offset, r.record_count,
-             r.kafka_exception, r.message) for r in scan(data, **kw)]  # type: ignore[arg-type]
+    return [
+        (
+            r.position,
+            r.size,
+            r.verdict,
+            r.base_offset,
+            r.last_offset,
+            r.record_count,
+            r.kafka_exception,
+            r.message,
+        )
+        for r in scan(data, **kw)
+    ]  # type: ignore[arg-type]
 
 
 def _kafka_error(data: bytes, p: int) -> tuple[str | None, str | None]:
@@ -93,9 +111,16 @@ def _damaged(kind: str, k: int) -> bytearray:
     return d
 
 
-@pytest.mark.parametrize("kind, resume_at", [
-    ("bitflip", 1), ("size-small", 1), ("size-large", 1), ("size-past-end", 1), ("zero-fill", 3),
-])
+@pytest.mark.parametrize(
+    "kind, resume_at",
+    [
+        ("bitflip", 1),
+        ("size-small", 1),
+        ("size-large", 1),
+        ("size-past-end", 1),
+        ("zero-fill", 3),
+    ],
+)
 def test_damage_is_one_corrupt_region_and_the_rest_is_intact(kind: str, resume_at: int) -> None:
     k = 10
     data = bytes(_damaged(kind, k))
@@ -103,13 +128,13 @@ def test_damage_is_one_corrupt_region_and_the_rest_is_intact(kind: str, resume_a
     intact = _regions(DATA)
     bad = [r for r in regions if r[2] != "ok"]
     assert len(bad) == 1
-    position, size, verdict, *_ , exception, message = bad[0]
+    position, size, verdict, *_, exception, message = bad[0]
     assert (position, verdict) == (POS[k], "corrupt")
     assert size == POS[k + resume_at] - POS[k]
     # every other region is the intact file's
-    assert [r for r in regions if r[2] == "ok"] == intact[:k] + intact[k + resume_at:]
+    assert [r for r in regions if r[2] == "ok"] == intact[:k] + intact[k + resume_at :]
     if kind == "size-past-end":  # Kafka's reader stops silently: no exception
-        assert decode(data[POS[k]:], mode="file").outcome == "partial"
+        assert decode(data[POS[k] :], mode="file").outcome == "partial"
         assert exception is None and "stops here silently" in message
     else:
         assert (exception, message) == _kafka_error(data, POS[k])
@@ -120,12 +145,13 @@ def test_tails() -> None:
     torn = DATA[: POS[20] + 33]
     regions = _regions(torn)
     assert regions[-1][:3] == (POS[20], 33, "partial")
-    assert decode(torn[POS[20]:], mode="file").outcome == "partial"
+    assert decode(torn[POS[20] :], mode="file").outcome == "partial"
     zeros = DATA + bytes(5000)
     assert _regions(zeros)[-1][:3] == (len(DATA), 5000, "zero-tail")
     assert _regions(b"") == []
-    assert _regions(b"\x00" * 10) == [(0, 10, "zero-tail", None, None, 0, None,
-                                       "10 zero bytes to the end")]
+    assert _regions(b"\x00" * 10) == [
+        (0, 10, "zero-tail", None, None, 0, None, "10 zero bytes to the end")
+    ]
 
 
 def test_resync_finds_nothing_in_noise_and_skips_zeros_fast() -> None:
@@ -154,13 +180,23 @@ def _plan(data: bytes, tmp_path: os.PathLike[str], split: int, with_index: bool)
 
 
 @settings(max_examples=40, deadline=None)
-@given(kinds=st.lists(st.sampled_from(["bitflip", "size-small", "size-large", "size-past-end",
-                                       "zero-fill"]), min_size=0, max_size=3),
-       split=st.integers(min_value=200, max_value=6000), with_index=st.booleans(),
-       torn=st.booleans())
-def test_ranges_tile_the_file_like_one_walk(tmp_path_factory: pytest.TempPathFactory,
-                                            kinds: list[str], split: int, with_index: bool,
-                                            torn: bool) -> None:
+@given(
+    kinds=st.lists(
+        st.sampled_from(["bitflip", "size-small", "size-large", "size-past-end", "zero-fill"]),
+        min_size=0,
+        max_size=3,
+    ),
+    split=st.integers(min_value=200, max_value=6000),
+    with_index=st.booleans(),
+    torn=st.booleans(),
+)
+def test_ranges_tile_the_file_like_one_walk(
+    tmp_path_factory: pytest.TempPathFactory,
+    kinds: list[str],
+    split: int,
+    with_index: bool,
+    torn: bool,
+) -> None:
     data = bytearray(DATA)
     for n, kind in enumerate(kinds):
         k = 3 + 8 * n

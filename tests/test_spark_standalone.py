@@ -42,8 +42,9 @@ if not Path("/proc/self/stat").exists():
 try:
     standalone.spark_home()
 except standalone.SparkUnavailable as exc:
-    pytest.skip(f"no Spark standalone cluster without pyspark and Java: {exc}",
-                allow_module_level=True)
+    pytest.skip(
+        f"no Spark standalone cluster without pyspark and Java: {exc}", allow_module_level=True
+    )
 pytest.importorskip("pyarrow", reason="the job's mapInArrow needs pyarrow (extra 'replay')")
 pytest.importorskip("pandas", reason="pyspark's Arrow path needs pandas (extra 'replay')")
 
@@ -96,7 +97,7 @@ spark.stop()
 '''
 
 #: a driver that says it runs, starts a SparkSession and never ends
-SLEEPING_DRIVER = '''
+SLEEPING_DRIVER = """
 import sys, time
 with open(sys.argv[1], "w") as f:
     f.write("started")
@@ -104,10 +105,10 @@ from pyspark.sql import SparkSession
 spark = SparkSession.builder.appName("sleeping-driver").getOrCreate()
 while True:
     time.sleep(60)
-'''
+"""
 
 #: a job whose one task never ends: an executor and its Python worker stay busy
-SLEEPING_TASK = '''
+SLEEPING_TASK = """
 import time
 from pyspark.sql import SparkSession
 spark = SparkSession.builder.appName("sleeping-task").getOrCreate()
@@ -115,7 +116,7 @@ def forever(rows):
     time.sleep(3600)
     yield from rows
 spark.sparkContext.parallelize(range(2), 1).mapPartitions(forever).count()
-'''
+"""
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,8 +150,13 @@ def _running(pid: int) -> bool:
     return any(p == pid for p, *_ in _processes())
 
 
-def leftovers(*, pids: Iterable[int] = (), needles: Iterable[str] = (),
-              under: Path | None = None, java_only: bool = True) -> dict[int, str]:
+def leftovers(
+    *,
+    pids: Iterable[int] = (),
+    needles: Iterable[str] = (),
+    under: Path | None = None,
+    java_only: bool = True,
+) -> dict[int, str]:
     """Processes still running that belong to what a test started: one of ``pids``, in the
     session of one of them, or (``java`` only unless told) naming one of ``needles`` in the
     command line or working under ``under``; pid -> description."""
@@ -224,8 +230,7 @@ def cluster(busy_ports: list[int]) -> Iterator[StandaloneCluster]:
     assert not c.work_dir.exists()
 
 
-def test_cluster_is_up_after_port_races(cluster: StandaloneCluster,
-                                        busy_ports: list[int]) -> None:
+def test_cluster_is_up_after_port_races(cluster: StandaloneCluster, busy_ports: list[int]) -> None:
     assert cluster.master_url.startswith(f"spark://{HOST}:")
     assert int(cluster.master_url.rpartition(":")[2]) not in busy_ports
     status = cluster.status()
@@ -239,8 +244,7 @@ def test_cluster_is_up_after_port_races(cluster: StandaloneCluster,
     assert all(_running(pid) for pid in cluster.pids)
 
 
-def test_mapinarrow_job_runs_on_both_workers(cluster: StandaloneCluster,
-                                             tmp_path: Path) -> None:
+def test_mapinarrow_job_runs_on_both_workers(cluster: StandaloneCluster, tmp_path: Path) -> None:
     script, out = tmp_path / "probe.py", tmp_path / "result.json"
     script.write_text(PROBE_JOB)
     done = cluster.submit(script, [str(out)], timeout=300)
@@ -256,13 +260,18 @@ def test_mapinarrow_job_runs_on_both_workers(cluster: StandaloneCluster,
     assert len(executors) == 2, rows
     assert len({r["pid"] for r in rows}) >= 2
     assert {Path(r["cwd"]).relative_to(cluster.work_dir).parts[0] for r in rows} == {
-        "worker-0", "worker-1"}
+        "worker-0",
+        "worker-1",
+    }
     assert all(r["host"] == socket.gethostname() for r in rows)
     # the Python workers are this environment's interpreter (it has pyarrow), not python3
     assert {r["python"] for r in rows} == {sys.executable}
     assert {r["prefix"] for r in rows} == {sys.prefix}
-    _wait_for("the finished app leaves the master's active list",
-              lambda: not cluster.status()["activeapps"], 60)
+    _wait_for(
+        "the finished app leaves the master's active list",
+        lambda: not cluster.status()["activeapps"],
+        60,
+    )
 
 
 def test_submit_timeout_kills_the_driver(cluster: StandaloneCluster, tmp_path: Path) -> None:
@@ -270,8 +279,13 @@ def test_submit_timeout_kills_the_driver(cluster: StandaloneCluster, tmp_path: P
     script.write_text(SLEEPING_DRIVER)
     began = time.monotonic()
     with pytest.raises(SparkSubmitTimeout) as info:
-        spark_submit(cluster.master_url, script, [str(started)],
-                     conf={"spark.executor.memory": "512m"}, timeout=15)
+        spark_submit(
+            cluster.master_url,
+            script,
+            [str(started)],
+            conf={"spark.executor.memory": "512m"},
+            timeout=15,
+        )
     assert 15 <= time.monotonic() - began < 15 + standalone.STOP_GRACE + 30
     assert "did not finish within 15 s" in str(info.value)
     assert "log4j" in info.value.stderr  # the output rides along
@@ -303,8 +317,10 @@ def test_exception_in_body_stops_busy_executors(tmp_path: Path) -> None:
     pyspark's Python daemon and worker (in a process group of their own) all go."""
     script, sleeper = tmp_path / "sleeping_task.py", tmp_path / "Sleep.java"
     script.write_text(SLEEPING_TASK)
-    sleeper.write_text("class Sleep { public static void main(String[] a) throws Exception "
-                       "{ Thread.sleep(3_600_000); } }")
+    sleeper.write_text(
+        "class Sleep { public static void main(String[] a) throws Exception "
+        "{ Thread.sleep(3_600_000); } }"
+    )
     outcome: list[object] = []
     escaped: subprocess.Popen[bytes] | None = None
 
@@ -319,24 +335,28 @@ def test_exception_in_body_stops_busy_executors(tmp_path: Path) -> None:
         with pytest.raises(Boom), StandaloneCluster(workers=1) as cluster:
             pids, work_dir, master_url = cluster.pids, cluster.work_dir, cluster.master_url
             worker_pid = cluster.processes["worker-0"]
-            driver = threading.Thread(target=drive, args=(master_url, cluster.submit_conf()),
-                                      daemon=True)
+            driver = threading.Thread(
+                target=drive, args=(master_url, cluster.submit_conf()), daemon=True
+            )
             driver.start()
 
             def python_workers() -> list[int]:
                 assert not outcome, f"the job ended early: {outcome}"
-                return [pgid for _, pgid, sid, argv, _ in _processes()
-                        if sid == worker_pid and "pyspark.daemon" in argv]
+                return [
+                    pgid
+                    for _, pgid, sid, argv, _ in _processes()
+                    if sid == worker_pid and "pyspark.daemon" in argv
+                ]
 
             # pyspark's daemon and the worker it forked, in a process group of their own
-            _wait_for("a Python worker under the executor", lambda: len(python_workers()) >= 2,
-                      120)
+            _wait_for("a Python worker under the executor", lambda: len(python_workers()) >= 2, 120)
             assert worker_pid not in python_workers()
             # + the worker and its executor
             assert len(leftovers(pids=[worker_pid])) >= 4, leftovers(pids=[worker_pid])
             # a java that left the worker's session but works in its directory goes too
-            escaped = subprocess.Popen([java_executable(), str(sleeper)],
-                                       cwd=work_dir / "worker-0", start_new_session=True)
+            escaped = subprocess.Popen(
+                [java_executable(), str(sleeper)], cwd=work_dir / "worker-0", start_new_session=True
+            )
             raise Boom
         # at once: the cluster's processes, their sessions, anything working in its directory
         assert all(not _running(pid) for pid in pids)
@@ -358,8 +378,9 @@ def test_exception_in_body_stops_busy_executors(tmp_path: Path) -> None:
     assert_cluster_gone(pids, work_dir, master_url)
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 0), (signal.SIGTERM, 143)],
-                         ids=["ctrl-c", "sigterm"])
+@pytest.mark.parametrize(
+    ("signum", "status"), [(signal.SIGINT, 0), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
 def test_signal_stops_the_command(tmp_path: Path, signum: int, status: int) -> None:
     """``python -m conformance.replay.standalone``: up until Ctrl-C / SIGTERM, then nothing
     survives (exit status 0 on Ctrl-C, 143 on SIGTERM)."""
@@ -367,9 +388,14 @@ def test_signal_stops_the_command(tmp_path: Path, signum: int, status: int) -> N
     with open(out, "w") as fout, open(err, "w") as ferr:
         proc = subprocess.Popen(
             [sys.executable, "-m", "conformance.replay.standalone", "--workers", "1"],
-            stdout=fout, stderr=ferr, cwd=ROOT, start_new_session=True)
+            stdout=fout,
+            stderr=ferr,
+            cwd=ROOT,
+            start_new_session=True,
+        )
     info: dict[str, str] = {}
     try:
+
         def announced() -> bool:
             assert proc.poll() is None, f"exited early ({proc.returncode}): {err.read_text()}"
             return "Ctrl-C" in out.read_text()
@@ -424,8 +450,14 @@ print("ok")
 
 def test_sigterm_guard_nests_and_restores() -> None:
     """In a fresh interpreter: this one's guard is held by the module's cluster."""
-    done = subprocess.run([sys.executable, "-c", GUARD_CHECK], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", GUARD_CHECK],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
 
 
@@ -444,7 +476,11 @@ def test_spark_env_pins_python_and_address(monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_memory_notation() -> None:
     assert [standalone._parse_memory_mb(m) for m in ("512m", "1g", "1536M", "2gb")] == [
-        512, 1024, 1536, 2048]
+        512,
+        1024,
+        1536,
+        2048,
+    ]
     for bad in ("lots", "2048"):  # Spark would read a bare number as bytes
         with pytest.raises(ValueError):
             StandaloneCluster(memory_per_worker=bad)

@@ -6,8 +6,6 @@ import struct
 
 import pytest
 
-from conformance.logdir import checkpoint as cp
-from conformance.logdir import snapshot
 from conformance.errors import (
     CheckpointError,
     CorruptIndexError,
@@ -16,6 +14,8 @@ from conformance.errors import (
     KafkaError,
     NumberFormatError,
 )
+from conformance.logdir import checkpoint as cp
+from conformance.logdir import snapshot
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
 
@@ -32,13 +32,19 @@ def test_empty_and_version_only() -> None:
 
 
 def test_entries_tabs_repeated_spaces_crlf_no_final_newline() -> None:
-    assert off("0\r\n2\r\nt\t0   5\r\nu 1 7") == [cp.OffsetEntry("t", 0, 5), cp.OffsetEntry("u", 1, 7)]
+    assert off("0\r\n2\r\nt\t0   5\r\nu 1 7") == [
+        cp.OffsetEntry("t", 0, 5),
+        cp.OffsetEntry("u", 1, 7),
+    ]
 
 
 def test_wrong_version() -> None:
     with pytest.raises(CheckpointError) as e:
         off("1\n0\n")
-    assert e.value.message == f"Unrecognised version:1, expected version: 0 in checkpoint file at: {LOC}"
+    assert (
+        e.value.message
+        == f"Unrecognised version:1, expected version: 0 in checkpoint file at: {LOC}"
+    )
 
 
 @pytest.mark.parametrize("line", [" t 0 5", "", "t 0 5 9"])

@@ -30,14 +30,22 @@ CASES: dict[str, bytes] = {
     "attributes-unused-bits": c.v2_batch([rec()], attributes=0x0080),
     "record-attributes-set": c.v2_batch([rec(attributes=1)]),
     "last-offset-delta-mismatch": c.v2_batch([rec(), rec(offset_delta=1)], last_offset_delta=5),
-    "max-timestamp-mismatch": c.v2_batch([rec(timestamp_delta=0), rec(offset_delta=1, timestamp_delta=9)], max_timestamp=TS),
+    "max-timestamp-mismatch": c.v2_batch(
+        [rec(timestamp_delta=0), rec(offset_delta=1, timestamp_delta=9)], max_timestamp=TS
+    ),
     "base-timestamp-mismatch": c.v2_batch([rec(timestamp_delta=3)], max_timestamp=TS + 3),
-    "offset-delta-non-monotonic": c.v2_batch([rec(offset_delta=0), rec(offset_delta=0)], last_offset_delta=0),
+    "offset-delta-non-monotonic": c.v2_batch(
+        [rec(offset_delta=0), rec(offset_delta=0)], last_offset_delta=0
+    ),
     "offset-delta-negative": c.v2_batch([rec(offset_delta=-1)], last_offset_delta=-1),
     "empty-batch-with-payload": c.v2_batch(payload=b"junk", count=0),
     "control-batch-record-count": c.control_batch(
-        [rec(key=c.ctl_key(1), value=c.ctl_value()), rec(key=c.ctl_key(1), value=c.ctl_value(), offset_delta=1)],
-        producer_id=1, producer_epoch=0,
+        [
+            rec(key=c.ctl_key(1), value=c.ctl_value()),
+            rec(key=c.ctl_key(1), value=c.ctl_value(), offset_delta=1),
+        ],
+        producer_id=1,
+        producer_epoch=0,
     ),
     "compressed-trailing-bytes": c.v2_batch(
         payload=codecs.gzip.write_member(rec()) + b"junk", attributes=1, count=1
@@ -75,5 +83,7 @@ def test_finding_is_reported(code: str) -> None:
 
 def test_varint_finding_points_at_the_varint() -> None:
     data = CASES["varint-non-minimal"]
-    (f,) = [f for f in decode(data, profile="strict").findings or [] if f.code == "varint-non-minimal"]
+    (f,) = [
+        f for f in decode(data, profile="strict").findings or [] if f.code == "varint-non-minimal"
+    ]
     assert data[f.position : f.position + 2] == b"\x82\x00"

@@ -46,8 +46,12 @@ def damaged(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module", params=["spread", "crowded"])
-def pair(request: pytest.FixtureRequest, clean: Path, damaged: Path,
-         tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def pair(
+    request: pytest.FixtureRequest,
+    clean: Path,
+    damaged: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, Path]:
     """(the corpus without corruptions, the same corpus with them): one corruption per file,
     or more corruptions than files (several in a file)."""
     if request.param == "spread":
@@ -63,8 +67,11 @@ def _logs(root: Path) -> list[Path]:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _decode(path: Path, start: int = 0, end: int | None = None) -> tuple[StreamDecoder, list[Any]]:
@@ -81,23 +88,41 @@ def _planted(root: Path) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- byte_size
 
-@pytest.mark.parametrize(("text", "value"), [
-    ("4096", 4096), ("1GB", 10 ** 9), ("1gb", 10 ** 9), ("64MiB", 64 << 20), ("1.5GB", 1_500_000_000),
-    ("2K", 2000), ("3 KiB", 3072), ("7B", 7), ("0.5kib", 512), ("1TB", 10 ** 12), ("1TiB", 1 << 40),
-    ("10m", 10 ** 7), ("2G", 2 * 10 ** 9), ("1GiB", 1 << 30),
-])
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("4096", 4096),
+        ("1GB", 10**9),
+        ("1gb", 10**9),
+        ("64MiB", 64 << 20),
+        ("1.5GB", 1_500_000_000),
+        ("2K", 2000),
+        ("3 KiB", 3072),
+        ("7B", 7),
+        ("0.5kib", 512),
+        ("1TB", 10**12),
+        ("1TiB", 1 << 40),
+        ("10m", 10**7),
+        ("2G", 2 * 10**9),
+        ("1GiB", 1 << 30),
+    ],
+)
 def test_byte_size_accepts(text: str, value: int) -> None:
     assert byte_size(text) == value
 
 
-@pytest.mark.parametrize("text", ["0", "0GB", "abc", "-1GB", "-5", "", "1.5", "1.5B", "1XB",
-                                  "1e9", "GB", "0.0001KB", "1 G B"])
+@pytest.mark.parametrize(
+    "text",
+    ["0", "0GB", "abc", "-1GB", "-5", "", "1.5", "1.5B", "1XB", "1e9", "GB", "0.0001KB", "1 G B"],
+)
 def test_byte_size_rejects(text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError):
         byte_size(text)
 
 
 # --------------------------------------------------------------------------- the corpus
+
 
 def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path: Path) -> None:
     a = synthesize(tmp_path / "a", 600_000, corrupt=4, seed=3)
@@ -140,8 +165,11 @@ def test_clean_corpus_decodes_and_is_realistic(clean: Path) -> None:
                 seen["magic"].add(h.magic)
                 seen["codec"].add((h.magic, h.compression_id))
                 count = b.records.total
-                first = h.base_offset if isinstance(h, RecordBatchV2) else (
-                    h.last_offset if h.compression_id == 0 else b.records[0].offset)
+                first = (
+                    h.base_offset
+                    if isinstance(h, RecordBatchV2)
+                    else (h.last_offset if h.compression_id == 0 else b.records[0].offset)
+                )
                 if previous_last is not None:
                     assert first > previous_last
                     gaps += first > previous_last + 1
@@ -153,8 +181,13 @@ def test_clean_corpus_decodes_and_is_realistic(clean: Path) -> None:
                         seen["control"].add(parse_type_id(b.records[0].key))
                         continue
                     assert 1 <= count <= 500
-                    seen["producer"].add("transactional" if h.is_transactional else
-                                         "idempotent" if h.producer_id >= 0 else "plain")
+                    seen["producer"].add(
+                        "transactional"
+                        if h.is_transactional
+                        else "idempotent"
+                        if h.producer_id >= 0
+                        else "plain"
+                    )
                     record = b.records[0]
                     seen["headers"].add(bool(record.headers))
                     seen["null key"].add(record.key is None)
@@ -177,11 +210,13 @@ def test_clean_corpus_passes_verify_dir(clean: Path) -> None:
     leaves: verify-dir finds nothing but planted.json, which Kafka would not expect there."""
     report = verify_dir(clean)
     assert [(Path(f.file).name, f.code) for f in report.findings] == [
-        ("planted.json", "unexpected-file")]
+        ("planted.json", "unexpected-file")
+    ]
     assert report.segments == len(_logs(clean))
 
 
 # --------------------------------------------------------------------------- planting
+
 
 def test_planted_json(pair: tuple[Path, Path]) -> None:
     damaged = pair[1]
@@ -190,7 +225,8 @@ def test_planted_json(pair: tuple[Path, Path]) -> None:
     if damaged.name == "damaged" and doc["seed"] == SEED:
         assert (doc["size"], doc["corrupt"]) == (SIZE, CORRUPT)
     assert [f["path"] for f in doc["files"]] == [
-        p.relative_to(damaged).as_posix() for p in _logs(damaged)]
+        p.relative_to(damaged).as_posix() for p in _logs(damaged)
+    ]
     for f in doc["files"]:
         assert f["size"] == (damaged / f["path"]).stat().st_size
     planted = doc["planted"]
@@ -214,8 +250,7 @@ def test_planted_json(pair: tuple[Path, Path]) -> None:
     assert text == json.dumps(doc, sort_keys=True, indent=2) + "\n"
 
 
-def test_planted_positions_are_batch_starts_of_the_original_files(
-        pair: tuple[Path, Path]) -> None:
+def test_planted_positions_are_batch_starts_of_the_original_files(pair: tuple[Path, Path]) -> None:
     clean, damaged = pair
     doc = _planted(damaged)
     batches = {f["path"]: f["batches"] for f in doc["files"]}
@@ -265,7 +300,7 @@ def test_only_the_recorded_bytes_changed(pair: tuple[Path, Path]) -> None:
                 assert inside
             elif p["kind"] == "zero-fill":
                 assert inside[0] == p["byte_start"] and inside[-1] == p["byte_end"] - 1
-                assert not any(after[p["byte_start"]:p["byte_end"]])
+                assert not any(after[p["byte_start"] : p["byte_end"]])
     assert set(_tree(clean)) == set(_tree(damaged))
 
 
@@ -325,10 +360,10 @@ def test_refuses_a_non_empty_out(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------------------- command line
 
+
 def test_cli_writes_the_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "corpus"
-    assert main(["synth", "--size", "1MB", "--out", str(out), "--corrupt", "4",
-                 "--seed", "2"]) == 0
+    assert main(["synth", "--size", "1MB", "--out", str(out), "--corrupt", "4", "--seed", "2"]) == 0
     captured = capsys.readouterr()
     doc = _planted(out)
     assert doc["size"] == 1_000_000 and doc["seed"] == 2 and len(doc["planted"]) == 4
@@ -342,8 +377,10 @@ def test_cli_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     (tmp_path / "x").write_text("x")
     assert main(["synth", "--size", "100KB", "--out", str(tmp_path)]) == 2
     assert "not empty" in capsys.readouterr().err
-    assert main(["synth", "--size", "100KB", "--out", str(tmp_path / "small"),
-                 "--corrupt", "500"]) == 2
+    assert (
+        main(["synth", "--size", "100KB", "--out", str(tmp_path / "small"), "--corrupt", "500"])
+        == 2
+    )
     assert "too small" in capsys.readouterr().err
     for bad in (["--size", "abc"], ["--size", "0"], ["--size", "1MB", "--corrupt", "-1"]):
         with pytest.raises(SystemExit) as e:

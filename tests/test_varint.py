@@ -1,4 +1,5 @@
-"""Varint/varlong acceptance rules (docs/format.md §3.6), vectors from Kafka's ByteUtilsTest as quoted there."""
+"""Varint/varlong acceptance rules (docs/format.md §3.6), vectors from Kafka's ByteUtilsTest as
+quoted there."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""``conformance.logdir.verify``: clean directories written by ``conformance.logdir.writer`` give no findings;
-every finding code is planted into a copy of a clean directory and reported at the exact file
-and byte position, without unrelated codes."""
+"""``conformance.logdir.verify``: clean directories written by ``conformance.logdir.writer``
+give no findings; every finding code is planted into a copy of a clean directory and reported
+at the exact file and byte position, without unrelated codes."""
 
 from __future__ import annotations
 
@@ -14,12 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.logdir import checkpoint, snapshot
 from conformance import cli
-from conformance.wire.batch import seal_v2
-from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 from conformance.fileio import FileSource
-from conformance.stream.splitter import Splitter
+from conformance.logdir import checkpoint, snapshot
 from conformance.logdir.txnindex import AbortedTxn, TransactionIndex
 from conformance.logdir.verify import (
     FINDING_CODES,
@@ -29,11 +26,15 @@ from conformance.logdir.verify import (
     verify_segment,
 )
 from conformance.logdir.writer import LogConfig, PartitionWriter, filename_prefix
+from conformance.stream.splitter import Splitter
+from conformance.wire.batch import seal_v2
+from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 
 
 # ------------------------------------------------------------------------------- builders
+
 
 def v2(off: int, n: int, ts: int, codec: str = "none", value: bytes = b"v" * 40, **kw) -> bytes:
     b = BatchBuilder(base_offset=off, compression=codec, **kw)
@@ -49,12 +50,27 @@ def legacy(magic: int, off: int, n: int, ts: int, codec: str = "none") -> bytes:
     return b.build()
 
 
-def write(root: Path, batches: list[bytes], *, segment_bytes: int = 3000, interval: int = 0,
-          clean: bool = True, topic: str = "topic", partition: int = 0,
-          index_bytes: int = 10 << 20) -> Path:
-    w = PartitionWriter(root, topic, partition,
-                        LogConfig(segment_bytes=segment_bytes, index_interval_bytes=interval,
-                                  segment_index_bytes=index_bytes))
+def write(
+    root: Path,
+    batches: list[bytes],
+    *,
+    segment_bytes: int = 3000,
+    interval: int = 0,
+    clean: bool = True,
+    topic: str = "topic",
+    partition: int = 0,
+    index_bytes: int = 10 << 20,
+) -> Path:
+    w = PartitionWriter(
+        root,
+        topic,
+        partition,
+        LogConfig(
+            segment_bytes=segment_bytes,
+            index_interval_bytes=interval,
+            segment_index_bytes=index_bytes,
+        ),
+    )
     for b in batches:
         w.append(b)
     return w.close(clean=clean)
@@ -89,8 +105,16 @@ def mixed_magic_batches() -> list[bytes]:
 def log_append_time_batches() -> list[bytes]:
     out, off = [], 0
     for i in range(20):
-        out.append(v2(off, 2, 1000 + i, CODECS[i % 5], timestamp_type="LogAppendTime",
-                      log_append_time=5000 + 7 * i))
+        out.append(
+            v2(
+                off,
+                2,
+                1000 + i,
+                CODECS[i % 5],
+                timestamp_type="LogAppendTime",
+                log_append_time=5000 + 7 * i,
+            )
+        )
         off += 2
     return out
 
@@ -104,8 +128,14 @@ def txn_batches() -> list[bytes]:
 
     def data(pid: int, n: int, transactional: bool, codec: str = "none") -> None:
         nonlocal off, ts
-        b = BatchBuilder(base_offset=off, compression=codec, producer_id=pid, producer_epoch=0,
-                         base_sequence=seq[pid], is_transactional=transactional)
+        b = BatchBuilder(
+            base_offset=off,
+            compression=codec,
+            producer_id=pid,
+            producer_epoch=0,
+            base_sequence=seq[pid],
+            is_transactional=transactional,
+        )
         for i in range(n):
             b.append(ts, b"k", b"txn-%d-%d" % (pid, i))
             ts += 1
@@ -115,8 +145,16 @@ def txn_batches() -> list[bytes]:
 
     def marker(pid: int, commit: bool) -> None:
         nonlocal off, ts
-        out.append(end_txn_marker_batch(offset=off, producer_id=pid, producer_epoch=0,
-                                        commit=commit, coordinator_epoch=3, timestamp=ts))
+        out.append(
+            end_txn_marker_batch(
+                offset=off,
+                producer_id=pid,
+                producer_epoch=0,
+                commit=commit,
+                coordinator_epoch=3,
+                timestamp=ts,
+            )
+        )
         off += 1
         ts += 1
 
@@ -189,8 +227,9 @@ def append(path: Path, data: bytes) -> int:
     return size
 
 
-def rewrite_batch(log: Path, index: int, change: Callable[[bytearray], None],
-                  codec: str | None = None) -> int:
+def rewrite_batch(
+    log: Path, index: int, change: Callable[[bytearray], None], codec: str | None = None
+) -> int:
     """Change batch ``index`` (or the first batch using ``codec`` from there), reseal its CRC;
     returns its position."""
     hs = headers(log)
@@ -209,8 +248,9 @@ def found(report: DirReport) -> list[tuple[str, Path, int]]:
     return [(f.code, Path(f.file), f.position) for f in report.findings]
 
 
-def assert_only(report: DirReport, code: str, file: Path, position: int,
-                also: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+def assert_only(
+    report: DirReport, code: str, file: Path, position: int, also: set[str] = frozenset()
+) -> None:  # type: ignore[assignment]
     got = found(report)
     assert (code, file, position) in got, got
     unrelated = {c for c, _, _ in got} - {code} - set(also)
@@ -218,6 +258,7 @@ def assert_only(report: DirReport, code: str, file: Path, position: int,
 
 
 # ----------------------------------------------------------------------------- clean dirs
+
 
 @pytest.mark.parametrize(
     "name", ["v2-i0", "v2-i4096", "mixed-magic", "log-append-time", "txn", "txn-i4096", "logdir"]
@@ -239,7 +280,9 @@ def test_clean_dirs_exercise_what_they_claim(clean: dict[str, Path]) -> None:
 
 
 @pytest.mark.parametrize("name", ["unclean", "unclean-i4096"])
-def test_unclean_close_reports_zero_tails_as_informational(clean: dict[str, Path], name: str) -> None:
+def test_unclean_close_reports_zero_tails_as_informational(
+    clean: dict[str, Path], name: str
+) -> None:
     report = verify_dir(clean[name])
     assert report.codes() == {"index-zero-tail", "timeindex-zero-tail"}
     assert report.ok
@@ -259,12 +302,21 @@ def test_compaction_gap_allowed_at_or_below_cleaner_checkpoint(tmp_path: Path) -
     log = segments(pdir)[0]
     hs = headers(log)
     report = verify_dir(tmp_path)  # no cleaner-offset-checkpoint: two gaps
-    assert found(report) == [("offset-gap", log, hs[2].position), ("offset-gap", log, hs[4].position)]
+    assert found(report) == [
+        ("offset-gap", log, hs[2].position),
+        ("offset-gap", log, hs[4].position),
+    ]
     ckpt = tmp_path / "cleaner-offset-checkpoint"
-    ckpt.write_bytes(checkpoint.write_offset_checkpoint([checkpoint.OffsetEntry("compacted", 0, 9)]))
+    ckpt.write_bytes(
+        checkpoint.write_offset_checkpoint([checkpoint.OffsetEntry("compacted", 0, 9)])
+    )
     assert found(verify_dir(tmp_path)) == [("offset-gap", log, hs[4].position)]
-    assert found(verify_dir(pdir)) == [("offset-gap", log, hs[4].position)]  # root found from the partition
-    ckpt.write_bytes(checkpoint.write_offset_checkpoint([checkpoint.OffsetEntry("compacted", 0, 19)]))
+    assert found(verify_dir(pdir)) == [
+        ("offset-gap", log, hs[4].position)
+    ]  # root found from the partition
+    ckpt.write_bytes(
+        checkpoint.write_offset_checkpoint([checkpoint.OffsetEntry("compacted", 0, 19)])
+    )
     assert verify_dir(tmp_path).findings == []
     ckpt.write_bytes(checkpoint.write_offset_checkpoint([checkpoint.OffsetEntry("other", 0, 99)]))
     assert len(verify_dir(tmp_path).findings) == 2
@@ -291,6 +343,7 @@ def _decode_plant(change: Callable[[bytearray], None], codec: str) -> Callable[.
         log = segments(pdir)[1]
         pos = rewrite_batch(log, 1, change, codec)
         return verify_dir(pdir), log, pos, set()
+
     return plant
 
 
@@ -329,16 +382,22 @@ def next_offset(log: Path) -> int:
 def plant_runtime_exception(tmp: Path, clean: dict[str, Path]) -> Planted:
     pdir = copy(clean["v2-i0"], tmp)
     log = segments(pdir)[-1]
-    b = BatchBuilder(base_offset=next_offset(log), producer_id=9, producer_epoch=0,
-                     is_transactional=True, is_control=True)
+    b = BatchBuilder(
+        base_offset=next_offset(log),
+        producer_id=9,
+        producer_epoch=0,
+        is_transactional=True,
+        is_control=True,
+    )
     b._append(5000, None, b"\0\0\0\0\0\3", (), None, control=True)  # null control key: NPE
     pos = append(log, b.build())
     return verify_dir(pdir), log, pos, set()
 
 
 def plant_decompressed_limit(tmp: Path, clean: dict[str, Path]) -> Planted:
-    pdir = write(tmp, [v2(0, 2, 1000), v2(2, 1, 1001, "gzip", value=bytes(200_000)),
-                       v2(3, 2, 1002, "zstd")])
+    pdir = write(
+        tmp, [v2(0, 2, 1000), v2(2, 1, 1001, "gzip", value=bytes(200_000)), v2(3, 2, 1002, "zstd")]
+    )
     log = segments(pdir)[0]
     return verify_dir(pdir, max_decompressed=100_000), log, headers(log)[1].position, set()
 
@@ -348,7 +407,9 @@ def plant_records_exceed_offsets(tmp: Path, clean: dict[str, Path]) -> Planted:
 
     pdir = copy(clean["v2-i0"], tmp)
     log = segments(pdir)[-1]
-    pos = append(log, tiny_records_batch(5, "lz4", base_offset=next_offset(log)))  # 5 records, 1 offset
+    pos = append(
+        log, tiny_records_batch(5, "lz4", base_offset=next_offset(log))
+    )  # 5 records, 1 offset
     return verify_dir(pdir), log, pos, set()
 
 
@@ -556,8 +617,9 @@ def plant_txn_extra_at_commit(tmp: Path, clean: dict[str, Path]) -> Planted:
     t = _txn_segment(pdir)
     log = t.with_suffix(".log")
     commit = next(h for h in headers(log) if h.is_control and list(h)[0].key[3] == 1)
-    new = AbortedTxn(0, commit.producer_id, commit.last_offset - 1, commit.last_offset,
-                     commit.last_offset + 1)
+    new = AbortedTxn(
+        0, commit.producer_id, commit.last_offset - 1, commit.last_offset, commit.last_offset + 1
+    )
     entries = [e.encode() for e in TransactionIndex.open(t)]
     k = sum(1 for e in TransactionIndex.open(t) if e.last_offset < commit.last_offset)
     entries.insert(k, new.encode())
@@ -678,8 +740,9 @@ def test_every_code_has_a_planting_test() -> None:
 
 
 @pytest.mark.parametrize("code", sorted(FINDING_CODES))
-def test_planted_defect_is_reported_exactly(code: str, tmp_path: Path,
-                                            clean: dict[str, Path]) -> None:
+def test_planted_defect_is_reported_exactly(
+    code: str, tmp_path: Path, clean: dict[str, Path]
+) -> None:
     report, file, position, also = PLANTERS[code](tmp_path, clean)
     assert_only(report, code, file, position, also)
     assert sum(1 for c, _, _ in found(report) if c == code) == 1, found(report)
@@ -687,8 +750,9 @@ def test_planted_defect_is_reported_exactly(code: str, tmp_path: Path,
 
 
 @pytest.mark.parametrize("code,planter", VARIANTS, ids=[p.__name__ for _, p in VARIANTS])
-def test_planted_variants(code: str, planter: Callable[..., Planted], tmp_path: Path,
-                          clean: dict[str, Path]) -> None:
+def test_planted_variants(
+    code: str, planter: Callable[..., Planted], tmp_path: Path, clean: dict[str, Path]
+) -> None:
     report, file, position, also = planter(tmp_path, clean)
     assert (code, file, position) in found(report), found(report)
     assert {c for c, _, _ in found(report)} <= {code} | also
@@ -709,7 +773,9 @@ def test_decode_findings_carry_the_java_exception(tmp_path: Path, clean: dict[st
         assert f.java_exception == java and java in f.message
 
 
-def test_short_zero_tail_and_bad_batch_in_the_middle(tmp_path: Path, clean: dict[str, Path]) -> None:
+def test_short_zero_tail_and_bad_batch_in_the_middle(
+    tmp_path: Path, clean: dict[str, Path]
+) -> None:
     pdir = copy(clean["v2-i0"], tmp_path)
     log = segments(pdir)[-1]
     pos = append(log, bytes(10))  # <= 17 bytes: Kafka's file reader ignores it
@@ -720,11 +786,15 @@ def test_short_zero_tail_and_bad_batch_in_the_middle(tmp_path: Path, clean: dict
     assert found(verify_dir(pdir)) == [("log-corrupt-record", log, 0), ("log-zero-tail", log, pos)]
     # zeros followed by data are not a preallocated tail
     append(log, v2(hs[-1].last_offset + 1, 1, 99999))
-    assert found(verify_dir(pdir)) == [("log-corrupt-record", log, 0), ("log-corrupt-record", log, pos)]
+    assert found(verify_dir(pdir)) == [
+        ("log-corrupt-record", log, 0),
+        ("log-corrupt-record", log, pos),
+    ]
 
 
-def test_unframeable_entry_stops_the_segment_but_not_the_partition(tmp_path: Path,
-                                                                   clean: dict[str, Path]) -> None:
+def test_unframeable_entry_stops_the_segment_but_not_the_partition(
+    tmp_path: Path, clean: dict[str, Path]
+) -> None:
     pdir = copy(clean["v2-i0"], tmp_path)
     logs = segments(pdir)
     h = headers(logs[0])[3]
@@ -759,12 +829,14 @@ def test_log_dir_root_files(tmp_path: Path, clean: dict[str, Path]) -> None:
     (root / "orders-0.abc-delete").mkdir()
     (root / "stray.bin").write_bytes(b"x")
     report = verify_dir(root)
-    assert sorted(found(report)) == sorted([
-        ("checkpoint-unreadable", ckpt, 2),
-        ("metadata-unreadable", meta, 3),
-        ("lifecycle-file", root / "orders-0.abc-delete", 0),
-        ("unexpected-file", root / "stray.bin", 0),
-    ])
+    assert sorted(found(report)) == sorted(
+        [
+            ("checkpoint-unreadable", ckpt, 2),
+            ("metadata-unreadable", meta, 3),
+            ("lifecycle-file", root / "orders-0.abc-delete", 0),
+            ("unexpected-file", root / "stray.bin", 0),
+        ]
+    )
     by = {f.code: f for f in report.findings}
     assert by["checkpoint-unreadable"].java_exception == "java.io.IOException"
     assert "Expected [3] entries" in by["checkpoint-unreadable"].message
@@ -794,6 +866,7 @@ def test_memory_does_not_grow_with_log_size(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------------------ CLI
 
+
 def main(argv: list[str]) -> int:
     """``kafka-conformance`` with only this module's subcommand (as ``cli.main`` runs it)."""
     return cli.main(argv)
@@ -805,8 +878,10 @@ def test_cli_picks_up_the_subcommand() -> None:
     args = cli.build_parser().parse_args(["verify-dir", "some-dir"])
     assert args.func is verify_dir._cmd_verify_dir
 
-def test_cli_exit_codes_and_outputs(tmp_path: Path, clean: dict[str, Path],
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_cli_exit_codes_and_outputs(
+    tmp_path: Path, clean: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["verify-dir", str(clean["txn"])]) == 0
     out = capsys.readouterr()
     assert "clean" in out.out and out.err == ""  # no progress lines: stderr is not a TTY
@@ -844,8 +919,9 @@ def test_cli_usage_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert "examples:" in text and "exit codes:" in text
 
 
-def test_cli_progress_on_a_tty(clean: dict[str, Path], capsys: pytest.CaptureFixture[str],
-                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_progress_on_a_tty(
+    clean: dict[str, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import sys
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
@@ -955,7 +1031,7 @@ public class Gen {
         s4.close();
     }
 }
-"""
+"""  # noqa: E501 - Java source, compiled verbatim
 
 
 @pytest.fixture(scope="module")
@@ -975,8 +1051,17 @@ def kafka_written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         target = root / f"i{interval}"
         target.mkdir()
         subprocess.run(
-            ["java", "-cp", ":".join(map(str, jars)), str(root / "Gen.java"), str(target), interval],
-            check=True, capture_output=True, timeout=120,
+            [
+                "java",
+                "-cp",
+                ":".join(map(str, jars)),
+                str(root / "Gen.java"),
+                str(target),
+                interval,
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
         )
         out[interval] = target
     return out
@@ -999,8 +1084,9 @@ def test_files_written_by_kafka_verify_clean(kafka_written: dict[str, Path], int
 
 
 @pytest.mark.oracle
-def test_index_mismatches_agree_with_dump_log_segments(kafka_written: dict[str, Path],
-                                                       tmp_path: Path) -> None:
+def test_index_mismatches_agree_with_dump_log_segments(
+    kafka_written: dict[str, Path], tmp_path: Path
+) -> None:
     from conformance.jvm import kafka_jars
 
     pdir = copy(kafka_written["0"] / "recovered-0", tmp_path)
@@ -1033,7 +1119,7 @@ def test_random_damage_never_crashes_the_verifier(tmp_path: Path, clean: dict[st
                 for _ in range(rng.randint(1, 8)):
                     data[rng.randrange(len(data))] = rng.randrange(256)
             elif data and action < 0.8:
-                del data[rng.randrange(len(data)):]
+                del data[rng.randrange(len(data)) :]
             else:
                 data += bytes(rng.randrange(256) for _ in range(rng.randint(1, 40)))
             f.write_bytes(bytes(data))
@@ -1052,7 +1138,11 @@ def random_partition(rng, root: Path) -> Path:  # type: ignore[no-untyped-def]
         for _ in range(rng.randint(1, 6)):
             magic = rng.choice([0, 1])
             n = rng.randint(1, 3)
-            codec = "none" if n == 1 else rng.choice(["gzip", "snappy", "lz4"] if magic else ["gzip", "snappy"])
+            codec = (
+                "none"
+                if n == 1
+                else rng.choice(["gzip", "snappy", "lz4"] if magic else ["gzip", "snappy"])
+            )
             batches.append(legacy(magic, off, n, rng.randint(0, 5000), codec))
             off += n
     pids = [100 + i for i in range(rng.randint(1, 4))]
@@ -1063,23 +1153,39 @@ def random_partition(rng, root: Path) -> Path:  # type: ignore[no-untyped-def]
         n = rng.randint(1, 4)
         ts = rng.randint(0, 10_000)
         if pid in txn_pids and rng.random() < 0.3:
-            batches.append(end_txn_marker_batch(offset=off, producer_id=pid, producer_epoch=0,
-                                                commit=rng.random() < 0.5, coordinator_epoch=1,
-                                                timestamp=ts))
+            batches.append(
+                end_txn_marker_batch(
+                    offset=off,
+                    producer_id=pid,
+                    producer_epoch=0,
+                    commit=rng.random() < 0.5,
+                    coordinator_epoch=1,
+                    timestamp=ts,
+                )
+            )
             off += 1
             continue
         kw: dict = {}
         if pid >= 0:
-            kw = dict(producer_id=pid, producer_epoch=0, base_sequence=seq[pid],
-                      is_transactional=pid in txn_pids)
+            kw = dict(
+                producer_id=pid,
+                producer_epoch=0,
+                base_sequence=seq[pid],
+                is_transactional=pid in txn_pids,
+            )
             seq[pid] += n
         if rng.random() < 0.2:
             kw.update(timestamp_type="LogAppendTime", log_append_time=ts)
         batches.append(v2(off, n, ts, rng.choice(CODECS), **kw))
         off += n
-    return write(root, batches, segment_bytes=rng.choice([300, 800, 2000, 1 << 20]),
-                 interval=rng.choice([0, 100, 4096]), clean=rng.random() < 0.8,
-                 index_bytes=rng.choice([4096, 10_000]))
+    return write(
+        root,
+        batches,
+        segment_bytes=rng.choice([300, 800, 2000, 1 << 20]),
+        interval=rng.choice([0, 100, 4096]),
+        clean=rng.random() < 0.8,
+        index_bytes=rng.choice([4096, 10_000]),
+    )
 
 
 def test_random_valid_histories_have_no_findings(tmp_path: Path) -> None:
@@ -1089,5 +1195,8 @@ def test_random_valid_histories_have_no_findings(tmp_path: Path) -> None:
     for i in range(int(os.environ.get("VERIFY_FUZZ_ROUNDS", "40"))):
         pdir = random_partition(rng, tmp_path / str(i))
         report = verify_dir(pdir)
-        assert report.codes() <= {"index-zero-tail", "timeindex-zero-tail"}, (i, report.format_text())
+        assert report.codes() <= {"index-zero-tail", "timeindex-zero-tail"}, (
+            i,
+            report.format_text(),
+        )
         shutil.rmtree(tmp_path / str(i))

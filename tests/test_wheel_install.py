@@ -36,8 +36,14 @@ CASE = ROOT / "corpora" / BROKER / SCENARIO
 PARTITION = f"log/{SCENARIO}-0"
 #: what verify says without DIR and without a checkout (the issue's words; README, "Installation")
 NO_CORPORA = "no corpora directory: pass DIR or set KAFKA_CONFORMANCE_ROOT to a checkout"
-_SCRUBBED = ("KAFKA_CONFORMANCE_ROOT", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP",
-             "PYTHONSAFEPATH")
+_SCRUBBED = (
+    "KAFKA_CONFORMANCE_ROOT",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "VIRTUAL_ENV",
+    "PYTHONSTARTUP",
+    "PYTHONSAFEPATH",
+)
 
 
 @dataclass
@@ -53,18 +59,38 @@ class Install:
     def bin(self, name: str) -> str:
         return str(self.venv / "bin" / name)
 
-    def run(self, *args: str, cwd: Path | None = None,
-            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, cwd: Path | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
         """``kafka-conformance ARGS`` of the fresh venv; never a traceback."""
-        r = subprocess.run([self.bin("kafka-conformance"), *args], cwd=cwd or self.work,
-                           env=self.env, capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(
+            [self.bin("kafka-conformance"), *args],
+            cwd=cwd or self.work,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, (args, r.stderr)
         return r
 
     def pip(self, *args: str) -> None:
-        r = subprocess.run([self.bin("python"), "-m", "pip", "--disable-pip-version-check",
-                            "--no-input", "-q", *args], cwd=self.work, env=self.pip_env,
-                           capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [
+                self.bin("python"),
+                "-m",
+                "pip",
+                "--disable-pip-version-check",
+                "--no-input",
+                "-q",
+                *args,
+            ],
+            cwd=self.work,
+            env=self.pip_env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode == 0, f"pip {' '.join(args)} failed:\n{r.stdout}\n{r.stderr}"
 
 
@@ -79,8 +105,11 @@ def _copy_build_inputs(dest: Path) -> None:
     for f in ROOT.iterdir():
         if f.is_file():
             shutil.copy2(f, dest / f.name)
-    shutil.copytree(ROOT / "conformance", dest / "conformance",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(
+        ROOT / "conformance",
+        dest / "conformance",
+        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -90,22 +119,48 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Install:
     src = tmp / "src"
     _copy_build_inputs(src)
     pip_env = _clean_env()
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
-                        "--disable-pip-version-check", "-w", str(tmp / "dist"), str(src)],
-                       cwd=tmp, env=pip_env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "--disable-pip-version-check",
+            "-w",
+            str(tmp / "dist"),
+            str(src),
+        ],
+        cwd=tmp,
+        env=pip_env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, f"pip wheel failed:\n{r.stdout}\n{r.stderr}"
     [wheel] = (tmp / "dist").glob("kafka_conformance-*.whl")
     venv = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300,
-                   env=pip_env)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300, env=pip_env)
     work = tmp / "work"
     work.mkdir()
     cache = tmp / "xdg-cache"
-    env = {**_clean_env(), "XDG_CACHE_HOME": str(cache),
-           "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
-    site = subprocess.run([str(venv / "bin" / "python"), "-c",
-                           "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          env=env, capture_output=True, text=True, check=True).stdout.strip()
+    env = {
+        **_clean_env(),
+        "XDG_CACHE_HOME": str(cache),
+        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    site = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     inst = Install(wheel, venv, Path(site), work, cache, env, {**pip_env, "PATH": env["PATH"]})
     inst.pip("install", str(wheel))
     return inst
@@ -123,8 +178,9 @@ def broker_case(installed: Install, tmp_path: Path) -> Path:
 def test_the_wheel_holds_the_package_and_its_fuzzing_files_only(installed: Install) -> None:
     names = zipfile.ZipFile(installed.wheel).namelist()
     assert "conformance/fuzz/harness.py" in names  # `fuzz` starts it
-    assert {f"conformance/fuzz/dicts/{d}.dict" for d in ("records", "index", "snapshot",
-                                                          "checkpoint")} <= set(names)
+    assert {
+        f"conformance/fuzz/dicts/{d}.dict" for d in ("records", "index", "snapshot", "checkpoint")
+    } <= set(names)
     assert "conformance/schema/decode-result.schema.json" in names
     tops = {n.split("/")[0] for n in names}
     assert {t for t in tops if not t.endswith(".dist-info")} == {"conformance"}, tops
@@ -132,9 +188,13 @@ def test_the_wheel_holds_the_package_and_its_fuzzing_files_only(installed: Insta
 
 @wheel
 def test_conformance_comes_from_the_fresh_venv(installed: Install) -> None:
-    r = subprocess.run([installed.bin("python"), "-c",
-                        "import conformance; print(conformance.__file__)"],
-                       cwd=installed.work, env=installed.env, capture_output=True, text=True)
+    r = subprocess.run(
+        [installed.bin("python"), "-c", "import conformance; print(conformance.__file__)"],
+        cwd=installed.work,
+        env=installed.env,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     where = Path(r.stdout.strip()).resolve()
     assert where.is_relative_to(installed.site.resolve()), where
@@ -165,7 +225,8 @@ def test_decode_gives_the_java_oracles_verdict(installed: Install, broker_case: 
 @wheel
 def test_dump_prints_what_dumplogsegments_printed(installed: Install, broker_case: Path) -> None:
     files = sorted((broker_case / PARTITION).glob("*.log")) + sorted(
-        (broker_case / PARTITION).glob("*.index"))
+        (broker_case / PARTITION).glob("*.index")
+    )
     assert len(files) == 8
     for f in files:
         rel = f.relative_to(broker_case).as_posix()
@@ -176,7 +237,8 @@ def test_dump_prints_what_dumplogsegments_printed(installed: Install, broker_cas
 
 @wheel
 def test_verify_dir_passes_a_broker_directory_and_flags_a_corrupt_one(
-        installed: Install, broker_case: Path) -> None:
+    installed: Install, broker_case: Path
+) -> None:
     partition = broker_case / PARTITION
     assert installed.run("verify-dir", str(partition)).returncode == 0
     seg = partition / "00000000000000000008.log"
@@ -192,15 +254,19 @@ def _dumped_batches(case: Path) -> list[tuple[str, int, int, int]]:
     """(segment, baseOffset, lastOffset, position) of every batch, from DumpLogSegments' text."""
     out = []
     for dump in sorted((case / "expected" / PARTITION).glob("*.log.dump.txt")):
-        for m in re.finditer(r"^baseOffset: (\d+) lastOffset: (\d+) .* position: (\d+) ",
-                             dump.read_text(), re.MULTILINE):
+        for m in re.finditer(
+            r"^baseOffset: (\d+) lastOffset: (\d+) .* position: (\d+) ",
+            dump.read_text(),
+            re.MULTILINE,
+        ):
             out.append((dump.name.removesuffix(".dump.txt"), int(m[1]), int(m[2]), int(m[3])))
     return out
 
 
 @wheel
-def test_lookup_finds_the_batch_kafka_stored_the_offset_in(installed: Install,
-                                                           broker_case: Path) -> None:
+def test_lookup_finds_the_batch_kafka_stored_the_offset_in(
+    installed: Install, broker_case: Path
+) -> None:
     batches = _dumped_batches(broker_case)
     assert len(batches) >= 6 and len({b[0] for b in batches}) == 4
     for segment, base, last, position in (batches[1], batches[4], batches[-1]):
@@ -208,8 +274,11 @@ def test_lookup_finds_the_batch_kafka_stored_the_offset_in(installed: Install,
         assert r.returncode == 0, r.stderr
         found = json.loads(r.stdout)
         assert found["segment"] == segment
-        assert (int(found["batch"]["baseOffset"]), int(found["batch"]["lastOffset"]),
-                found["batch"]["position"]) == (base, last, position)
+        assert (
+            int(found["batch"]["baseOffset"]),
+            int(found["batch"]["lastOffset"]),
+            found["batch"]["position"],
+        ) == (base, last, position)
 
 
 @wheel
@@ -242,7 +311,8 @@ def fuzz_installed(installed: Install) -> tuple[Install, subprocess.CompletedPro
 
 @wheel
 def test_fuzz_without_atheris_says_what_to_install(
-        fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]]) -> None:
+    fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]],
+) -> None:
     _, before = fuzz_installed
     assert before.returncode == 2
     assert "atheris" in before.stderr and "kafka-conformance[fuzz]" in before.stderr, before.stderr
@@ -250,7 +320,8 @@ def test_fuzz_without_atheris_says_what_to_install(
 
 @wheel
 def test_fuzz_runs_from_the_wheel_into_the_user_cache(
-        fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]]) -> None:
+    fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]],
+) -> None:
     installed, _ = fuzz_installed
     out = installed.cache / "kafka-conformance" / "fuzz"  # the default --out, per --help
     assert "kafka-conformance/fuzz" in " ".join(installed.run("fuzz", "--help").stdout.split())
@@ -269,10 +340,13 @@ def test_fuzz_runs_from_the_wheel_into_the_user_cache(
 
 @wheel
 def test_fuzz_that_runs_no_input_fails(
-        fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]]) -> None:
+    fuzz_installed: tuple[Install, subprocess.CompletedProcess[str]],
+) -> None:
     installed, _ = fuzz_installed
-    for args in (("--time", "1"),  # too short to start a worker
-                 ("--time", "3", "--engine-arg=-help=1")):  # the engine exits, runs nothing
+    for args in (
+        ("--time", "1"),  # too short to start a worker
+        ("--time", "3", "--engine-arg=-help=1"),
+    ):  # the engine exits, runs nothing
         r = installed.run("fuzz", "varint", *args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert "varint" in r.stderr and "execs" not in r.stdout, (args, r.stdout)
@@ -290,8 +364,16 @@ def test_capture_help_and_list_work(installed: Install) -> None:
 
 @wheel
 def test_capture_without_a_checkout_says_what_it_needs(installed: Install) -> None:
-    r = installed.run("capture", "--broker", BROKER, "--scenario", "codec-none-v2-java",
-                      "--out", str(installed.work / "captured"), timeout=120)
+    r = installed.run(
+        "capture",
+        "--broker",
+        BROKER,
+        "--scenario",
+        "codec-none-v2-java",
+        "--out",
+        str(installed.work / "captured"),
+        timeout=120,
+    )
     assert r.returncode != 0
     assert "KAFKA_CONFORMANCE_ROOT" in r.stderr, r.stderr
 
@@ -312,8 +394,9 @@ def test_check_runs_an_adapter_from_the_wheel(installed: Install, broker_case: P
 # the same decisions, in-process (no wheel)
 
 
-def test_a_checkout_is_recognised_by_its_pyproject(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_checkout_is_recognised_by_its_pyproject(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from conformance.jvm import runtime
 
     assert runtime.is_checkout(ROOT)
@@ -325,8 +408,9 @@ def test_a_checkout_is_recognised_by_its_pyproject(tmp_path: Path,
     assert not runtime.is_checkout(tmp_path / "site-packages")
     # a package whose parent is no checkout (site-packages): no root, a message, no guess
     monkeypatch.delenv("KAFKA_CONFORMANCE_ROOT", raising=False)
-    monkeypatch.setattr(runtime, "__file__",
-                        str(tmp_path / "site-packages" / "conformance" / "jvm" / "runtime.py"))
+    monkeypatch.setattr(
+        runtime, "__file__", str(tmp_path / "site-packages" / "conformance" / "jvm" / "runtime.py")
+    )
     assert runtime.checkout_root() is None
     with pytest.raises(runtime.NoCheckout, match="KAFKA_CONFORMANCE_ROOT"):
         runtime.repo_root()

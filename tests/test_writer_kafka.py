@@ -12,9 +12,10 @@ only needs a scheduler, a ``BrokerTopicStats`` and a ``LogDirFailureChannel``, s
 to create, and it leaves nothing to interpretation (``maybeRoll``, ``LocalLog.roll``,
 ``ProducerStateManager``, ``updateTxnIndex``, ``takeSnapshot`` on roll and close). The
 scheduler given to it runs one-shot tasks (the flush after a roll) at once, delayed ones
-(deleting ``*.deleted`` files) after close, and never periodic ones, so the producer-expiration check cannot remove producers whose (1970)
-timestamps are "old"; segment.ms stays at its 7-day default and all timestamps of a case lie
-within minutes of each other, so no time-based roll happens (the writer does not model it).
+(deleting ``*.deleted`` files) after close, and never periodic ones, so the producer-expiration
+check cannot remove producers whose (1970) timestamps are "old"; segment.ms stays at its 7-day
+default and all timestamps of a case lie within minutes of each other, so no time-based roll
+happens (the writer does not model it).
 
 All cases run in one JVM (``java -cp <kafka 3.9.2 jars> LogGen.java <root> <case>...``).
 """
@@ -29,8 +30,8 @@ from pathlib import Path
 import pytest
 
 from conformance.logdir import snapshot, txnindex
-from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 from conformance.logdir.writer import LogConfig, PartitionWriter
+from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 
 KAFKA_VERSION = "3.9.2"
 TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"
@@ -106,10 +107,11 @@ public class LogGen {
         for (Runnable task : scheduler.delayed) task.run();  // as if their delays had passed
     }
 }
-"""
+"""  # noqa: E501 - Java source, compiled verbatim
 
 
 # ------------------------------------------------------------------------------- builders
+
 
 @dataclass
 class Case:
@@ -136,32 +138,62 @@ class History:
         self.seq: dict[int, int] = {}
         self.leader_epoch = 0
 
-    def data(self, n: int, codec: str = "none", *, pid: int = -1, epoch: int = 0, txn: bool = False,
-             magic: int = 2, ts_step: int = 1, value_len: int = 30, log_append_time: int | None = None,
-             leader_epoch: int | None = None, timestamps: list[int] | None = None) -> None:
+    def data(
+        self,
+        n: int,
+        codec: str = "none",
+        *,
+        pid: int = -1,
+        epoch: int = 0,
+        txn: bool = False,
+        magic: int = 2,
+        ts_step: int = 1,
+        value_len: int = 30,
+        log_append_time: int | None = None,
+        leader_epoch: int | None = None,
+        timestamps: list[int] | None = None,
+    ) -> None:
         kw: dict = dict(magic=magic, base_offset=self.off, compression=codec)
         if magic == 2:  # as the leader stamped it (a follower append of epoch -1 fails in Kafka)
-            kw["partition_leader_epoch"] = self.leader_epoch if leader_epoch is None else leader_epoch
+            kw["partition_leader_epoch"] = (
+                self.leader_epoch if leader_epoch is None else leader_epoch
+            )
         if magic > 0 and log_append_time is not None:
             kw.update(timestamp_type="LogAppendTime", log_append_time=log_append_time)
         if pid >= 0:
-            kw.update(producer_id=pid, producer_epoch=epoch, base_sequence=self.seq.get(pid, 0),
-                      is_transactional=txn)
+            kw.update(
+                producer_id=pid,
+                producer_epoch=epoch,
+                base_sequence=self.seq.get(pid, 0),
+                is_transactional=txn,
+            )
             self.seq[pid] = self.seq.get(pid, 0) + n
         b = BatchBuilder(**kw)
         for i in range(n):
             t = timestamps[i] if timestamps is not None else self.ts + i * ts_step
             if magic == 0:
                 t = -1
-            b.append(t, b"key-%d" % (self.off + i), bytes([65 + (self.off + i) % 26]) * (value_len + i % 7))
+            b.append(
+                t,
+                b"key-%d" % (self.off + i),
+                bytes([65 + (self.off + i) % 26]) * (value_len + i % 7),
+            )
         self.batches.append(b.build())
         self.off += n
         self.ts += 3
 
     def marker(self, pid: int, commit: bool, *, epoch: int = 0, coordinator_epoch: int = 5) -> None:
-        self.batches.append(end_txn_marker_batch(offset=self.off, producer_id=pid, producer_epoch=epoch,
-                                                 commit=commit, coordinator_epoch=coordinator_epoch,
-                                                 timestamp=self.ts, partition_leader_epoch=self.leader_epoch))
+        self.batches.append(
+            end_txn_marker_batch(
+                offset=self.off,
+                producer_id=pid,
+                producer_epoch=epoch,
+                commit=commit,
+                coordinator_epoch=coordinator_epoch,
+                timestamp=self.ts,
+                partition_leader_epoch=self.leader_epoch,
+            )
+        )
         self.off += 1
         self.ts += 2
 
@@ -169,8 +201,14 @@ class History:
         self.off += n
 
 
-def plain(count: int, *, records: int = 3, codecs: list[str] = CODECS, value_len: int = 30,
-          jitter: bool = False) -> list[bytes]:
+def plain(
+    count: int,
+    *,
+    records: int = 3,
+    codecs: list[str] = CODECS,
+    value_len: int = 30,
+    jitter: bool = False,
+) -> list[bytes]:
     h = History()
     for i in range(count):
         ts = None
@@ -206,7 +244,9 @@ def mixed_magic() -> list[bytes]:
 def log_append_time() -> list[bytes]:
     h = History()
     for i in range(4):  # v1 first: a legacy batch after v2 ones would clear the epoch cache
-        h.data(1 + i % 2 * 2, ["none", "gzip"][i % 2], magic=1, log_append_time=1_700_000_200_000 + i)
+        h.data(
+            1 + i % 2 * 2, ["none", "gzip"][i % 2], magic=1, log_append_time=1_700_000_200_000 + i
+        )
     for i in range(24):
         lat = 1_700_000_100_000 + [5, 3, 9, 9, 12][i % 5] * (i // 5 + 1)
         if i % 4 == 3:
@@ -286,8 +326,12 @@ def cases() -> list[Case]:
     out = [
         Case("rolls-i0", plain(60), segment_bytes=1500, index_interval_bytes=0),
         Case("rolls-i100", plain(60, jitter=True), segment_bytes=2000, index_interval_bytes=100),
-        Case("rolls-i4096", plain(200, records=4, value_len=60), segment_bytes=20_000,
-             index_interval_bytes=4096),
+        Case(
+            "rolls-i4096",
+            plain(200, records=4, value_len=60),
+            segment_bytes=20_000,
+            index_interval_bytes=4096,
+        ),
         Case("one-segment-i0-jitter", plain(40, jitter=True), index_interval_bytes=0),
         Case("segment-bytes-exact", _equal_size(20), segment_bytes=0, index_interval_bytes=0),
     ]
@@ -309,13 +353,25 @@ def cases() -> list[Case]:
         Case("txn-one-segment", interleaved_txns(), index_interval_bytes=4096),
         Case("txn-rolls", interleaved_txns(), segment_bytes=1000, index_interval_bytes=0),
         Case("txn-epoch-bump", epoch_bump(), segment_bytes=300, index_interval_bytes=0),
-        # 5 offset entries / 4 time entries (TimeIndex.isFull keeps a slot): the time index fills first
-        Case("tiny-index-time-full", plain(40, records=1), segment_index_bytes=48,
-             index_interval_bytes=0),
+        # 5 offset entries / 4 time entries (TimeIndex.isFull keeps a slot): the time index fills
+        # first
+        Case(
+            "tiny-index-time-full",
+            plain(40, records=1),
+            segment_index_bytes=48,
+            index_interval_bytes=0,
+        ),
         # equal timestamps: one time entry per segment, so the offset index fills first
-        Case("tiny-index-offset-full", _same_ts(40), segment_index_bytes=40, index_interval_bytes=0),
-        Case("tiny-index-i100", plain(60, jitter=True), segment_index_bytes=64,
-             index_interval_bytes=100, segment_bytes=4000),
+        Case(
+            "tiny-index-offset-full", _same_ts(40), segment_index_bytes=40, index_interval_bytes=0
+        ),
+        Case(
+            "tiny-index-i100",
+            plain(60, jitter=True),
+            segment_index_bytes=64,
+            index_interval_bytes=100,
+            segment_bytes=4000,
+        ),
         Case("relative-offset-overflow", overflow(), index_interval_bytes=0),
         # degenerate indexes (segment.index.bytes >= 4 is valid): a time index of 1 slot is
         # always full (isFull: entries >= maxEntries - 1), so every append rolls, even into an
@@ -406,6 +462,7 @@ CASES = {c.name: c for c in cases()}
 
 # ------------------------------------------------------------------------------- running
 
+
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     try:
@@ -426,18 +483,32 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
             f"topic.id={TOPIC_ID}\n"
         )
     (root / "LogGen.java").write_text(LOG_GEN_JAVA)
-    cmd = ["java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:ActiveProcessorCount=1",
-           "-Dlog4j.configuration=file:/dev/null", "-cp", ":".join(map(str, jars)),
-           str(root / "LogGen.java"), str(root), *CASES]
+    cmd = [
+        "java",
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-XX:ActiveProcessorCount=1",
+        "-Dlog4j.configuration=file:/dev/null",
+        "-cp",
+        ":".join(map(str, jars)),
+        str(root / "LogGen.java"),
+        str(root),
+        *CASES,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return root
 
 
 def ours(root: Path, case: Case) -> Path:
-    w = PartitionWriter(root / case.name / "ours", "topic", 0,
-                        LogConfig(case.segment_bytes, case.index_interval_bytes, case.segment_index_bytes),
-                        topic_id=TOPIC_ID)
+    w = PartitionWriter(
+        root / case.name / "ours",
+        "topic",
+        0,
+        LogConfig(case.segment_bytes, case.index_interval_bytes, case.segment_index_bytes),
+        topic_id=TOPIC_ID,
+    )
     for b in case.batches:
         w.append(b)
     return w.close()
@@ -448,17 +519,26 @@ def describe(name: str, ka: bytes, us: bytes) -> str:
     if name.endswith(".snapshot"):
         return f"snapshot entries:\n  kafka {snapshot.parse(ka)}\n  ours  {snapshot.parse(us)}"
     if name.endswith(".txnindex"):
+
         def parse(b: bytes) -> list:  # type: ignore[type-arg]
             return [struct.unpack_from(">hqqqq", b, i) for i in range(0, len(b) - len(b) % 34, 34)]
-        return f"aborted txns (version, pid, first, last, lso):\n  kafka {parse(ka)}\n  ours  {parse(us)}"
+
+        return (
+            "aborted txns (version, pid, first, last, lso):\n"
+            f"  kafka {parse(ka)}\n  ours  {parse(us)}"
+        )
     if name.endswith((".index", ".timeindex")):
         fmt, n = (">ii", 8) if name.endswith(".index") else (">qi", 12)
+
         def parse(b: bytes) -> list:  # type: ignore[type-arg]
             return [struct.unpack_from(fmt, b, i) for i in range(0, len(b) - len(b) % n, n)]
+
         return f"entries:\n  kafka {parse(ka)}\n  ours  {parse(us)}"
     first = next((i for i, (x, y) in enumerate(zip(ka, us)) if x != y), min(len(ka), len(us)))
-    return (f"{len(ka)} vs {len(us)} bytes, first difference at {first}: "
-            f"{ka[first:first + 24]!r} vs {us[first:first + 24]!r}")
+    return (
+        f"{len(ka)} vs {len(us)} bytes, first difference at {first}: "
+        f"{ka[first : first + 24]!r} vs {us[first : first + 24]!r}"
+    )
 
 
 SEGMENT_SUFFIXES = (".log", ".index", ".timeindex", ".txnindex")
@@ -492,16 +572,18 @@ def our_dirs(written: Path) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("name", _params())
-def test_segment_files_are_byte_identical_to_unified_log(written: Path, our_dirs: dict[str, Path],
-                                                         name: str) -> None:
+def test_segment_files_are_byte_identical_to_unified_log(
+    written: Path, our_dirs: dict[str, Path], name: str
+) -> None:
     """.log, .index, .timeindex, .txnindex: the same names and the same bytes."""
     problems = compare(written / name / "kafka" / "topic-0", our_dirs[name], segment_files=True)
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("name", _params())
-def test_state_files_are_byte_identical_to_unified_log(written: Path, our_dirs: dict[str, Path],
-                                                       name: str) -> None:
+def test_state_files_are_byte_identical_to_unified_log(
+    written: Path, our_dirs: dict[str, Path], name: str
+) -> None:
     """.snapshot files, leader-epoch-checkpoint, partition.metadata."""
     problems = compare(written / name / "kafka" / "topic-0", our_dirs[name], segment_files=False)
     assert not problems, "\n".join(problems)
@@ -510,19 +592,37 @@ def test_state_files_are_byte_identical_to_unified_log(written: Path, our_dirs: 
 @pytest.mark.oracle
 def test_cases_exercise_what_they_claim(written: Path) -> None:
     """The oracle's directories show the features each case is there for."""
+
     def files(name: str, suffix: str) -> list[Path]:
         return sorted((written / name / "kafka" / "topic-0").glob("*" + suffix))
 
-    for name in ["rolls-i0", "rolls-i100", "rolls-i4096", "segment-bytes-exact", "magic0", "magic1",
-                 "mixed-magic", "log-append-time", "idempotent", "txn-rolls",
-                 "tiny-index-time-full", "tiny-index-offset-full", "relative-offset-overflow"]:
+    for name in [
+        "rolls-i0",
+        "rolls-i100",
+        "rolls-i4096",
+        "segment-bytes-exact",
+        "magic0",
+        "magic1",
+        "mixed-magic",
+        "log-append-time",
+        "idempotent",
+        "txn-rolls",
+        "tiny-index-time-full",
+        "tiny-index-offset-full",
+        "relative-offset-overflow",
+    ]:
         assert len(files(name, ".log")) >= 2, name
     assert len(files("segment-bytes-exact", ".log")) == 10
     assert len(files("index-bytes-12", ".log")) == 6  # every append rolls
     for name in ["txn-one-segment", "txn-rolls"]:
-        entries = [txnindex.AbortedTxn(*struct.unpack_from(">hqqqq", p.read_bytes(), i))
-                   for p in files(name, ".txnindex") for i in range(0, p.stat().st_size, 34)]
-        assert any(e.last_stable_offset <= e.last_offset for e in entries), name  # held back by the other
+        entries = [
+            txnindex.AbortedTxn(*struct.unpack_from(">hqqqq", p.read_bytes(), i))
+            for p in files(name, ".txnindex")
+            for i in range(0, p.stat().st_size, 34)
+        ]
+        assert any(e.last_stable_offset <= e.last_offset for e in entries), (
+            name
+        )  # held back by the other
         assert any(e.last_stable_offset == e.last_offset + 1 for e in entries), name
     assert len(files("txn-rolls", ".txnindex")) >= 2
     for name in ["tiny-index-time-full"]:

@@ -57,9 +57,20 @@ from aiokafka.record.memory_records import MemoryRecords
 PURE = bool(os.environ.get("AIOKAFKA_NO_EXTENSIONS"))
 NAME = "aiokafka-pure" if PURE else "aiokafka"
 VERSION = _dist_version("aiokafka")
-OMITS = ["sizeInBytes", "partitionLeaderEpoch", "deleteHorizonMs", "lastSequence",
-         "recordsCount", "magic", "crc", "attributes", "compression", "timestampType",
-         "maxTimestamp", "control"]
+OMITS = [
+    "sizeInBytes",
+    "partitionLeaderEpoch",
+    "deleteHorizonMs",
+    "lastSequence",
+    "recordsCount",
+    "magic",
+    "crc",
+    "attributes",
+    "compression",
+    "timestampType",
+    "maxTimestamp",
+    "control",
+]
 
 CODEC_PY = os.path.join("aiokafka", "codec.py")
 DECOMPRESS = ("_maybe_uncompress", "_decompress")
@@ -68,12 +79,15 @@ DECOMPRESS = ("_maybe_uncompress", "_decompress")
 def _implementation():
     """The classes in use, checked against what the environment asks for."""
     classes = [MemoryRecords, DefaultRecordBatch, LegacyRecordBatch]
-    names = ["%s.%s" % (c.__module__, c.__qualname__) for c in classes]
+    names = [f"{c.__module__}.{c.__qualname__}" for c in classes]
     is_c = [c.__module__.startswith("aiokafka.record._crecords.") for c in classes]
     want_c = not PURE
     if not all(x == want_c for x in is_c):
-        sys.stderr.write("aiokafka adapter: %s implementation requested but in use: %s\n"
-                         % ("C extension" if want_c else "pure-Python", ", ".join(names)))
+        sys.stderr.write(
+            "aiokafka adapter: {} implementation requested but in use: {}\n".format(
+                "C extension" if want_c else "pure-Python", ", ".join(names)
+            )
+        )
         sys.exit(3)
     return names
 
@@ -84,13 +98,16 @@ IMPL = _implementation()
 def capabilities():
     kind = "pure Python (AIOKAFKA_NO_EXTENSIONS=1)" if PURE else "C extension (Cython _crecords)"
     return protocol.capabilities(
-        NAME, "%s (%s)" % (VERSION, "pure Python" if PURE else "C extension"), OMITS,
-        "implementation: %s: %s. MemoryRecords iterated like "
+        NAME,
+        "{} ({})".format(VERSION, "pure Python" if PURE else "C extension"),
+        OMITS,
+        "implementation: {}: {}. MemoryRecords iterated like "
         "PartitionRecords._unpack_records (check_crcs=True: batch validate_crc only, no "
         "per-record CRC of legacy inner messages); compressed batches are decompressed "
         "whole before the first record; LZ4 on magic 0 is refused (UnsupportedCodecError); "
         "control records parsed with ControlRecord.parse; --as file is decoded with "
-        "MemoryRecords; legacy batches expose only next_offset" % (kind, ", ".join(IMPL)))
+        "MemoryRecords; legacy batches expose only next_offset".format(kind, ", ".join(IMPL)),
+    )
 
 
 def _kafka_class(exc, batch):

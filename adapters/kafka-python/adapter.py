@@ -51,13 +51,16 @@ DECOMPRESS = ("_maybe_uncompress", "_decompress")  # DefaultRecordBatch / Legacy
 
 def capabilities():
     return protocol.capabilities(
-        "kafka-python", VERSION, OMITS,
+        "kafka-python",
+        VERSION,
+        OMITS,
         "kafka.record.MemoryRecords iterated like Fetcher.PartitionRecords._unpack_records "
         "(check_crcs=True: batch validate_crc, then record validate_crc); compressed batches "
         "are decompressed whole before the first record; control batches (skipped by the "
         "consumer) are iterated through the library's ControlRecord; --as file is decoded "
         "with MemoryRecords; legacy batch crc/attributes/timestamp and the control record's "
-        "coordinatorEpoch are not exposed")
+        "coordinatorEpoch are not exposed",
+    )
 
 
 def _kafka_class(exc, batch):
@@ -113,7 +116,9 @@ def _batch_doc(batch, position):
             "sizeInBytes": batch.size_in_bytes,
             "magic": magic,
             "compression": protocol.codec_name(batch.compression_type),
-            "timestampType": {None: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}[ts_type],
+            "timestampType": {None: "NoTimestampType", 0: "CreateTime", 1: "LogAppendTime"}[
+                ts_type
+            ],
             "lastOffset": str(batch.base_offset),
         }
     doc["records"] = []
@@ -134,7 +139,8 @@ def _walk(data, batches, cursor):
             batches.append(bdoc)
         if not batch.validate_crc():  # check_crcs=True, as in _unpack_records
             raise kerr.CorruptRecordError(
-                "Record batch for partition at offset %s failed crc check" % batch.base_offset)
+                f"Record batch for partition at offset {batch.base_offset} failed crc check"
+            )
         if not legacy:
             bdoc = _batch_doc(batch, cursor.position)
             batches.append(bdoc)
@@ -142,7 +148,8 @@ def _walk(data, batches, cursor):
         for rec in it:
             if not rec.validate_crc():
                 raise kerr.CorruptRecordError(
-                    "Record for partition at offset %s failed crc check" % rec.offset)
+                    f"Record for partition at offset {rec.offset} failed crc check"
+                )
             bdoc["records"].append(protocol.record_doc(rec))
         cursor.advance(batch.size_in_bytes)
 

@@ -47,6 +47,7 @@ USAGE = "usage: adapter.py capabilities | decode --as memory|file | serve\n"
 
 # -- capabilities -------------------------------------------------------------------------------
 
+
 def capabilities(name, version, omits, notes):
     """The `capabilities` document. Both Python adapters declare magics 0-2, all five codecs,
     checks_crc (the consumers' check_crcs=True), eager error semantics (a compressed batch is
@@ -70,12 +71,13 @@ def capabilities(name, version, omits, notes):
 
 # -- the decode document ------------------------------------------------------------------------
 
+
 def b64(b):
     return None if b is None else base64.b64encode(bytes(b)).decode("ascii")
 
 
 def codec_name(ctype):
-    return CODECS.get(ctype, "unknown-%d" % ctype)
+    return CODECS.get(ctype, f"unknown-{ctype:d}")
 
 
 def record_doc(rec):
@@ -111,8 +113,14 @@ def decode(data, mode, walk, kafka_class):
     any exception it raises is the library's verdict, mapped to Kafka's class by
     `kafka_class(exc, cursor.batch)`. Bytes after the last batch walked are the tail."""
     batches = []
-    doc = {"format": FORMAT, "mode": mode, "outcome": "ok",
-           "error": None, "tail": None, "batches": batches}
+    doc = {
+        "format": FORMAT,
+        "mode": mode,
+        "outcome": "ok",
+        "error": None,
+        "tail": None,
+        "batches": batches,
+    }
     cursor = Cursor()
     try:
         walk(data, batches, cursor)
@@ -120,7 +128,7 @@ def decode(data, mode, walk, kafka_class):
         doc["outcome"] = "error"
         doc["error"] = {
             "kafka_exception": kafka_class(exc, cursor.batch),
-            "message": "%s: %s" % (type(exc).__name__, exc),
+            "message": f"{type(exc).__name__}: {exc}",
             "batch_index": cursor.index,
             "position": cursor.position,
         }
@@ -141,6 +149,7 @@ def traceback_codes(exc):
 
 # -- the watchdog -------------------------------------------------------------------------------
 
+
 class _Hang(BaseException):
     """Raised by the watchdog; a BaseException so that no `except Exception` swallows it."""
 
@@ -156,7 +165,7 @@ def _decode_guarded(decode_fn, data, mode):
     try:
         return decode_fn(data, mode)
     except _Hang:
-        sys.stderr.write("adapter: the library did not finish within %d s (hang)\n" % WATCHDOG_S)
+        sys.stderr.write(f"adapter: the library did not finish within {WATCHDOG_S:d} s (hang)\n")
         sys.stderr.flush()
         os._exit(124)
     finally:
@@ -164,6 +173,7 @@ def _decode_guarded(decode_fn, data, mode):
 
 
 # -- the process: one-shot and persistent modes -------------------------------------------------
+
 
 def _dump(doc):
     return json.dumps(doc).encode("utf-8")
@@ -197,10 +207,21 @@ def serve(decode_fn):
         except BaseException as exc:  # never let one request kill the server
             if isinstance(exc, (KeyboardInterrupt, SystemExit, _Hang)):
                 raise
-            body = _dump({"format": FORMAT, "mode": mode,
-                          "outcome": "error", "tail": None, "batches": [],
-                          "error": {"kafka_exception": CORRUPT, "batch_index": 0, "position": 0,
-                                    "message": "adapter failure: %r" % (exc,)}})
+            body = _dump(
+                {
+                    "format": FORMAT,
+                    "mode": mode,
+                    "outcome": "error",
+                    "tail": None,
+                    "batches": [],
+                    "error": {
+                        "kafka_exception": CORRUPT,
+                        "batch_index": 0,
+                        "position": 0,
+                        "message": f"adapter failure: {exc!r}",
+                    },
+                }
+            )
         out.write(struct.pack(">I", len(body)) + body)
         out.flush()
 
@@ -215,7 +236,12 @@ def main(argv, capabilities_fn, decode_fn):
     if argv[:1] == ["serve"]:
         serve(decode_fn)
         return 0
-    if len(argv) == 3 and argv[0] == "decode" and argv[1] == "--as" and argv[2] in ("memory", "file"):
+    if (
+        len(argv) == 3
+        and argv[0] == "decode"
+        and argv[1] == "--as"
+        and argv[2] in ("memory", "file")
+    ):
         data = sys.stdin.buffer.read()
         sys.stdout.buffer.write(_dump(_decode_guarded(decode_fn, data, argv[2])) + b"\n")
         sys.stdout.buffer.flush()

@@ -56,8 +56,10 @@ def decoded_content(case: Path) -> dict[str, str]:
 
 def _first_difference(a: str, b: str) -> str:
     n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return f"decoded content differs at character {n}: {a[max(0, n - 60):n + 60]!r} vs " \
-           f"{b[max(0, n - 60):n + 60]!r}"
+    return (
+        f"decoded content differs at character {n}: {a[max(0, n - 60) : n + 60]!r} vs "
+        f"{b[max(0, n - 60) : n + 60]!r}"
+    )
 
 
 def compare(a: Path, b: Path) -> tuple[list[str], list[Difference]]:

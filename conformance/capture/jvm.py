@@ -25,9 +25,9 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from conformance.jvm import runtime as _jvm
-from conformance.jvm import kafka_jars
 from conformance.capture import BrokerSpec, lifecycle
+from conformance.jvm import kafka_jars
+from conformance.jvm import runtime as _jvm
 
 __all__ = [
     "BROKERS",
@@ -88,7 +88,9 @@ _LEGACY_JVM_OPTS = (
 )
 
 BROKERS: dict[str, BrokerSpec] = {
-    "kafka-3.9.2-kraft": BrokerSpec("kafka-3.9.2-kraft", "3.9.2", "kraft", {}, 2, "apache/kafka:3.9.2"),
+    "kafka-3.9.2-kraft": BrokerSpec(
+        "kafka-3.9.2-kraft", "3.9.2", "kraft", {}, 2, "apache/kafka:3.9.2"
+    ),
     "kafka-3.9.2-zk-ibp2.8": BrokerSpec(
         "kafka-3.9.2-zk-ibp2.8",
         "3.9.2",
@@ -97,10 +99,16 @@ BROKERS: dict[str, BrokerSpec] = {
         2,
         "confluentinc/cp-kafka:7.9.2",
     ),
-    "kafka-4.3.1-kraft": BrokerSpec("kafka-4.3.1-kraft", "4.3.1", "kraft", {}, 2, "apache/kafka:4.3.1"),
+    "kafka-4.3.1-kraft": BrokerSpec(
+        "kafka-4.3.1-kraft", "4.3.1", "kraft", {}, 2, "apache/kafka:4.3.1"
+    ),
     # the last 2.x release; in corpora/ as captured by the testcontainers backend
-    "kafka-2.8.2-zk": BrokerSpec("kafka-2.8.2-zk", "2.8.2", "zookeeper", {}, 2, "confluentinc/cp-kafka:6.2.15"),
-    "kafka-1.1.1-zk": BrokerSpec("kafka-1.1.1-zk", "1.1.1", "zookeeper", {}, 2, "confluentinc/cp-kafka:4.1.3"),
+    "kafka-2.8.2-zk": BrokerSpec(
+        "kafka-2.8.2-zk", "2.8.2", "zookeeper", {}, 2, "confluentinc/cp-kafka:6.2.15"
+    ),
+    "kafka-1.1.1-zk": BrokerSpec(
+        "kafka-1.1.1-zk", "1.1.1", "zookeeper", {}, 2, "confluentinc/cp-kafka:4.1.3"
+    ),
     # the last broker without magic 2 (writes v0/v1 only)
     "kafka-0.10.2.2-zk": BrokerSpec(
         "kafka-0.10.2.2-zk", "0.10.2.2", "zookeeper", {}, 1, "confluentinc/cp-kafka:3.2.2"
@@ -276,7 +284,8 @@ def server_properties(
         props["advertised.listeners"] += f",INTERNAL://{internal}"
         props["inter.broker.listener.name"] = "INTERNAL"
         props["listener.security.protocol.map"] = (
-            "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT")
+            "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT"
+        )
     props["log.dirs"] = log_dir
     props.update(COMMON_CONFIG)
     props.update(spec.config)
@@ -366,7 +375,8 @@ def wait_metadata(
             last = exc
         time.sleep(0.5)
     state = (
-        "exited" if not alive()
+        "exited"
+        if not alive()
         else f"did not answer a metadata request within {timeout:.0f} s ({last!r})"
     )
     raise BrokerStartError(f"{what} {state}\n{log_tail()}")
@@ -416,7 +426,9 @@ class JvmBroker:
             (self.workdir / name).write_text(text, encoding="utf-8")
         return broker_jvm_options(self.spec, heap, str(self.workdir))
 
-    def _spawn(self, name: str, main_class: str, args: list[str], heap: str) -> subprocess.Popen[Any]:
+    def _spawn(
+        self, name: str, main_class: str, args: list[str], heap: str
+    ) -> subprocess.Popen[Any]:
         cmd = kafka_jars.java_command(
             self.spec.version, main_class, args, jvm_opts=self._jvm_opts(heap)
         )
@@ -452,8 +464,13 @@ class JvmBroker:
         )
 
     def _wait_metadata(self, proc: subprocess.Popen[Any], timeout: float) -> None:
-        wait_metadata(self.bootstrap, lambda: proc.poll() is None, timeout,
-                      f"{self.spec.broker_id}: broker", self.log_tail)
+        wait_metadata(
+            self.bootstrap,
+            lambda: proc.poll() is None,
+            timeout,
+            f"{self.spec.broker_id}: broker",
+            self.log_tail,
+        )
 
     # -- start / stop ------------------------------------------------------------------------
 
@@ -471,8 +488,9 @@ class JvmBroker:
             zdata = self.workdir / "zookeeper"
             zdata.mkdir(exist_ok=True)
             zcfg = self.workdir / "zookeeper.cfg"
-            zcfg.write_text(properties_text(zookeeper_properties(str(zdata), zport)),
-                            encoding="utf-8")
+            zcfg.write_text(
+                properties_text(zookeeper_properties(str(zdata), zport)), encoding="utf-8"
+            )
             zk = self._spawn(
                 "zookeeper", "org.apache.zookeeper.server.ZooKeeperServerMain", [str(zcfg)], "256m"
             )

@@ -500,8 +500,12 @@ def iter_fetch_partitions(
                 records = p.records
                 if records is not None and not isinstance(records, bytes | bytearray):
                     records = bytes(records)
-                yield ex, name, p.partition_index, p.error_code, (
-                    None if records is None else bytes(records)
+                yield (
+                    ex,
+                    name,
+                    p.partition_index,
+                    p.error_code,
+                    (None if records is None else bytes(records)),
                 )
 
 

@@ -4,7 +4,8 @@ For a broker id: start one broker (backend ``jvm`` or ``testcontainers``), creat
 scenario (1 partition, the scenario's configs), run the scenario's producer, stop the broker
 cleanly (indexes trimmed, producer snapshots written), copy ``<log_dir>/<topic>-0/`` (without
 ``.deleted``/``.cleaned``/``.swap`` files) into ``<out>/<broker_id>/<scenario>/log/<topic>-0/``,
-write ``manifest.json`` and have ``conformance.corpus.golden.write_expectations`` write ``expected/``.
+write ``manifest.json`` and have ``conformance.corpus.golden.write_expectations`` write
+``expected/``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +47,9 @@ def all_brokers(backend: str = "jvm") -> dict[str, BrokerSpec]:
     return dict(BROKERS)
 
 
-def start(spec: BrokerSpec, workdir: Path, backend: str = "jvm",
-          image: str | None = None) -> RunningBroker:
+def start(
+    spec: BrokerSpec, workdir: Path, backend: str = "jvm", image: str | None = None
+) -> RunningBroker:
     """Start ``spec`` with ``backend``; ``image`` (testcontainers only) replaces the image
     built locally by another one (e.g. ``apache/kafka:3.9.2``)."""
     if backend == "jvm":
@@ -81,18 +83,21 @@ def _create_topic(broker: RunningBroker, topic: str, configs: dict[str, str]) ->
     from kafka import KafkaAdminClient
     from kafka.admin import NewTopic
 
-    admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap, client_id="conformance-admin",
-                             request_timeout_ms=30_000)
+    admin = KafkaAdminClient(
+        bootstrap_servers=broker.bootstrap, client_id="conformance-admin", request_timeout_ms=30_000
+    )
     try:
-        admin.create_topics(
-            [NewTopic(topic, 1, 1, topic_configs=dict(configs))], timeout_ms=30_000
-        )
+        admin.create_topics([NewTopic(topic, 1, 1, topic_configs=dict(configs))], timeout_ms=30_000)
         # wait for a leader so the first produce does not race the election
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             meta = admin.describe_topics([topic])
             parts = meta[0].get("partitions") or []
-            if meta[0].get("error_code", 0) == 0 and parts and parts[0].get("leader_id", parts[0].get("leader", -1)) >= 0:
+            if (
+                meta[0].get("error_code", 0) == 0
+                and parts
+                and parts[0].get("leader_id", parts[0].get("leader", -1)) >= 0
+            ):
                 return
             time.sleep(0.2)
     finally:
@@ -100,7 +105,7 @@ def _create_topic(broker: RunningBroker, topic: str, configs: dict[str, str]) ->
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _write_case(

@@ -132,12 +132,14 @@ class ContainerBroker:
         """What the manifest records about the image (tag, id, digest, where it came from)."""
         if self.image is None:
             return {}
-        return {"image": {
-            "tag": self.image.tag,
-            "id": self.image.id,
-            "digest": self.image.digest,
-            "source": "built locally" if self._requested_image is None else "registry",
-        }}
+        return {
+            "image": {
+                "tag": self.image.tag,
+                "id": self.image.id,
+                "digest": self.image.digest,
+                "source": "built locally" if self._requested_image is None else "registry",
+            }
+        }
 
     # -- start -------------------------------------------------------------------------------
 
@@ -159,8 +161,9 @@ class ContainerBroker:
                     self._start_apache(timeout)
             # the local image's JRE is this machine's JDK (its tag says which); asking a
             # container (exec) would leave Podman's exec monitor behind for minutes
-            self.java_version = (java_version() if self._requested_image is None
-                                 else self._java_version())
+            self.java_version = (
+                java_version() if self._requested_image is None else self._java_version()
+            )
         except BaseException:
             self.stop()
             raise
@@ -175,10 +178,13 @@ class ContainerBroker:
             try:
                 image = self._client.images.pull(ref)
             except docker.errors.APIError as exc:
-                raise BrokerStartError(f"image {ref} is not here and cannot be pulled: {exc}") from exc
+                raise BrokerStartError(
+                    f"image {ref} is not here and cannot be pulled: {exc}"
+                ) from exc
         digests = image.attrs.get("RepoDigests") or []
-        return _images.Image(ref, image.id, digests[0].rsplit("@", 1)[-1] if digests else None,
-                             False)
+        return _images.Image(
+            ref, image.id, digests[0].rsplit("@", 1)[-1] if digests else None, False
+        )
 
     def _labels(self) -> dict[str, str]:
         return {_engine.LABEL: self._token}
@@ -187,9 +193,11 @@ class ContainerBroker:
         from testcontainers.core.container import DockerContainer  # type: ignore
 
         assert self.image is not None
-        c = (DockerContainer(self.image.tag)
-             .with_exposed_ports(PORT)
-             .with_kwargs(labels=self._labels()))
+        c = (
+            DockerContainer(self.image.tag)
+            .with_exposed_ports(PORT)
+            .with_kwargs(labels=self._labels())
+        )
         self._container = c
         c.start()
         host = c.get_container_host_ip()
@@ -202,35 +210,56 @@ class ContainerBroker:
             files[f"run/{name}"] = text.encode()
 
         def command(main: str, args: list[str], heap: str) -> bytes:
-            return _args_file(kafka_jars.command_line(
-                main, args, java="java", classpath=["/opt/kafka/libs/*"],
-                jvm_opts=broker_jvm_options(spec, heap, RUN_DIR)))
+            return _args_file(
+                kafka_jars.command_line(
+                    main,
+                    args,
+                    java="java",
+                    classpath=["/opt/kafka/libs/*"],
+                    jvm_opts=broker_jvm_options(spec, heap, RUN_DIR),
+                )
+            )
 
         if spec.mode == "zookeeper":
             zookeeper = f"127.0.0.1:{ZOOKEEPER_PORT}"
             files["run/zookeeper"] = None
             files["run/zookeeper.cfg"] = properties_text(
-                zookeeper_properties(f"{RUN_DIR}/zookeeper", ZOOKEEPER_PORT)).encode()
+                zookeeper_properties(f"{RUN_DIR}/zookeeper", ZOOKEEPER_PORT)
+            ).encode()
             files["run/zookeeper.args"] = command(
-                "org.apache.zookeeper.server.ZooKeeperServerMain", [f"{RUN_DIR}/zookeeper.cfg"],
-                "256m")
+                "org.apache.zookeeper.server.ZooKeeperServerMain",
+                [f"{RUN_DIR}/zookeeper.cfg"],
+                "256m",
+            )
         props = server_properties(
-            spec, listener=f"0.0.0.0:{PORT}", advertised=self.bootstrap,
-            controller=CONTROLLER if spec.mode == "kraft" else None, zookeeper=zookeeper,
-            log_dir=LOG_DIR, internal=INTERNAL)
+            spec,
+            listener=f"0.0.0.0:{PORT}",
+            advertised=self.bootstrap,
+            controller=CONTROLLER if spec.mode == "kraft" else None,
+            zookeeper=zookeeper,
+            log_dir=LOG_DIR,
+            internal=INTERNAL,
+        )
         self.broker_config = manifest_config(props)
         files["run/server.properties"] = properties_text(props).encode()
         if spec.mode == "kraft":
             files["run/format.args"] = command(
                 "kafka.tools.StorageTool",
-                ["format", "-t", CLUSTER_ID, "-c", f"{RUN_DIR}/server.properties"], "256m")
+                ["format", "-t", CLUSTER_ID, "-c", f"{RUN_DIR}/server.properties"],
+                "256m",
+            )
         files["run/broker.args"] = command("kafka.Kafka", [f"{RUN_DIR}/server.properties"], "768m")
         files["run/ready"] = b""  # last: the start script waits for it
         wrapped = c.get_wrapped_container()
         if not wrapped.put_archive(str(PurePosixPath(RUN_DIR).parent), _tar(files)):
             raise BrokerStartError(f"{spec.broker_id}: could not copy {RUN_DIR} into the container")
-        wait_metadata(self.bootstrap, self._running, timeout,
-                      f"{spec.broker_id}: broker in container {wrapped.short_id}", self.log_tail)
+        wait_metadata(
+            self.bootstrap,
+            self._running,
+            timeout,
+            f"{spec.broker_id}: broker in container {wrapped.short_id}",
+            self.log_tail,
+        )
 
     def _start_apache(self, timeout: float) -> None:
         from testcontainers.core.container import DockerContainer  # type: ignore
@@ -239,19 +268,28 @@ class ContainerBroker:
         port = free_port()
         self.bootstrap = f"127.0.0.1:{port}"
         props = server_properties(
-            self.spec, listener=f"0.0.0.0:{PORT}", advertised=self.bootstrap,
-            controller="localhost:9093", zookeeper=None, log_dir=APACHE_LOG_DIR)
+            self.spec,
+            listener=f"0.0.0.0:{PORT}",
+            advertised=self.bootstrap,
+            controller="localhost:9093",
+            zookeeper=None,
+            log_dir=APACHE_LOG_DIR,
+        )
         self.broker_config = manifest_config(props)
-        c = (DockerContainer(self.image.tag).with_bind_ports(PORT, port)
-             .with_kwargs(labels=self._labels()))
+        c = (
+            DockerContainer(self.image.tag)
+            .with_bind_ports(PORT, port)
+            .with_kwargs(labels=self._labels())
+        )
         for k, v in props.items():
             c.with_env(_env_name(k), v)
         c.with_env("CLUSTER_ID", CLUSTER_ID)
         self._container = c
         c.start()
         self._remote_log_dir = APACHE_LOG_DIR
-        wait_metadata(self.bootstrap, self._running, timeout, f"{self.spec.broker_id}: broker",
-                      self.log_tail)
+        wait_metadata(
+            self.bootstrap, self._running, timeout, f"{self.spec.broker_id}: broker", self.log_tail
+        )
 
     def _start_confluent(self, timeout: float) -> None:
         try:
@@ -270,8 +308,9 @@ class ContainerBroker:
         c.start()
         self.bootstrap = c.get_bootstrap_server()
         self._remote_log_dir = CP_LOG_DIR
-        wait_metadata(self.bootstrap, self._running, timeout, f"{self.spec.broker_id}: broker",
-                      self.log_tail)
+        wait_metadata(
+            self.bootstrap, self._running, timeout, f"{self.spec.broker_id}: broker", self.log_tail
+        )
 
     # -- looking inside ------------------------------------------------------------------------
 
@@ -286,7 +325,8 @@ class ContainerBroker:
     def _java_version(self) -> str:
         try:
             _rc, out = self._container.get_wrapped_container().exec_run(
-                ["java", "-XshowSettings:properties", "-version"])
+                ["java", "-XshowSettings:properties", "-version"]
+            )
             m = re.search(r"java\.version = (\S+)", out.decode(errors="replace"))
             return m.group(1) if m else "unknown"
         except Exception:
@@ -317,8 +357,11 @@ class ContainerBroker:
         if tar is None:
             return []
         with tar:
-            return sorted(PurePosixPath(m.name).name for m in tar.getmembers()
-                          if m.isfile() and m.name.count("/") == 1)
+            return sorted(
+                PurePosixPath(m.name).name
+                for m in tar.getmembers()
+                if m.isfile() and m.name.count("/") == 1
+            )
 
     def log_tail(self, lines: int = 40) -> str:
         parts = []
@@ -382,7 +425,8 @@ class ContainerBroker:
             return
         try:
             for c in self._client.containers.list(
-                    all=True, filters={"label": f"{_engine.LABEL}={self._token}"}):
+                all=True, filters={"label": f"{_engine.LABEL}={self._token}"}
+            ):
                 c.remove(force=True, v=True)
         except Exception:
             pass
@@ -394,8 +438,9 @@ class ContainerBroker:
         self.stop()
 
 
-def start_broker(spec: BrokerSpec, workdir: Path, *, image: str | None = None,
-                 timeout: float = 180.0) -> ContainerBroker:
+def start_broker(
+    spec: BrokerSpec, workdir: Path, *, image: str | None = None, timeout: float = 180.0
+) -> ContainerBroker:
     """Start ``spec`` in a container (``image``: another image than the locally built one)."""
     workdir = Path(workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,18 @@ import sys
 from collections.abc import Sequence
 
 from conformance import __version__
-from conformance.cli import capture, check, decode, dump, fuzz, lookup, replay, synth, verify, verify_dir
+from conformance.cli import (
+    capture,
+    check,
+    decode,
+    dump,
+    fuzz,
+    lookup,
+    replay,
+    synth,
+    verify,
+    verify_dir,
+)
 
 #: the command modules, in the order ``--help`` lists them
 COMMANDS = (decode, dump, verify_dir, lookup, verify, capture, fuzz, replay, synth, check)

@@ -25,7 +25,7 @@ examples:
   kafka-conformance capture --broker kafka-3.9.2-zk-ibp2.8 --scenario all --out corpora
   kafka-conformance capture --broker all --scenario all --out corpora
   kafka-conformance capture --broker kafka-4.3.1-kraft --backend testcontainers --out /tmp/c
-  kafka-conformance capture --broker kafka-3.9.2-kraft --backend testcontainers \
+  kafka-conformance capture --broker kafka-3.9.2-kraft --backend testcontainers \\
       --image apache/kafka:3.9.2 --scenario codec-zstd-v2-java --out /tmp/c
 
 One broker is started per broker id (backend jvm: Kafka's Maven Central jars on this JVM;
@@ -36,7 +36,7 @@ end), every applicable scenario gets its own topic, the
 broker is stopped cleanly and each partition directory is copied to
 OUT/<broker-id>/<scenario>/log/<topic>-0/ with manifest.json and expected/ (oracle +
 DumpLogSegments). Scenarios that do not apply to a broker (e.g. magic 0/1 on KRaft) are skipped.
-"""
+"""  # noqa: E501 - --help epilog, printed verbatim
 
 
 def register(subparsers: Any) -> None:
@@ -47,22 +47,46 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_EPILOG,
     )
-    p.add_argument("--broker", default="all", metavar="ID|all",
-                   help="broker id (see --list) or all (default)")
-    p.add_argument("--backend", default="jvm", choices=("jvm", "testcontainers"),
-                   help="how brokers run (default: jvm)")
-    p.add_argument("--image", default=None, metavar="REF",
-                   help="testcontainers: run this image instead of the one built locally "
-                        "(apache/kafka:<v> for KRaft, confluentinc/cp-kafka:<v> for ZooKeeper "
-                        "mode; must be present or pullable); needs a single --broker")
-    p.add_argument("--scenario", action="append", metavar="NAME|all",
-                   help="scenario name (repeatable) or all (default)")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="corpus root (default: <repo>/corpora)")
-    p.add_argument("--list", action="store_true",
-                   help="list brokers and scenarios (and which brokers each applies to)")
-    p.add_argument("--no-expectations", action="store_true",
-                   help="only copy files and write manifests (no oracle / DumpLogSegments)")
+    p.add_argument(
+        "--broker", default="all", metavar="ID|all", help="broker id (see --list) or all (default)"
+    )
+    p.add_argument(
+        "--backend",
+        default="jvm",
+        choices=("jvm", "testcontainers"),
+        help="how brokers run (default: jvm)",
+    )
+    p.add_argument(
+        "--image",
+        default=None,
+        metavar="REF",
+        help="testcontainers: run this image instead of the one built locally "
+        "(apache/kafka:<v> for KRaft, confluentinc/cp-kafka:<v> for ZooKeeper "
+        "mode; must be present or pullable); needs a single --broker",
+    )
+    p.add_argument(
+        "--scenario",
+        action="append",
+        metavar="NAME|all",
+        help="scenario name (repeatable) or all (default)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="corpus root (default: <repo>/corpora)",
+    )
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list brokers and scenarios (and which brokers each applies to)",
+    )
+    p.add_argument(
+        "--no-expectations",
+        action="store_true",
+        help="only copy files and write manifests (no oracle / DumpLogSegments)",
+    )
     p.set_defaults(func=_cmd_capture)
 
 
@@ -83,13 +107,15 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         return 0
     ids = list(brokers) if args.broker == "all" else [args.broker]
     if args.image is not None and (args.backend != "testcontainers" or len(ids) != 1):
-        print("capture: --image needs --backend testcontainers and a single --broker",
-              file=sys.stderr)
+        print(
+            "capture: --image needs --backend testcontainers and a single --broker", file=sys.stderr
+        )
         return 2
     unknown = [b for b in ids if b not in brokers]
     if unknown:
-        print(f"capture: unknown broker {unknown[0]!r}; known: {', '.join(brokers)}",
-              file=sys.stderr)
+        print(
+            f"capture: unknown broker {unknown[0]!r}; known: {', '.join(brokers)}", file=sys.stderr
+        )
         return 2
     names: Any = args.scenario or ["all"]
     if "all" in names:
@@ -116,16 +142,21 @@ def _cmd_capture(args: argparse.Namespace) -> int:
         try:
             import testcontainers  # type: ignore[import-not-found]  # noqa: F401
         except ImportError:
-            print("capture: backend testcontainers needs the testcontainers package "
-                  "(pip install 'kafka-conformance[test]')", file=sys.stderr)
+            print(
+                "capture: backend testcontainers needs the testcontainers package "
+                "(pip install 'kafka-conformance[test]')",
+                file=sys.stderr,
+            )
             return 2
         try:
             engine = ensure_engine()
         except EngineUnavailable as exc:
             print(f"capture: backend testcontainers unavailable: {exc}", file=sys.stderr)
             return 2
-        progress(f"container engine at {engine.url}"
-                 + (" (started; stopped again at the end)" if engine.started else ""))
+        progress(
+            f"container engine at {engine.url}"
+            + (" (started; stopped again at the end)" if engine.started else "")
+        )
     try:
         return _capture_all(args, ids, names, out, brokers, progress)
     except KeyboardInterrupt:
@@ -136,8 +167,14 @@ def _cmd_capture(args: argparse.Namespace) -> int:
             engine.stop()  # only stops a service this run started
 
 
-def _capture_all(args: argparse.Namespace, ids: list[str], names: Any, out: Path,
-                 brokers: dict[str, Any], progress: Any) -> int:
+def _capture_all(
+    args: argparse.Namespace,
+    ids: list[str],
+    names: Any,
+    out: Path,
+    brokers: dict[str, Any],
+    progress: Any,
+) -> int:
     from conformance.capture.containers.images import ImageBuildError
     from conformance.capture.jvm import BrokerStartError
     from conformance.capture.run import capture
@@ -147,18 +184,27 @@ def _capture_all(args: argparse.Namespace, ids: list[str], names: Any, out: Path
     status = 0
     for bid in ids:
         try:
-            result = capture(bid, names, out, backend=args.backend, progress=progress,
-                             expectations=not args.no_expectations, image=args.image)
+            result = capture(
+                bid,
+                names,
+                out,
+                backend=args.backend,
+                progress=progress,
+                expectations=not args.no_expectations,
+                image=args.image,
+            )
         except KafkaJarsUnavailable as e:
             version = brokers[bid].version
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             if checkout_root() is None:  # an installed package: the message says what to set
-                print(f"capture: {bid}: Kafka {version} jars unavailable: {first}",
-                      file=sys.stderr)
+                print(f"capture: {bid}: Kafka {version} jars unavailable: {first}", file=sys.stderr)
                 return 2
-            print(f"capture: {bid}: Kafka {version} jars missing ({first}); get them once with "
-                  f"`scripts/fetch-kafka-jars {version}` (Maven, from Maven Central, into "
-                  f".cache/kafka/{version}/)", file=sys.stderr)
+            print(
+                f"capture: {bid}: Kafka {version} jars missing ({first}); get them once with "
+                f"`scripts/fetch-kafka-jars {version}` (Maven, from Maven Central, into "
+                f".cache/kafka/{version}/)",
+                file=sys.stderr,
+            )
             return 2
         except (BrokerStartError, ImageBuildError) as e:
             progress(f"{bid}: FAILED to start: {e}")

@@ -18,7 +18,12 @@ from conformance.harness import divergences as dv
 from conformance.harness import registry
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import html, junit, markdown, model, terminal
-from conformance.harness.runner import Implementation, ImplementationRun, Settings, run_implementation
+from conformance.harness.runner import (
+    Implementation,
+    ImplementationRun,
+    Settings,
+    run_implementation,
+)
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
 _PROG = "kafka-conformance check"
@@ -56,29 +61,76 @@ examples:
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "check", help="run third-party decoders (adapters) against the corpora",
+        "check",
+        help="run third-party decoders (adapters) against the corpora",
         description="Run decoders against every case of the corpora (crafted, golden, "
         "regressions) and compare each result with Kafka's verdict.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--impl", action="append", default=[], metavar="NAME",
-                   help="a built-in adapter (repeat, or comma-separate; 'all' = every one buildable here)")
-    p.add_argument("--cmd", action="append", default=[], metavar="CMD",
-                   help="an adapter command line (shell-quoted; repeat for several)")
-    p.add_argument("--list", action="store_true", help="list the built-in adapters and whether they can be built here")
-    p.add_argument("--cases", action="append", default=[], metavar="GLOB",
-                   help="only the cases whose id matches (repeatable), e.g. 'crafted/v2-*', "
-                   "'kafka-3.9.2-kraft/*', '*@file'")
-    p.add_argument("--corpora", metavar="DIR", help=f"the corpora directory (default: the checkout's corpora/; ${ROOT_ENV})")
-    p.add_argument("--jobs", "-j", type=positive_int, default=max(1, os.cpu_count() or 1),
-                   help="cases run at once per implementation (default: the number of CPUs)")
-    p.add_argument("--timeout", type=float, default=20.0, metavar="S",
-                   help="wall-clock seconds per case (default 20); then the adapter's process group is killed")
-    p.add_argument("--output-limit", type=byte_size, default=64 << 20, metavar="SIZE",
-                   help="what an adapter may print for one case (default 64MiB)")
-    p.add_argument("--json", metavar="OUT", help="write the JSON report (kafka-conformance/check/1)")
-    p.add_argument("--junit", metavar="OUT", help="write JUnit XML (one testcase per implementation x case)")
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--impl",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a built-in adapter (repeat, or comma-separate; 'all' = every one buildable here)",
+    )
+    p.add_argument(
+        "--cmd",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="an adapter command line (shell-quoted; repeat for several)",
+    )
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list the built-in adapters and whether they can be built here",
+    )
+    p.add_argument(
+        "--cases",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only the cases whose id matches (repeatable), e.g. 'crafted/v2-*', "
+        "'kafka-3.9.2-kraft/*', '*@file'",
+    )
+    p.add_argument(
+        "--corpora",
+        metavar="DIR",
+        help=f"the corpora directory (default: the checkout's corpora/; ${ROOT_ENV})",
+    )
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=positive_int,
+        default=max(1, os.cpu_count() or 1),
+        help="cases run at once per implementation (default: the number of CPUs)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=20.0,
+        metavar="S",
+        help="wall-clock seconds per case (default 20); then the adapter's process group is killed",
+    )
+    p.add_argument(
+        "--output-limit",
+        type=byte_size,
+        default=64 << 20,
+        metavar="SIZE",
+        help="what an adapter may print for one case (default 64MiB)",
+    )
+    p.add_argument(
+        "--json", metavar="OUT", help="write the JSON report (kafka-conformance/check/1)"
+    )
+    p.add_argument(
+        "--junit", metavar="OUT", help="write JUnit XML (one testcase per implementation x case)"
+    )
     p.add_argument("--html", metavar="OUT", help="write the self-contained HTML matrix")
-    p.add_argument("--markdown", metavar="OUT", help="write the Markdown matrix (docs/conformance-matrix.md)")
+    p.add_argument(
+        "--markdown", metavar="OUT", help="write the Markdown matrix (docs/conformance-matrix.md)"
+    )
     p.add_argument("--from-json", metavar="REPORT", help="render a saved JSON report (no run)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_check)
@@ -93,7 +145,15 @@ def _list() -> int:
     rows = [["implementation", "library", "version", "registry", "status"]]
     for a in found:
         state, why = registry.availability(a)
-        rows.append([a.name, a.library, a.version, a.registry, f"{state}: {why}" if state != "built" else "built"])
+        rows.append(
+            [
+                a.name,
+                a.library,
+                a.version,
+                a.registry,
+                f"{state}: {why}" if state != "built" else "built",
+            ]
+        )
     print("\n".join(terminal.table(rows)))
     return EXIT_OK
 
@@ -106,8 +166,10 @@ class _Progress:
     def __call__(self, impl: str, done: int, total: int, counts: Any) -> None:
         if self.quiet:
             return
-        text = (f"{impl}: {done}/{total}  pass {counts['pass']}  fail {counts['fail']}  "
-                f"unsupported {counts['unsupported']}  error {counts['error']}")
+        text = (
+            f"{impl}: {done}/{total}  pass {counts['pass']}  fail {counts['fail']}  "
+            f"unsupported {counts['unsupported']}  error {counts['error']}"
+        )
         step = done * 4 // max(total, 1)
         if self.tty:
             print("\r" + text, end="\n" if done == total else "", file=sys.stderr, flush=True)
@@ -116,7 +178,9 @@ class _Progress:
         self.last_step = 0 if done == total else step
 
 
-def _implementations(args: argparse.Namespace) -> tuple[list[Implementation], dict[str, Any], list[str]]:
+def _implementations(
+    args: argparse.Namespace,
+) -> tuple[list[Implementation], dict[str, Any], list[str]]:
     """The implementations to run, build notes per built-in, and build failures."""
     impls: list[Implementation] = []
     builds: dict[str, Any] = {}
@@ -132,17 +196,23 @@ def _implementations(args: argparse.Namespace) -> tuple[list[Implementation], di
                     print(f"{_PROG}: {n}: not run: {why}", file=sys.stderr)
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise ValueError(f"unknown implementation {', '.join(unknown)} (known: {', '.join(known)})")
+            raise ValueError(
+                f"unknown implementation {', '.join(unknown)} (known: {', '.join(known)})"
+            )
         for name in dict.fromkeys(names):
             adapter = known[name]
             try:
-                built = registry.build(adapter, log=lambda m: print(f"{_PROG}: {m}", file=sys.stderr))
+                built = registry.build(
+                    adapter, log=lambda m: print(f"{_PROG}: {m}", file=sys.stderr)
+                )
             except registry.AdapterBuildError as exc:
                 print(f"{_PROG}: {exc}", file=sys.stderr)
                 failures.append(name)
                 continue
             builds[name] = {"out": str(built.out), "seconds": built.build_seconds}
-            impls.append(Implementation(name, tuple(built.argv), built.env, registry.describe(adapter)))
+            impls.append(
+                Implementation(name, tuple(built.argv), built.env, registry.describe(adapter))
+            )
     for cmd in args.cmd:
         argv = shlex.split(cmd)
         if not argv:
@@ -200,7 +270,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
             print(f"{_PROG}: cannot read {shown(args.from_json)}: {exc}", file=sys.stderr)
             return EXIT_USAGE
         if report.get("format") != model.FORMAT:
-            print(f"{_PROG}: {shown(args.from_json)} is not a {model.FORMAT} report", file=sys.stderr)
+            print(
+                f"{_PROG}: {shown(args.from_json)} is not a {model.FORMAT} report", file=sys.stderr
+            )
             return EXIT_USAGE
         print(terminal.summary(report))
         return EXIT_OK if _render(report, args) else EXIT_DIVERGED
@@ -219,7 +291,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     selected = case_source.select(every, args.cases)
     if not selected:
-        print(f"{_PROG}: no case matches {' '.join(args.cases) or '(the corpora are empty)'}", file=sys.stderr)
+        print(
+            f"{_PROG}: no case matches {' '.join(args.cases) or '(the corpora are empty)'}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     settings = Settings(jobs=args.jobs, timeout=args.timeout, output_limit=args.output_limit)
     progress = _Progress(args.quiet)
@@ -238,8 +313,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     finally:
         table.kill_all()
-    report = model.build(runs, selected, settings, known, complete=len(selected) == len(every),
-                         globs=args.cases, builds=builds)
+    report = model.build(
+        runs,
+        selected,
+        settings,
+        known,
+        complete=len(selected) == len(every),
+        globs=args.cases,
+        builds=builds,
+    )
     print(terminal.summary(report))
     details = terminal.problems(report)
     if details:

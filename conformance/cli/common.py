@@ -61,7 +61,8 @@ def int64(text: str) -> int:
     value = _int(text)
     if not INT64_MIN <= value <= INT64_MAX:
         raise argparse.ArgumentTypeError(
-            f"out of range for a 64-bit integer ({INT64_MIN}..{INT64_MAX}): {text}")
+            f"out of range for a 64-bit integer ({INT64_MIN}..{INT64_MAX}): {text}"
+        )
     return value
 
 
@@ -73,8 +74,8 @@ def non_negative_int64(text: str) -> int:
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)\s*", re.ASCII)
 _UNITS = {"": 1, "b": 1}
 for _i, _prefix in enumerate("kmgt", 1):
-    _UNITS[_prefix] = _UNITS[_prefix + "b"] = 1000 ** _i
-    _UNITS[_prefix + "ib"] = 1024 ** _i
+    _UNITS[_prefix] = _UNITS[_prefix + "b"] = 1000**_i
+    _UNITS[_prefix + "ib"] = 1024**_i
 
 
 def byte_size(text: str) -> int:
@@ -87,7 +88,8 @@ def byte_size(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"not a size: {text!r} (an integer number of bytes, or a number with a unit: "
             "B, KB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB (powers of 1024); "
-            "e.g. 4096, 64MiB, 1.5GB)")
+            "e.g. 4096, 64MiB, 1.5GB)"
+        )
     if unit == 1 and not m.group(1).isdigit():
         raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}")
     value = int(Fraction(m.group(1)) * unit)

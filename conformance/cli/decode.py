@@ -19,7 +19,8 @@ EXIT_DECODE_ERROR = 1
 EXIT_USAGE = 2
 EXIT_FINDINGS = 3
 
-_DECODE_EPILOG = f"""\
+_DECODE_EPILOG = (
+    f"""\
 exit codes:
   {EXIT_OK}  every input decoded (outcome ok or partial), no strict findings
   {EXIT_DECODE_ERROR}  at least one input has outcome "error" (Kafka would raise)
@@ -34,13 +35,16 @@ outcomes:
   error    Kafka raises; the JSON names its Java exception class, message and position
 
 strict finding codes:
-""" + "\n".join(f"  {code:32} {text}" for code, text in FINDING_CODES.items()) + """
+"""
+    + "\n".join(f"  {code:32} {text}" for code, text in FINDING_CODES.items())
+    + """
 
 examples:
   kafka-conformance decode corpora/samples/*.bin
   kafka-conformance decode --json --as file 00000000000000000000.log
   kafka-conformance decode --profile strict --json fetch-response-records.bin
 """
+)
 
 
 def _write_summary(path: str, decoder: StreamDecoder, out: TextIO) -> None:

@@ -107,19 +107,41 @@ def register(subparsers: Any) -> None:
         epilog=_EPILOG,
     )
     p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--deep-iteration", action="store_true",
-                   help="print one line per record (implied by --print-data-log)")
-    p.add_argument("--print-data-log", action="store_true",
-                   help="also print keys and payloads (UTF-8, as Kafka's StringDecoder)")
-    p.add_argument("--verify-index-only", action="store_true",
-                   help="check .index/.timeindex entries against the log without printing them")
-    p.add_argument("--index-sanity-check", action="store_true",
-                   help="only run the broker's index sanityCheck() on .index/.timeindex")
-    p.add_argument("--max-bytes", type=int, default=None, metavar="N",
-                   help="read only the first N bytes of each .log (no 'invalid bytes' report)")
-    p.add_argument("--max-message-size", type=int, default=DEFAULT_MAX_MESSAGE_SIZE,
-                   metavar="N",
-                   help="bytes read at each .index entry position (default %(default)s)")
-    p.add_argument("--json", action="store_true",
-                   help="print one canonical JSON document per file instead")
+    p.add_argument(
+        "--deep-iteration",
+        action="store_true",
+        help="print one line per record (implied by --print-data-log)",
+    )
+    p.add_argument(
+        "--print-data-log",
+        action="store_true",
+        help="also print keys and payloads (UTF-8, as Kafka's StringDecoder)",
+    )
+    p.add_argument(
+        "--verify-index-only",
+        action="store_true",
+        help="check .index/.timeindex entries against the log without printing them",
+    )
+    p.add_argument(
+        "--index-sanity-check",
+        action="store_true",
+        help="only run the broker's index sanityCheck() on .index/.timeindex",
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="read only the first N bytes of each .log (no 'invalid bytes' report)",
+    )
+    p.add_argument(
+        "--max-message-size",
+        type=int,
+        default=DEFAULT_MAX_MESSAGE_SIZE,
+        metavar="N",
+        help="bytes read at each .index entry position (default %(default)s)",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print one canonical JSON document per file instead"
+    )
     p.set_defaults(func=_cmd_dump)

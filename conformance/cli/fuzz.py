@@ -53,39 +53,89 @@ def register(subparsers: Any) -> None:
     p.add_argument("target", nargs="?", metavar="TARGET", help="a target name, or `all`")
     actions = p.add_mutually_exclusive_group()
     actions.add_argument("--list", action="store_true", help="list the targets")
-    actions.add_argument("--merge", action="store_true",
-                         help="fold the working corpus of TARGET into fuzz/corpus/TARGET "
-                         "(of the checkout)")
-    actions.add_argument("--coverage", action="store_true",
-                         help="decoder branch coverage reached by the saved corpora")
+    actions.add_argument(
+        "--merge",
+        action="store_true",
+        help="fold the working corpus of TARGET into fuzz/corpus/TARGET (of the checkout)",
+    )
+    actions.add_argument(
+        "--coverage",
+        action="store_true",
+        help="decoder branch coverage reached by the saved corpora",
+    )
     actions.add_argument("--findings", action="store_true", help="list saved findings")
-    actions.add_argument("--replay", metavar="PATH",
-                         help="run one input (a file, or a finding directory) and show every side")
-    actions.add_argument("--promote", metavar="FINDING",
-                         help="copy a finding into corpora/regressions/ (after the fix)")
-    p.add_argument("--time", type=positive_int, default=60, metavar="SECONDS",
-                   help="time budget per target (default %(default)s)")
-    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parallel workers (default 1)")
-    p.add_argument("--differential", action="store_true",
-                   help="also decode every input with the Java oracle and kafka-python")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="working corpus, findings, logs, summaries (default: .cache/fuzz of the "
-                   "checkout; an installed package without one: $XDG_CACHE_HOME/"
-                   "kafka-conformance/fuzz, i.e. ~/.cache/kafka-conformance/fuzz)")
-    p.add_argument("--max-len", type=positive_int, default=None, metavar="BYTES",
-                   help="largest input the engine makes (default 16384)")
-    p.add_argument("--timeout", type=positive_int, default=10, metavar="SECONDS",
-                   help="an input running longer is a hang finding (default %(default)s)")
-    p.add_argument("--rss-limit-mb", type=positive_int, default=2048, metavar="MB",
-                   help="a worker above this resident size is a memory finding (default %(default)s)")
-    p.add_argument("--minimize-seconds", type=float, default=30.0, metavar="S",
-                   help="time to minimize each new finding (default %(default)s)")
+    actions.add_argument(
+        "--replay",
+        metavar="PATH",
+        help="run one input (a file, or a finding directory) and show every side",
+    )
+    actions.add_argument(
+        "--promote",
+        metavar="FINDING",
+        help="copy a finding into corpora/regressions/ (after the fix)",
+    )
+    p.add_argument(
+        "--time",
+        type=positive_int,
+        default=60,
+        metavar="SECONDS",
+        help="time budget per target (default %(default)s)",
+    )
+    p.add_argument(
+        "--jobs", type=positive_int, default=1, metavar="N", help="parallel workers (default 1)"
+    )
+    p.add_argument(
+        "--differential",
+        action="store_true",
+        help="also decode every input with the Java oracle and kafka-python",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="working corpus, findings, logs, summaries (default: .cache/fuzz of the "
+        "checkout; an installed package without one: $XDG_CACHE_HOME/"
+        "kafka-conformance/fuzz, i.e. ~/.cache/kafka-conformance/fuzz)",
+    )
+    p.add_argument(
+        "--max-len",
+        type=positive_int,
+        default=None,
+        metavar="BYTES",
+        help="largest input the engine makes (default 16384)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_int,
+        default=10,
+        metavar="SECONDS",
+        help="an input running longer is a hang finding (default %(default)s)",
+    )
+    p.add_argument(
+        "--rss-limit-mb",
+        type=positive_int,
+        default=2048,
+        metavar="MB",
+        help="a worker above this resident size is a memory finding (default %(default)s)",
+    )
+    p.add_argument(
+        "--minimize-seconds",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="time to minimize each new finding (default %(default)s)",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--name", help="--promote: the regression's file name (a-z0-9-)")
     p.add_argument("--note", default="", help="--promote: what was wrong and where it was fixed")
-    p.add_argument("--engine-arg", action="append", default=[], metavar="FLAG",
-                   help="an extra libFuzzer flag, e.g. --engine-arg=-use_value_profile=1 "
-                   "(repeatable)")
+    p.add_argument(
+        "--engine-arg",
+        action="append",
+        default=[],
+        metavar="FLAG",
+        help="an extra libFuzzer flag, e.g. --engine-arg=-use_value_profile=1 (repeatable)",
+    )
     p.set_defaults(func=_cmd_fuzz)
 
 
@@ -122,8 +172,10 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     try:
         import atheris  # noqa: F401
     except ImportError:
-        return _err("atheris is not installed: pip install 'kafka-conformance[fuzz]' "
-                    "(in a checkout: pip install -e '.[fuzz]', which scripts/bootstrap does)")
+        return _err(
+            "atheris is not installed: pip install 'kafka-conformance[fuzz]' "
+            "(in a checkout: pip install -e '.[fuzz]', which scripts/bootstrap does)"
+        )
     from conformance.fuzz.runner import merge, run_target
 
     if args.merge:
@@ -143,12 +195,21 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     summaries = []
     try:
         for n in names:
-            summaries.append(run_target(
-                n, seconds=args.time, jobs=args.jobs, differential=args.differential,
-                out=args.out, max_len=args.max_len, timeout=args.timeout,
-                rss_limit_mb=args.rss_limit_mb, minimize_seconds=args.minimize_seconds,
-                extra=extra, progress=_say,
-            ))
+            summaries.append(
+                run_target(
+                    n,
+                    seconds=args.time,
+                    jobs=args.jobs,
+                    differential=args.differential,
+                    out=args.out,
+                    max_len=args.max_len,
+                    timeout=args.timeout,
+                    rss_limit_mb=args.rss_limit_mb,
+                    minimize_seconds=args.minimize_seconds,
+                    extra=extra,
+                    progress=_say,
+                )
+            )
     except (RuntimeError, OracleError) as e:
         return _err(str(e))
     if args.json:
@@ -156,12 +217,16 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
 
         print(json.dumps([asdict(s) for s in summaries], indent=2))
     else:
-        print(f"{'target':10} {'execs':>10} {'exec/s':>8} {'slowest':>8} {'cov':>6} "
-              f"{'corpus':>7}  findings")
+        print(
+            f"{'target':10} {'execs':>10} {'exec/s':>8} {'slowest':>8} {'cov':>6} "
+            f"{'corpus':>7}  findings"
+        )
         for s in summaries:
             found = ", ".join(f"{k} {v}" for k, v in sorted(s.findings.items())) or "none"
-            print(f"{s.target:10} {s.execs:10} {s.exec_per_sec:8.0f} {s.slowest_input_s:7.3f}s "
-                  f"{s.coverage:6} {s.corpus_files:7}  {found}")
+            print(
+                f"{s.target:10} {s.execs:10} {s.exec_per_sec:8.0f} {s.slowest_input_s:7.3f}s "
+                f"{s.coverage:6} {s.corpus_files:7}  {found}"
+            )
             if s.differential:
                 print(f"{'':10} differential inputs (vs Java oracle): {s.differential_inputs}")
             for f in s.new_findings:
@@ -180,9 +245,11 @@ def _coverage(args: argparse.Namespace) -> int:
     except ImportError as e:
         if e.name != "coverage" and not (e.name or "").startswith("coverage."):
             raise
-        return _err("--coverage needs the coverage package, which is not installed: "
-                    "pip install 'kafka-conformance[fuzz]' (in a checkout: pip install -e "
-                    "'.[fuzz]', which scripts/bootstrap does)")
+        return _err(
+            "--coverage needs the coverage package, which is not installed: "
+            "pip install 'kafka-conformance[fuzz]' (in a checkout: pip install -e "
+            "'.[fuzz]', which scripts/bootstrap does)"
+        )
     if args.json:
         print(json.dumps(coverage.to_json(results), indent=2))
     else:
@@ -201,8 +268,20 @@ def _list_findings(args: argparse.Namespace) -> int:
 
     found = store.load(_out(args) / "findings", args.target if args.target != "all" else None)
     if args.json:
-        print(json.dumps([{"path": str(f.path), "target": f.target, "kind": f.kind,
-                           "signature": f.signature} for f in found], indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "path": str(f.path),
+                        "target": f.target,
+                        "kind": f.kind,
+                        "signature": f.signature,
+                    }
+                    for f in found
+                ],
+                indent=2,
+            )
+        )
         return EXIT_OK
     if not found:
         print("no findings")
@@ -254,11 +333,20 @@ def _replay(args: argparse.Namespace) -> int:
             o = d.run(wire)
         finally:
             d.close()
-        report.update({"mode": o.mode, "ours": o.ours, "java": o.java,
-                       "differences": o.differences, "kafka-python": o.kp,
-                       "kafka_python_differences": o.kp_differences,
-                       "oracle_error": o.oracle_error})
-    print(json.dumps(report, indent=2, default=lambda b: b.hex() if isinstance(b, bytes) else str(b)))
+        report.update(
+            {
+                "mode": o.mode,
+                "ours": o.ours,
+                "java": o.java,
+                "differences": o.differences,
+                "kafka-python": o.kp,
+                "kafka_python_differences": o.kp_differences,
+                "oracle_error": o.oracle_error,
+            }
+        )
+    print(
+        json.dumps(report, indent=2, default=lambda b: b.hex() if isinstance(b, bytes) else str(b))
+    )
     return EXIT_OK
 
 
@@ -297,7 +385,9 @@ def _promote(args: argparse.Namespace) -> int:
         with OracleServer() as oracle:
             meta["mode"] = mode
             meta["expected"] = normalize_java(oracle.decode(wire, mode))
-        meta["expected_by"] = "Java oracle (oracle/, kafka-clients) via `kafka-conformance fuzz --promote`"
+        meta["expected_by"] = (
+            "Java oracle (oracle/, kafka-clients) via `kafka-conformance fuzz --promote`"
+        )
     (dest / f"{args.name}.bin").write_bytes(data)
     (dest / f"{args.name}.json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"promoted {path} -> {dest / args.name}.bin")

@@ -33,7 +33,8 @@ EXIT_FOUND = 0
 EXIT_NOT_FOUND = 1
 EXIT_USAGE = 2
 
-_EPILOG = f"""--timestamp -1 and -2 mean what they mean in Kafka's ListOffsets (fetchOffsetByTimestamp):
+_EPILOG = f"""\
+--timestamp -1 and -2 mean what they mean in Kafka's ListOffsets (fetchOffsetByTimestamp):
   -1 (LATEST_TIMESTAMP)    the log end offset: the offset after the last batch of the last
                            segment (the 'record:' line, timestamp -1; no batch holds it)
   -2 (EARLIEST_TIMESTAMP)  the log start offset: the first segment's base offset, or the
@@ -60,7 +61,8 @@ def _timestamp(text: str) -> int:
     if value < 0 and value not in (LATEST_TIMESTAMP, EARLIEST_TIMESTAMP):
         raise argparse.ArgumentTypeError(
             f"{value}: a timestamp is >= 0, or -1 (latest: the log end offset) or -2 "
-            "(earliest: the log start offset)")
+            "(earliest: the log start offset)"
+        )
     return value
 
 
@@ -70,14 +72,19 @@ def _print(result: LookupResult | None, as_json: bool, special: int | None = Non
     elif result is None:
         print("not found: no segment can hold that target")
     elif special is not None:
-        what = ("log end offset (LATEST_TIMESTAMP)" if special == LATEST_TIMESTAMP
-                else "log start offset (EARLIEST_TIMESTAMP)")
+        what = (
+            "log end offset (LATEST_TIMESTAMP)"
+            if special == LATEST_TIMESTAMP
+            else "log start offset (EARLIEST_TIMESTAMP)"
+        )
         print(f"segment: {shown(result.segment)}")
         print(f"{what}: {result.record_offset}")
         if result.batch is not None:
             b = result.batch
-            print(f"batch: position {b.position} size {b.size_in_bytes} magic {b.magic} "
-                  f"lastOffset {b.last_offset}")
+            print(
+                f"batch: position {b.position} size {b.size_in_bytes} magic {b.magic} "
+                f"lastOffset {b.last_offset}"
+            )
         print(f"record: offset {result.record_offset} timestamp {result.record_timestamp}")
     else:
         print(f"segment: {shown(result.segment)}")
@@ -132,12 +139,25 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("dir", metavar="DIR", help="a partition directory (<topic>-<partition>)")
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--offset", type=non_negative_int64, metavar="OFFSET",
-                   help=f"target offset (0..{INT64_MAX})")
-    g.add_argument("--timestamp", type=_timestamp, metavar="MS",
-                   help="target timestamp (ms); -1: the log end offset, -2: the log start offset "
-                   "(as Kafka's ListOffsets)")
-    p.add_argument("--starting-offset", type=non_negative_int64, default=0, metavar="OFFSET",
-                   help="ignore records below (default 0; not for -1/-2)")
+    g.add_argument(
+        "--offset",
+        type=non_negative_int64,
+        metavar="OFFSET",
+        help=f"target offset (0..{INT64_MAX})",
+    )
+    g.add_argument(
+        "--timestamp",
+        type=_timestamp,
+        metavar="MS",
+        help="target timestamp (ms); -1: the log end offset, -2: the log start offset "
+        "(as Kafka's ListOffsets)",
+    )
+    p.add_argument(
+        "--starting-offset",
+        type=non_negative_int64,
+        default=0,
+        metavar="OFFSET",
+        help="ignore records below (default 0; not for -1/-2)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=_cmd)

@@ -61,29 +61,61 @@ def register(subparsers: Any) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``replay`` (also parsed by ``conformance.cli.replay_submit``)."""
-    p.add_argument("inputs", metavar="INPUT", nargs="+",
-                   help="log directory, partition directory, .log segment, record-set file, glob "
-                   "or URI (file://, s3://, hdfs://: through pyarrow.fs)")
+    p.add_argument(
+        "inputs",
+        metavar="INPUT",
+        nargs="+",
+        help="log directory, partition directory, .log segment, record-set file, glob "
+        "or URI (file://, s3://, hdfs://: through pyarrow.fs)",
+    )
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    p.add_argument("--master", default="local[*]", metavar="URL",
-                   help="Spark master (default %(default)s: embedded, nothing to install; "
-                   "spark://HOST:PORT, yarn, k8s://...)")
-    p.add_argument("--engine", choices=("spark", "process"), default="spark",
-                   help="spark (default), or process: the plain single-process loop, no Spark")
-    p.add_argument("--profile", choices=("kafka", "strict"), default="kafka",
-                   help="kafka: Kafka's verdict (default); strict: plus finding codes for what "
-                   "Kafka accepts silently")
-    p.add_argument("--split-bytes", type=byte_size, default=None, metavar="N",
-                   help="bytes per range (one task each; default 64MiB); units: KB, MB, GB, "
-                   "KiB, MiB, GiB")
-    p.add_argument("--max-decompressed", type=positive_int,
-                   default=codecs.DEFAULT_DECOMPRESSED_LIMIT, metavar="BYTES",
-                   help="limit on decompressed bytes per batch (default %(default)s)")
-    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                   help="a Spark configuration property (repeatable)")
-    p.add_argument("--force", action="store_true",
-                   help="replace the output of a previous replay in DIR")
-    p.add_argument("--quiet", action="store_true", help="no progress, no table (summary files only)")
+    p.add_argument(
+        "--master",
+        default="local[*]",
+        metavar="URL",
+        help="Spark master (default %(default)s: embedded, nothing to install; "
+        "spark://HOST:PORT, yarn, k8s://...)",
+    )
+    p.add_argument(
+        "--engine",
+        choices=("spark", "process"),
+        default="spark",
+        help="spark (default), or process: the plain single-process loop, no Spark",
+    )
+    p.add_argument(
+        "--profile",
+        choices=("kafka", "strict"),
+        default="kafka",
+        help="kafka: Kafka's verdict (default); strict: plus finding codes for what "
+        "Kafka accepts silently",
+    )
+    p.add_argument(
+        "--split-bytes",
+        type=byte_size,
+        default=None,
+        metavar="N",
+        help="bytes per range (one task each; default 64MiB); units: KB, MB, GB, KiB, MiB, GiB",
+    )
+    p.add_argument(
+        "--max-decompressed",
+        type=positive_int,
+        default=codecs.DEFAULT_DECOMPRESSED_LIMIT,
+        metavar="BYTES",
+        help="limit on decompressed bytes per batch (default %(default)s)",
+    )
+    p.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark configuration property (repeatable)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="replace the output of a previous replay in DIR"
+    )
+    p.add_argument(
+        "--quiet", action="store_true", help="no progress, no table (summary files only)"
+    )
 
 
 def _conf(items: list[str]) -> dict[str, str]:
@@ -106,10 +138,15 @@ def run(args: argparse.Namespace, master: str | None) -> int:
 
     try:
         options = ReplayOptions(
-            out=Path(args.out), engine=args.engine, master=master,
+            out=Path(args.out),
+            engine=args.engine,
+            master=master,
             split_bytes=args.split_bytes or DEFAULT_SPLIT_BYTES,
             task=TaskOptions(profile=args.profile, decompressed_limit=args.max_decompressed),
-            spark_conf=_conf(args.conf), force=args.force, progress=not args.quiet)
+            spark_conf=_conf(args.conf),
+            force=args.force,
+            progress=not args.quiet,
+        )
         result = replay(args.inputs, options, say=(lambda s: None) if args.quiet else say)
     except (OutputExists, ValueError) as e:
         print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)
@@ -121,8 +158,10 @@ def run(args: argparse.Namespace, master: str | None) -> int:
         print(f"\n{_PROG}: interrupted (Spark jobs cancelled, session stopped)", file=sys.stderr)
         return 130
     except ImportError as e:
-        print(f"{_PROG}: {e.name or e} is not installed: pip install 'kafka-conformance[replay]'",
-              file=sys.stderr)
+        print(
+            f"{_PROG}: {e.name or e} is not installed: pip install 'kafka-conformance[replay]'",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if not args.quiet:
         print(result.table)
@@ -130,8 +169,9 @@ def run(args: argparse.Namespace, master: str | None) -> int:
     s = result.summary
     if not s["accounting_exact"]:
         return EXIT_FAILED
-    flagged = s["flagged_count"] or any(p["kind"] in ("unreadable", "not-kafka", "no-match")
-                                        for p in s["problems"])
+    flagged = s["flagged_count"] or any(
+        p["kind"] in ("unreadable", "not-kafka", "no-match") for p in s["problems"]
+    )
     return EXIT_FLAGGED if flagged else EXIT_CLEAN
 
 

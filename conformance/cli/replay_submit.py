@@ -21,9 +21,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     from conformance.cli import replay as cli_replay
 
-    parser = argparse.ArgumentParser(prog="spark-submit ... replay_submit.py",
-                                     description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="spark-submit ... replay_submit.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     cli_replay.add_arguments(parser)
     args = parser.parse_args(argv)
     return cli_replay.run(args, None if args.engine == "spark" else args.master)

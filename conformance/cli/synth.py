@@ -50,15 +50,30 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_EPILOG,
     )
-    p.add_argument("--size", required=True, type=byte_size, metavar="SIZE",
-                   help="total size of the .log files: bytes, or a number with a unit (KB, MB, "
-                   "GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of 1024), e.g. 1GB")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="output directory (created; must be empty if it exists)")
-    p.add_argument("--corrupt", type=non_negative_int, default=0, metavar="N",
-                   help="corruptions to plant (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
-                   help="random seed (default %(default)s)")
+    p.add_argument(
+        "--size",
+        required=True,
+        type=byte_size,
+        metavar="SIZE",
+        help="total size of the .log files: bytes, or a number with a unit (KB, MB, "
+        "GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of 1024), e.g. 1GB",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="output directory (created; must be empty if it exists)",
+    )
+    p.add_argument(
+        "--corrupt",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="corruptions to plant (default %(default)s)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="random seed (default %(default)s)"
+    )
     p.set_defaults(func=_cmd_synth)
 
 
@@ -81,8 +96,7 @@ class _Progress:
             if now - self.shown_at < 0.2:
                 return
             self.shown_at = now
-            print(f"\rsynth: {self._line(written, percent)}", end="", file=sys.stderr,
-                  flush=True)
+            print(f"\rsynth: {self._line(written, percent)}", end="", file=sys.stderr, flush=True)
             self.drawn = True
         elif percent >= self.next_step:
             self.next_step = percent // 10 * 10 + 10
@@ -99,28 +113,36 @@ class _Progress:
 
 
 def _summary(report: SynthReport) -> str:
-    counts = ", ".join([plural(report.partitions, "partition"),
-                        plural(report.segments, "segment"),
-                        plural(report.batches, "batch", "batches"),
-                        plural(report.records, "record")])
+    counts = ", ".join(
+        [
+            plural(report.partitions, "partition"),
+            plural(report.segments, "segment"),
+            plural(report.batches, "batch", "batches"),
+            plural(report.records, "record"),
+        ]
+    )
     planted_json = shown(str(report.root / "planted.json"))
     lines = [
         f"{shown(str(report.root))}: {counts}",
-        (f"  .log bytes {report.total_bytes:,} (requested {report.size:,}), "
-         f"{report.elapsed:.1f} s, {report.mb_per_s:.1f} MB/s, seed {report.seed}"),
+        (
+            f"  .log bytes {report.total_bytes:,} (requested {report.size:,}), "
+            f"{report.elapsed:.1f} s, {report.mb_per_s:.1f} MB/s, seed {report.seed}"
+        ),
         f"  planted {plural(len(report.planted), 'corruption')} (recorded in {planted_json})",
     ]
     width = max((len(p.kind) for p in report.planted), default=0)
-    lines += [f"    {p.kind:{width}}  {shown(p.file)} @{p.position}  ({p.expect})"
-              for p in report.planted]
+    lines += [
+        f"    {p.kind:{width}}  {shown(p.file)} @{p.position}  ({p.expect})" for p in report.planted
+    ]
     return "\n".join(lines)
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
     progress = _Progress(args.size)
     try:
-        report = synthesize(args.out, args.size, corrupt=args.corrupt, seed=args.seed,
-                            progress=progress)
+        report = synthesize(
+            args.out, args.size, corrupt=args.corrupt, seed=args.seed, progress=progress
+        )
     except ValueError as e:
         progress.done()
         print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)

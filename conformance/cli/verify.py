@@ -1,4 +1,5 @@
-"""``kafka-conformance verify``: the golden corpora against Kafka's own verdicts (``corpus.golden``)."""
+"""``kafka-conformance verify``: the golden corpora against Kafka's own verdicts
+(``corpus.golden``)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     try:
         root = default_root() if args.dir is None else Path(args.dir)
     except NoCheckout:  # an installed package: no corpora/ to default to
-        print(f"{_PROG}: no corpora directory: pass DIR or set {ROOT_ENV} to a checkout",
-              file=sys.stderr)
+        print(
+            f"{_PROG}: no corpora directory: pass DIR or set {ROOT_ENV} to a checkout",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if not root.is_dir():
         why = "not a directory" if root.exists() else "no such directory"
@@ -66,14 +69,19 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         if out and out != "-":
             problem = output_problem(out)
             if problem is not None:
-                print(f"{_PROG}: {option} {shown(out)}: cannot write the report there: {problem}",
-                      file=sys.stderr)
+                print(
+                    f"{_PROG}: {option} {shown(out)}: cannot write the report there: {problem}",
+                    file=sys.stderr,
+                )
                 return EXIT_USAGE
     report = verify_corpus(root, only=args.only or None, jobs=args.jobs)
     if not report.cases:
         what = f" matching {', '.join(args.only)}" if args.only else ""
-        print(f"{_PROG}: nothing to verify: no corpus case{what} (a directory with "
-              f"manifest.json, log/ or wire/) under {shown(root)}", file=sys.stderr)
+        print(
+            f"{_PROG}: nothing to verify: no corpus case{what} (a directory with "
+            f"manifest.json, log/ or wire/) under {shown(root)}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     try:
         sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
@@ -105,18 +113,36 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_EPILOG,
     )
-    p.add_argument("dir", nargs="?", default=None, metavar="DIR",
-                   help="corpora directory, a broker directory or one case "
-                   "(default: corpora/ of the checkout holding the package, or of "
-                   "$KAFKA_CONFORMANCE_ROOT; an installed package has none: pass DIR)")
-    p.add_argument("--only", action="append", metavar="BROKER/SCENARIO-GLOB",
-                   help="only cases whose <broker-id>/<scenario> matches (a glob without '/' "
-                   "names broker ids); repeatable")
+    p.add_argument(
+        "dir",
+        nargs="?",
+        default=None,
+        metavar="DIR",
+        help="corpora directory, a broker directory or one case "
+        "(default: corpora/ of the checkout holding the package, or of "
+        "$KAFKA_CONFORMANCE_ROOT; an installed package has none: pass DIR)",
+    )
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="BROKER/SCENARIO-GLOB",
+        help="only cases whose <broker-id>/<scenario> matches (a glob without '/' "
+        "names broker ids); repeatable",
+    )
     p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT ('-': stdout)")
     p.add_argument("--junit", metavar="OUT", help="write a JUnit XML report to OUT")
-    p.add_argument("-j", "--jobs", type=non_negative_int, default=0, metavar="N",
-                   help="verify N cases at a time, in separate processes (default 0: one per "
-                   "CPU)")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="no table: only the summary line and the failures")
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="verify N cases at a time, in separate processes (default 0: one per CPU)",
+    )
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no table: only the summary line and the failures",
+    )
     p.set_defaults(func=_cmd_verify)

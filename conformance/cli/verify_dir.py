@@ -1,4 +1,5 @@
-"""``kafka-conformance verify-dir``: findings in segments and log directories (``logdir.verify``)."""
+"""``kafka-conformance verify-dir``: findings in segments and log directories
+(``logdir.verify``)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ _EPILOG = (
     "Each finding: file, byte position in it, code, severity, message (Java exception named).\n\n"
     "exit codes:\n"
     f"  {EXIT_CLEAN}  clean: no findings, or informational ones only\n"
-    f"  {EXIT_FINDINGS}  at least one error or warning finding (a file of DIR that cannot be read,\n"
+    f"  {EXIT_FINDINGS}  at least one error or warning finding "
+    "(a file of DIR that cannot be read,\n"
     "     or is not a regular file, is an io-error finding)\n"
     f"  {EXIT_USAGE}  usage error (DIR does not exist, is not a directory or a regular .log file,\n"
     "     cannot be listed; bad option)\n\n"
@@ -38,7 +40,8 @@ _EPILOG = (
     + "\n".join(f"  {code:30} {SEVERITY[code]:8} {text}" for code, text in FINDING_CODES.items())
     + "\n\nexamples:\n"
     "  kafka-conformance verify-dir /var/lib/kafka/data/orders-0\n"
-    "  kafka-conformance verify-dir /var/lib/kafka/data            # every partition + checkpoints\n"
+    "  kafka-conformance verify-dir /var/lib/kafka/data"
+    "            # every partition + checkpoints\n"
     "  kafka-conformance verify-dir --json orders-0/00000000000000000000.log\n"
     "  kafka-conformance verify-dir --max-decompressed 268435456 orders-0\n"
 )
@@ -69,12 +72,17 @@ def register(subparsers: Any) -> None:
 def _printable(report: DirReport) -> DirReport:
     """``report`` with control characters of file names (and messages quoting them) escaped,
     for the human-readable text."""
-    findings = [dataclasses.replace(f, file=shown(f.file), message=shown(f.message))
-                for f in report.findings]
-    suppressed = {f"{shown(k.split(chr(9))[0])}\t{k.split(chr(9))[1]}": n
-                  for k, n in report.suppressed.items()}
-    return dataclasses.replace(report, root=shown(report.root), findings=findings,
-                               suppressed=suppressed)
+    findings = [
+        dataclasses.replace(f, file=shown(f.file), message=shown(f.message))
+        for f in report.findings
+    ]
+    suppressed = {
+        f"{shown(k.split(chr(9))[0])}\t{k.split(chr(9))[1]}": n
+        for k, n in report.suppressed.items()
+    }
+    return dataclasses.replace(
+        report, root=shown(report.root), findings=findings, suppressed=suppressed
+    )
 
 
 def _cmd_verify_dir(args: argparse.Namespace) -> int:
@@ -91,8 +99,12 @@ def _cmd_verify_dir(args: argparse.Namespace) -> int:
     try:
         report = verify_dir(args.dir, max_decompressed=args.max_decompressed, progress=progress)
     except OSError as e:
-        print(cannot_read(_PROG, e, args.dir) if e.filename is not None
-              else f"{_PROG}: {shown(str(e))}", file=sys.stderr)
+        print(
+            cannot_read(_PROG, e, args.dir)
+            if e.filename is not None
+            else f"{_PROG}: {shown(str(e))}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except ValueError as e:
         print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""gzip (codec 1): RFC 1952 members, read as the JDK's ``GZIPInputStream`` reads them (docs/format.md §5.2).
+"""gzip (codec 1): RFC 1952 members, read as the JDK's ``GZIPInputStream`` reads them
+(docs/format.md §5.2).
 
 ==========  =====  ==============================================================
 field       bytes  notes
@@ -143,8 +144,11 @@ def read_stream(payload: bytes, limit: Limit) -> Decompressed:
                         if chunk or d.eof:
                             break
                     if underlying >= n:
-                        return result(CodecError("Unexpected end of ZLIB input stream",
-                                                 java_class=EOF_EXCEPTION))
+                        return result(
+                            CodecError(
+                                "Unexpected end of ZLIB input stream", java_class=EOF_EXCEPTION
+                            )
+                        )
                     held = payload[underlying : underlying + _INPUT_CHUNK]
                     underlying += len(held)
                 if chunk:
@@ -233,9 +237,7 @@ def write_member(
         hdr += (value & 0xFFFF).to_bytes(2, "little")
     c = zlib.compressobj(level, zlib.DEFLATED, -15)
     body = c.compress(data) + c.flush()
-    trailer = (
-        (zlib.crc32(data) if crc is None else crc) & 0xFFFFFFFF
-    ).to_bytes(4, "little") + ((len(data) if isize is None else isize) & 0xFFFFFFFF).to_bytes(
-        4, "little"
-    )
+    trailer = ((zlib.crc32(data) if crc is None else crc) & 0xFFFFFFFF).to_bytes(4, "little") + (
+        (len(data) if isize is None else isize) & 0xFFFFFFFF
+    ).to_bytes(4, "little")
     return hdr + body + trailer

@@ -1,4 +1,5 @@
-"""lz4 (codec 3): Kafka's LZ4 frame subset, read as ``Lz4BlockInputStream`` reads it (docs/format.md §5.4).
+"""lz4 (codec 3): Kafka's LZ4 frame subset, read as ``Lz4BlockInputStream`` reads it
+(docs/format.md §5.4).
 
 ==================  =====  =======================================================================
 field               bytes  notes (all little-endian)

@@ -1,4 +1,5 @@
-"""snappy (codec 2): xerial framing, read as snappy-java's ``SnappyInputStream`` reads it (docs/format.md §5.3).
+"""snappy (codec 2): xerial framing, read as snappy-java's ``SnappyInputStream`` reads it
+(docs/format.md §5.3).
 
 ==  ======================  =====  ===========================================================
 @   field                   bytes  notes
@@ -137,7 +138,10 @@ def read_stream(payload: bytes, limit: Limit) -> Decompressed:
                     # read() returns -1 / short, the next one carries on after the header
                     out.append(None)
                     notes.append(
-                        ("snappy-xerial-header-version", "concatenated xerial header with a bad magic")
+                        (
+                            "snappy-xerial-header-version",
+                            "concatenated xerial header with a bad magic",
+                        )
                     )
                     continue
                 version = int.from_bytes(header[8:12], "big", signed=True)
@@ -190,11 +194,7 @@ def write_header(
     round (C9), ``version``/``compat`` other than 1/1 are what snappy-java does not check,
     ``magic`` replaces the 8 magic bytes."""
     order = "little" if little_endian else "big"
-    return (
-        magic
-        + version.to_bytes(4, order, signed=True)
-        + compat.to_bytes(4, order, signed=True)
-    )
+    return magic + version.to_bytes(4, order, signed=True) + compat.to_bytes(4, order, signed=True)
 
 
 def write_chunk(block: bytes, *, length: int | None = None) -> bytes:

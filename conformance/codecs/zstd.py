@@ -1,4 +1,5 @@
-"""zstd (codec 4, magic 2 only): zstd frames, read as zstd-jni's ``ZstdInputStreamNoFinalizer`` reads them (docs/format.md §5.5).
+"""zstd (codec 4, magic 2 only): zstd frames, read as zstd-jni's ``ZstdInputStreamNoFinalizer``
+reads them (docs/format.md §5.5).
 
 ========================  =====  ==============================================================
 field                     bytes  notes (little-endian)
@@ -26,7 +27,6 @@ reads as an error code.
 from __future__ import annotations
 
 import io
-
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -80,8 +80,9 @@ def read_stream(payload: bytes, limit: Limit) -> Decompressed:
                     if hint is not None and hint >= (1 << 32) - _MAX_ERROR_CODE:
                         # ... unless zstd's "bytes still to skip" hint, which zstd-jni
                         # passes through a 32-bit int, reads as an error code
-                        error = CodecError(f"zstd error code {(1 << 32) - hint}",
-                                           java_class=_ZSTD_IO)
+                        error = CodecError(
+                            f"zstd error code {(1 << 32) - hint}", java_class=_ZSTD_IO
+                        )
                         return Decompressed(pieces, error, False, PIECE, size)
                     return Decompressed(pieces, None, False, PIECE, size)
                 # zstd-jni hands out what it decoded, then fails when it needs more input

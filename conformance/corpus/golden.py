@@ -14,9 +14,9 @@ directories the broker wrote), optionally ``wire/*.bin`` (fetched bytes) and ``e
   ``.dump.err`` / ``.deep.txt``. Needs Java (and Maven once).
 * :func:`verify_corpus` checks every case with the kit's own Python code only: sha256 of every
   file, ``conformance.decode`` against ``*.decode.json`` (``conformance.stream.compare.diff``) and
-  ``conformance.logdir.dump.dump`` against the dump texts, byte for byte -- the latter only for broker
-  versions whose DumpLogSegments prints the format our dump implements (Kafka >= 3.3); older
-  versions' texts are provenance and their checks are reported as skipped.
+  ``conformance.logdir.dump.dump`` against the dump texts, byte for byte -- the latter only for
+  broker versions whose DumpLogSegments prints the format our dump implements (Kafka >= 3.3);
+  older versions' texts are provenance and their checks are reported as skipped.
 
 Absolute paths: DumpLogSegments names files by absolute path in some stderr reports
 (``Non-consecutive offsets in /abs/path/...``, index mismatches). The case directory's absolute
@@ -134,7 +134,6 @@ _DEEP_ERR = ".deep.err"
 CASE_DIR_TOKEN = "<case-dir>"
 
 
-
 def default_root() -> Path:
     """``<repo>/corpora``, the repository being ``$KAFKA_CONFORMANCE_ROOT``, else the checkout
     holding this package. Looked up when called (importing this module reads no environment).
@@ -192,7 +191,8 @@ def _version_tuple(version: str) -> tuple[int, ...]:
 
 
 def dump_format_supported(version: str) -> bool:
-    """Whether Kafka ``version``'s DumpLogSegments prints what ``conformance.logdir.dump`` prints."""
+    """Whether Kafka ``version``'s DumpLogSegments prints what ``conformance.logdir.dump``
+    prints."""
     v = _version_tuple(version)
     return bool(v) and DUMP_FORMAT_SINCE <= v < DUMP_FORMAT_UNTIL
 
@@ -301,8 +301,9 @@ def _oracle_decode(case_dir: Path, rels: Sequence[str], mode: str) -> list[dict[
         return []
     command = oracle.ensure_built()
     cmd = [*command, "decode", "--as", mode, "--", *rels]
-    proc = subprocess.run(cmd, cwd=case_dir, stdin=subprocess.DEVNULL, capture_output=True,
-                          check=False)
+    proc = subprocess.run(
+        cmd, cwd=case_dir, stdin=subprocess.DEVNULL, capture_output=True, check=False
+    )
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
         raise oracle.OracleError(f"oracle exited with status {proc.returncode}\n{stderr[-4000:]}")
@@ -475,9 +476,12 @@ def find_cases_without_manifest(root: Path, only: str | Sequence[str] | None = N
     else:
         found = [
             d.parent
-            for d in sorted(root.glob("*/log")) + sorted(root.glob("*/wire"))
-            + sorted(root.glob("*/*/log")) + sorted(root.glob("*/*/wire"))
-            if d.is_dir() and not (d.parent / "manifest.json").is_file()
+            for d in sorted(root.glob("*/log"))
+            + sorted(root.glob("*/wire"))
+            + sorted(root.glob("*/*/log"))
+            + sorted(root.glob("*/*/wire"))
+            if d.is_dir()
+            and not (d.parent / "manifest.json").is_file()
             and d.relative_to(root).parts[0] not in NOT_BROKERS
         ]
     return _selected(found, only)
@@ -493,7 +497,7 @@ def _text_diff(expected: str, actual: str) -> list[str]:
     if expected == actual:
         return []
     e, a = expected.split("\n"), actual.split("\n")
-    for i, (x, y) in enumerate(zip(e, a)):
+    for i, (x, y) in enumerate(zip(e, a)):  # noqa: B007 - i is used after the loop
         if x != y:
             break
     else:
@@ -503,8 +507,16 @@ def _text_diff(expected: str, actual: str) -> list[str]:
         text = lines[i] if i < len(lines) else "<end of text>"
         if len(text) > _MAX_LINE:
             # show where they differ when the line is long
-            col = next((j for j, (p, q) in enumerate(zip(e[i] if i < len(e) else "",
-                        a[i] if i < len(a) else "")) if p != q), 0)
+            col = next(
+                (
+                    j
+                    for j, (p, q) in enumerate(
+                        zip(e[i] if i < len(e) else "", a[i] if i < len(a) else "")
+                    )
+                    if p != q
+                ),
+                0,
+            )
             start = max(0, col - 40)
             text = ("..." if start else "") + text[start : start + _MAX_LINE] + "..."
         out.append(f"{label}: {text!r}")
@@ -519,8 +531,10 @@ def _check_manifest(case_dir: Path, manifest: dict[str, Any], checks: list[Check
         problems.append("no files list")
     if not isinstance(manifest.get("broker_version"), str):
         problems.append("no broker_version")
-    for key, expected in (("broker_id", case_dir.resolve().parent.name),
-                          ("scenario", case_dir.resolve().name)):
+    for key, expected in (
+        ("broker_id", case_dir.resolve().parent.name),
+        ("scenario", case_dir.resolve().name),
+    ):
         if key in manifest and manifest[key] != expected:
             problems.append(f"{key} {manifest[key]!r} != directory name {expected!r}")
     checks.append(Check("manifest", "manifest.json", ERROR if problems else OK, problems))
@@ -552,7 +566,9 @@ def _check_files(
         t0 = time.perf_counter()
         rel, problem = _listed_path(case_dir, n, entry)
         if problem is not None:
-            checks.append(Check("sha256", rel or f"files[{n}]", ERROR, [f"manifest.json: {problem}"]))
+            checks.append(
+                Check("sha256", rel or f"files[{n}]", ERROR, [f"manifest.json: {problem}"])
+            )
             if rel is not None:
                 not_read.add(rel)
             continue
@@ -569,8 +585,10 @@ def _check_files(
             not_read.add(rel)
             continue
         if size != entry.get("size"):
-            detail = (f"size {size} (on disk) != {entry.get('size')} (manifest); content not "
-                      "read (sha256, decode and dump not run)")
+            detail = (
+                f"size {size} (on disk) != {entry.get('size')} (manifest); content not "
+                "read (sha256, decode and dump not run)"
+            )
             checks.append(Check("sha256", rel, MISMATCH, [detail], time.perf_counter() - t0))
             not_read.add(rel)
             continue
@@ -583,8 +601,9 @@ def _check_files(
         details = []
         if digest != entry.get("sha256"):
             details.append(f"sha256 {digest} (on disk) != {entry.get('sha256')} (manifest)")
-        checks.append(Check("sha256", rel, MISMATCH if details else OK, details,
-                            time.perf_counter() - t0))
+        checks.append(
+            Check("sha256", rel, MISMATCH if details else OK, details, time.perf_counter() - t0)
+        )
     for rel in _case_files(case_dir):
         if rel not in listed:
             checks.append(Check("sha256", rel, ERROR, ["file not listed in manifest.json"]))
@@ -598,7 +617,9 @@ def _check_decode(case_dir: Path, rel: str, mode: str) -> Check:
     t0 = time.perf_counter()
     exp_path = expected_path(case_dir, rel, _DECODE)
     if not exp_path.is_file():
-        return Check("decode", rel, ERROR, [f"missing expectation {exp_path.relative_to(case_dir)}"])
+        return Check(
+            "decode", rel, ERROR, [f"missing expectation {exp_path.relative_to(case_dir)}"]
+        )
     try:
         expected = json.loads(exp_path.read_text(encoding="utf-8"))
         source = FileSource(case_dir / rel)  # read batch by batch, never whole
@@ -608,8 +629,13 @@ def _check_decode(case_dir: Path, rel: str, mode: str) -> Check:
         with source:
             actual = decode(source, mode=mode, filename=rel).to_json()  # type: ignore[arg-type]
     except Exception as exc:  # the decoder must never raise: report it
-        return Check("decode", rel, ERROR, [f"decoder raised {type(exc).__name__}: {exc}"],
-                     time.perf_counter() - t0)
+        return Check(
+            "decode",
+            rel,
+            ERROR,
+            [f"decoder raised {type(exc).__name__}: {exc}"],
+            time.perf_counter() - t0,
+        )
     diffs = diff(expected, actual)
     details = [d if len(d) <= 300 else d[:300] + "..." for d in diffs[:_MAX_DETAILS]]
     if len(diffs) > _MAX_DETAILS:
@@ -638,8 +664,9 @@ def _check_dump(case_dir: Path, rel: str, *, deep: bool) -> Check:
             here = os.getcwd()
             dump([rel], deep_iteration=deep, print_data_log=deep, out=out, err=err)
     except Exception as exc:  # must never raise: report it
-        return Check(kind, rel, ERROR, [f"dump raised {type(exc).__name__}: {exc}"],
-                     time.perf_counter() - t0)
+        return Check(
+            kind, rel, ERROR, [f"dump raised {type(exc).__name__}: {exc}"], time.perf_counter() - t0
+        )
     details = []
     d_out = _text_diff(expected_out, out.getvalue())
     if d_out:
@@ -676,7 +703,8 @@ def verify_case(case_dir: Path) -> CaseResult:
             checks.append(_check_decode(case_dir, rel, "memory"))
 
     compare_dump = result.broker_version is not None and dump_format_supported(
-        result.broker_version)
+        result.broker_version
+    )
     if not compare_dump:
         result.dump_note = f"skipped (format of {result.broker_version})"
     for rel in present:
@@ -701,8 +729,14 @@ def verify_case(case_dir: Path) -> CaseResult:
             name = p.relative_to(expected_dir).as_posix()
             source = next((name[: -len(s)] for s in suffixes if name.endswith(s)), None)
             if source is None or source not in known:
-                checks.append(Check("manifest", f"expected/{name}", ERROR,
-                                    ["expectation without a matching file of the case"]))
+                checks.append(
+                    Check(
+                        "manifest",
+                        f"expected/{name}",
+                        ERROR,
+                        ["expectation without a matching file of the case"],
+                    )
+                )
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -722,8 +756,10 @@ def verify_corpus(
     cases = find_cases(Path(root), only)
     for missing in find_cases_without_manifest(Path(root), only):
         case = CaseResult(_case_id(missing), missing)
-        detail = ("missing: a case directory (it has log/ or wire/) needs a manifest.json "
-                  "(docs/corpora.md); nothing of it was verified")
+        detail = (
+            "missing: a case directory (it has log/ or wire/) needs a manifest.json "
+            "(docs/corpora.md); nothing of it was verified"
+        )
         case.checks.append(Check("manifest", "manifest.json", ERROR, [detail]))
         report.cases.append(case)
     if jobs <= 0:

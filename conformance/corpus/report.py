@@ -51,8 +51,13 @@ class Check:
         return self.status in (MISMATCH, ERROR)
 
     def to_json(self) -> dict[str, Any]:
-        return {"check": self.kind, "path": self.path, "status": self.status,
-                "details": self.details, "seconds": round(self.seconds, 6)}
+        return {
+            "check": self.kind,
+            "path": self.path,
+            "status": self.status,
+            "details": self.details,
+            "seconds": round(self.seconds, 6),
+        }
 
 
 @dataclass
@@ -160,8 +165,13 @@ class CorpusReport:
                 time=f"{case.seconds:.3f}",
             )
             for check in case.checks:
-                tc = ET.SubElement(suite, "testcase", classname=case.case_id, name=check.name,
-                                   time=f"{check.seconds:.3f}")
+                tc = ET.SubElement(
+                    suite,
+                    "testcase",
+                    classname=case.case_id,
+                    name=check.name,
+                    time=f"{check.seconds:.3f}",
+                )
                 text = "\n".join(check.details)
                 first = check.details[0] if check.details else check.status
                 if check.status == MISMATCH:
@@ -171,8 +181,11 @@ class CorpusReport:
                 elif check.status == SKIPPED:
                     ET.SubElement(tc, "skipped", message=first[:500])
         ET.indent(suites)
-        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(
-            suites, encoding="unicode") + "\n"
+        return (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            + ET.tostring(suites, encoding="unicode")
+            + "\n"
+        )
 
     def format_table(self, *, quiet: bool = False) -> str:
         return format_table(self, quiet=quiet)
@@ -214,26 +227,39 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
         rows: list[tuple[str, ...]] = []
         for case in report.cases:
             sha = case.counts("sha256", "manifest")
-            sha_text = "ok" if not (sha[MISMATCH] or sha[ERROR]) else _summarise(
-                Counter({k: v for k, v in sha.items() if k != OK}))
+            sha_text = (
+                "ok"
+                if not (sha[MISMATCH] or sha[ERROR])
+                else _summarise(Counter({k: v for k, v in sha.items() if k != OK}))
+            )
             dump_counts = case.counts("dump", "deep")
-            dump_text = (f"{dump_counts[SKIPPED]} {case.dump_note}" if case.dump_note
-                         else _summarise(dump_counts))
-            rows.append((
-                "  " + printable_name(case.scenario),
-                str(case.files),
-                sha_text,
-                _summarise(case.counts("decode")),
-                dump_text,
-                f"{case.seconds:.2f}s",
-                "" if case.ok else "FAIL",
-            ))
-        widths = [max(len(r[i]) for r in [("  " + header[0], *header[1:]), *rows])
-                  for i in range(len(header))]
+            dump_text = (
+                f"{dump_counts[SKIPPED]} {case.dump_note}"
+                if case.dump_note
+                else _summarise(dump_counts)
+            )
+            rows.append(
+                (
+                    "  " + printable_name(case.scenario),
+                    str(case.files),
+                    sha_text,
+                    _summarise(case.counts("decode")),
+                    dump_text,
+                    f"{case.seconds:.2f}s",
+                    "" if case.ok else "FAIL",
+                )
+            )
+        widths = [
+            max(len(r[i]) for r in [("  " + header[0], *header[1:]), *rows])
+            for i in range(len(header))
+        ]
 
         def fmt(row: Sequence[str]) -> str:
-            cells = [row[0].ljust(widths[0]), row[1].rjust(widths[1]),
-                     *(c.ljust(w) for c, w in zip(row[2:], widths[2:]))]
+            cells = [
+                row[0].ljust(widths[0]),
+                row[1].rjust(widths[1]),
+                *(c.ljust(w) for c, w in zip(row[2:], widths[2:])),
+            ]
             return "  ".join(cells).rstrip()
 
         lines.append(fmt(("  " + header[0], *header[1:])))
@@ -257,10 +283,10 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
         lines.append("")
         lines.append("failures:")
         for case, check in failures:
-            lines.append(f"  {printable_name(case.case_id)}: {printable_name(check.name)} "
-                         f"({check.status})")
+            lines.append(
+                f"  {printable_name(case.case_id)}: {printable_name(check.name)} ({check.status})"
+            )
             if check.status == MISMATCH and check.kind in SIDES:
                 lines.append(f"    [{SIDES[check.kind]}]")
             lines += [f"    {printable_name(d)}" for d in check.details]
     return "\n".join(lines) + "\n"
-

@@ -17,17 +17,29 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.errors import DecodeError
-from conformance.jvm.runtime import checkout_root
 from conformance.fuzz.seeds import has_corpora, write_builtin_root
 from conformance.fuzz.targets import TARGETS, get
+from conformance.jvm.runtime import checkout_root
 
 #: the decoding core: what "the decoder's branches" means (encoders, CLI and shells excluded;
 #: ``crc`` too: its branches are the pure-Python fallbacks, unused when the C libraries are in)
-DECODER_MODULES = ("primitives/varint.py", "primitives/java.py", "codecs/*.py", "wire/record.py",
-                   "wire/_record_fast.py", "wire/batch.py", "wire/legacy.py", "wire/control.py",
-                   "stream/splitter.py", "stream/decoder.py", "stream/findings.py",
-                   "logdir/index.py", "logdir/txnindex.py", "logdir/snapshot.py",
-                   "logdir/checkpoint.py")
+DECODER_MODULES = (
+    "primitives/varint.py",
+    "primitives/java.py",
+    "codecs/*.py",
+    "wire/record.py",
+    "wire/_record_fast.py",
+    "wire/batch.py",
+    "wire/legacy.py",
+    "wire/control.py",
+    "stream/splitter.py",
+    "stream/decoder.py",
+    "stream/findings.py",
+    "logdir/index.py",
+    "logdir/txnindex.py",
+    "logdir/snapshot.py",
+    "logdir/checkpoint.py",
+)
 
 
 @dataclass
@@ -41,8 +53,13 @@ class ModuleCoverage:
         return 100.0 * self.covered / self.branches if self.branches else 100.0
 
 
-def corpus_inputs(target_name: str, root: Path | None, include_seeds: bool = True, *,
-                  seeds_from: Path | None = None) -> Iterable[bytes]:
+def corpus_inputs(
+    target_name: str,
+    root: Path | None,
+    include_seeds: bool = True,
+    *,
+    seeds_from: Path | None = None,
+) -> Iterable[bytes]:
     """The saved corpus ``<root>/fuzz/corpus/<target>/``, then the seeds extracted from
     ``<seeds_from>/corpora`` (default ``root``)."""
     saved = root / "fuzz" / "corpus" / target_name if root is not None else None
@@ -54,22 +71,32 @@ def corpus_inputs(target_name: str, root: Path | None, include_seeds: bool = Tru
         yield from get(target_name).seeds(seeds_from or root)  # type: ignore[arg-type]
 
 
-def measure(targets: Iterable[str], *, root: Path | None = None, include_seeds: bool = True,
-            progress: Callable[[str], None] | None = None) -> dict[str, list[ModuleCoverage]]:
+def measure(
+    targets: Iterable[str],
+    *,
+    root: Path | None = None,
+    include_seeds: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, list[ModuleCoverage]]:
     """``{target: [ModuleCoverage...], "all": [...]}`` over the decoder modules.
 
     ``root`` defaults to the checkout; without one (or without its ``corpora/``) the seeds
     are the built-in ones."""
     with tempfile.TemporaryDirectory(prefix="fuzz-coverage-") as scratch:
         root = root or checkout_root()
-        seeds_from = (write_builtin_root(Path(scratch)) if include_seeds and not has_corpora(root)
-                      else root)
+        seeds_from = (
+            write_builtin_root(Path(scratch)) if include_seeds and not has_corpora(root) else root
+        )
         return _measure(targets, root, seeds_from, include_seeds, progress)
 
 
-def _measure(targets: Iterable[str], root: Path | None, seeds_from: Path | None,
-             include_seeds: bool, progress: Callable[[str], None] | None,
-             ) -> dict[str, list[ModuleCoverage]]:
+def _measure(
+    targets: Iterable[str],
+    root: Path | None,
+    seeds_from: Path | None,
+    include_seeds: bool,
+    progress: Callable[[str], None] | None,
+) -> dict[str, list[ModuleCoverage]]:
     import coverage
 
     import conformance
@@ -98,11 +125,16 @@ def _measure(targets: Iterable[str], root: Path | None, seeds_from: Path | None,
             cov.stop()
         union.get_data().update(cov.get_data())
         own = set(target.modules)
-        results[name] = [m for m in _report(cov, package)
-                         if any(m.module == o or m.module.startswith(o + ".") for o in own)]
+        results[name] = [
+            m
+            for m in _report(cov, package)
+            if any(m.module == o or m.module.startswith(o + ".") for o in own)
+        ]
         if progress:
             pct = _total(results[name])
-            progress(f"  {name}: {count} inputs, {pct:.1f}% of the branches of {', '.join(sorted(own))}")
+            progress(
+                f"  {name}: {count} inputs, {pct:.1f}% of the branches of {', '.join(sorted(own))}"
+            )
     results["all"] = _report(union, package)
     return results
 
@@ -131,8 +163,7 @@ def _report(cov, package: Path) -> list[ModuleCoverage]:  # type: ignore[no-unty
         s = data["summary"]
         parts = Path(path).resolve().relative_to(package.resolve()).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        modules.append(ModuleCoverage(name, s.get("num_branches", 0),
-                                      s.get("covered_branches", 0)))
+        modules.append(ModuleCoverage(name, s.get("num_branches", 0), s.get("covered_branches", 0)))
     return sorted(modules, key=lambda m: m.module)
 
 

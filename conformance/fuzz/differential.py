@@ -24,13 +24,13 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.stream.compare import diff
-from conformance.stream.decoder import decode
 from conformance.errors import DecompressionLimitError, largest_allocation
-from conformance.jvm.oracle import OracleError, OracleServer
-from conformance.jvm.runtime import NoCheckout
 from conformance.fuzz.store import FindingStore, diff_signature
 from conformance.fuzz.targets import DECOMPRESSED_LIMIT
+from conformance.jvm.oracle import OracleError, OracleServer
+from conformance.jvm.runtime import NoCheckout
+from conformance.stream.compare import diff
+from conformance.stream.decoder import decode
 
 _ORACLE_TMP = re.compile(r"\S*kafka-conformance-oracle-\d+\.log")
 FILENAME = "<input>"
@@ -46,8 +46,12 @@ def reference(wire: bytes, mode: str) -> dict[str, Any]:
     """Our verdict. The decompression bound is the kit's own policy, not Kafka's: an input that
     runs into the fuzzing bound is decoded again under the kit's default bound (256 MiB) so the
     comparison is about the format, not the policy."""
-    result = decode(wire, mode=mode, filename=FILENAME,  # type: ignore[arg-type]
-                    decompressed_limit=DECOMPRESSED_LIMIT)
+    result = decode(
+        wire,
+        mode=mode,
+        filename=FILENAME,  # type: ignore[arg-type]
+        decompressed_limit=DECOMPRESSED_LIMIT,
+    )
     if isinstance(result.error, DecompressionLimitError):
         result = decode(wire, mode=mode, filename=FILENAME)  # type: ignore[arg-type]
     return result.to_json()
@@ -95,8 +99,7 @@ def kafka_python(wire: bytes) -> dict[str, Any]:
     try:
         return _kafka_python(wire)
     except _ThirdPartyTimeout:
-        return {"error": f"timeout: more than {KAFKA_PYTHON_CPU_SECONDS} s of CPU",
-                "records": []}
+        return {"error": f"timeout: more than {KAFKA_PYTHON_CPU_SECONDS} s of CPU", "records": []}
     finally:
         if bounded_here:
             signal.setitimer(signal.ITIMER_VIRTUAL, 0)
@@ -118,14 +121,16 @@ def _kafka_python(wire: bytes) -> dict[str, Any]:
             for r in batch:
                 if getattr(batch, "magic", 2) < 2 and not r.validate_crc():
                     raise ValueError("record CRC mismatch")
-                records.append({
-                    "offset": str(r.offset),
-                    # kafka-python says None where Kafka says NO_TIMESTAMP (-1): same thing
-                    "timestamp": str(-1 if r.timestamp is None else r.timestamp),
-                    "key": r.key,
-                    "value": r.value,
-                    "headers": [(k, v) for k, v in r.headers],
-                })
+                records.append(
+                    {
+                        "offset": str(r.offset),
+                        # kafka-python says None where Kafka says NO_TIMESTAMP (-1): same thing
+                        "timestamp": str(-1 if r.timestamp is None else r.timestamp),
+                        "key": r.key,
+                        "value": r.value,
+                        "headers": [(k, v) for k, v in r.headers],
+                    }
+                )
     except _ThirdPartyTimeout:
         raise
     except Exception as e:  # noqa: BLE001 - any failure of the third party is its verdict
@@ -139,14 +144,19 @@ def _java_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for b in doc.get("batches", []):
         for r in b.get("records", []):
-            dec = (lambda s: None if s is None else base64.b64decode(s))
-            out.append({
-                "offset": r["offset"],
-                "timestamp": r["timestamp"],
-                "key": dec(r["key"]),
-                "value": dec(r["value"]),
-                "headers": [(h["key"], dec(h["value"])) for h in r["headers"]],
-            })
+
+            def dec(s: str | None) -> bytes | None:
+                return None if s is None else base64.b64decode(s)
+
+            out.append(
+                {
+                    "offset": r["offset"],
+                    "timestamp": r["timestamp"],
+                    "key": dec(r["key"]),
+                    "value": dec(r["value"]),
+                    "headers": [(h["key"], dec(h["value"])) for h in r["headers"]],
+                }
+            )
     return out
 
 
@@ -154,7 +164,9 @@ def compare_kafka_python(java: dict[str, Any], kp: dict[str, Any]) -> list[str]:
     out = []
     java_error = java.get("error")
     if kp["error"] and kp["error"].startswith("timeout"):
-        return [f"$.verdict: {'error' if java_error else 'no error'} != timeout (kafka-python hangs)"]
+        return [
+            f"$.verdict: {'error' if java_error else 'no error'} != timeout (kafka-python hangs)"
+        ]
     if (java_error is None) != (kp["error"] is None):
         jv = java_error["kafka_exception"] if java_error else "no error"
         kv = kp["error"].split(":")[0] if kp["error"] else "no error"
@@ -178,8 +190,12 @@ def _jsonable(kp: dict[str, Any]) -> dict[str, Any]:
     return {
         "error": kp["error"],
         "records": [
-            {**r, "key": enc(r["key"]), "value": enc(r["value"]),
-             "headers": [{"key": k, "value": enc(v)} for k, v in r["headers"]]}
+            {
+                **r,
+                "key": enc(r["key"]),
+                "value": enc(r["value"]),
+                "headers": [{"key": k, "value": enc(v)} for k, v in r["headers"]],
+            }
             for r in kp["records"]
         ],
     }
@@ -248,19 +264,43 @@ class Differential:
         """Run and save whatever differs (``data`` is the target's input, ``wire`` its stream)."""
         o = self.run(wire)
         if o.oracle_error is not None:
-            store.divergence(data, "oracle", "oracle failed: " + o.oracle_error.splitlines()[0],
-                             [o.oracle_error], {"ours": o.ours}, wire)
+            store.divergence(
+                data,
+                "oracle",
+                "oracle failed: " + o.oracle_error.splitlines()[0],
+                [o.oracle_error],
+                {"ours": o.ours},
+                wire,
+            )
         if o.differences:
-            store.divergence(data, "divergence", our_signature(o),
-                             o.differences, {"ours": o.ours, "java": o.java}, wire)
+            store.divergence(
+                data,
+                "divergence",
+                our_signature(o),
+                o.differences,
+                {"ours": o.ours, "java": o.java},
+                wire,
+            )
         if o.kp_differences:
             assert o.kp is not None
-            store.divergence(data, "kafka-python", kp_signature(o.kp_differences),
-                             o.kp_differences, {"java": o.java, "kafka-python": _jsonable(o.kp)},
-                             wire)
+            store.divergence(
+                data,
+                "kafka-python",
+                kp_signature(o.kp_differences),
+                o.kp_differences,
+                {"java": o.java, "kafka-python": _jsonable(o.kp)},
+                wire,
+            )
         return o
 
 
-__all__ = ["Differential", "Outcome", "compare_kafka_python", "kafka_python", "kp_signature",
-           "mode_of", "our_signature",
-           "reference"]
+__all__ = [
+    "Differential",
+    "Outcome",
+    "compare_kafka_python",
+    "kafka_python",
+    "kp_signature",
+    "mode_of",
+    "our_signature",
+    "reference",
+]

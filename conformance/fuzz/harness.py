@@ -22,9 +22,16 @@ from pathlib import Path
 
 #: the shells around the decoding core (package prefixes): the fuzzing machinery, the JVM
 #: edge, the CLI, the corpus builders and the writers give no useful feedback
-_NOT_INSTRUMENTED = ("conformance.fuzz", "conformance.jvm", "conformance.cli", "conformance.corpus",
-                     "conformance.capture", "conformance.strategies", "conformance.wire.builder",
-                     "conformance.stream.compare")
+_NOT_INSTRUMENTED = (
+    "conformance.fuzz",
+    "conformance.jvm",
+    "conformance.cli",
+    "conformance.corpus",
+    "conformance.capture",
+    "conformance.strategies",
+    "conformance.wire.builder",
+    "conformance.stream.compare",
+)
 
 
 def _excluded_modules() -> list[str]:
@@ -45,8 +52,10 @@ def _excluded_modules() -> list[str]:
 
 def main(argv: list[str]) -> None:
     if "conformance.stream.decoder" in sys.modules:
-        raise SystemExit("conformance.fuzz.harness: the decoding core is already imported, so "
-                         "atheris cannot instrument it; run this file by its path")
+        raise SystemExit(
+            "conformance.fuzz.harness: the decoding core is already imported, so "
+            "atheris cannot instrument it; run this file by its path"
+        )
     import atheris
 
     with atheris.instrument_imports(include=["conformance"], exclude=_excluded_modules()):

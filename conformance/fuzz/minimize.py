@@ -17,8 +17,13 @@ from conformance.fuzz.store import FuzzFinding, crash_signature
 from conformance.fuzz.targets import get
 
 
-def ddmin(data: bytes, still_fails: Callable[[bytes], bool], *, max_tries: int = 20_000,
-          seconds: float = 60.0) -> bytes:
+def ddmin(
+    data: bytes,
+    still_fails: Callable[[bytes], bool],
+    *,
+    max_tries: int = 20_000,
+    seconds: float = 60.0,
+) -> bytes:
     deadline = time.monotonic() + seconds
     tries = 0
     best = data
@@ -28,7 +33,7 @@ def ddmin(data: bytes, still_fails: Callable[[bytes], bool], *, max_tries: int =
         reduced = False
         start = 0
         while start < len(best) and tries < max_tries and time.monotonic() < deadline:
-            candidate = best[:start] + best[start + chunk:]
+            candidate = best[:start] + best[start + chunk :]
             tries += 1
             if still_fails(candidate):
                 best = candidate
@@ -43,7 +48,7 @@ def ddmin(data: bytes, still_fails: Callable[[bytes], bool], *, max_tries: int =
         if tries >= max_tries or time.monotonic() >= deadline:
             break
         if best[i] != 0:
-            candidate = best[:i] + b"\x00" + best[i + 1:]
+            candidate = best[:i] + b"\x00" + best[i + 1 :]
             tries += 1
             if still_fails(candidate):
                 best = candidate
@@ -65,8 +70,9 @@ def crash_predicate(target_name: str, signature: str) -> Callable[[bytes], bool]
     return fails
 
 
-def divergence_predicate(target_name: str, kind: str, signature: str,
-                         differential: Any) -> Callable[[bytes], bool]:
+def divergence_predicate(
+    target_name: str, kind: str, signature: str, differential: Any
+) -> Callable[[bytes], bool]:
     target = get(target_name)
 
     def fails(data: bytes) -> bool:
@@ -83,7 +89,9 @@ def divergence_predicate(target_name: str, kind: str, signature: str,
     return fails
 
 
-def minimize(finding: FuzzFinding, *, differential: Any = None, seconds: float = 60.0) -> bytes | None:
+def minimize(
+    finding: FuzzFinding, *, differential: Any = None, seconds: float = 60.0
+) -> bytes | None:
     """Write ``input.min.bin`` for a crash or divergence; None when the kind is not minimized
     (timeouts and memory blow-ups: replaying them is the slow part) or it no longer fails."""
     data = (finding.path / "input.bin").read_bytes()

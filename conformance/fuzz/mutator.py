@@ -32,8 +32,10 @@ import zlib
 from collections.abc import Callable
 
 from conformance import codecs
-from conformance.wire.batch import RecordBatchV2, seal_v2
 from conformance.errors import DecodeError
+from conformance.fuzz.targets import CODEC_OF, codec_input, wrap_headers
+from conformance.stream.splitter import Splitter
+from conformance.wire.batch import RecordBatchV2, seal_v2
 from conformance.wire.layout import (
     ATTRIBUTES_OFFSET,
     BASE_OFFSET_OFFSET,
@@ -56,21 +58,65 @@ from conformance.wire.layout import (
 )
 from conformance.wire.legacy import LegacyBatch, encode_legacy_message, seal_legacy
 from conformance.wire.record import Record, encode_headers_v2, encode_record_v2, read_uncompressed
-from conformance.stream.splitter import Splitter
-from conformance.fuzz.targets import CODEC_OF, codec_input, wrap_headers
 
 ByteMutate = Callable[[bytes, int], bytes]
 
-INTERESTING = (0, 1, -1, 2, 7, 127, 128, 255, 256, 0x7FFF, 0x8000, 0xFFFF, 0x10000,
-               (1 << 31) - 1, -(1 << 31), (1 << 32) - 1, (1 << 63) - 1, -(1 << 63))
+INTERESTING = (
+    0,
+    1,
+    -1,
+    2,
+    7,
+    127,
+    128,
+    255,
+    256,
+    0x7FFF,
+    0x8000,
+    0xFFFF,
+    0x10000,
+    (1 << 31) - 1,
+    -(1 << 31),
+    (1 << 32) - 1,
+    (1 << 63) - 1,
+    -(1 << 63),
+)
 #: v2 attribute values worth trying (codec x timestamp type x transactional x control x horizon)
-ATTRIBUTES = (0, 1, 2, 3, 4, 5, 6, 7, 0x08, 0x10, 0x20, 0x30, 0x40, 0x11, 0x24, 0x7F, 0xFF,
-              0x100, -1)
+ATTRIBUTES = (
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    0x08,
+    0x10,
+    0x20,
+    0x30,
+    0x40,
+    0x11,
+    0x24,
+    0x7F,
+    0xFF,
+    0x100,
+    -1,
+)
 #: (offset, struct format) of the v2 header fields after the length
-V2_FIELDS = ((BASE_OFFSET_OFFSET, ">q"), (PARTITION_LEADER_EPOCH_OFFSET, ">i"), (MAGIC_OFFSET, ">b"),
-             (ATTRIBUTES_OFFSET, ">h"), (LAST_OFFSET_DELTA_OFFSET, ">i"),
-             (BASE_TIMESTAMP_OFFSET, ">q"), (MAX_TIMESTAMP_OFFSET, ">q"), (PRODUCER_ID_OFFSET, ">q"),
-             (PRODUCER_EPOCH_OFFSET, ">h"), (BASE_SEQUENCE_OFFSET, ">i"), (RECORDS_COUNT_OFFSET, ">i"))
+V2_FIELDS = (
+    (BASE_OFFSET_OFFSET, ">q"),
+    (PARTITION_LEADER_EPOCH_OFFSET, ">i"),
+    (MAGIC_OFFSET, ">b"),
+    (ATTRIBUTES_OFFSET, ">h"),
+    (LAST_OFFSET_DELTA_OFFSET, ">i"),
+    (BASE_TIMESTAMP_OFFSET, ">q"),
+    (MAX_TIMESTAMP_OFFSET, ">q"),
+    (PRODUCER_ID_OFFSET, ">q"),
+    (PRODUCER_EPOCH_OFFSET, ">h"),
+    (BASE_SEQUENCE_OFFSET, ">i"),
+    (RECORDS_COUNT_OFFSET, ">i"),
+)
 _LIMIT = 1 << 20  # decompression while mutating: small inputs only
 _STALE = 0.03  # probability of leaving a seal stale
 
@@ -90,8 +136,9 @@ def interesting(rng: random.Random, current: int = 0) -> int:
 class Mutator:
     """One mutator per input shape; ``__call__`` has atheris' custom-mutator signature."""
 
-    def __init__(self, shape: str, byte_mutate: ByteMutate | None = None,
-                 target: str | None = None) -> None:
+    def __init__(
+        self, shape: str, byte_mutate: ByteMutate | None = None, target: str | None = None
+    ) -> None:
         self.shape = shape
         self.byte_mutate = byte_mutate or random_byte_mutate
         self.codec = CODEC_OF.get(target or "", None)
@@ -151,7 +198,9 @@ class Mutator:
             off, fmt = rng.choice(V2_FIELDS)
             out = bytearray(raw)
             current = struct.unpack_from(fmt, raw, off)[0]
-            value = rng.choice(ATTRIBUTES) if off == ATTRIBUTES_OFFSET else interesting(rng, current)
+            value = (
+                rng.choice(ATTRIBUTES) if off == ATTRIBUTES_OFFSET else interesting(rng, current)
+            )
             struct.pack_into(fmt, out, off, _fits(fmt, value))
             return self.seal(bytes(out), rng)
         if roll < 0.35 and codec:  # the compressed bytes themselves
@@ -159,13 +208,15 @@ class Mutator:
             return self.seal(raw[:RECORDS_OFFSET] + payload, rng)
         body = decompress(codec, raw[RECORDS_OFFSET:], MAGIC_VALUE_V2)
         if body is None:
-            return self.seal(raw[:RECORDS_OFFSET] + self.bytes_of(raw[RECORDS_OFFSET:], rng, max_size),
-                             rng)
+            return self.seal(
+                raw[:RECORDS_OFFSET] + self.bytes_of(raw[RECORDS_OFFSET:], rng, max_size), rng
+            )
         new_codec = codec
         if roll < 0.45:  # another codec (or none)
             new_codec = rng.choice((0, 1, 2, 3, 4))
-        chunks, trailing = split_records(body, batch.base_offset, batch.base_timestamp,
-                                         batch.records_count)
+        chunks, trailing = split_records(
+            body, batch.base_offset, batch.base_timestamp, batch.records_count
+        )
         if roll >= 0.45:
             chunks, trailing = self.records(chunks, trailing, rng, max_size)
         new_body = b"".join(c for c, _ in chunks) + trailing
@@ -184,8 +235,13 @@ class Mutator:
             return raw
         return seal_v2(raw)
 
-    def records(self, chunks: list[tuple[bytes, Record | None]], trailing: bytes,
-                rng: random.Random, max_size: int) -> tuple[list[tuple[bytes, Record | None]], bytes]:
+    def records(
+        self,
+        chunks: list[tuple[bytes, Record | None]],
+        trailing: bytes,
+        rng: random.Random,
+        max_size: int,
+    ) -> tuple[list[tuple[bytes, Record | None]], bytes]:
         op = rng.randrange(8)
         if not chunks or op == 7:
             joined = b"".join(c for c, _ in chunks) + trailing
@@ -216,8 +272,14 @@ class Mutator:
         entry = LegacyBatch(raw)
         m = entry.message
         try:
-            fields = dict(magic=m.magic, offset=entry.offset, timestamp=m.timestamp if m.magic else 0,
-                          key=m.key, value=m.value, attributes=m.attributes)
+            fields = dict(
+                magic=m.magic,
+                offset=entry.offset,
+                timestamp=m.timestamp if m.magic else 0,
+                key=m.key,
+                value=m.value,
+                attributes=m.attributes,
+            )
         except DecodeError:
             return self.bytes_of(raw, rng, max_size)
         except struct.error:  # a length past the end: only bytes are left to mutate
@@ -233,7 +295,9 @@ class Mutator:
             fields["offset"] = _fits(">q", interesting(rng, fields["offset"]))
         elif op == 3:
             target = rng.choice(("key", "value"))
-            fields[target] = rng.choice((None, b"", self.bytes_of(fields[target] or b"x", rng, max_size)))
+            fields[target] = rng.choice(
+                (None, b"", self.bytes_of(fields[target] or b"x", rng, max_size))
+            )
         elif op == 4 and codec and fields["value"] is not None:
             inner = decompress(codec, fields["value"], fields["magic"])
             if inner is not None:
@@ -241,8 +305,14 @@ class Mutator:
                 fields["value"] = recompress(codec, inner, fields["magic"], rng)
         elif fields["value"] is not None:
             fields["value"] = self.bytes_of(fields["value"], rng, max_size)
-        out = encode_legacy_message(fields["magic"], fields["offset"], fields["timestamp"],
-                                    fields["key"], fields["value"], fields["attributes"])
+        out = encode_legacy_message(
+            fields["magic"],
+            fields["offset"],
+            fields["timestamp"],
+            fields["key"],
+            fields["value"],
+            fields["attributes"],
+        )
         if rng.random() < _STALE:
             crc_end = LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET  # keep the old, stale CRC
             out = out[:LOG_OVERHEAD] + raw[LOG_OVERHEAD:crc_end] + out[crc_end:]
@@ -338,8 +408,9 @@ def split(data: bytes) -> tuple[list[bytes], bytes]:
     return entries, data[end:]
 
 
-def split_records(body: bytes, base_offset: int, base_timestamp: int,
-                  count: int) -> tuple[list[tuple[bytes, Record | None]], bytes]:
+def split_records(
+    body: bytes, base_offset: int, base_timestamp: int, count: int
+) -> tuple[list[tuple[bytes, Record | None]], bytes]:
     """Record chunks of an uncompressed v2 records region, and what could not be parsed."""
     chunks: list[tuple[bytes, Record | None]] = []
     pos = 0
@@ -376,13 +447,19 @@ def recompress(codec: int, data: bytes, magic: int, rng: random.Random) -> bytes
     if codec == codecs.LZ4 and rng.random() < 0.4:
         size = rng.choice((16, 4096, 65536))
         blocks = [data[i : i + size] for i in range(0, len(data), size)] or [b""]
-        return codecs.lz4.write_frame(blocks, magic=magic,
-                                      block_checksum=rng.random() < 0.5,
-                                      content_checksum=rng.random() < 0.5)
+        return codecs.lz4.write_frame(
+            blocks,
+            magic=magic,
+            block_checksum=rng.random() < 0.5,
+            content_checksum=rng.random() < 0.5,
+        )
     if codec == codecs.GZIP and rng.random() < 0.3:
-        return codecs.gzip.write_member(data, fname=b"x" if rng.random() < 0.5 else b"",
-                                        extra=b"ab" if rng.random() < 0.5 else b"",
-                                        level=rng.choice((0, 1, 9)))
+        return codecs.gzip.write_member(
+            data,
+            fname=b"x" if rng.random() < 0.5 else b"",
+            extra=b"ab" if rng.random() < 0.5 else b"",
+            level=rng.choice((0, 1, 9)),
+        )
     if codec in (0, 1, 2, 3, 4):
         return codecs.compress(codec, data, magic if magic < 2 else 2)
     return data
@@ -408,13 +485,18 @@ def edit_record(r: Record, rng: random.Random) -> bytes:
     return encode_record_v2(offset_delta, ts_delta, key, value, headers, attributes)
 
 
-def edit_headers(headers: list[tuple[bytes, bytes | None]],
-                 rng: random.Random) -> list[tuple[bytes, bytes | None]]:
+def edit_headers(
+    headers: list[tuple[bytes, bytes | None]], rng: random.Random
+) -> list[tuple[bytes, bytes | None]]:
     headers = list(headers)
     op = rng.randrange(5)
     if op == 0 or not headers:
-        headers.append((rng.choice((b"h", b"", b"\xff\xfe", b"\xc3\x28", b"\xed\xa0\x80", "é".encode())),
-                        rng.choice((None, b"", b"v"))))
+        headers.append(
+            (
+                rng.choice((b"h", b"", b"\xff\xfe", b"\xc3\x28", b"\xed\xa0\x80", "é".encode())),
+                rng.choice((None, b"", b"v")),
+            )
+        )
     elif op == 1:
         del headers[rng.randrange(len(headers))]
     elif op == 2:
@@ -444,5 +526,13 @@ def reseal_stream(data: bytes, rng: random.Random) -> bytes:
     return b"".join(out) + tail
 
 
-__all__ = ["Mutator", "ATTRIBUTES", "INTERESTING", "random_byte_mutate", "split",
-           "split_records", "recompress", "reseal_stream"]
+__all__ = [
+    "Mutator",
+    "ATTRIBUTES",
+    "INTERESTING",
+    "random_byte_mutate",
+    "split",
+    "split_records",
+    "recompress",
+    "reseal_stream",
+]

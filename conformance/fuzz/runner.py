@@ -40,10 +40,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from conformance.jvm.runtime import NoCheckout, cache_root, checkout_root, no_checkout_message
 from conformance.fuzz import store
 from conformance.fuzz.seeds import seed_root
 from conformance.fuzz.targets import MAX_LEN, get
+from conformance.jvm.runtime import NoCheckout, cache_root, checkout_root, no_checkout_message
 
 Progress = Callable[[str], None]
 
@@ -53,8 +53,13 @@ HARNESS = Path(__file__).with_name("harness.py")
 #: libFuzzer dictionaries, by ``Target.dictionary`` name (package data)
 DICTS = Path(__file__).with_name("dicts")
 
-_ARTIFACT_KINDS = {"timeout": "timeout", "oom": "oom", "crash": "crash", "leak": "oom",
-                   "slow-unit": "slow"}
+_ARTIFACT_KINDS = {
+    "timeout": "timeout",
+    "oom": "oom",
+    "crash": "crash",
+    "leak": "oom",
+    "slow-unit": "slow",
+}
 
 
 @dataclass
@@ -77,8 +82,10 @@ class RunSummary:
     @property
     def failed(self) -> bool:
         """A finding of the kit's own (third-party divergences and slow inputs do not fail)."""
-        return any(k in ("crash", "timeout", "oom", "divergence", "oracle")
-                   for k in (n.split("/")[0] for n in self.new_findings))
+        return any(
+            k in ("crash", "timeout", "oom", "divergence", "oracle")
+            for k in (n.split("/")[0] for n in self.new_findings)
+        )
 
 
 def default_out() -> Path:
@@ -109,15 +116,34 @@ def write_seeds(target_name: str, dest: Path, root: Path) -> int:
     return n
 
 
-def _worker_command(target: str, p: dict[str, Path], root: Path | None, *, seconds: int,
-                    differential: bool, stats: Path, max_len: int, timeout: int,
-                    rss_limit_mb: int, extra: list[str]) -> list[str]:
+def _worker_command(
+    target: str,
+    p: dict[str, Path],
+    root: Path | None,
+    *,
+    seconds: int,
+    differential: bool,
+    stats: Path,
+    max_len: int,
+    timeout: int,
+    rss_limit_mb: int,
+    extra: list[str],
+) -> list[str]:
     t = get(target)
     command = [
-        sys.executable, str(HARNESS), target,
-        "--findings", str(p["findings"]), "--stats", str(stats),
-        f"-max_total_time={seconds}", f"-timeout={timeout}", f"-rss_limit_mb={rss_limit_mb}",
-        f"-max_len={max_len}", "-print_final_stats=1", "-reload=10",
+        sys.executable,
+        str(HARNESS),
+        target,
+        "--findings",
+        str(p["findings"]),
+        "--stats",
+        str(stats),
+        f"-max_total_time={seconds}",
+        f"-timeout={timeout}",
+        f"-rss_limit_mb={rss_limit_mb}",
+        f"-max_len={max_len}",
+        "-print_final_stats=1",
+        "-reload=10",
         f"-artifact_prefix={p['artifacts']}{os.sep}",
         f"-report_slow_units={max(1, timeout // 2)}",
     ]
@@ -160,8 +186,9 @@ def _final_execs(log: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _collect_artifacts(target: str, p: dict[str, Path], log: Path, st: store.FindingStore,
-                       summary: RunSummary) -> None:
+def _collect_artifacts(
+    target: str, p: dict[str, Path], log: Path, st: store.FindingStore, summary: RunSummary
+) -> None:
     tail = ""
     if log.exists():
         tail = log.read_bytes()[-8000:].decode("utf-8", "replace")
@@ -178,12 +205,15 @@ def _collect_artifacts(target: str, p: dict[str, Path], log: Path, st: store.Fin
 def _no_input_run(target: str, seconds: int, runs: int, logs: Path) -> None:
     """A run that executed nothing must not look like a clean run (exit 0, "none" found)."""
     if runs == 0:
-        raise RuntimeError(f"fuzz {target}: no input was run: --time {seconds} is too short "
-                           "to start a worker (give at least 3 seconds)")
+        raise RuntimeError(
+            f"fuzz {target}: no input was run: --time {seconds} is too short "
+            "to start a worker (give at least 3 seconds)"
+        )
     last = max(logs.glob(f"{target}-*.log"), key=lambda f: f.stat().st_mtime, default=None)
     tail = last.read_bytes()[-2000:].decode("utf-8", "replace") if last is not None else ""
-    raise RuntimeError(f"fuzz {target}: no input was run ({runs} worker start(s)); "
-                       f"last log {last}:\n{tail}")
+    raise RuntimeError(
+        f"fuzz {target}: no input was run ({runs} worker start(s)); last log {last}:\n{tail}"
+    )
 
 
 def run_target(
@@ -217,15 +247,20 @@ def run_target(
         from conformance.jvm.oracle import ensure_built
 
         if checkout_root() is None:
-            raise NoCheckout(no_checkout_message("--differential (the Java oracle is built "
-                                                 "from its oracle/ folder)"))
+            raise NoCheckout(
+                no_checkout_message(
+                    "--differential (the Java oracle is built from its oracle/ folder)"
+                )
+            )
 
         ensure_built()  # build once here, not in every worker at once
     before = {f.path.name for f in store.load(p["findings"], target.name)}
     summary = RunSummary(target.name, seconds, jobs, differential)
-    say(f"fuzz {target.name}: {seconds}s x {jobs} job(s){' differential' if differential else ''}, "
+    say(
+        f"fuzz {target.name}: {seconds}s x {jobs} job(s){' differential' if differential else ''}, "
         f"{n_seeds} seeds{' (built in: no checkout corpora/)' if built_in else ''}, "
-        f"findings -> {p['findings'] / target.name}")
+        f"findings -> {p['findings'] / target.name}"
+    )
     st = store.FindingStore(p["findings"], target.name)
     for old_log in p["logs"].glob(f"{target.name}-*.log"):
         old_log.unlink()
@@ -244,13 +279,21 @@ def run_target(
         log = p["logs"] / f"{target.name}-{job}-{runs}.log"
         stats = p["stats"] / f"{job}-{runs}.json"  # matches the log name after the target
         command = _worker_command(
-            target.name, p, root, seconds=left, differential=differential, stats=stats,
-            max_len=max_len or MAX_LEN, timeout=timeout, rss_limit_mb=rss_limit_mb,
+            target.name,
+            p,
+            root,
+            seconds=left,
+            differential=differential,
+            stats=stats,
+            max_len=max_len or MAX_LEN,
+            timeout=timeout,
+            rss_limit_mb=rss_limit_mb,
             extra=list(extra or []),
         )
         with open(log, "wb") as f:
-            proc = subprocess.Popen(command, stdout=f, stderr=subprocess.STDOUT,
-                                    cwd=root if root is not None else out)
+            proc = subprocess.Popen(
+                command, stdout=f, stderr=subprocess.STDOUT, cwd=root if root is not None else out
+            )
         workers[job] = (proc, log, time.monotonic())
 
     for job in range(jobs):
@@ -268,12 +311,15 @@ def run_target(
                     quick_exits = quick_exits + 1 if time.monotonic() - started < 5 else 0
                     if quick_exits >= 3:
                         tail = log.read_bytes()[-2000:].decode("utf-8", "replace")
-                        raise RuntimeError(f"the {target.name} worker keeps exiting at once; "
-                                           f"last log {log}:\n{tail}")
+                        raise RuntimeError(
+                            f"the {target.name} worker keeps exiting at once; "
+                            f"last log {log}:\n{tail}"
+                        )
                     if proc.returncode != 0:
                         summary.restarts += 1
-                        say(f"  job {job}: worker exited ({proc.returncode}), restarting; "
-                            f"log {log}")
+                        say(
+                            f"  job {job}: worker exited ({proc.returncode}), restarting; log {log}"
+                        )
                     start(job)
             if time.monotonic() - last_report >= 15 and workers:
                 last_report = time.monotonic()
@@ -283,8 +329,11 @@ def run_target(
                     rate = sum(q[3] for q in pulses)
                     left = max(0, int(deadline - time.monotonic()))
                     found = len(store.load(p["findings"], target.name))
-                    say(f"  {target.name}: {execs} execs, {rate} exec/s, cov {max(q[1] for q in pulses)}, "
-                        f"findings {found}, {left}s left")
+                    say(
+                        f"  {target.name}: {execs} execs, {rate} exec/s, "
+                        f"cov {max(q[1] for q in pulses)}, "
+                        f"findings {found}, {left}s left"
+                    )
     finally:
         for proc, _log, _run in workers.values():
             if proc.poll() is None:
@@ -313,8 +362,15 @@ def run_target(
         summary.differential_inputs += int(doc.get("differential_inputs", 0))
         summary.slowest_input_s = max(summary.slowest_input_s, doc.get("slowest", 0.0))
     summary.exec_per_sec = round(summary.execs / seconds, 1) if seconds else 0.0
-    pulses = [q for q in (_last_pulse(log) for log in p["logs"].glob(f"{target.name}-*.log")
-                          if log.stat().st_mtime >= started_at) if q]
+    pulses = [
+        q
+        for q in (
+            _last_pulse(log)
+            for log in p["logs"].glob(f"{target.name}-*.log")
+            if log.stat().st_mtime >= started_at
+        )
+        if q
+    ]
     if pulses:
         summary.coverage = max(q[1] for q in pulses)
         summary.features = max(q[2] for q in pulses)
@@ -337,7 +393,10 @@ def run_target(
 
         small = minimize(finding, differential=differential_runner, seconds=minimize_seconds)
         if small is not None:
-            say(f"  minimized {finding.path.name}: {finding.info.get('input_size')} -> {len(small)} bytes")
+            say(
+                f"  minimized {finding.path.name}: "
+                f"{finding.info.get('input_size')} -> {len(small)} bytes"
+            )
     summary.new_findings = sorted(set(summary.new_findings))
     if differential_runner is not None:
         differential_runner.close()
@@ -345,8 +404,13 @@ def run_target(
     return summary
 
 
-def merge(target_name: str, out: Path | None = None, *, max_len: int | None = None,
-          progress: Progress | None = print) -> int:
+def merge(
+    target_name: str,
+    out: Path | None = None,
+    *,
+    max_len: int | None = None,
+    progress: Progress | None = print,
+) -> int:
     """Fold the working corpus into ``fuzz/corpus/<target>`` (libFuzzer ``-merge=1``: only
     inputs that add coverage are kept). Returns the number of files in the result.
 
@@ -362,9 +426,17 @@ def merge(target_name: str, out: Path | None = None, *, max_len: int | None = No
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     sources = [str(d) for d in (dest, p["corpus"], p["seeds"]) if d.is_dir()]
-    command = [sys.executable, str(HARNESS), target.name,
-               "--findings", str(p["findings"]), "-merge=1",
-               f"-max_len={max_len or MAX_LEN}", str(tmp), *sources]
+    command = [
+        sys.executable,
+        str(HARNESS),
+        target.name,
+        "--findings",
+        str(p["findings"]),
+        "-merge=1",
+        f"-max_len={max_len or MAX_LEN}",
+        str(tmp),
+        *sources,
+    ]
     result = subprocess.run(command, cwd=root, capture_output=True, text=True)
     if result.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -377,5 +449,13 @@ def merge(target_name: str, out: Path | None = None, *, max_len: int | None = No
     return n
 
 
-__all__ = ["DICTS", "HARNESS", "RunSummary", "default_out", "merge", "paths", "run_target",
-           "write_seeds"]
+__all__ = [
+    "DICTS",
+    "HARNESS",
+    "RunSummary",
+    "default_out",
+    "merge",
+    "paths",
+    "run_target",
+    "write_seeds",
+]

@@ -54,27 +54,48 @@ def write_builtin_root(dest: Path) -> Path:
 def _batch(base: int, n: int, **kw: object) -> bytes:
     b = BatchBuilder(magic=2, base_offset=base, **kw)  # type: ignore[arg-type]
     for j in range(n):
-        b.append(_TS + base + j, b"k%d" % (base + j) if j % 2 else None, b"value-%d" % (base + j),
-                 [("h", b"x")] if j == 0 else [])
+        b.append(
+            _TS + base + j,
+            b"k%d" % (base + j) if j % 2 else None,
+            b"value-%d" % (base + j),
+            [("h", b"x")] if j == 0 else [],
+        )
     return b.build()
 
 
 def _write_partition(log_dir: Path) -> Path:
-    w = PartitionWriter(log_dir, "topic", 0,
-                        LogConfig(segment_bytes=600, index_interval_bytes=100))
+    w = PartitionWriter(log_dir, "topic", 0, LogConfig(segment_bytes=600, index_interval_bytes=100))
     off = 0
     for i, codec in enumerate(("none", "gzip", "snappy", "lz4", "zstd", "none")):
         w.append(_batch(off, 3, compression=codec, partition_leader_epoch=i // 3))
         off += 3
-    w.append(_batch(off, 2, producer_id=5, producer_epoch=0, base_sequence=0,
-                    is_transactional=True, partition_leader_epoch=1))
+    w.append(
+        _batch(
+            off,
+            2,
+            producer_id=5,
+            producer_epoch=0,
+            base_sequence=0,
+            is_transactional=True,
+            partition_leader_epoch=1,
+        )
+    )
     off += 2
-    w.append(end_txn_marker_batch(offset=off, producer_id=5, producer_epoch=0, commit=False,
-                                  coordinator_epoch=1, timestamp=_TS + 99,
-                                  partition_leader_epoch=1))
+    w.append(
+        end_txn_marker_batch(
+            offset=off,
+            producer_id=5,
+            producer_epoch=0,
+            commit=False,
+            coordinator_epoch=1,
+            timestamp=_TS + 99,
+            partition_leader_epoch=1,
+        )
+    )
     off += 1
-    w.append(_batch(off, 2, producer_id=6, producer_epoch=1, base_sequence=0,
-                    partition_leader_epoch=1))
+    w.append(
+        _batch(off, 2, producer_id=6, producer_epoch=1, base_sequence=0, partition_leader_epoch=1)
+    )
     return w.close()
 
 

@@ -34,9 +34,12 @@ def _hash(text: str) -> str:
 def crash_signature(exc: BaseException) -> str:
     """Exception type and the three innermost frames inside ``conformance`` (no line numbers,
     so the signature survives unrelated edits)."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__)
-              if "conformance" in f.filename.replace("\\", "/")
-              and "/fuzz/" not in f.filename.replace("\\", "/")]
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if "conformance" in f.filename.replace("\\", "/")
+        and "/fuzz/" not in f.filename.replace("\\", "/")
+    ]
     where = " < ".join(f"{Path(f.filename).stem}.{f.name}" for f in reversed(frames[-3:]))
     return f"{type(exc).__name__} at {where or '?'}"
 
@@ -81,8 +84,14 @@ class FindingStore:
         self.target = target
         self._sizes: dict[str, int] = {}
 
-    def _save(self, kind: str, signature: str, data: bytes, info: dict[str, Any],
-              sides: dict[str, Any] | None = None) -> bool:
+    def _save(
+        self,
+        kind: str,
+        signature: str,
+        data: bytes,
+        info: dict[str, Any],
+        sides: dict[str, Any] | None = None,
+    ) -> bool:
         """Record one hit; returns True when the signature is new (or the input smaller)."""
         known = self._sizes.get(signature)
         if known is not None and known <= len(data):
@@ -121,8 +130,15 @@ class FindingStore:
         tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         return self._save("crash", crash_signature(exc), data, {"traceback": tb[-8000:]})
 
-    def divergence(self, data: bytes, kind: str, signature: str, differences: list[str],
-                   sides: dict[str, Any], wire: bytes | None = None) -> bool:
+    def divergence(
+        self,
+        data: bytes,
+        kind: str,
+        signature: str,
+        differences: list[str],
+        sides: dict[str, Any],
+        wire: bytes | None = None,
+    ) -> bool:
         info: dict[str, Any] = {"differences": differences[:50]}
         if wire is not None and wire != data:
             info["wire_sha1"] = hashlib.sha1(wire).hexdigest()
@@ -140,8 +156,15 @@ def load(root: Path, target: str | None = None) -> list[FuzzFinding]:
             info = json.loads(meta.read_text())
         except ValueError:
             continue
-        out.append(FuzzFinding(meta.parent, info.get("target", meta.parent.parent.name),
-                           info.get("kind", "?"), info.get("signature", "?"), info))
+        out.append(
+            FuzzFinding(
+                meta.parent,
+                info.get("target", meta.parent.parent.name),
+                info.get("kind", "?"),
+                info.get("signature", "?"),
+                info,
+            )
+        )
     return out
 
 

@@ -36,14 +36,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.logdir import checkpoint, snapshot
 from conformance import codecs
-from conformance.stream.decoder import decode
-from conformance.stream.result import DecodeResult
-from conformance.wire.batch import encode_batch_v2
-from conformance.wire.legacy import encode_legacy_message
-from conformance.wire.record import encode_headers_v2, encode_record_v2
 from conformance.errors import DecodeError
+from conformance.logdir import checkpoint, snapshot
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
 from conformance.primitives.varint import (
@@ -54,6 +49,11 @@ from conformance.primitives.varint import (
     read_varlong_stream,
     varint_anomaly,
 )
+from conformance.stream.decoder import decode
+from conformance.stream.result import DecodeResult
+from conformance.wire.batch import encode_batch_v2
+from conformance.wire.legacy import encode_legacy_message
+from conformance.wire.record import encode_headers_v2, encode_record_v2
 
 #: decompressed bytes any one batch may produce under fuzzing (the kit's default is 256 MiB;
 #: a smaller bound keeps decompression bombs cheap - each one costs milliseconds, and the
@@ -98,14 +98,19 @@ def check_result(result: DecodeResult, data_len: int) -> None:
         result.to_json()  # the canonical JSON must always be producible
 
 
-def run_decode(data: bytes, *, modes: tuple[str, ...] = ("memory",),
-               profiles: tuple[str, ...] = ("kafka",)) -> None:
+def run_decode(
+    data: bytes, *, modes: tuple[str, ...] = ("memory",), profiles: tuple[str, ...] = ("kafka",)
+) -> None:
     if len(profiles) > 1 and len(data) % 4:
         profiles = profiles[:1]  # strict (extra checks, half the speed) on one input in four
     for mode in modes:
         for profile in profiles:
-            result = decode(data, mode=mode, profile=profile,  # type: ignore[arg-type]
-                            decompressed_limit=DECOMPRESSED_LIMIT)
+            result = decode(
+                data,
+                mode=mode,
+                profile=profile,  # type: ignore[arg-type]
+                decompressed_limit=DECOMPRESSED_LIMIT,
+            )
             check_result(result, len(data))
 
 
@@ -131,7 +136,7 @@ def t_varint(data: bytes) -> None:
         it = iter(data)
 
         class _Src:
-            def read(self) -> int:
+            def read(self, it: Iterator[int] = it) -> int:
                 return next(it, -1)
 
         try:
@@ -141,8 +146,10 @@ def t_varint(data: bytes) -> None:
             stream_result = ("error", 0)
         if buf_result[0] == "ok" or stream_result[0] == "ok":
             # same bytes, same value: a buffer read and a stream read must agree
-            _check(buf_result == stream_result,
-                   f"{reader.__name__}: buffer {buf_result} != stream {stream_result}")
+            _check(
+                buf_result == stream_result,
+                f"{reader.__name__}: buffer {buf_result} != stream {stream_result}",
+            )
     try:
         value, end = read_unsigned_varint(data, 0, n)
         _check(0 <= value < (1 << 32), f"unsigned varint {value}")
@@ -156,13 +163,25 @@ def wrap_headers(section: bytes) -> bytes:
     return v2_envelope(record, attributes=0, count=1)
 
 
-def v2_envelope(records: bytes, *, attributes: int, count: int, last_offset_delta: int = 0,
-                base_offset: int = 0, timestamp: int = 1_700_000_000_000) -> bytes:
+def v2_envelope(
+    records: bytes,
+    *,
+    attributes: int,
+    count: int,
+    last_offset_delta: int = 0,
+    base_offset: int = 0,
+    timestamp: int = 1_700_000_000_000,
+) -> bytes:
     """A v2 batch header (partitionLeaderEpoch 0) around ``records``, length and CRC-32C true."""
     return encode_batch_v2(
-        base_offset=base_offset, partition_leader_epoch=0, attributes=attributes,
-        last_offset_delta=last_offset_delta, base_timestamp=timestamp, max_timestamp=timestamp,
-        count=count, payload=records,
+        base_offset=base_offset,
+        partition_leader_epoch=0,
+        attributes=attributes,
+        last_offset_delta=last_offset_delta,
+        base_timestamp=timestamp,
+        max_timestamp=timestamp,
+        count=count,
+        payload=records,
     )
 
 
@@ -208,8 +227,9 @@ def t_stream(data: bytes) -> None:
     run_decode(data, modes=("memory", "file"))
 
 
-def _check_lookups(index: OffsetIndex | TimeIndex, key: str, targets: tuple[int, ...],
-                   floor: int) -> None:
+def _check_lookups(
+    index: OffsetIndex | TimeIndex, key: str, targets: tuple[int, ...], floor: int
+) -> None:
     """After a passing sanity check, a lookup never returns an entry above its target (the
     "nothing found" answer ``floor`` aside), whatever order the entries are in."""
     try:
@@ -270,9 +290,17 @@ def _corpora_files(root: Path, patterns: tuple[str, ...]) -> Iterator[Path]:
 
 def _record_streams(root: Path) -> Iterator[bytes]:
     """Every record stream of the corpora: segments, wire captures, crafted cases."""
-    for p in _corpora_files(root, ("*/*/log/*/*.log", "*/*/wire/*.bin", "crafted/*.bin",
-                                   "regressions/stream/*.bin", "regressions/batch/*.bin",
-                                   "regressions/legacy/*.bin")):
+    for p in _corpora_files(
+        root,
+        (
+            "*/*/log/*/*.log",
+            "*/*/wire/*.bin",
+            "crafted/*.bin",
+            "regressions/stream/*.bin",
+            "regressions/batch/*.bin",
+            "regressions/legacy/*.bin",
+        ),
+    ):
         data = p.read_bytes()
         if data and len(data) <= MAX_LEN:
             yield data
@@ -303,7 +331,7 @@ def _seeds_legacy(root: Path) -> Iterator[bytes]:
 
 def _seeds_headers(root: Path) -> Iterator[bytes]:
     yield b"\x00"
-    for raw, b in _batches(root):
+    for _raw, b in _batches(root):
         if getattr(b, "magic", 0) != 2 or getattr(b, "compression_id", 1) != 0:
             continue
         out: list = []
@@ -395,42 +423,114 @@ class Target:
 
 
 CODEC_OF = {"gzip": codecs.GZIP, "snappy": codecs.SNAPPY, "lz4": codecs.LZ4, "zstd": codecs.ZSTD}
-_RECORD_MODULES = ("primitives.varint", "wire.record", "wire._record_fast", "wire.batch",
-                   "stream.splitter", "stream.decoder", "wire.control", "stream.findings")
+_RECORD_MODULES = (
+    "primitives.varint",
+    "wire.record",
+    "wire._record_fast",
+    "wire.batch",
+    "stream.splitter",
+    "stream.decoder",
+    "wire.control",
+    "stream.findings",
+)
 
 TARGETS: dict[str, Target] = {
     t.name: t
     for t in (
-        Target("varint", t_varint, "varint / varlong / unsigned varint, buffer and stream readers",
-               lambda root: iter([b"\x00", b"\x01", b"\xff\xff\xff\xff\x0f", b"\x80" * 9 + b"\x01",
-                                  b"\xfe\xff\xff\xff\x0f", b"\xff" * 10 + b"\x01"]),
-               shape=None, modules=("primitives.varint",)),
-        Target("headers", t_headers, "record header section (count, keys, values)",
-               _seeds_headers, shape="headers", modules=("wire.record", "wire._record_fast", "primitives.varint", "primitives.java"),
-               differential=True),
-        Target("batch", t_batch, "v2 batch header + records, CRC-32C re-sealed by the mutator",
-               _seeds_batch, shape="stream", modules=_RECORD_MODULES, differential=True),
-        Target("legacy", t_legacy, "magic 0/1 message sets and compressed wrappers",
-               _seeds_legacy, shape="stream", modules=("wire.legacy", "stream.splitter", "stream.decoder", "codecs"),
-               differential=True),
-        *(
-            Target(name, _codec_target(cid), f"{name} compressed payload inside a sealed batch",
-                   _codec_seeds(cid), shape="codec",
-                   modules=("codecs", "wire.record", "wire._record_fast", "wire.batch", "wire.legacy"), differential=True)
-            for name, cid in (("gzip", codecs.GZIP), ("snappy", codecs.SNAPPY),
-                              ("lz4", codecs.LZ4), ("zstd", codecs.ZSTD))
+        Target(
+            "varint",
+            t_varint,
+            "varint / varlong / unsigned varint, buffer and stream readers",
+            lambda root: iter(
+                [
+                    b"\x00",
+                    b"\x01",
+                    b"\xff\xff\xff\xff\x0f",
+                    b"\x80" * 9 + b"\x01",
+                    b"\xfe\xff\xff\xff\x0f",
+                    b"\xff" * 10 + b"\x01",
+                ]
+            ),
+            shape=None,
+            modules=("primitives.varint",),
         ),
-        Target("stream", t_stream, "any bytes as a record stream, memory and file semantics",
-               _seeds_stream, shape="stream",
-               modules=(*_RECORD_MODULES, "wire.legacy", "codecs"), differential=True),
-        Target("index", t_index, ".index / .timeindex / .txnindex readers and lookups",
-               _seeds_index, dictionary="index.dict", modules=("logdir.index", "logdir.txnindex")),
-        Target("snapshot", t_snapshot, "producer-state .snapshot files",
-               _seeds_files("*/*/log/*/*.snapshot"), dictionary="snapshot.dict",
-               modules=("logdir.snapshot",)),
-        Target("checkpoint", t_checkpoint,
-               "offset / leader-epoch checkpoints, partition.metadata, meta.properties",
-               _seeds_checkpoint, dictionary="checkpoint.dict", modules=("logdir.checkpoint",)),
+        Target(
+            "headers",
+            t_headers,
+            "record header section (count, keys, values)",
+            _seeds_headers,
+            shape="headers",
+            modules=("wire.record", "wire._record_fast", "primitives.varint", "primitives.java"),
+            differential=True,
+        ),
+        Target(
+            "batch",
+            t_batch,
+            "v2 batch header + records, CRC-32C re-sealed by the mutator",
+            _seeds_batch,
+            shape="stream",
+            modules=_RECORD_MODULES,
+            differential=True,
+        ),
+        Target(
+            "legacy",
+            t_legacy,
+            "magic 0/1 message sets and compressed wrappers",
+            _seeds_legacy,
+            shape="stream",
+            modules=("wire.legacy", "stream.splitter", "stream.decoder", "codecs"),
+            differential=True,
+        ),
+        *(
+            Target(
+                name,
+                _codec_target(cid),
+                f"{name} compressed payload inside a sealed batch",
+                _codec_seeds(cid),
+                shape="codec",
+                modules=("codecs", "wire.record", "wire._record_fast", "wire.batch", "wire.legacy"),
+                differential=True,
+            )
+            for name, cid in (
+                ("gzip", codecs.GZIP),
+                ("snappy", codecs.SNAPPY),
+                ("lz4", codecs.LZ4),
+                ("zstd", codecs.ZSTD),
+            )
+        ),
+        Target(
+            "stream",
+            t_stream,
+            "any bytes as a record stream, memory and file semantics",
+            _seeds_stream,
+            shape="stream",
+            modules=(*_RECORD_MODULES, "wire.legacy", "codecs"),
+            differential=True,
+        ),
+        Target(
+            "index",
+            t_index,
+            ".index / .timeindex / .txnindex readers and lookups",
+            _seeds_index,
+            dictionary="index.dict",
+            modules=("logdir.index", "logdir.txnindex"),
+        ),
+        Target(
+            "snapshot",
+            t_snapshot,
+            "producer-state .snapshot files",
+            _seeds_files("*/*/log/*/*.snapshot"),
+            dictionary="snapshot.dict",
+            modules=("logdir.snapshot",),
+        ),
+        Target(
+            "checkpoint",
+            t_checkpoint,
+            "offset / leader-epoch checkpoints, partition.metadata, meta.properties",
+            _seeds_checkpoint,
+            dictionary="checkpoint.dict",
+            modules=("logdir.checkpoint",),
+        ),
     )
 }
 
@@ -442,5 +542,16 @@ def get(name: str) -> Target:
         raise KeyError(f"unknown fuzz target {name!r} (known: {', '.join(TARGETS)})") from None
 
 
-__all__ = ["DECOMPRESSED_LIMIT", "InvariantViolation", "MAX_LEN", "TARGETS", "Target", "get",
-           "check_result", "codec_input", "wrap_headers", "wrap_payload", "v2_envelope"]
+__all__ = [
+    "DECOMPRESSED_LIMIT",
+    "InvariantViolation",
+    "MAX_LEN",
+    "TARGETS",
+    "Target",
+    "get",
+    "check_result",
+    "codec_input",
+    "wrap_headers",
+    "wrap_payload",
+    "v2_envelope",
+]

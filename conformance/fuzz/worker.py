@@ -25,8 +25,12 @@ from conformance.fuzz.store import FindingStore
 from conformance.fuzz.targets import get
 
 
-def build(target_name: str, findings: Path, differential: bool,  # type: ignore[no-untyped-def]
-          stats_path: Path | None = None):
+def build(
+    target_name: str,
+    findings: Path,
+    differential: bool,  # type: ignore[no-untyped-def]
+    stats_path: Path | None = None,
+):
     """The TestOneInput callable for a target (shared with the tests).
 
     ``stats_path`` gets ``{"execs", "crashes", "slowest", "diffs", "seconds"}`` every couple
@@ -36,13 +40,19 @@ def build(target_name: str, findings: Path, differential: bool,  # type: ignore[
     checker = None
     if differential:
         if not target.differential:
-            raise SystemExit(f"target {target.name!r} has no differential oracle "
-                             "(it is not a record stream)")
+            raise SystemExit(
+                f"target {target.name!r} has no differential oracle (it is not a record stream)"
+            )
         from conformance.fuzz.differential import Differential
 
         checker = Differential()
-    stats: dict[str, float] = {"execs": 0, "crashes": 0, "slowest": 0.0, "diffs": 0,
-                               "differential_inputs": 0}
+    stats: dict[str, float] = {
+        "execs": 0,
+        "crashes": 0,
+        "slowest": 0.0,
+        "diffs": 0,
+        "differential_inputs": 0,
+    }
     started = time.monotonic()
     last_write = [started]
 
@@ -94,7 +104,9 @@ def main(argv: list[str] | None = None) -> None:
     ours, rest = parser.parse_known_args(argv[1:])
     target = get(ours.target)
     test_one_input, _stats, _checker = build(
-        target.name, Path(ours.findings), ours.differential,
+        target.name,
+        Path(ours.findings),
+        ours.differential,
         Path(ours.stats) if ours.stats else None,
     )
 

@@ -43,9 +43,9 @@ class Case:
     id: str
     group: str
     mode: str
-    path: Path                 # the input bytes
-    expected_path: Path        # the JSON file holding Kafka's document
-    expected_key: str | None   # the member holding it (regressions), None: the whole file
+    path: Path  # the input bytes
+    expected_path: Path  # the JSON file holding Kafka's document
+    expected_key: str | None  # the member holding it (regressions), None: the whole file
     #: Kafka's verdict for the same bytes in the other mode, where the corpus has it
     other_mode_path: Path | None = None
     description: str = ""
@@ -66,6 +66,7 @@ class Case:
 @dataclass(frozen=True)
 class Features:
     """What a case needs of a decoder (compared with an adapter's capabilities)."""
+
     magics: frozenset[int]
     codecs: frozenset[str]
     crc_error: bool
@@ -85,10 +86,15 @@ def _crafted(root: Path) -> Iterable[Case]:
             other = "file" if mode == "memory" else "memory"
             other_path = base / f"{name}.{other}.json"
             yield Case(
-                id=f"crafted/{name}@{mode}", group=f"crafted/{area}", mode=mode,
-                path=base / f"{name}.bin", expected_path=base / f"{name}.{mode}.json",
-                expected_key=None, other_mode_path=other_path if other_path.is_file() else None,
-                description=entry.get("description", ""))
+                id=f"crafted/{name}@{mode}",
+                group=f"crafted/{area}",
+                mode=mode,
+                path=base / f"{name}.bin",
+                expected_path=base / f"{name}.{mode}.json",
+                expected_key=None,
+                other_mode_path=other_path if other_path.is_file() else None,
+                description=entry.get("description", ""),
+            )
 
 
 def _golden(root: Path) -> Iterable[Case]:
@@ -99,9 +105,14 @@ def _golden(root: Path) -> Iterable[Case]:
             rel = exp.relative_to(expected_dir).as_posix()[: -len(DECODE_SUFFIX)]
             mode = "memory" if golden.file_kind(rel) == "wire" else "file"
             yield Case(
-                id=f"{broker}/{case_dir.name}/{rel}@{mode}", group=broker, mode=mode,
-                path=case_dir / rel, expected_path=exp, expected_key=None,
-                description=f"captured from a real broker ({broker}, scenario {case_dir.name})")
+                id=f"{broker}/{case_dir.name}/{rel}@{mode}",
+                group=broker,
+                mode=mode,
+                path=case_dir / rel,
+                expected_path=exp,
+                expected_key=None,
+                description=f"captured from a real broker ({broker}, scenario {case_dir.name})",
+            )
 
 
 def _regressions(root: Path) -> Iterable[Case]:
@@ -113,9 +124,14 @@ def _regressions(root: Path) -> Iterable[Case]:
         if "expected" not in doc or "mode" not in doc:
             continue
         yield Case(
-            id=f"regressions/{meta.parent.name}/{meta.stem}@{doc['mode']}", group="regressions",
-            mode=doc["mode"], path=meta.with_suffix(".bin"), expected_path=meta,
-            expected_key="expected", description=doc.get("note", ""))
+            id=f"regressions/{meta.parent.name}/{meta.stem}@{doc['mode']}",
+            group="regressions",
+            mode=doc["mode"],
+            path=meta.with_suffix(".bin"),
+            expected_path=meta,
+            expected_key="expected",
+            description=doc.get("note", ""),
+        )
 
 
 def load_cases(root: Path | None = None) -> list[Case]:
@@ -154,7 +170,9 @@ def case_features(case: Case, data: bytes, expected: dict[str, Any]) -> Features
     whether the memory-mode verdict is the same."""
     # a batch with an invalid magic is not a feature: every decoder must refuse it
     magics = {b["magic"] for b in expected["batches"] if b["magic"] in (0, 1, 2)}
-    codecs = {b["compression"] for b in expected["batches"] if b["compression"] in _COMPRESSION_NAMES}
+    codecs = {
+        b["compression"] for b in expected["batches"] if b["compression"] in _COMPRESSION_NAMES
+    }
     error = expected.get("error")
     crc_error = False
     if error:

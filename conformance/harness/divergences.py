@@ -27,7 +27,11 @@ from pathlib import Path
 __all__ = ["CLASSES", "Divergence", "DivergenceError", "classify", "load", "stale"]
 
 CLASSES = ("real-bug", "leniency", "unsupported")
-CLASS_TITLES = {"real-bug": "real bug", "leniency": "documented leniency", "unsupported": "unsupported feature"}
+CLASS_TITLES = {
+    "real-bug": "real bug",
+    "leniency": "documented leniency",
+    "unsupported": "unsupported feature",
+}
 
 
 class DivergenceError(ValueError):
@@ -41,7 +45,7 @@ class Divergence:
     cls: str
     summary: str
     detail: str
-    source: str          # the file it comes from, relative to the repository
+    source: str  # the file it comes from, relative to the repository
 
     @property
     def key(self) -> str:
@@ -60,15 +64,25 @@ def load(files: Iterable[Path], relative_to: Path | None = None) -> list[Diverge
             where = f"{source}: divergence #{i + 1}"
             cls = entry.get("class")
             if cls not in CLASSES:
-                raise DivergenceError(f"{where}: class must be one of {', '.join(CLASSES)}, not {cls!r}")
+                raise DivergenceError(
+                    f"{where}: class must be one of {', '.join(CLASSES)}, not {cls!r}"
+                )
             cases = entry.get("cases")
             if not cases or not all(isinstance(c, str) for c in cases):
                 raise DivergenceError(f"{where}: cases must be a non-empty list of case-id globs")
             for key in ("impl", "summary"):
                 if not isinstance(entry.get(key), str) or not entry[key]:
                     raise DivergenceError(f"{where}: {key} must be a non-empty string")
-            found.append(Divergence(entry["impl"], tuple(cases), cls, entry["summary"],
-                                    str(entry.get("detail", "")).strip(), source))
+            found.append(
+                Divergence(
+                    entry["impl"],
+                    tuple(cases),
+                    cls,
+                    entry["summary"],
+                    str(entry.get("detail", "")).strip(),
+                    source,
+                )
+            )
     return found
 
 
@@ -80,8 +94,9 @@ def classify(known: Sequence[Divergence], impl: str, case_id: str) -> Divergence
     return None
 
 
-def stale(known: Sequence[Divergence], impls: Iterable[str],
-          diverging: Iterable[tuple[str, str]]) -> list[Divergence]:
+def stale(
+    known: Sequence[Divergence], impls: Iterable[str], diverging: Iterable[tuple[str, str]]
+) -> list[Divergence]:
     """Entries of ``impls`` that cover none of the ``(impl, case id)`` pairs that diverged."""
     pairs = list(diverging)
     names = set(impls)

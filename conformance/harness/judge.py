@@ -71,18 +71,28 @@ class Capabilities:
     declared: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "version": self.version, "magics": sorted(self.magics),
-                "codecs": [c for c in CODECS if c in self.codecs], "checks_crc": self.checks_crc,
-                "error_semantics": self.error_semantics, "file_semantics": self.file_semantics,
-                "error_classes": self.error_classes, "omits": sorted(self.omits),
-                "persistent": self.persistent, "notes": self.notes, "declared": self.declared}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "magics": sorted(self.magics),
+            "codecs": [c for c in CODECS if c in self.codecs],
+            "checks_crc": self.checks_crc,
+            "error_semantics": self.error_semantics,
+            "file_semantics": self.file_semantics,
+            "error_classes": self.error_classes,
+            "omits": sorted(self.omits),
+            "persistent": self.persistent,
+            "notes": self.notes,
+            "declared": self.declared,
+        }
 
 
 def _typed(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
     value = doc.get(key, default)
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise CapabilityError(f"capabilities: {key!r} must be {getattr(kind, '__name__', kind)}, "
-                              f"not {value!r}")
+        raise CapabilityError(
+            f"capabilities: {key!r} must be {getattr(kind, '__name__', kind)}, not {value!r}"
+        )
     return value
 
 
@@ -101,23 +111,34 @@ def parse_capabilities(text: str | None, fallback_name: str) -> Capabilities:
     if any(m not in (0, 1, 2) for m in magics):
         raise CapabilityError(f"capabilities: magics must be of 0, 1, 2, not {magics!r}")
     if any(c not in CODECS for c in codecs):
-        raise CapabilityError(f"capabilities: codecs must be of {', '.join(CODECS)}, not {codecs!r}")
+        raise CapabilityError(
+            f"capabilities: codecs must be of {', '.join(CODECS)}, not {codecs!r}"
+        )
     semantics = _typed(doc, "error_semantics", str, "streaming")
     classes = _typed(doc, "error_classes", str, "none")
     if semantics not in SEMANTICS:
-        raise CapabilityError(f"capabilities: error_semantics must be streaming or eager, not {semantics!r}")
+        raise CapabilityError(
+            f"capabilities: error_semantics must be streaming or eager, not {semantics!r}"
+        )
     if classes not in ERROR_CLASSES:
-        raise CapabilityError(f"capabilities: error_classes must be one of {', '.join(ERROR_CLASSES)}, "
-                              f"not {classes!r}")
+        raise CapabilityError(
+            f"capabilities: error_classes must be one of {', '.join(ERROR_CLASSES)}, "
+            f"not {classes!r}"
+        )
     omits = _typed(doc, "omits", list, [])
     return Capabilities(
         name=str(_typed(doc, "name", str, fallback_name) or fallback_name),
         version=_typed(doc, "version", str, ""),
-        magics=frozenset(magics), codecs=frozenset(codecs),
-        checks_crc=_typed(doc, "checks_crc", bool, True), error_semantics=semantics,
-        file_semantics=_typed(doc, "file_semantics", bool, True), error_classes=classes,
-        omits=frozenset(str(o) for o in omits), persistent=_typed(doc, "persistent", bool, False),
-        notes=_typed(doc, "notes", str, ""))
+        magics=frozenset(magics),
+        codecs=frozenset(codecs),
+        checks_crc=_typed(doc, "checks_crc", bool, True),
+        error_semantics=semantics,
+        file_semantics=_typed(doc, "file_semantics", bool, True),
+        error_classes=classes,
+        omits=frozenset(str(o) for o in omits),
+        persistent=_typed(doc, "persistent", bool, False),
+        notes=_typed(doc, "notes", str, ""),
+    )
 
 
 def unsupported_reason(features: Features, mode: str, caps: Capabilities) -> str | None:
@@ -141,12 +162,14 @@ def error_family(kafka_exception: str | None) -> str:
 
 @dataclass
 class Verdict:
-    status: str                     # pass | fail | unsupported | error
-    reason: str = ""                # one line: the first difference, the capability, the problem
+    status: str  # pass | fail | unsupported | error
+    reason: str = ""  # one line: the first difference, the capability, the problem
     diff: list[str] = field(default_factory=list)
 
 
-def _strip(doc: dict[str, Any], omits: frozenset[str], mode: str, keep_message: bool) -> dict[str, Any]:
+def _strip(
+    doc: dict[str, Any], omits: frozenset[str], mode: str, keep_message: bool
+) -> dict[str, Any]:
     doc = {k: v for k, v in doc.items() if k != "findings"}
     error = doc.get("error")
     if isinstance(error, dict):
@@ -158,7 +181,9 @@ def _strip(doc: dict[str, Any], omits: frozenset[str], mode: str, keep_message: 
             error["message"] = _IN_FILE.sub(" in file <input>.", message)
         doc["error"] = error
     if isinstance(doc.get("batches"), list):  # a new list: _eager_prefix may replace a batch
-        doc["batches"] = [_omit(b, omits) for b in doc["batches"]] if omits else list(doc["batches"])
+        doc["batches"] = (
+            [_omit(b, omits) for b in doc["batches"]] if omits else list(doc["batches"])
+        )
     return doc
 
 
@@ -167,8 +192,10 @@ def _omit(batch: Any, omits: frozenset[str]) -> Any:
         return batch
     out = {k: v for k, v in batch.items() if k not in omits}
     if isinstance(out.get("records"), list):
-        out["records"] = [{k: v for k, v in r.items() if k not in omits} if isinstance(r, dict) else r
-                          for r in out["records"]]
+        out["records"] = [
+            {k: v for k, v in r.items() if k not in omits} if isinstance(r, dict) else r
+            for r in out["records"]
+        ]
     return out
 
 
@@ -198,7 +225,11 @@ def _eager_prefix(expected: dict[str, Any], actual: dict[str, Any]) -> None:
     if e_batch.get("compression") == "none" or not isinstance(a_batch, dict):
         return
     e_records, a_records = e_batch.get("records"), a_batch.get("records")
-    if isinstance(e_records, list) and isinstance(a_records, list) and len(a_records) <= len(e_records):
+    if (
+        isinstance(e_records, list)
+        and isinstance(a_records, list)
+        and len(a_records) <= len(e_records)
+    ):
         e_batches[index] = {**e_batch, "records": e_records[: len(a_records)]}
 
 
@@ -221,10 +252,15 @@ def judge(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) 
         e_cls, a_cls = e_err.pop("kafka_exception", None), a_err.pop("kafka_exception", None)
         if caps.error_classes in ("exact", "class") and e_cls != a_cls:
             lines.append(f"$.error.kafka_exception: {e_cls!r} != {a_cls!r}")
-        elif caps.error_classes == "family" and error_family(e_cls) != "resource" \
-                and error_family(e_cls) != error_family(a_cls):
-            lines.append(f"$.error family: {error_family(e_cls)} ({e_cls}) != "
-                         f"{error_family(a_cls)} ({a_cls})")
+        elif (
+            caps.error_classes == "family"
+            and error_family(e_cls) != "resource"
+            and error_family(e_cls) != error_family(a_cls)
+        ):
+            lines.append(
+                f"$.error family: {error_family(e_cls)} ({e_cls}) != "
+                f"{error_family(a_cls)} ({a_cls})"
+            )
         if keep_message:
             e_msg, a_msg = e_err.pop("message", None), a_err.pop("message", None)
             if not messages_match(e_msg, a_msg):

@@ -33,6 +33,7 @@ _CHUNK = 1 << 16
 @dataclass
 class Exchange:
     """What one request to an adapter gave: its output, or the problem that replaced it."""
+
     output: bytes | None
     problem: str | None
     stderr: str
@@ -52,8 +53,13 @@ class ProcessTable:
             if self.closed:
                 raise RuntimeError("the run is being stopped")
             proc = subprocess.Popen(
-                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True, env=dict(env) if env is not None else None)
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=dict(env) if env is not None else None,
+            )
             self._live.add(proc)
             return proc
 
@@ -126,8 +132,14 @@ def _describe_exit(code: int) -> str:
     return f"exit code {code}"
 
 
-def _pump(proc: subprocess.Popen[bytes], send: bytes, close_stdin: bool, deadline: float,
-          limit: int, framed: bool) -> tuple[bytes, str | None]:
+def _pump(
+    proc: subprocess.Popen[bytes],
+    send: bytes,
+    close_stdin: bool,
+    deadline: float,
+    limit: int,
+    framed: bool,
+) -> tuple[bytes, str | None]:
     """Write ``send`` to the process and read its stdout until EOF (``framed``: until one
     complete response frame), the deadline or ``limit`` bytes. Returns (output, problem)."""
     assert proc.stdin is not None and proc.stdout is not None
@@ -147,18 +159,20 @@ def _pump(proc: subprocess.Popen[bytes], send: bytes, close_stdin: bool, deadlin
             if framed and len(out) >= _FRAME.size:
                 (length,) = _FRAME.unpack_from(out)
                 if length > limit:
-                    return bytes(out), f"response of {length} bytes announced, over the {limit}-byte limit"
+                    return bytes(
+                        out
+                    ), f"response of {length} bytes announced, over the {limit}-byte limit"
                 if len(out) > _FRAME.size + length:
                     return bytes(out), "output after the response frame"
                 if len(out) == _FRAME.size + length:
-                    return bytes(out[_FRAME.size:]), None
+                    return bytes(out[_FRAME.size :]), None
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return bytes(out), "timeout"
             for key, _ in sel.select(remaining):
                 if key.fd == in_fd:
                     try:
-                        sent += os.write(in_fd, view[sent: sent + _CHUNK])
+                        sent += os.write(in_fd, view[sent : sent + _CHUNK])
                     except BrokenPipeError:
                         sent = len(send)  # it stopped reading: its output will tell
                     if sent >= len(send):
@@ -172,8 +186,12 @@ def _pump(proc: subprocess.Popen[bytes], send: bytes, close_stdin: bool, deadlin
                     continue
                 if not chunk:
                     if framed:
-                        return bytes(out), "closed its output in the middle of a response" if out \
-                            else "closed its output instead of answering"
+                        return (
+                            bytes(out),
+                            "closed its output in the middle of a response"
+                            if out
+                            else "closed its output instead of answering",
+                        )
                     return bytes(out), None
                 out += chunk
                 if not framed and len(out) > limit:
@@ -182,8 +200,15 @@ def _pump(proc: subprocess.Popen[bytes], send: bytes, close_stdin: bool, deadlin
         sel.close()
 
 
-def run_once(table: ProcessTable, argv: Sequence[str], data: bytes, *,
-             env: Mapping[str, str] | None, timeout: float, limit: int) -> Exchange:
+def run_once(
+    table: ProcessTable,
+    argv: Sequence[str],
+    data: bytes,
+    *,
+    env: Mapping[str, str] | None,
+    timeout: float,
+    limit: int,
+) -> Exchange:
     """One-shot: start ``argv``, give it ``data`` on stdin, return what it printed (or why not:
     timeout, output over ``limit``, non-zero exit, a signal)."""
     start = time.monotonic()
@@ -219,7 +244,9 @@ class Server:
 
     MODES = {"memory": 0, "file": 1}
 
-    def __init__(self, table: ProcessTable, argv: Sequence[str], env: Mapping[str, str] | None) -> None:
+    def __init__(
+        self, table: ProcessTable, argv: Sequence[str], env: Mapping[str, str] | None
+    ) -> None:
         self._table, self._argv, self._env = table, list(argv), env
         self._proc: subprocess.Popen[bytes] | None = None
         self._tail: _StderrTail | None = None
@@ -233,7 +260,9 @@ class Server:
             try:
                 self._proc = self._table.start(self._argv, self._env)
             except OSError as exc:
-                return Exchange(None, f"cannot start {self._argv[0]}: {exc.strerror or exc}", "", 0.0)
+                return Exchange(
+                    None, f"cannot start {self._argv[0]}: {exc.strerror or exc}", "", 0.0
+                )
             self._tail = _StderrTail(self._proc.stderr)
             self.starts += 1
         assert self._tail is not None

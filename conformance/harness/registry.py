@@ -37,10 +37,18 @@ from conformance.jvm import runtime
 __all__ = ["Adapter", "AdapterBuildError", "Built", "adapters", "availability", "build"]
 
 #: toolchains whose version goes into the build hash (a new compiler means a new build)
-_TOOL_VERSION_ARGS = {"go": ["version"], "java": ["-version"], "node": ["--version"],
-                      "cargo": ["--version"], "rustc": ["--version"], "npm": ["--version"],
-                      "mvn": ["--version"], "cc": ["--version"], "gcc": ["--version"],
-                      "g++": ["--version"]}
+_TOOL_VERSION_ARGS = {
+    "go": ["version"],
+    "java": ["-version"],
+    "node": ["--version"],
+    "cargo": ["--version"],
+    "rustc": ["--version"],
+    "npm": ["--version"],
+    "mvn": ["--version"],
+    "cc": ["--version"],
+    "gcc": ["--version"],
+    "g++": ["--version"],
+}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -51,6 +59,7 @@ class AdapterBuildError(RuntimeError):
 @dataclass(frozen=True)
 class Adapter:
     """One implementation of a built-in adapter directory."""
+
     name: str
     directory: Path
     library: str
@@ -69,11 +78,12 @@ class Adapter:
 @dataclass(frozen=True)
 class Built:
     """A built adapter, ready to run."""
+
     adapter: Adapter
     argv: list[str]
     env: dict[str, str]
     out: Path
-    build_seconds: float | None   # None: an earlier build was reused
+    build_seconds: float | None  # None: an earlier build was reused
 
 
 def adapters_root() -> Path:
@@ -88,14 +98,22 @@ def adapters(root: Path | None = None) -> list[Adapter]:
         doc = tomllib.loads(manifest.read_text(encoding="utf-8"))
         build_doc = doc.get("build", {})
         for impl in doc.get("impl", []):
-            found.append(Adapter(
-                name=impl["name"], directory=manifest.parent.resolve(), library=doc["library"],
-                version=doc["version"], registry=doc.get("registry", ""),
-                toolchain=tuple(doc.get("toolchain", [])), description=doc.get("description", ""),
-                steps=tuple(tuple(step) for step in build_doc.get("steps", [])),
-                build_env=tuple(build_doc.get("env", {}).items()),
-                command=tuple(impl["command"]), env=tuple(impl.get("env", {}).items()),
-                shared=tuple((manifest.parent / d).resolve() for d in doc.get("shared", []))))
+            found.append(
+                Adapter(
+                    name=impl["name"],
+                    directory=manifest.parent.resolve(),
+                    library=doc["library"],
+                    version=doc["version"],
+                    registry=doc.get("registry", ""),
+                    toolchain=tuple(doc.get("toolchain", [])),
+                    description=doc.get("description", ""),
+                    steps=tuple(tuple(step) for step in build_doc.get("steps", [])),
+                    build_env=tuple(build_doc.get("env", {}).items()),
+                    command=tuple(impl["command"]),
+                    env=tuple(impl.get("env", {}).items()),
+                    shared=tuple((manifest.parent / d).resolve() for d in doc.get("shared", [])),
+                )
+            )
     return sorted(found, key=lambda a: a.name)
 
 
@@ -104,8 +122,13 @@ def _tool_version(tool: str) -> str | None:
     if path is None or tool not in _TOOL_VERSION_ARGS:
         return path  # a helper tool (sh, cp, make...): being there is enough
     try:
-        proc = subprocess.run([path, *_TOOL_VERSION_ARGS.get(tool, ["--version"])],
-                              capture_output=True, text=True, timeout=60, check=False)
+        proc = subprocess.run(
+            [path, *_TOOL_VERSION_ARGS.get(tool, ["--version"])],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = _ANSI.sub("", proc.stdout or proc.stderr).strip().splitlines()
@@ -126,8 +149,12 @@ def _toolchain(adapter: Adapter) -> dict[str, str] | str:
 def _hash(adapter: Adapter, versions: dict[str, str]) -> str:
     digest = hashlib.sha256()
     for directory in (adapter.directory, *adapter.shared):
-        for path in sorted(p for p in directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            digest.update(f"{directory.name}/{path.relative_to(directory).as_posix()}".encode() + b"\0")
+        for path in sorted(
+            p for p in directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        ):
+            digest.update(
+                f"{directory.name}/{path.relative_to(directory).as_posix()}".encode() + b"\0"
+            )
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     digest.update(json.dumps([versions, sys.version], sort_keys=True).encode())
     return digest.hexdigest()[:16]
@@ -164,8 +191,12 @@ def build(adapter: Adapter, log: Callable[[str], None] = lambda _: None) -> Buil
     base = _out_base(adapter)
     digest = _hash(adapter, versions)
     out = base / digest
-    values = {"src": str(adapter.directory), "out": str(out), "cache": str(runtime.cache_root()),
-              "python": sys.executable}
+    values = {
+        "src": str(adapter.directory),
+        "out": str(out),
+        "cache": str(runtime.cache_root()),
+        "python": sys.executable,
+    }
     env = {**os.environ, **{k: _fill(v, values) for k, v in adapter.env}}
     built = Built(adapter, [_fill(a, values) for a in adapter.command], env, out, None)
     base.mkdir(parents=True, exist_ok=True)
@@ -178,16 +209,25 @@ def build(adapter: Adapter, log: Callable[[str], None] = lambda _: None) -> Buil
         log_path = base / f"{digest}.log"
         build_env = {**os.environ, **{k: _fill(v, values) for k, v in adapter.build_env}}
         started = time.monotonic()
-        log(f"building {adapter.directory.name} ({adapter.library} {adapter.version}); log: {log_path}")
+        log(
+            f"building {adapter.directory.name} "
+            f"({adapter.library} {adapter.version}); log: {log_path}"
+        )
         with open(log_path, "wb") as sink:
             for step in adapter.steps:
                 argv = [_fill(a, values) for a in step]
                 sink.write(("$ " + " ".join(argv) + "\n").encode())
                 sink.flush()
                 try:
-                    code = subprocess.run(argv, cwd=adapter.directory, env=build_env, stdout=sink,
-                                          stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                          check=False).returncode
+                    code = subprocess.run(
+                        argv,
+                        cwd=adapter.directory,
+                        env=build_env,
+                        stdout=sink,
+                        stderr=subprocess.STDOUT,
+                        stdin=subprocess.DEVNULL,
+                        check=False,
+                    ).returncode
                 except OSError as exc:
                     code, _ = -1, sink.write(f"cannot run: {exc}\n".encode())
                 if code != 0:
@@ -195,9 +235,12 @@ def build(adapter: Adapter, log: Callable[[str], None] = lambda _: None) -> Buil
                     tail = log_path.read_text(errors="replace").splitlines()[-25:]
                     raise AdapterBuildError(
                         f"{adapter.name}: build step failed (exit {code}): {' '.join(argv)}\n"
-                        + "\n".join("  " + line for line in tail))
+                        + "\n".join("  " + line for line in tail)
+                    )
         seconds = time.monotonic() - started
-        (out / ".built").write_text(json.dumps({"seconds": round(seconds, 1), "toolchain": versions}))
+        (out / ".built").write_text(
+            json.dumps({"seconds": round(seconds, 1), "toolchain": versions})
+        )
         for old in base.iterdir():  # earlier builds of this directory
             if old.is_dir() and old.name != digest:
                 shutil.rmtree(old, ignore_errors=True)
@@ -209,6 +252,11 @@ def build(adapter: Adapter, log: Callable[[str], None] = lambda _: None) -> Buil
 
 def describe(adapter: Adapter) -> dict[str, Any]:
     """The JSON description of an adapter in reports."""
-    return {"name": adapter.name, "library": adapter.library, "version": adapter.version,
-            "registry": adapter.registry, "source": f"adapters/{adapter.directory.name}",
-            "description": adapter.description}
+    return {
+        "name": adapter.name,
+        "library": adapter.library,
+        "version": adapter.version,
+        "registry": adapter.registry,
+        "source": f"adapters/{adapter.directory.name}",
+        "description": adapter.description,
+    }

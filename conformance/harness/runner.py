@@ -19,11 +19,24 @@ from pathlib import Path
 from typing import Any
 
 from conformance.harness.cases import Case, case_features
-from conformance.harness.judge import Capabilities, CapabilityError, Verdict, judge, parse_capabilities, \
-    unsupported_reason
+from conformance.harness.judge import (
+    Capabilities,
+    CapabilityError,
+    Verdict,
+    judge,
+    parse_capabilities,
+    unsupported_reason,
+)
 from conformance.harness.process import ProcessTable, Server, run_once
 
-__all__ = ["CaseResult", "Implementation", "ImplementationRun", "Settings", "STATUSES", "run_implementation"]
+__all__ = [
+    "CaseResult",
+    "Implementation",
+    "ImplementationRun",
+    "Settings",
+    "STATUSES",
+    "run_implementation",
+]
 
 STATUSES = ("pass", "fail", "unsupported", "error")
 
@@ -32,10 +45,11 @@ STATUSES = ("pass", "fail", "unsupported", "error")
 class Implementation:
     """An adapter command to run (built-in or ``--cmd``); an empty ``name`` is replaced by
     the name the adapter declares in its capabilities."""
+
     name: str
     argv: tuple[str, ...]
     env: Mapping[str, str] | None = None
-    source: dict[str, Any] = field(default_factory=dict)   # registry description, for reports
+    source: dict[str, Any] = field(default_factory=dict)  # registry description, for reports
 
 
 @dataclass(frozen=True)
@@ -59,9 +73,16 @@ class CaseResult:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"impl": self.impl, "case": self.case, "group": self.group, "status": self.status,
-                "reason": self.reason, "diff": self.diff, "stderr": self.stderr,
-                "seconds": round(self.seconds, 4)}
+        return {
+            "impl": self.impl,
+            "case": self.case,
+            "group": self.group,
+            "status": self.status,
+            "reason": self.reason,
+            "diff": self.diff,
+            "stderr": self.stderr,
+            "seconds": round(self.seconds, 4),
+        }
 
 
 @dataclass
@@ -79,9 +100,17 @@ class ImplementationRun:
 Progress = Callable[[str, int, int, Counter[str]], None]
 
 
-def _capabilities(table: ProcessTable, impl: Implementation, settings: Settings) -> tuple[Capabilities, str | None]:
-    exchange = run_once(table, [*impl.argv, "capabilities"], b"", env=impl.env,
-                        timeout=settings.capabilities_timeout, limit=1 << 20)
+def _capabilities(
+    table: ProcessTable, impl: Implementation, settings: Settings
+) -> tuple[Capabilities, str | None]:
+    exchange = run_once(
+        table,
+        [*impl.argv, "capabilities"],
+        b"",
+        env=impl.env,
+        timeout=settings.capabilities_timeout,
+        limit=1 << 20,
+    )
     text = exchange.output.decode("utf-8", "replace") if exchange.output is not None else None
     problem = None
     if exchange.problem:
@@ -100,8 +129,13 @@ def _decide(case: Case, caps: Capabilities) -> tuple[bytes, dict[str, Any], str 
     return data, expected, unsupported_reason(case_features(case, data, expected), case.mode, caps)
 
 
-def run_implementation(impl: Implementation, cases: Sequence[Case], settings: Settings,
-                       table: ProcessTable, progress: Progress | None = None) -> ImplementationRun:
+def run_implementation(
+    impl: Implementation,
+    cases: Sequence[Case],
+    settings: Settings,
+    table: ProcessTable,
+    progress: Progress | None = None,
+) -> ImplementationRun:
     """Every case through ``impl``; one :class:`CaseResult` per case, in the order of ``cases``."""
     started = time.monotonic()
     caps, caps_problem = _capabilities(table, impl, settings)
@@ -128,11 +162,18 @@ def run_implementation(impl: Implementation, cases: Sequence[Case], settings: Se
             result = CaseResult(impl.name, case.id, case.group, "unsupported", reason)
         else:
             if caps.persistent:
-                exchange = server().request(case.mode, data, timeout=settings.timeout,
-                                            limit=settings.output_limit)
+                exchange = server().request(
+                    case.mode, data, timeout=settings.timeout, limit=settings.output_limit
+                )
             else:
-                exchange = run_once(table, [*impl.argv, "decode", "--as", case.mode], data,
-                                    env=impl.env, timeout=settings.timeout, limit=settings.output_limit)
+                exchange = run_once(
+                    table,
+                    [*impl.argv, "decode", "--as", case.mode],
+                    data,
+                    env=impl.env,
+                    timeout=settings.timeout,
+                    limit=settings.output_limit,
+                )
             result = _verdict(impl.name, case, expected, caps, exchange.output, exchange.problem)
             result.stderr, result.seconds = exchange.stderr, exchange.seconds
         with lock:
@@ -158,8 +199,14 @@ def run_implementation(impl: Implementation, cases: Sequence[Case], settings: Se
     return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
 
 
-def _verdict(name: str, case: Case, expected: dict[str, Any], caps: Capabilities,
-             output: bytes | None, problem: str | None) -> CaseResult:
+def _verdict(
+    name: str,
+    case: Case,
+    expected: dict[str, Any],
+    caps: Capabilities,
+    output: bytes | None,
+    problem: str | None,
+) -> CaseResult:
     if problem is not None or output is None:
         return CaseResult(name, case.id, case.group, "error", problem or "no output")
     try:

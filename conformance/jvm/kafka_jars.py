@@ -1,4 +1,4 @@
-"""Run Apache Kafka's own command-line tools from Maven Central jars, cached per version.
+r"""Run Apache Kafka's own command-line tools from Maven Central jars, cached per version.
 
 A Kafka server distribution's runtime classpath is resolved once per version with Maven
 (``jvm/kafka-classpath/pom.xml``, ``dependency:copy-dependencies -DincludeScope=runtime``) into
@@ -24,9 +24,10 @@ Profiles by version (see the POM): ``< 2.4`` -> ``legacy`` (kafka_2.11 + jaxb-ap
 
 Command line::
 
-    python -m conformance.jvm.kafka_jars classpath 3.9.2            # resolve if needed, print the jars
-    python -m conformance.jvm.kafka_jars main-class 4.3.1            # which DumpLogSegments class
-    python -m conformance.jvm.kafka_jars dump 3.9.2 -- --files d/0.log --deep-iteration --print-data-log
+    python -m conformance.jvm.kafka_jars classpath 3.9.2      # resolve if needed, print the jars
+    python -m conformance.jvm.kafka_jars main-class 4.3.1     # which DumpLogSegments class
+    python -m conformance.jvm.kafka_jars dump 3.9.2 -- --files d/0.log --deep-iteration \
+        --print-data-log
     python -m conformance.jvm.kafka_jars run 3.9.2 kafka.tools.StorageTool -- random-uuid
 """
 
@@ -114,7 +115,7 @@ log4j.appender.stderr=org.apache.log4j.ConsoleAppender
 log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
 log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.appender.stderr.Target=System.err
-"""
+"""  # noqa: E501 - config file content, written verbatim
 
 _LOG4J2_PROPERTIES = """\
 # written by conformance.jvm.kafka_jars: Kafka tools log to stderr only (cf. config/tools-log4j2.yaml)
@@ -127,7 +128,7 @@ appender.stderr.layout.type = PatternLayout
 appender.stderr.layout.pattern = [%d] %p %m (%c)%n
 rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = STDERR
-"""
+"""  # noqa: E501 - config file content, written verbatim
 
 
 class KafkaJarsUnavailable(RuntimeError):
@@ -488,7 +489,7 @@ examples:
 
 Jars are cached in <repo>/.cache/kafka/<version>/lib (Maven repository <repo>/.cache/m2);
 <repo> is $KAFKA_CONFORMANCE_ROOT if set. Needs mvn (first use of a version) and java 17+.
-"""
+"""  # noqa: E501 - --help epilog, printed verbatim
 
 
 def _build_parser() -> argparse.ArgumentParser:

@@ -48,10 +48,10 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-
-from conformance.jvm import runtime as jvm
 from types import TracebackType
 from typing import IO, Any
+
+from conformance.jvm import runtime as jvm
 
 __all__ = [
     "MODES",
@@ -136,11 +136,15 @@ def ensure_built(repo_root: Path | None = None) -> list[str]:
     root = (repo_root or _default_repo_root()).resolve()
     oracle_dir = _oracle_dir(root)
     if not (oracle_dir / "pom.xml").is_file():
-        raise OracleUnavailable(f"oracle sources not found: {oracle_dir / 'pom.xml'} does not exist")
+        raise OracleUnavailable(
+            f"oracle sources not found: {oracle_dir / 'pom.xml'} does not exist"
+        )
 
     java = _java_executable()
     if java is None:
-        raise OracleUnavailable("no java: neither $JAVA_HOME/bin/java nor java on PATH (JDK 17+ needed)")
+        raise OracleUnavailable(
+            "no java: neither $JAVA_HOME/bin/java nor java on PATH (JDK 17+ needed)"
+        )
 
     cache = root / ".cache"
     out_dir = cache / "oracle" / source_hash(root)
@@ -214,11 +218,14 @@ def decode_files(paths: Sequence[Path], mode: str = "memory") -> list[dict[str, 
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, check=False)
         stderr = proc.stderr.decode("utf-8", "replace")
         if proc.returncode != 0:
-            raise OracleError(f"oracle exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}")
+            raise OracleError(
+                f"oracle exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}"
+            )
         lines = proc.stdout.decode("utf-8").splitlines()
         if len(lines) != len(chunk):
             raise OracleError(
-                f"oracle printed {len(lines)} documents for {len(chunk)} inputs\n{jvm.tail(stderr, _TAIL_LINES)}"
+                f"oracle printed {len(lines)} documents for {len(chunk)} inputs\n"
+                f"{jvm.tail(stderr, _TAIL_LINES)}"
             )
         try:
             documents.extend(json.loads(line) for line in lines)
@@ -254,7 +261,9 @@ def _parse_encoded(lines: Sequence[str], count: int) -> list[bytes | str]:
             try:
                 out.append(bytes.fromhex(line))
             except ValueError as exc:
-                raise OracleError(f"oracle encode printed neither hex nor JSON: {line[:80]!r}") from exc
+                raise OracleError(
+                    f"oracle encode printed neither hex nor JSON: {line[:80]!r}"
+                ) from exc
     return out
 
 
@@ -276,16 +285,18 @@ def encode_batches(
     proc = subprocess.run([*command, "encode"], input=payload, capture_output=True, check=False)
     stderr = proc.stderr.decode("utf-8", "replace")
     if proc.returncode != 0:
-        raise OracleError(f"oracle encode exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}")
+        raise OracleError(
+            f"oracle encode exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}"
+        )
     return _parse_encoded(proc.stdout.decode("utf-8").splitlines(), len(specs))
 
 
 class OracleServer:
     """One long-lived oracle JVM (``serve`` mode)::
 
-        with OracleServer() as oracle:
-            doc = oracle.decode(data, mode="memory")
-            [data_or_error] = oracle.encode_batches([{"magic": 2, "records": [...]}])
+    with OracleServer() as oracle:
+        doc = oracle.decode(data, mode="memory")
+        [data_or_error] = oracle.encode_batches([{"magic": 2, "records": [...]}])
     """
 
     def __init__(self, repo_root: Path | None = None) -> None:
@@ -440,10 +451,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     usage = (
         "usage: python -m conformance.jvm.oracle build\n"
-        "       python -m conformance.jvm.oracle decode [--as memory|file] [FILE...]  (no FILE: stdin)\n"
+        "       python -m conformance.jvm.oracle decode [--as memory|file] [FILE...]"
+        "  (no FILE: stdin)\n"
         "       python -m conformance.jvm.oracle capabilities   (the built-in `java` adapter)\n"
         "       python -m conformance.jvm.oracle serve\n"
-        "       python -m conformance.jvm.oracle encode   (JSON batch specs on stdin, one per line)\n"
+        "       python -m conformance.jvm.oracle encode"
+        "   (JSON batch specs on stdin, one per line)\n"
     )
     if not args or args[0] in ("-h", "--help", "help"):
         sys.stdout.write(usage)

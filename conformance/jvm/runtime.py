@@ -47,8 +47,11 @@ def is_checkout(path: Path) -> bool:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
     project = meta.get("project")
-    return (isinstance(project, dict) and project.get("name") == PROJECT_NAME
-            and (path / "conformance" / "__init__.py").is_file())
+    return (
+        isinstance(project, dict)
+        and project.get("name") == PROJECT_NAME
+        and (path / "conformance" / "__init__.py").is_file()
+    )
 
 
 def checkout_root() -> Path | None:
@@ -64,9 +67,11 @@ def checkout_root() -> Path | None:
 def no_checkout_message(what: str | None = None) -> str:
     """The one explanation given wherever the repository's files are needed and missing."""
     package = Path(__file__).resolve().parents[1]
-    return (f"no kafka-conformance checkout{f' for {what}' if what else ''}: the installed "
-            f"package ({package}) is not inside one; set {ROOT_ENV} to a checkout (a git "
-            f"clone of kafka-conformance, with its corpora/, oracle/, jvm/ and fuzz/ folders)")
+    return (
+        f"no kafka-conformance checkout{f' for {what}' if what else ''}: the installed "
+        f"package ({package}) is not inside one; set {ROOT_ENV} to a checkout (a git "
+        f"clone of kafka-conformance, with its corpora/, oracle/, jvm/ and fuzz/ folders)"
+    )
 
 
 def repo_root(explicit: Path | None = None) -> Path:
@@ -106,7 +111,9 @@ def java_executable() -> str:
             return str(candidate)
     java = shutil.which("java")
     if java is None:
-        raise JvmToolMissing("no java: neither $JAVA_HOME/bin/java nor java on PATH (JDK 17+ needed)")
+        raise JvmToolMissing(
+            "no java: neither $JAVA_HOME/bin/java nor java on PATH (JDK 17+ needed)"
+        )
     return java
 
 

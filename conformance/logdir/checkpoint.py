@@ -1,17 +1,17 @@
 """Text files of a log directory, read with Kafka's exact rules (docs/format.md §6.8-6.10).
 
-==============================================  =============================================
-file                                            content
-==============================================  =============================================
-recovery-point-offset-checkpoint,               ``0`` / ``<count>`` / ``<topic> <partition> <offset>``
-log-start-offset-checkpoint,                    per line (``OffsetCheckpointFile``)
+=================================  =============================================
+file                               content
+=================================  =============================================
+recovery-point-offset-checkpoint,  ``0`` / ``<count>`` / ``<topic> <partition> <offset>``
+log-start-offset-checkpoint,       per line (``OffsetCheckpointFile``)
 replication-offset-checkpoint,
 cleaner-offset-checkpoint
-leader-epoch-checkpoint                         ``0`` / ``<count>`` / ``<epoch> <startOffset>``
-partition.metadata                              ``version: 0`` / ``topic_id: <base64url uuid>``
-meta.properties                                 Java ``Properties`` (version, cluster.id,
-                                                broker.id / node.id, directory.id)
-==============================================  =============================================
+leader-epoch-checkpoint            ``0`` / ``<count>`` / ``<epoch> <startOffset>``
+partition.metadata                 ``version: 0`` / ``topic_id: <base64url uuid>``
+meta.properties                    Java ``Properties`` (version, cluster.id,
+                                   broker.id / node.id, directory.id)
+=================================  =============================================
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import base64
 import re
 from dataclasses import dataclass
 
-from conformance.primitives.java import java_parse_int
 from conformance.errors import (
     CheckpointError,
     DecodeError,
@@ -28,6 +27,7 @@ from conformance.errors import (
     JavaRuntimeError,
     NumberFormatError,
 )
+from conformance.primitives.java import java_parse_int
 
 OFFSET_CHECKPOINTS = (
     "recovery-point-offset-checkpoint",
@@ -183,7 +183,9 @@ class PartitionMetadata:
     topic_id: str
 
 
-def parse_partition_metadata(data: bytes, location: str = "<partition.metadata>") -> PartitionMetadata:
+def parse_partition_metadata(
+    data: bytes, location: str = "<partition.metadata>"
+) -> PartitionMetadata:
     """``PartitionMetadataReadBuffer.read``."""
     lines = read_lines(data)
 
@@ -315,7 +317,8 @@ def parse_meta_properties(data: bytes) -> MetaProperties:
             return java_parse_int(value)
         except NumberFormatError:
             raise JavaRuntimeError(
-                f"Unable to read {key} as a base-10 number.", java_class="java.lang.RuntimeException"
+                f"Unable to read {key} as a base-10 number.",
+                java_class="java.lang.RuntimeException",
             ) from None
 
     node_id: int | None = None

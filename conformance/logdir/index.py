@@ -22,10 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.fileio import map_readonly
 from conformance.errors import CorruptIndexError, IllegalArgumentError
-from conformance.primitives.java import java_parse_int
-from conformance.primitives.java import wrap64
+from conformance.fileio import map_readonly
+from conformance.primitives.java import java_parse_int, wrap64
 
 OFFSET_ENTRY = struct.Struct(">ii")
 TIME_ENTRY = struct.Struct(">qi")
@@ -79,7 +78,8 @@ class OffsetIndex(_Index):
     def entry(self, n: int) -> OffsetPosition:
         if n >= self.entries:
             raise IllegalArgumentError(
-                f"Attempt to fetch the {n}th entry from index {self.path}, which has size {self.entries}"
+                f"Attempt to fetch the {n}th entry from index {self.path}, "
+                f"which has size {self.entries}"
             )
         rel, pos = OFFSET_ENTRY.unpack_from(self.data, n * self.entry_size)
         return OffsetPosition(wrap64(self.base_offset + rel), pos)
@@ -96,7 +96,8 @@ class OffsetIndex(_Index):
         if self.entries != 0 and self.last_offset() < self.base_offset:
             raise CorruptIndexError(
                 f"Corrupt index found, index file {self.path} has non-zero size but the last "
-                f"offset is {self.last_offset()} which is less than the base offset {self.base_offset}"
+                f"offset is {self.last_offset()} "
+                f"which is less than the base offset {self.base_offset}"
             )
         if self.length % self.entry_size != 0:
             raise CorruptIndexError(
@@ -106,7 +107,9 @@ class OffsetIndex(_Index):
 
     def lookup(self, target_offset: int) -> OffsetPosition:
         """The entry with the largest offset <= target, else ``(baseOffset, 0)``."""
-        slot = _largest_lower_bound(self.entries, lambda i: self.entry(i).offset, target_offset, self.entry_size)
+        slot = _largest_lower_bound(
+            self.entries, lambda i: self.entry(i).offset, target_offset, self.entry_size
+        )
         if slot < 0:
             return OffsetPosition(self.base_offset, 0)
         return self.entry(slot)
@@ -121,7 +124,8 @@ class TimeIndex(_Index):
     def entry(self, n: int) -> TimestampOffset:
         if n >= self.entries:
             raise IllegalArgumentError(
-                f"Attempt to fetch the {n}th entry from time index {self.path} which has size {self.entries}"
+                f"Attempt to fetch the {n}th entry from time index {self.path} "
+                f"which has size {self.entries}"
             )
         ts, rel = TIME_ENTRY.unpack_from(self.data, n * self.entry_size)
         return TimestampOffset(ts, wrap64(self.base_offset + rel))

@@ -109,7 +109,9 @@ class LookupResult:
                 "maxTimestamp": str(b.max_timestamp),
             },
             "recordOffset": None if self.record_offset is None else str(self.record_offset),
-            "recordTimestamp": None if self.record_timestamp is None else str(self.record_timestamp),
+            "recordTimestamp": None
+            if self.record_timestamp is None
+            else str(self.record_timestamp),
         }
 
 
@@ -156,7 +158,9 @@ def log_start_offset(partition_dir: str | os.PathLike[str]) -> int | None:
     if not segs:
         return None
     checkpointed = _checkpointed_log_start(Path(partition_dir))
-    return max(segs[0].base_offset, checkpointed if checkpointed is not None else segs[0].base_offset)
+    return max(
+        segs[0].base_offset, checkpointed if checkpointed is not None else segs[0].base_offset
+    )
 
 
 def _next_offset(seg: Segment) -> tuple[tuple[int, int], int]:
@@ -191,8 +195,9 @@ def _special_timestamp(partition_dir: str | os.PathLike[str], target: int) -> Lo
     assert start is not None
     found = lookup_offset(partition_dir, start)
     if found is None:  # the checkpoint is below every segment: cannot happen after max()
-        return LookupResult(segs[0].log.name, (segs[0].base_offset, 0), None, None, start,
-                            NO_TIMESTAMP)
+        return LookupResult(
+            segs[0].log.name, (segs[0].base_offset, 0), None, None, start, NO_TIMESTAMP
+        )
     found.record_offset, found.record_timestamp = start, NO_TIMESTAMP
     return found
 
@@ -219,8 +224,12 @@ def lookup_timestamp(
                 found = _first_record_at(batch, target, starting_offset)
                 if found is not None:
                     return LookupResult(
-                        seg.log.name, (ts_entry.timestamp, ts_entry.offset), batch.position,
-                        batch, found.offset, found.timestamp,
+                        seg.log.name,
+                        (ts_entry.timestamp, ts_entry.offset),
+                        batch.position,
+                        batch,
+                        found.offset,
+                        found.timestamp,
                     )
         return LookupResult(seg.log.name, (ts_entry.timestamp, ts_entry.offset), None, None)
     return None

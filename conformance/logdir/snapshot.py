@@ -14,9 +14,9 @@ import os
 import struct
 from dataclasses import dataclass
 
-from conformance.primitives.crc import crc32c
-from conformance.fileio import read_bytes
 from conformance.errors import CorruptSnapshotError
+from conformance.fileio import read_bytes
+from conformance.primitives.crc import crc32c
 from conformance.primitives.java import wrap32
 
 VERSION = 1
@@ -89,14 +89,20 @@ def parse(data: bytes) -> list[ProducerStateEntry]:
     computed = crc32c(data[COUNT_OFFSET:])
     if crc != computed:
         raise CorruptSnapshotError(
-            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. Computed crc: {computed}"
+            "Snapshot is corrupt (CRC is no longer valid). "
+            f"Stored crc: {crc}. Computed crc: {computed}"
         )
     return entries
 
 
 _FIELDS = [
-    ("producer_id", 8), ("epoch", 2), ("last_sequence", 4), ("last_offset", 8),
-    ("offset_delta", 4), ("timestamp", 8), ("coordinator_epoch", 4),
+    ("producer_id", 8),
+    ("epoch", 2),
+    ("last_sequence", 4),
+    ("last_offset", 8),
+    ("offset_delta", 4),
+    ("timestamp", 8),
+    ("coordinator_epoch", 4),
     ("current_txn_first_offset", 8),
 ]
 
@@ -118,8 +124,14 @@ def encode(entries: list[ProducerStateEntry]) -> bytes:
     """``ProducerStateManager.writeSnapshot``."""
     body = struct.pack(">i", len(entries)) + b"".join(
         ENTRY.pack(
-            e.producer_id, e.producer_epoch, e.last_sequence, e.last_offset, e.offset_delta,
-            e.timestamp, e.coordinator_epoch, e.current_txn_first_offset,
+            e.producer_id,
+            e.producer_epoch,
+            e.last_sequence,
+            e.last_offset,
+            e.offset_delta,
+            e.timestamp,
+            e.coordinator_epoch,
+            e.current_txn_first_offset,
         )
         for e in entries
     )

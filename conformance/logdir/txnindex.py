@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.fileio import read_bytes
 from conformance.errors import CorruptIndexError, KafkaError
+from conformance.fileio import read_bytes
 
 ENTRY_SIZE = 34
 CURRENT_VERSION = 0
@@ -47,7 +47,10 @@ class AbortedTxn:
 
     def encode(self) -> bytes:
         return _ENTRY.pack(
-            self.version, self.producer_id, self.first_offset, self.last_offset,
+            self.version,
+            self.producer_id,
+            self.first_offset,
+            self.last_offset,
             self.last_stable_offset,
         )
 
@@ -59,7 +62,9 @@ class TransactionIndex:
         self.path = path
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], start_offset: int | None = None) -> TransactionIndex:
+    def open(
+        cls, path: str | os.PathLike[str], start_offset: int | None = None
+    ) -> TransactionIndex:
         p = Path(path)
         base = int(p.name.split(".")[0]) if start_offset is None else start_offset
         return cls(read_bytes(p), base, str(p.absolute()))

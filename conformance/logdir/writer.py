@@ -26,18 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.logdir import checkpoint, snapshot, txnindex
-from conformance.wire.batch import RecordBatchV2
-from conformance.wire.control import parse_type_id
-from conformance.stream.decoder import StreamDecoder
 from conformance.logdir.index import (
     OFFSET_ENTRY,
     TIME_ENTRY,
     encode_offset_entry,
     encode_time_entry,
 )
-from conformance.wire.legacy import LegacyBatch
 from conformance.primitives.java import wrap32
+from conformance.stream.decoder import StreamDecoder
+from conformance.wire.batch import RecordBatchV2
+from conformance.wire.control import parse_type_id
 from conformance.wire.layout import MAGIC_OFFSET, MAGIC_VALUE_V2
+from conformance.wire.legacy import LegacyBatch
 from conformance.wire.record import Record
 
 
@@ -137,8 +137,10 @@ class PartitionWriter:
         first_offset = (
             header.base_offset if isinstance(header, RecordBatchV2) else last_offset - 0x7FFFFFFF
         )
-        max_ts = header.max_timestamp if isinstance(header, RecordBatchV2) else max(
-            (r.timestamp for r in decoded.records), default=-1
+        max_ts = (
+            header.max_timestamp
+            if isinstance(header, RecordBatchV2)
+            else max((r.timestamp for r in decoded.records), default=-1)
         )
         if isinstance(header, LegacyBatch) and header.magic == 1:
             max_ts = header.max_timestamp
@@ -193,11 +195,16 @@ class PartitionWriter:
             marker = records[0]
             self._maybe_new_epoch(p, header.producer_epoch)
             if p.txn_first_offset >= 0 and parse_type_id(marker.key) == 0:  # ABORT
-                others = [q.txn_first_offset for k, q in self.producers.items()
-                          if k != pid and q.txn_first_offset >= 0]
+                others = [
+                    q.txn_first_offset
+                    for k, q in self.producers.items()
+                    if k != pid and q.txn_first_offset >= 0
+                ]
                 lso = min(others) if others else header.base_offset + 1
                 self.active.txn_entries.append(
-                    txnindex.AbortedTxn(0, pid, p.txn_first_offset, header.base_offset, lso).encode()
+                    txnindex.AbortedTxn(
+                        0, pid, p.txn_first_offset, header.base_offset, lso
+                    ).encode()
                 )
             control = marker.control or {}
             p.coordinator_epoch = int(control.get("coordinatorEpoch", -1))  # type: ignore[call-overload]
@@ -255,8 +262,14 @@ class PartitionWriter:
         self.last_snap_offset = offset
         entries = [
             snapshot.ProducerStateEntry(
-                pid, p.epoch, p.last_seq, p.last_offset, p.offset_delta, p.timestamp,
-                p.coordinator_epoch, p.txn_first_offset,
+                pid,
+                p.epoch,
+                p.last_seq,
+                p.last_offset,
+                p.offset_delta,
+                p.timestamp,
+                p.coordinator_epoch,
+                p.txn_first_offset,
             )
             for pid, p in _java_hashmap_order(self.producers)
         ]

@@ -15,7 +15,7 @@ keep the kit importable anywhere.
 from __future__ import annotations
 
 import zlib
-from typing import Callable
+from collections.abc import Callable
 
 crc32: Callable[[bytes], int] = zlib.crc32
 

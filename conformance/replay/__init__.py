@@ -1,4 +1,5 @@
-"""``kafka-conformance replay``: Kafka's verdict on corpora of any size, with Spark (docs/replay.md).
+"""``kafka-conformance replay``: Kafka's verdict on corpora of any size, with Spark
+(docs/replay.md).
 
 A thin shell over the core's walk (``stream.scan``): ``inputs`` finds the files, ``plan`` cuts
 them into batch-aligned byte ranges, ``task`` replays one range into rows and a range summary

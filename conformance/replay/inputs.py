@@ -31,12 +31,27 @@ from conformance.fileio import FileSource, check_regular_file, printable_name
 __all__ = ["InputFile", "Inputs", "Problem", "expand", "open_source"]
 
 #: files Kafka keeps beside its segments (replayed by ``verify-dir``, not by ``replay``)
-COMPANION_SUFFIXES = (".index", ".timeindex", ".txnindex", ".snapshot", ".deleted", ".cleaned",
-                      ".swap", ".checkpoint", ".tmp")
-COMPANION_NAMES = ("partition.metadata", "leader-epoch-checkpoint", "meta.properties",
-                   "recovery-point-offset-checkpoint", "replication-offset-checkpoint",
-                   "log-start-offset-checkpoint", "cleaner-offset-checkpoint",
-                   "bootstrap.checkpoint")
+COMPANION_SUFFIXES = (
+    ".index",
+    ".timeindex",
+    ".txnindex",
+    ".snapshot",
+    ".deleted",
+    ".cleaned",
+    ".swap",
+    ".checkpoint",
+    ".tmp",
+)
+COMPANION_NAMES = (
+    "partition.metadata",
+    "leader-epoch-checkpoint",
+    "meta.properties",
+    "recovery-point-offset-checkpoint",
+    "replication-offset-checkpoint",
+    "log-start-offset-checkpoint",
+    "cleaner-offset-checkpoint",
+    "bootstrap.checkpoint",
+)
 _PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")
 _SEGMENT_NAME = re.compile(r"^(\d+)\.log$")
 
@@ -82,14 +97,16 @@ def _is_companion(name: str) -> bool:
     return name in COMPANION_NAMES or name.endswith(COMPANION_SUFFIXES)
 
 
-def _make(path: str, size: int, directory: str, index_size: int | None,
-          index_path: str) -> InputFile:
+def _make(
+    path: str, size: int, directory: str, index_size: int | None, index_path: str
+) -> InputFile:
     name = path.rsplit("/", 1)[-1]
     m = _SEGMENT_NAME.match(name)
     if name.endswith(".log"):
         base = int(m.group(1)) if m else None
-        return InputFile(path, "segment", size, directory, directory, base,
-                         index_path if index_size else None)
+        return InputFile(
+            path, "segment", size, directory, directory, base, index_path if index_size else None
+        )
     return InputFile(path, "raw", size, directory, path, None, None)
 
 
@@ -97,29 +114,41 @@ def _local(path: str, out: Inputs) -> None:
     try:
         st = check_regular_file(path)
     except OSError as e:
-        out.problems.append(Problem(path, "unreadable", f"{printable_name(path)}: {e.strerror or e}"))
+        out.problems.append(
+            Problem(path, "unreadable", f"{printable_name(path)}: {e.strerror or e}")
+        )
         return
     try:
         FileSource(path).close()  # readable now (permissions)
     except OSError as e:
-        out.problems.append(Problem(path, "unreadable", f"{printable_name(path)}: {e.strerror or e}"))
+        out.problems.append(
+            Problem(path, "unreadable", f"{printable_name(path)}: {e.strerror or e}")
+        )
         return
     directory = os.path.dirname(os.path.abspath(path))
     index = os.path.splitext(path)[0] + ".index"
     try:
-        index_size: int | None = check_regular_file(index).st_size if path.endswith(".log") else None
+        index_size: int | None = (
+            check_regular_file(index).st_size if path.endswith(".log") else None
+        )
     except OSError:
         index_size = None
-    out.files.append(_make(os.path.abspath(path), st.st_size, directory, index_size,
-                           os.path.abspath(index)))
+    out.files.append(
+        _make(os.path.abspath(path), st.st_size, directory, index_size, os.path.abspath(index))
+    )
 
 
 def _walk_local(root: str, out: Inputs) -> None:
     found = 0
 
     def onerror(e: OSError) -> None:
-        out.problems.append(Problem(e.filename or root, "unreadable",
-                                    f"{printable_name(e.filename or root)}: cannot list: {e.strerror}"))
+        out.problems.append(
+            Problem(
+                e.filename or root,
+                "unreadable",
+                f"{printable_name(e.filename or root)}: cannot list: {e.strerror}",
+            )
+        )
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=onerror):
         dirnames.sort()
@@ -131,11 +160,21 @@ def _walk_local(root: str, out: Inputs) -> None:
             elif _is_companion(name):
                 out.companions += 1
             elif name != "planted.json":
-                out.problems.append(Problem(os.path.abspath(path), "skipped",
-                                            f"{printable_name(path)}: not a Kafka log file"))
+                out.problems.append(
+                    Problem(
+                        os.path.abspath(path),
+                        "skipped",
+                        f"{printable_name(path)}: not a Kafka log file",
+                    )
+                )
     if not found:
-        out.problems.append(Problem(os.path.abspath(root), "not-kafka",
-                                    f"{printable_name(root)}: no .log segment under this directory"))
+        out.problems.append(
+            Problem(
+                os.path.abspath(root),
+                "not-kafka",
+                f"{printable_name(root)}: no .log segment under this directory",
+            )
+        )
 
 
 def _remote(uri: str, out: Inputs) -> None:
@@ -150,8 +189,9 @@ def _remote(uri: str, out: Inputs) -> None:
     prefix = uri.split("://", 1)[0] + "://"
     infos = [info]
     if info.type == pafs.FileType.Directory:
-        infos = sorted(fs.get_file_info(pafs.FileSelector(path, recursive=True)),
-                       key=lambda i: i.path)
+        infos = sorted(
+            fs.get_file_info(pafs.FileSelector(path, recursive=True)), key=lambda i: i.path
+        )
     elif info.type == pafs.FileType.NotFound:
         out.problems.append(Problem(uri, "unreadable", f"{uri}: no such file or directory"))
         return
@@ -163,14 +203,18 @@ def _remote(uri: str, out: Inputs) -> None:
             if _is_companion(name):
                 out.companions += 1
             elif name != "planted.json":
-                out.problems.append(Problem(prefix + p, "skipped", f"{prefix + p}: not a Kafka log file"))
+                out.problems.append(
+                    Problem(prefix + p, "skipped", f"{prefix + p}: not a Kafka log file")
+                )
             continue
         found += 1
         index = p[: -len(".log")] + ".index" if p.endswith(".log") else ""
         directory = prefix + p.rsplit("/", 1)[0]
         out.files.append(_make(prefix + p, size, directory, sizes.get(index), prefix + index))
     if info.type == pafs.FileType.Directory and not found:
-        out.problems.append(Problem(uri, "not-kafka", f"{uri}: no .log segment under this directory"))
+        out.problems.append(
+            Problem(uri, "not-kafka", f"{uri}: no .log segment under this directory")
+        )
 
 
 def expand(inputs: Iterable[str]) -> Inputs:
@@ -182,7 +226,9 @@ def expand(inputs: Iterable[str]) -> Inputs:
             continue
         matches = sorted(glob.glob(item)) if glob.has_magic(item) else [item]
         if not matches:
-            out.problems.append(Problem(item, "no-match", f"{printable_name(item)}: no file matches"))
+            out.problems.append(
+                Problem(item, "no-match", f"{printable_name(item)}: no file matches")
+            )
         for path in matches:
             if os.path.isdir(path):
                 _walk_local(path, out)
@@ -225,7 +271,7 @@ def open_source(path: str) -> FileSource | ArrowSource:
     """The byte source of an input file: ``os.pread`` for local paths, ``pyarrow.fs`` for URIs
     (``file://`` URIs are read locally too)."""
     if path.startswith("file://"):
-        return FileSource(path[len("file://"):])
+        return FileSource(path[len("file://") :])
     if _is_uri(path):
         return ArrowSource(path)
     return FileSource(path)

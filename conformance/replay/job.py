@@ -6,8 +6,9 @@ part, renamed into place when complete. Two engines run the tasks:
 
 * ``spark`` (default): one Spark task per task through ``mapInArrow``: the task descriptions
   go in as an Arrow column, the range summaries come back as one (rows never pass through the
-  JVM: docs/benchmarks-replay.md measures it against ``DataFrame.write.parquet``). A task that dies is retried by Spark; its part is written
-  whole or not at all, and the driver checks each part's row count against the summaries.
+  JVM: docs/benchmarks-replay.md measures it against ``DataFrame.write.parquet``). A task that
+  dies is retried by Spark; its part is written whole or not at all, and the driver checks
+  each part's row count against the summaries.
   Files are read by the tasks themselves (``os.pread`` or ``pyarrow.fs``), never through
   Spark's ``binaryFile`` source, so segments over 2 GiB work and no task holds more than a
   batch of its file.
@@ -70,8 +71,10 @@ class OutputExists(ValueError):
 def _prepare_out(out: Path, force: bool) -> None:
     present = [name for name in OUTPUTS if (out / name).exists()]
     if present and not force:
-        raise OutputExists(f"{out} already holds a replay ({', '.join(present)}); "
-                           "pass --force to replace it, or choose another --out")
+        raise OutputExists(
+            f"{out} already holds a replay ({', '.join(present)}); "
+            "pass --force to replace it, or choose another --out"
+        )
     for name in present:
         path = out / name
         if path.is_dir() and not path.is_symlink():
@@ -96,14 +99,19 @@ def replay(inputs: Sequence[str], options: ReplayOptions, say: Say | None = None
     started = time.perf_counter()
     _prepare_out(options.out, options.force)
     found = expand(inputs)
-    say(f"replay: {len(found.files)} files, {sum(f.size for f in found.files):,} bytes; "
-        "planning ranges...")
+    say(
+        f"replay: {len(found.files)} files, {sum(f.size for f in found.files):,} bytes; "
+        "planning ranges..."
+    )
     ranges = plan(found.files, options.split_bytes, max_batch_bytes=options.task.max_batch_bytes)
     (options.out / "batches").mkdir()
     planned = time.perf_counter()
-    run: dict[str, Any] = {"inputs": list(inputs), "profile": options.task.profile,
-                           "split_bytes": options.split_bytes,
-                           "planning_seconds": round(planned - started, 3)}
+    run: dict[str, Any] = {
+        "inputs": list(inputs),
+        "profile": options.task.profile,
+        "split_bytes": options.split_bytes,
+        "planning_seconds": round(planned - started, 3),
+    }
     if options.engine == "process":
         summaries = _run_process(ranges, options, say)
         run["engine"] = "process"
@@ -126,10 +134,13 @@ def _parts(batches: Path) -> dict[str, int]:
 
     for leftover in batches.glob(".part-*.tmp"):
         leftover.unlink()
-    return {p.name: pq.ParquetFile(p).metadata.num_rows for p in sorted(batches.glob("part-*.parquet"))}
+    return {
+        p.name: pq.ParquetFile(p).metadata.num_rows for p in sorted(batches.glob("part-*.parquet"))
+    }
 
 
 # ----------------------------------------------------------------------------- process engine
+
 
 def _run_process(ranges: list[Range], options: ReplayOptions, say: Say) -> list[dict[str, Any]]:
     tasks = pack(ranges, options.split_bytes)
@@ -146,6 +157,7 @@ def _run_process(ranges: list[Range], options: ReplayOptions, say: Say) -> list[
 
 
 # ------------------------------------------------------------------------------- spark engine
+
 
 def spark_environment() -> None:
     """Python workers run this interpreter (with the kit and pyarrow) unless told otherwise."""
@@ -184,14 +196,17 @@ def _arrow_task(options: TaskOptions, batches_dir: str) -> Callable[[Iterator[An
             for task_id, task in zip(ids, batch.column(1).to_pylist()):
                 ranges = [Range.from_json(doc) for doc in json.loads(task)]
                 summaries = run_task(task_id, ranges, options, batches_dir)
-                yield pa.record_batch({"summary": [json.dumps(s) for s in summaries]},
-                                      schema=pa.schema([("summary", pa.string())]))
+                yield pa.record_batch(
+                    {"summary": [json.dumps(s) for s in summaries]},
+                    schema=pa.schema([("summary", pa.string())]),
+                )
 
     return run
 
 
-def _run_spark(ranges: list[Range], options: ReplayOptions, say: Say,
-               run: dict[str, Any]) -> list[dict[str, Any]]:
+def _run_spark(
+    ranges: list[Range], options: ReplayOptions, say: Say, run: dict[str, Any]
+) -> list[dict[str, Any]]:
     spark_environment()
     from pyspark.sql import SparkSession
 
@@ -215,16 +230,23 @@ def _run_spark(ranges: list[Range], options: ReplayOptions, say: Say,
         t1 = time.perf_counter()
         tasks = pack(ranges, options.split_bytes)
         run["tasks"] = len(tasks)
-        say(f"replay: {len(ranges)} ranges in {len(tasks)} tasks on {sc.master} "
-            f"(Spark {spark.version}, {sc.defaultParallelism} cores)")
+        say(
+            f"replay: {len(ranges)} ranges in {len(tasks)} tasks on {sc.master} "
+            f"(Spark {spark.version}, {sc.defaultParallelism} cores)"
+        )
         work = spark.createDataFrame(
-            sc.parallelize([(i, json.dumps([r.to_json() for r in t])) for i, t in enumerate(tasks)],
-                           max(1, len(tasks))), "task_id int, ranges string")
+            sc.parallelize(
+                [(i, json.dumps([r.to_json() for r in t])) for i, t in enumerate(tasks)],
+                max(1, len(tasks)),
+            ),
+            "task_id int, ranges string",
+        )
         batches_dir = str((options.out / "batches").absolute())
         watcher = _SparkProgress(sc, say, len(tasks), enabled=options.progress)
         try:
-            collected = work.mapInArrow(_arrow_task(options.task, batches_dir),
-                                        "summary string").collect()
+            collected = work.mapInArrow(
+                _arrow_task(options.task, batches_dir), "summary string"
+            ).collect()
         finally:
             watcher.stop()
         run["replay_seconds"] = round(time.perf_counter() - t1, 3)
@@ -247,8 +269,11 @@ def _warm_up(spark: Any, slots: int) -> None:
             yield pa.record_batch({"n": [batch.num_rows]}, schema=pa.schema([("n", pa.int64())]))
 
     sc = spark.sparkContext
-    (spark.createDataFrame(sc.parallelize([(i,) for i in range(slots)], slots), "i int")
-     .mapInArrow(touch, "n long").collect())
+    (
+        spark.createDataFrame(sc.parallelize([(i,) for i in range(slots)], slots), "i int")
+        .mapInArrow(touch, "n long")
+        .collect()
+    )
 
 
 class _Progress:

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.errors import DecodeError
+from conformance.fileio import map_readonly
 from conformance.logdir.index import OFFSET_ENTRY
 from conformance.replay.inputs import InputFile, open_source
-from conformance.fileio import map_readonly
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch, is_batch_start
 from conformance.stream.splitter import Source, file_frame
 
@@ -51,8 +51,12 @@ class Range:
     end: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"range_id": self.range_id, "file": dataclasses.asdict(self.file),
-                "start": self.start, "end": self.end}
+        return {
+            "range_id": self.range_id,
+            "file": dataclasses.asdict(self.file),
+            "start": self.start,
+            "end": self.end,
+        }
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Range:
@@ -143,16 +147,26 @@ def plan_file(
             if index_first is not None:
                 candidate = index_first(target)
                 tries = 0
-                while candidate is not None and tries < _MAX_TRIES and not is_batch_start(
-                        source, candidate, max_batch_bytes=max_batch_bytes):
+                while (
+                    candidate is not None
+                    and tries < _MAX_TRIES
+                    and not is_batch_start(source, candidate, max_batch_bytes=max_batch_bytes)
+                ):
                     candidate = index_first(candidate + 1)
                     tries += 1
-                if candidate is not None and tries < _MAX_TRIES and candidate < target + split_bytes:
+                if (
+                    candidate is not None
+                    and tries < _MAX_TRIES
+                    and candidate < target + split_bytes
+                ):
                     cut = candidate
             if cut is None:
                 pos = walk.first_at_or_after(cuts[-1], target)
-                while pos is not None and pos < size and not is_batch_start(
-                        source, pos, max_batch_bytes=max_batch_bytes):
+                while (
+                    pos is not None
+                    and pos < size
+                    and not is_batch_start(source, pos, max_batch_bytes=max_batch_bytes)
+                ):
                     pos = walk.first_at_or_after(pos, pos + 1)
                 cut = pos if pos is not None and pos < size else None
             if cut is None:
@@ -176,8 +190,9 @@ def plan(
     """Ranges of every file, numbered from 0 in file order."""
     ranges: list[Range] = []
     for n, f in enumerate(files):
-        ranges.extend(plan_file(f, split_bytes, max_batch_bytes=max_batch_bytes,
-                                first_id=len(ranges)))
+        ranges.extend(
+            plan_file(f, split_bytes, max_batch_bytes=max_batch_bytes, first_id=len(ranges))
+        )
         if progress is not None:
             progress(n + 1, len(files))
     return ranges

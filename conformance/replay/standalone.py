@@ -71,9 +71,19 @@ from typing import Any, Self
 
 from conformance.jvm.runtime import JvmToolMissing, java_executable
 
-__all__ = ["ClusterError", "ClusterStartError", "SparkSubmitTimeout", "SparkUnavailable",
-           "StandaloneCluster", "TerminatedBySignal", "free_port", "main", "spark_env",
-           "spark_home", "spark_submit"]
+__all__ = [
+    "ClusterError",
+    "ClusterStartError",
+    "SparkSubmitTimeout",
+    "SparkUnavailable",
+    "StandaloneCluster",
+    "TerminatedBySignal",
+    "free_port",
+    "main",
+    "spark_env",
+    "spark_home",
+    "spark_submit",
+]
 
 HOST = "127.0.0.1"
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
@@ -113,7 +123,8 @@ class SparkSubmitTimeout(TimeoutError):
         self.cmd, self.timeout, self.stdout, self.stderr = list(cmd), timeout, stdout, stderr
         super().__init__(
             f"spark-submit did not finish within {timeout:g} s and was killed: "
-            f"{' '.join(self.cmd)}\n--- stderr (tail) ---\n{_last_lines(stderr, 40)}")
+            f"{' '.join(self.cmd)}\n--- stderr (tail) ---\n{_last_lines(stderr, 40)}"
+        )
 
 
 class TerminatedBySignal(SystemExit):
@@ -130,8 +141,7 @@ class TerminatedBySignal(SystemExit):
 
 def _is_spark_home(path: Path) -> bool:
     scripts = [path / "bin" / name for name in ("spark-class", "spark-submit")]
-    return (path / "jars").is_dir() and all(
-        s.is_file() and os.access(s, os.X_OK) for s in scripts)
+    return (path / "jars").is_dir() and all(s.is_file() and os.access(s, os.X_OK) for s in scripts)
 
 
 def spark_home() -> Path:
@@ -147,13 +157,13 @@ def spark_home() -> Path:
         return Path(env_home).resolve()
     spec = importlib.util.find_spec("pyspark")
     if spec is None or not spec.submodule_search_locations:
-        raise SparkUnavailable(
-            "pyspark is not installed (pip install 'kafka-conformance[replay]')")
+        raise SparkUnavailable("pyspark is not installed (pip install 'kafka-conformance[replay]')")
     home = Path(next(iter(spec.submodule_search_locations))).resolve()
     if not _is_spark_home(home):
         raise SparkUnavailable(
             f"{home} is not a Spark distribution (no jars/ or executable bin/spark-class, "
-            "bin/spark-submit): install the pyspark wheel from PyPI, or set $SPARK_HOME")
+            "bin/spark-submit): install the pyspark wheel from PyPI, or set $SPARK_HOME"
+        )
     return home
 
 
@@ -162,18 +172,23 @@ def spark_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     would redirect Spark (``SPARK_*``, ``PYSPARK_*``, ``HADOOP_CONF_DIR``, ``YARN_CONF_DIR``,
     ``HIVE_CONF_DIR``, ``MASTER``), plus ``SPARK_HOME``, this interpreter as the Python of the
     driver and the workers, and 127.0.0.1 as the only address; ``extra`` wins over all."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(_DROPPED_PREFIXES) and k not in _DROPPED}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(_DROPPED_PREFIXES) and k not in _DROPPED
+    }
     java_home = env.get("JAVA_HOME")
     if java_home and not os.access(Path(java_home) / "bin" / "java", os.X_OK):
         del env["JAVA_HOME"]  # spark-class would fail on it; ``java`` on PATH instead
-    env.update({
-        "SPARK_HOME": str(spark_home()),
-        "PYSPARK_PYTHON": sys.executable,
-        "PYSPARK_DRIVER_PYTHON": sys.executable,
-        "SPARK_LOCAL_IP": HOST,
-        "SPARK_LOCAL_HOSTNAME": HOST,
-    })
+    env.update(
+        {
+            "SPARK_HOME": str(spark_home()),
+            "PYSPARK_PYTHON": sys.executable,
+            "PYSPARK_DRIVER_PYTHON": sys.executable,
+            "SPARK_LOCAL_IP": HOST,
+            "SPARK_LOCAL_HOSTNAME": HOST,
+        }
+    )
     env.update(extra or {})
     return env
 
@@ -230,8 +245,7 @@ def _unguard_sigterm() -> None:
             previous = _guard_previous
             _guard_previous = None
             with contextlib.suppress(ValueError):  # stopped from another thread: left as is
-                signal.signal(signal.SIGTERM,
-                              previous if previous is not None else signal.SIG_DFL)
+                signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _finish(step: Callable[[], None]) -> None:
@@ -251,8 +265,15 @@ def _finish(step: Callable[[], None]) -> None:
 class _Child:
     """One process started in a session of its own, with its log."""
 
-    def __init__(self, name: str, cmd: list[str], env: Mapping[str, str], log: Path,
-                 cwd: Path | None = None, stdout: Path | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        cmd: list[str],
+        env: Mapping[str, str],
+        log: Path,
+        cwd: Path | None = None,
+        stdout: Path | None = None,
+    ) -> None:
         """stdout and stderr are appended to ``log``; stdout to ``stdout`` instead if given."""
         self.name = name
         self.cmd = cmd
@@ -260,8 +281,14 @@ class _Child:
         self.log_start = log.stat().st_size if log.exists() else 0
         with open(log, "ab") as err, open(stdout or os.devnull, "ab") as out:
             self.popen = subprocess.Popen(
-                cmd, stdin=subprocess.DEVNULL, stdout=err if stdout is None else out,
-                stderr=err, env=dict(env), cwd=cwd, start_new_session=True)
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=err if stdout is None else out,
+                stderr=err,
+                env=dict(env),
+                cwd=cwd,
+                start_new_session=True,
+            )
         self.pid = self.popen.pid
 
     @property
@@ -324,8 +351,9 @@ def _proc_stat(pid: int) -> tuple[str, int, int] | None:
     return fields[0], int(fields[2]), int(fields[3])
 
 
-def _stray_pids(sessions: set[int], names: Sequence[str] = (),
-                dirs: Sequence[str] = ()) -> list[int]:
+def _stray_pids(
+    sessions: set[int], names: Sequence[str] = (), dirs: Sequence[str] = ()
+) -> list[int]:
     """Live processes (zombies are dead) in one of ``sessions``, or ``java`` processes with one
     of ``names`` in their command line or working in one of ``dirs``; never this process."""
     found: list[int] = []
@@ -355,8 +383,12 @@ def _java_naming(pid: int, names: Sequence[str], dirs: Sequence[str]) -> bool:
     return any(cwd == d or cwd.startswith(d + os.sep) for d in dirs)
 
 
-def _terminate(children: Sequence[_Child], grace: float = STOP_GRACE,
-               names: Sequence[str] = (), dirs: Sequence[str] = ()) -> None:
+def _terminate(
+    children: Sequence[_Child],
+    grace: float = STOP_GRACE,
+    names: Sequence[str] = (),
+    dirs: Sequence[str] = (),
+) -> None:
     """SIGTERM the groups of ``children``, wait up to ``grace`` s for their sessions to empty,
     SIGKILL groups and stragglers (and ``java`` naming ``names``/in ``dirs``), reap leaders."""
     live = [c for c in children if not c.reaped]
@@ -418,10 +450,16 @@ class StandaloneCluster:
     ``with StandaloneCluster(workers=2) as cluster: spark_submit(cluster.master_url, ...)``
     """
 
-    def __init__(self, workers: int = 2, cores_per_worker: int = 1,
-                 memory_per_worker: str = "1g", work_dir: Path | None = None,
-                 startup_timeout: float = 120.0, *, env: Mapping[str, str] | None = None,
-                 ) -> None:
+    def __init__(
+        self,
+        workers: int = 2,
+        cores_per_worker: int = 1,
+        memory_per_worker: str = "1g",
+        work_dir: Path | None = None,
+        startup_timeout: float = 120.0,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         """``env`` is added to :func:`spark_env` for the master and the workers (e.g.
         ``SPARK_DAEMON_MEMORY``, ``SPARK_WORKER_OPTS``)."""
         if workers < 1 or cores_per_worker < 1:
@@ -496,13 +534,26 @@ class StandaloneCluster:
             "spark.scheduler.maxRegisteredResourcesWaitingTime": "120s",
         }
 
-    def submit(self, script: str | Path, args: Sequence[str] = (), *,
-               conf: Mapping[str, str] | None = None, py_files: Sequence[str] = (),
-               timeout: float = 600, env: Mapping[str, str] | None = None,
-               ) -> subprocess.CompletedProcess[str]:
+    def submit(
+        self,
+        script: str | Path,
+        args: Sequence[str] = (),
+        *,
+        conf: Mapping[str, str] | None = None,
+        py_files: Sequence[str] = (),
+        timeout: float = 600,
+        env: Mapping[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:
         """:func:`spark_submit` to this cluster with :meth:`submit_conf` (``conf`` wins)."""
-        return spark_submit(self.master_url, script, args, conf={**self.submit_conf(),
-                            **(conf or {})}, py_files=py_files, timeout=timeout, env=env)
+        return spark_submit(
+            self.master_url,
+            script,
+            args,
+            conf={**self.submit_conf(), **(conf or {})},
+            py_files=py_files,
+            timeout=timeout,
+            env=env,
+        )
 
     def check(self) -> None:
         """Raise :class:`ClusterError` if a daemon has exited (its logs are then kept)."""
@@ -511,14 +562,19 @@ class StandaloneCluster:
                 self._keep_dir = True
                 raise ClusterError(
                     f"{child.name} (pid {child.pid}) exited with status {child.exit_code()}"
-                    + self._log_tails())
+                    + self._log_tails()
+                )
 
     # ---------------------------------------------------------------- start
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
     def start(self) -> Self:
@@ -556,24 +612,44 @@ class StandaloneCluster:
         (self._root / "spark-daemons.conf").write_text(props, encoding="utf-8")
 
     def _class_cmd(self, home: Path, main_class: str, args: list[str]) -> list[str]:
-        return [str(home / "bin" / "spark-class"), main_class, *args,
-                "--properties-file", str(self.work_dir / "spark-daemons.conf")]
+        return [
+            str(home / "bin" / "spark-class"),
+            main_class,
+            *args,
+            "--properties-file",
+            str(self.work_dir / "spark-daemons.conf"),
+        ]
 
     def _start_master(self, home: Path, deadline: float) -> None:
-        env = spark_env(_scratch_env(self.work_dir / "master-local", self._env,
-                                     "SPARK_DAEMON_JAVA_OPTS"))
+        env = spark_env(
+            _scratch_env(self.work_dir / "master-local", self._env, "SPARK_DAEMON_JAVA_OPTS")
+        )
         for attempt in range(1, PORT_ATTEMPTS + 1):
             self._rpc_port, self._ui_port = free_port(), free_port()
-            args = ["--host", HOST, "--port", str(self._rpc_port),
-                    "--webui-port", str(self._ui_port)]
-            master = _Child("master", self._class_cmd(home, MASTER_CLASS, args), env,
-                            self.log_dir / "master.log", cwd=self.work_dir)
+            args = [
+                "--host",
+                HOST,
+                "--port",
+                str(self._rpc_port),
+                "--webui-port",
+                str(self._ui_port),
+            ]
+            master = _Child(
+                "master",
+                self._class_cmd(home, MASTER_CLASS, args),
+                env,
+                self.log_dir / "master.log",
+                cwd=self.work_dir,
+            )
             self._master = master
             self._children.append(master)
             while True:
                 state = self._master_json()
-                if state is not None and state.get("url") == self.master_url \
-                        and state.get("status") == "ALIVE":
+                if (
+                    state is not None
+                    and state.get("url") == self.master_url
+                    and state.get("status") == "ALIVE"
+                ):
                     return
                 if master.exited():
                     break
@@ -582,7 +658,8 @@ class StandaloneCluster:
             if not self._retry_port_race(master, attempt):
                 raise ClusterStartError(
                     f"the master exited with status {master.exit_code()} during start-up"
-                    + self._log_tails())
+                    + self._log_tails()
+                )
 
     def _start_workers(self, home: Path, deadline: float) -> None:
         attempts = [1] * self.workers
@@ -596,12 +673,14 @@ class StandaloneCluster:
                     if not self._retry_port_race(worker, attempts[i]):
                         raise ClusterStartError(
                             f"{worker.name} exited with status {worker.exit_code()} during "
-                            "start-up" + self._log_tails())
+                            "start-up" + self._log_tails()
+                        )
                     attempts[i] += 1
                     self._spawn_worker(home, i)
             if self._master is None or self._master.exited():
-                raise ClusterStartError("the master exited while the workers started"
-                                        + self._log_tails())
+                raise ClusterStartError(
+                    "the master exited while the workers started" + self._log_tails()
+                )
             state = self._master_json()
             if state is not None:
                 alive = sum(1 for w in state.get("workers", []) if w.get("state") == "ALIVE")
@@ -614,13 +693,29 @@ class StandaloneCluster:
         name = f"worker-{i}"
         work = self.work_dir / name
         work.mkdir(exist_ok=True)
-        args = ["--host", HOST, "--cores", str(self.cores_per_worker),
-                "--memory", self.memory_per_worker, "--work-dir", str(work),
-                "--webui-port", str(free_port()), self.master_url]
-        env = spark_env(_scratch_env(self.work_dir / f"{name}-local", self._env,
-                                     "SPARK_DAEMON_JAVA_OPTS"))
-        worker = _Child(name, self._class_cmd(home, WORKER_CLASS, args), env,
-                        self.log_dir / f"{name}.log", cwd=work)
+        args = [
+            "--host",
+            HOST,
+            "--cores",
+            str(self.cores_per_worker),
+            "--memory",
+            self.memory_per_worker,
+            "--work-dir",
+            str(work),
+            "--webui-port",
+            str(free_port()),
+            self.master_url,
+        ]
+        env = spark_env(
+            _scratch_env(self.work_dir / f"{name}-local", self._env, "SPARK_DAEMON_JAVA_OPTS")
+        )
+        worker = _Child(
+            name,
+            self._class_cmd(home, WORKER_CLASS, args),
+            env,
+            self.log_dir / f"{name}.log",
+            cwd=work,
+        )
         self._workers[i] = worker
         self._children.append(worker)
 
@@ -636,8 +731,7 @@ class StandaloneCluster:
 
     def _before(self, deadline: float, what: str) -> None:
         if time.monotonic() > deadline:
-            raise ClusterStartError(
-                f"{what} within {self.startup_timeout:g} s" + self._log_tails())
+            raise ClusterStartError(f"{what} within {self.startup_timeout:g} s" + self._log_tails())
 
     def _master_json(self, timeout: float = 2.0) -> dict[str, Any] | None:
         if not self._ui_port:
@@ -694,10 +788,16 @@ class StandaloneCluster:
 # spark-submit
 
 
-def spark_submit(master: str, script: str | Path, args: Sequence[str] = (), *,
-                 conf: Mapping[str, str] | None = None, py_files: Sequence[str] = (),
-                 timeout: float = 600, env: Mapping[str, str] | None = None,
-                 ) -> subprocess.CompletedProcess[str]:
+def spark_submit(
+    master: str,
+    script: str | Path,
+    args: Sequence[str] = (),
+    *,
+    conf: Mapping[str, str] | None = None,
+    py_files: Sequence[str] = (),
+    timeout: float = 600,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run ``spark-submit --master master [--conf k=v ...] [--py-files ...] script args...``
     with :func:`spark_env` (``env`` added) and :data:`SUBMIT_CONF` (``conf`` wins) in a session
     of its own; return its exit status and the last :data:`OUTPUT_LIMIT` bytes of stdout and
@@ -743,32 +843,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m conformance.replay.standalone",
         description="Start a Spark standalone cluster (one master, N workers) on 127.0.0.1 "
-                    "from the pyspark distribution and keep it up until Ctrl-C.",
+        "from the pyspark distribution and keep it up until Ctrl-C.",
         epilog="example:\n  python -m conformance.replay.standalone --workers 2 --cores 1 "
-               "--memory 1g\n  # then, in another shell:\n  spark-submit --master "
-               "spark://127.0.0.1:PORT --conf spark.executor.memory=512m job.py",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "--memory 1g\n  # then, in another shell:\n  spark-submit --master "
+        "spark://127.0.0.1:PORT --conf spark.executor.memory=512m job.py",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--workers", type=int, default=2, help="number of workers (2)")
     parser.add_argument("--cores", type=int, default=1, help="cores per worker (1)")
     parser.add_argument("--memory", default="1g", help="memory per worker (1g)")
-    parser.add_argument("--work-dir", type=Path, default=None,
-                        help="keep logs and work directories here (default: a temporary "
-                             "directory, removed at exit)")
-    parser.add_argument("--startup-timeout", type=float, default=120.0,
-                        help="seconds to wait for every worker (120)")
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        default=None,
+        help="keep logs and work directories here (default: a temporary "
+        "directory, removed at exit)",
+    )
+    parser.add_argument(
+        "--startup-timeout",
+        type=float,
+        default=120.0,
+        help="seconds to wait for every worker (120)",
+    )
     ns = parser.parse_args(argv)
     if threading.current_thread() is threading.main_thread():
         # Ctrl-C must work even if our parent started us with SIGINT ignored (``cmd &``)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    cluster = StandaloneCluster(ns.workers, ns.cores, ns.memory, ns.work_dir,
-                                ns.startup_timeout)
+    cluster = StandaloneCluster(ns.workers, ns.cores, ns.memory, ns.work_dir, ns.startup_timeout)
     try:
         began = time.monotonic()
         with cluster:
-            print(f"master  {cluster.master_url}\nweb UI  {cluster.ui_url}\n"
-                  f"logs    {cluster.log_dir}\npids    {cluster.processes}\n"
-                  f"up in {time.monotonic() - began:.1f} s; Ctrl-C stops the cluster",
-                  flush=True)
+            print(
+                f"master  {cluster.master_url}\nweb UI  {cluster.ui_url}\n"
+                f"logs    {cluster.log_dir}\npids    {cluster.processes}\n"
+                f"up in {time.monotonic() - began:.1f} s; Ctrl-C stops the cluster",
+                flush=True,
+            )
             while True:
                 cluster.check()
                 time.sleep(1.0)

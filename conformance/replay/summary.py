@@ -63,15 +63,23 @@ def merge(
             expected_rows[part_name(s["task"])] += s["rows"]
         for name in sorted(set(expected_rows) | set(parts)):
             if parts.get(name) != expected_rows.get(name):
-                accounting_errors.append(f"batches/{name}: {parts.get(name)} rows written, "
-                                         f"{expected_rows.get(name)} reported")
+                accounting_errors.append(
+                    f"batches/{name}: {parts.get(name)} rows written, "
+                    f"{expected_rows.get(name)} reported"
+                )
 
     verdicts: Counter[str] = Counter()
     exceptions: Counter[str] = Counter()
     codecs: Counter[str] = Counter()
     findings: Counter[str] = Counter()
-    totals = {"bytes_total": 0, "bytes_decoded": 0, "bytes_corrupt": 0, "bytes_trailing": 0,
-              "batches": 0, "records": 0}
+    totals = {
+        "bytes_total": 0,
+        "bytes_decoded": 0,
+        "bytes_corrupt": 0,
+        "bytes_trailing": 0,
+        "batches": 0,
+        "records": 0,
+    }
     flagged: list[dict[str, Any]] = []
     flagged_count = 0
     workers: dict[str, int] = {}
@@ -84,8 +92,10 @@ def merge(
         file_ranges[r.file.path].append(r)
 
     for f in inputs.files:
-        parts = sorted((by_id[r.range_id] for r in file_ranges[f.path] if r.range_id in by_id),
-                       key=lambda s: s["start"])
+        parts = sorted(
+            (by_id[r.range_id] for r in file_ranges[f.path] if r.range_id in by_id),
+            key=lambda s: s["start"],
+        )
         b = {"decoded": 0, "corrupt": 0, "trailing": 0}
         fv: Counter[str] = Counter()
         expected = 0
@@ -104,11 +114,17 @@ def merge(
             workers[str(s["pid"])] = max(workers.get(str(s["pid"]), 0), s["peak_rss_kib"])
             task_seconds += s["seconds"]
             if s["error"]:
-                problems.append({"path": f.path, "kind": "unreadable",
-                                 "message": f"{f.path}: {s['error']} (while replaying bytes "
-                                 f"{s['start']}..{s['end']})"})
-            if s["tiling_errors"] or (s["first_position"] is not None
-                                      and s["first_position"] != expected):
+                problems.append(
+                    {
+                        "path": f.path,
+                        "kind": "unreadable",
+                        "message": f"{f.path}: {s['error']} (while replaying bytes "
+                        f"{s['start']}..{s['end']})",
+                    }
+                )
+            if s["tiling_errors"] or (
+                s["first_position"] is not None and s["first_position"] != expected
+            ):
                 tiled = False
             if s["end_position"] is not None:
                 expected = s["end_position"]
@@ -120,20 +136,38 @@ def merge(
             accounting_errors.append(
                 f"{f.path}: {accounted} bytes accounted for (decoded {b['decoded']} + corrupt "
                 f"{b['corrupt']} + trailing {b['trailing']}) of {f.size}"
-                + ("" if tiled else "; its ranges do not tile it"))
+                + ("" if tiled else "; its ranges do not tile it")
+            )
         verdicts.update(fv)
         totals["bytes_total"] += f.size
         totals["bytes_decoded"] += b["decoded"]
         totals["bytes_corrupt"] += b["corrupt"]
         totals["bytes_trailing"] += b["trailing"]
-        per_file.append({
-            "file": f.path, "kind": f.kind, "directory": f.directory, "bytes_total": f.size,
-            "bytes_decoded": b["decoded"], "bytes_corrupt": b["corrupt"],
-            "bytes_trailing": b["trailing"], "ranges": len(file_ranges[f.path]),
-            "verdicts": dict(sorted(fv.items())), "exact": exact})
-        d = directories.setdefault(f.directory, {"files": 0, "bytes_total": 0, "bytes_decoded": 0,
-                                                 "bytes_corrupt": 0, "bytes_trailing": 0,
-                                                 "verdicts": Counter()})
+        per_file.append(
+            {
+                "file": f.path,
+                "kind": f.kind,
+                "directory": f.directory,
+                "bytes_total": f.size,
+                "bytes_decoded": b["decoded"],
+                "bytes_corrupt": b["corrupt"],
+                "bytes_trailing": b["trailing"],
+                "ranges": len(file_ranges[f.path]),
+                "verdicts": dict(sorted(fv.items())),
+                "exact": exact,
+            }
+        )
+        d = directories.setdefault(
+            f.directory,
+            {
+                "files": 0,
+                "bytes_total": 0,
+                "bytes_decoded": 0,
+                "bytes_corrupt": 0,
+                "bytes_trailing": 0,
+                "verdicts": Counter(),
+            },
+        )
         d["files"] += 1
         d["bytes_total"] += f.size
         for k in b:
@@ -146,10 +180,12 @@ def merge(
     return {
         "format": FORMAT,
         "run": run,
-        "files": {"count": len(inputs.files),
-                  "segments": sum(1 for f in inputs.files if f.kind == "segment"),
-                  "raw": sum(1 for f in inputs.files if f.kind == "raw"),
-                  "companions": inputs.companions},
+        "files": {
+            "count": len(inputs.files),
+            "segments": sum(1 for f in inputs.files if f.kind == "segment"),
+            "raw": sum(1 for f in inputs.files if f.kind == "raw"),
+            "companions": inputs.companions,
+        },
         "ranges": len(ranges),
         "totals": totals,
         "accounting_exact": not accounting_errors,
@@ -164,14 +200,17 @@ def merge(
         "flagged": flagged[:MAX_FLAGGED],
         "problems": problems,
         "files_detail": per_file,
-        "workers": {"peak_rss_kib": workers,
-                    "max_peak_rss_kib": max(workers.values(), default=0),
-                    "range_seconds": round(task_seconds, 3)},
+        "workers": {
+            "peak_rss_kib": workers,
+            "max_peak_rss_kib": max(workers.values(), default=0),
+            "range_seconds": round(task_seconds, 3),
+        },
     }
 
 
-def _offsets(inputs: Inputs, file_ranges: dict[str, list[Range]],
-             by_id: dict[int, dict[str, Any]]) -> dict[str, Any]:
+def _offsets(
+    inputs: Inputs, file_ranges: dict[str, list[Range]], by_id: dict[int, dict[str, Any]]
+) -> dict[str, Any]:
     """Gaps and overlaps per group, across segments and ranges."""
     groups: dict[str, list[Any]] = defaultdict(list)
     for f in inputs.files:
@@ -179,8 +218,13 @@ def _offsets(inputs: Inputs, file_ranges: dict[str, list[Range]],
     out: dict[str, Any] = {}
     for group, files in sorted(groups.items()):
         files.sort(key=lambda f: (-1 if f.segment_base is None else f.segment_base, f.path))
-        g: dict[str, Any] = {"first_offset": None, "last_offset": None, "gaps": 0,
-                             "overlaps": 0, "examples": []}
+        g: dict[str, Any] = {
+            "first_offset": None,
+            "last_offset": None,
+            "gaps": 0,
+            "overlaps": 0,
+            "examples": [],
+        }
         last: int | None = None
         for f in files:
             for r in sorted(file_ranges[f.path], key=lambda r: r.start):
@@ -196,10 +240,18 @@ def _offsets(inputs: Inputs, file_ranges: dict[str, list[Range]],
                 elif first > last + 1 or first <= last:
                     kind = "gap" if first > last + 1 else "overlap"
                     g["gaps" if kind == "gap" else "overlaps"] += 1
-                    examples.insert(0, {"kind": kind, "file": f.path, "position": s["first_position"],
-                                        "previous_last": last, "base": first})
+                    examples.insert(
+                        0,
+                        {
+                            "kind": kind,
+                            "file": f.path,
+                            "position": s["first_position"],
+                            "previous_last": last,
+                            "base": first,
+                        },
+                    )
                 room = MAX_OFFSET_EXAMPLES - len(g["examples"])
-                g["examples"].extend(examples[:max(0, room)])
+                g["examples"].extend(examples[: max(0, room)])
                 last = s["last_offset"] if last is None else max(last, s["last_offset"])
         g["last_offset"] = last
         out[group] = g
@@ -239,35 +291,48 @@ def render(doc: dict[str, Any], *, flagged: int = 20) -> str:
         f"records: {_n(t['records'])} in {_n(t['batches'])} intact batches",
     ]
     if doc["codecs"]:
-        lines.append("codecs (intact batches): " + ", ".join(f"{k} {_n(v)}" for k, v in doc["codecs"].items()))
+        lines.append(
+            "codecs (intact batches): "
+            + ", ".join(f"{k} {_n(v)}" for k, v in doc["codecs"].items())
+        )
     if doc["exceptions"]:
         lines.append("")
         lines.append("where Kafka's reader fails or stops:")
         for k, v in doc["exceptions"].items():
             lines.append(f"  {_n(v):>8}  {k}")
     if doc["findings"]:
-        lines.append("strict-profile findings: " + ", ".join(f"{k} {v}" for k, v in doc["findings"].items()))
+        lines.append(
+            "strict-profile findings: " + ", ".join(f"{k} {v}" for k, v in doc["findings"].items())
+        )
     lines += ["", f"{'directory':<48}{'files':>6}{'bytes':>12}{'ok':>10}{'flagged':>9}"]
     for name, d in doc["directories"].items():
         bad = sum(n for v, n in d["verdicts"].items() if v != "ok")
         shown = name if len(name) <= 47 else "…" + name[-46:]
-        lines.append(f"{shown:<48}{d['files']:>6}{_bytes(d['bytes_total']):>12}"
-                     f"{_n(d['verdicts'].get('ok', 0)):>10}{bad:>9}")
+        lines.append(
+            f"{shown:<48}{d['files']:>6}{_bytes(d['bytes_total']):>12}"
+            f"{_n(d['verdicts'].get('ok', 0)):>10}{bad:>9}"
+        )
     gaps = {k: g for k, g in doc["offsets"].items() if g["gaps"] or g["overlaps"]}
     if gaps:
         lines.append("")
         lines.append("offset gaps / overlaps per partition:")
         for k, g in gaps.items():
-            lines.append(f"  {k}: {g['gaps']} gaps, {g['overlaps']} overlaps "
-                         f"(offsets {g['first_offset']}..{g['last_offset']})")
+            lines.append(
+                f"  {k}: {g['gaps']} gaps, {g['overlaps']} overlaps "
+                f"(offsets {g['first_offset']}..{g['last_offset']})"
+            )
     if doc["flagged_count"]:
         lines.append("")
-        lines.append(f"flagged regions: {doc['flagged_count']}"
-                     + (f" (first {flagged})" if doc["flagged_count"] > flagged else ""))
+        lines.append(
+            f"flagged regions: {doc['flagged_count']}"
+            + (f" (first {flagged})" if doc["flagged_count"] > flagged else "")
+        )
         for x in doc["flagged"][:flagged]:
             what = x["kafka_exception"].rsplit(".", 1)[-1] if x["kafka_exception"] else x["verdict"]
-            lines.append(f"  {x['file']}@{x['position']} +{x['size']} {x['verdict']}: {what}: "
-                         f"{(x['message'] or '')[:100]}")
+            lines.append(
+                f"  {x['file']}@{x['position']} +{x['size']} {x['verdict']}: {what}: "
+                f"{(x['message'] or '')[:100]}"
+            )
     if doc["problems"]:
         lines.append("")
         lines.append(f"problems: {len(doc['problems'])}")
@@ -280,6 +345,8 @@ def render(doc: dict[str, Any], *, flagged: int = 20) -> str:
     w = doc["workers"]
     if w["peak_rss_kib"]:
         lines.append("")
-        lines.append(f"python workers: {len(w['peak_rss_kib'])}, peak RSS "
-                     f"{w['max_peak_rss_kib'] / 1024:.0f} MiB (largest)")
+        lines.append(
+            f"python workers: {len(w['peak_rss_kib'])}, peak RSS "
+            f"{w['max_peak_rss_kib'] / 1024:.0f} MiB (largest)"
+        )
     return "\n".join(lines)

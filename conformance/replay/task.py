@@ -42,9 +42,23 @@ from conformance.stream.scan import Region, scan
 
 __all__ = ["ROW_COLUMNS", "TaskOptions", "part_name", "replay_range", "row_schema", "run_task"]
 
-ROW_COLUMNS = ("file", "directory", "segment_base", "position", "size", "base_offset",
-               "last_offset", "magic", "codec", "record_count", "verdict", "kafka_exception",
-               "message", "findings", "range_id")
+ROW_COLUMNS = (
+    "file",
+    "directory",
+    "segment_base",
+    "position",
+    "size",
+    "base_offset",
+    "last_offset",
+    "magic",
+    "codec",
+    "record_count",
+    "verdict",
+    "kafka_exception",
+    "message",
+    "findings",
+    "range_id",
+)
 #: byte-accounting bucket of each verdict
 BUCKETS = {"ok": "decoded", "corrupt": "corrupt", "partial": "trailing", "zero-tail": "trailing"}
 #: gaps, overlaps and flagged regions listed per range (counts are always exact)
@@ -54,14 +68,25 @@ EXAMPLES_PER_RANGE = 20
 def row_schema() -> Any:
     import pyarrow as pa
 
-    return pa.schema([
-        ("file", pa.string()), ("directory", pa.string()), ("segment_base", pa.int64()),
-        ("position", pa.int64()), ("size", pa.int64()), ("base_offset", pa.int64()),
-        ("last_offset", pa.int64()), ("magic", pa.int8()), ("codec", pa.string()),
-        ("record_count", pa.int64()), ("verdict", pa.string()),
-        ("kafka_exception", pa.string()), ("message", pa.string()),
-        ("findings", pa.list_(pa.string())), ("range_id", pa.int32()),
-    ])
+    return pa.schema(
+        [
+            ("file", pa.string()),
+            ("directory", pa.string()),
+            ("segment_base", pa.int64()),
+            ("position", pa.int64()),
+            ("size", pa.int64()),
+            ("base_offset", pa.int64()),
+            ("last_offset", pa.int64()),
+            ("magic", pa.int8()),
+            ("codec", pa.string()),
+            ("record_count", pa.int64()),
+            ("verdict", pa.string()),
+            ("kafka_exception", pa.string()),
+            ("message", pa.string()),
+            ("findings", pa.list_(pa.string())),
+            ("range_id", pa.int32()),
+        ]
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,13 +106,28 @@ class _Summary:
 
     def __init__(self, r: Range) -> None:
         self.doc: dict[str, Any] = {
-            "range_id": r.range_id, "file": r.file.path, "start": r.start, "end": r.end,
-            "first_position": None, "end_position": None, "tiling_errors": 0,
+            "range_id": r.range_id,
+            "file": r.file.path,
+            "start": r.start,
+            "end": r.end,
+            "first_position": None,
+            "end_position": None,
+            "tiling_errors": 0,
             "bytes": {"decoded": 0, "corrupt": 0, "trailing": 0},
-            "verdicts": Counter(), "exceptions": Counter(), "codecs": Counter(),
-            "findings": Counter(), "records": 0, "batches": 0,
-            "first_offset": None, "last_offset": None, "gaps": 0, "overlaps": 0,
-            "offset_examples": [], "flagged": [], "flagged_count": 0, "error": None,
+            "verdicts": Counter(),
+            "exceptions": Counter(),
+            "codecs": Counter(),
+            "findings": Counter(),
+            "records": 0,
+            "batches": 0,
+            "first_offset": None,
+            "last_offset": None,
+            "gaps": 0,
+            "overlaps": 0,
+            "offset_examples": [],
+            "flagged": [],
+            "flagged_count": 0,
+            "error": None,
         }
 
     def add(self, region: Region) -> None:
@@ -106,10 +146,16 @@ class _Summary:
             d["exceptions"][region.kafka_exception or "(none)"] += 1
             d["flagged_count"] += 1
             if len(d["flagged"]) < EXAMPLES_PER_RANGE:
-                d["flagged"].append({
-                    "file": d["file"], "position": region.position, "size": region.size,
-                    "verdict": region.verdict, "kafka_exception": region.kafka_exception,
-                    "message": region.message})
+                d["flagged"].append(
+                    {
+                        "file": d["file"],
+                        "position": region.position,
+                        "size": region.size,
+                        "verdict": region.verdict,
+                        "kafka_exception": region.kafka_exception,
+                        "message": region.message,
+                    }
+                )
             return
         d["batches"] += 1
         d["codecs"][region.codec] += 1
@@ -122,9 +168,15 @@ class _Summary:
             kind = "gap" if region.base_offset > last + 1 else "overlap"
             d["gaps" if kind == "gap" else "overlaps"] += 1
             if len(d["offset_examples"]) < EXAMPLES_PER_RANGE:
-                d["offset_examples"].append({"kind": kind, "file": d["file"],
-                                             "position": region.position,
-                                             "previous_last": last, "base": region.base_offset})
+                d["offset_examples"].append(
+                    {
+                        "kind": kind,
+                        "file": d["file"],
+                        "position": region.position,
+                        "previous_last": last,
+                        "base": region.base_offset,
+                    }
+                )
         d["last_offset"] = region.last_offset if last is None else max(last, region.last_offset)
 
     def finish(self, seconds: float) -> dict[str, Any]:
@@ -141,17 +193,21 @@ def _columns(r: Range, regions: list[Region]) -> dict[str, list[Any]]:
     f = r.file
     n = len(regions)
     return {
-        "file": [f.path] * n, "directory": [f.directory] * n,
+        "file": [f.path] * n,
+        "directory": [f.directory] * n,
         "segment_base": [f.segment_base] * n,
-        "position": [g.position for g in regions], "size": [g.size for g in regions],
+        "position": [g.position for g in regions],
+        "size": [g.size for g in regions],
         "base_offset": [g.base_offset for g in regions],
         "last_offset": [g.last_offset for g in regions],
-        "magic": [g.magic for g in regions], "codec": [g.codec for g in regions],
+        "magic": [g.magic for g in regions],
+        "codec": [g.codec for g in regions],
         "record_count": [g.record_count for g in regions],
         "verdict": [g.verdict for g in regions],
         "kafka_exception": [g.kafka_exception for g in regions],
         "message": [g.message for g in regions],
-        "findings": [list(g.findings) for g in regions], "range_id": [r.range_id] * n,
+        "findings": [list(g.findings) for g in regions],
+        "range_id": [r.range_id] * n,
     }
 
 
@@ -170,9 +226,15 @@ def replay_range(r: Range, options: TaskOptions) -> Iterator[dict[str, list[Any]
     chunk: list[Region] = []
     emitted = False
     try:
-        for region in scan(source, start=r.start, end=r.end, profile=options.profile,  # type: ignore[arg-type]
-                           filename=r.file.path, decompressed_limit=options.decompressed_limit,
-                           max_batch_bytes=options.max_batch_bytes):
+        for region in scan(
+            source,
+            start=r.start,
+            end=r.end,
+            profile=options.profile,  # type: ignore[arg-type]
+            filename=r.file.path,
+            decompressed_limit=options.decompressed_limit,
+            max_batch_bytes=options.max_batch_bytes,
+        ):
             summary.add(region)
             chunk.append(region)
             if len(chunk) >= options.rows_per_batch:
@@ -209,7 +271,9 @@ def part_name(task_id: int) -> str:
     return f"part-{task_id:05d}.parquet"
 
 
-def run_task(task_id: int, ranges: list[Range], options: TaskOptions, batches_dir: str) -> list[dict[str, Any]]:
+def run_task(
+    task_id: int, ranges: list[Range], options: TaskOptions, batches_dir: str
+) -> list[dict[str, Any]]:
     """One task: replay ``ranges`` in order, write their rows to ``batches_dir/part-<id>.parquet``
     and return their range summaries (each with ``rows``: the rows written for it).
 
@@ -241,4 +305,3 @@ def run_task(task_id: int, ranges: list[Range], options: TaskOptions, batches_di
         if os.path.exists(tmp):
             os.unlink(tmp)
     return summaries
-

@@ -17,10 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from conformance import codecs
-from conformance.wire.batch import RecordBatchV2
-from conformance.wire.control import attach_control
 from conformance.errors import DecodeError
-from conformance.wire.record import Record, RecordList
 from conformance.stream.findings import check_batch
 from conformance.stream.result import (
     DecodedBatch,
@@ -32,14 +29,19 @@ from conformance.stream.result import (
     Tail,
 )
 from conformance.stream.splitter import Source, Splitter
+from conformance.wire.batch import RecordBatchV2
+from conformance.wire.control import attach_control
+from conformance.wire.record import Record, RecordList
 
 #: records kept per batch by :func:`decode` (~200 bytes each: about 200 MB at most per batch)
 DEFAULT_MAX_RECORDS = 1_000_000
 
 
 def _check_source(data: object) -> None:
-    if isinstance(data, (str, int, float, bool)) or data is None or not (
-        hasattr(data, "__len__") and hasattr(data, "__getitem__")
+    if (
+        isinstance(data, (str, int, float, bool))
+        or data is None
+        or not (hasattr(data, "__len__") and hasattr(data, "__getitem__"))
     ):
         raise TypeError(
             "data must be bytes, bytearray, memoryview or a ByteSource (len() and byte "
@@ -140,10 +142,14 @@ class StreamDecoder:
                 yield pending  # the batch during which the error happened, with its records
             return
         except RecursionError as e:  # pragma: no cover - defensive: nothing here recurses
-            self._fail(DecodeError(str(e), java_class="java.lang.StackOverflowError"), index, batch_start)
+            self._fail(
+                DecodeError(str(e), java_class="java.lang.StackOverflowError"), index, batch_start
+            )
             return
         except MemoryError:  # pragma: no cover
-            self._fail(DecodeError(None, java_class="java.lang.OutOfMemoryError"), index, batch_start)
+            self._fail(
+                DecodeError(None, java_class="java.lang.OutOfMemoryError"), index, batch_start
+            )
             return
         size = len(self.data)
         if splitter.position < size:
@@ -191,9 +197,7 @@ def decode(
     )
     batches = list(stream)
     assert stream.outcome is not None
-    return DecodeResult(
-        stream.outcome, mode, batches, stream.error, stream.tail, stream.findings
-    )
+    return DecodeResult(stream.outcome, mode, batches, stream.error, stream.tail, stream.findings)
 
 
 class _ControlRecords(RecordList):

@@ -105,15 +105,23 @@ def check_batch(
 def _v2_checks(header: RecordBatchV2, records: Sequence[Record], stream, add) -> None:  # type: ignore[no-untyped-def]
     pos = header.position
     if header.attributes_raw & 0xFF00:
-        add("attributes-high-byte", f"attributes high byte is {header.attributes_raw >> 8 & 0xFF:#04x}",
-            pos + ATTRIBUTES_OFFSET)
+        add(
+            "attributes-high-byte",
+            f"attributes high byte is {header.attributes_raw >> 8 & 0xFF:#04x}",
+            pos + ATTRIBUTES_OFFSET,
+        )
     if header.attributes_raw & 0x80:
         add("attributes-unused-bits", "attribute bit 7 is set", pos + ATTRIBUTES_OFFSET + 1)
-    if (header.records_count == 0 and header.compression_id == 0
-            and header.size_in_bytes > RECORD_BATCH_OVERHEAD):
-        add("empty-batch-with-payload",
+    if (
+        header.records_count == 0
+        and header.compression_id == 0
+        and header.size_in_bytes > RECORD_BATCH_OVERHEAD
+    ):
+        add(
+            "empty-batch-with-payload",
             f"{header.size_in_bytes - RECORD_BATCH_OVERHEAD} record bytes in an empty batch",
-            pos + RECORDS_OFFSET)
+            pos + RECORDS_OFFSET,
+        )
     if header.is_control and len(records) != 1:
         add("control-batch-record-count", f"control batch holds {len(records)} records", pos)
     if not records:
@@ -121,11 +129,19 @@ def _v2_checks(header: RecordBatchV2, records: Sequence[Record], stream, add) ->
     previous = None
     for r in records:
         if r.attributes:
-            add("record-attributes-set", f"record at offset {r.offset} has attributes {r.attributes}", pos)
+            add(
+                "record-attributes-set",
+                f"record at offset {r.offset} has attributes {r.attributes}",
+                pos,
+            )
         if r.offset_delta < 0:
             add("offset-delta-negative", f"record offsetDelta {r.offset_delta}", pos)
         if previous is not None and r.offset_delta <= previous:
-            add("offset-delta-non-monotonic", f"offsetDelta {r.offset_delta} follows {previous}", pos)
+            add(
+                "offset-delta-non-monotonic",
+                f"offsetDelta {r.offset_delta} follows {previous}",
+                pos,
+            )
         previous = r.offset_delta
     if len(records) == header.records_count:
         last = records[-1].offset_delta
@@ -138,8 +154,11 @@ def _v2_checks(header: RecordBatchV2, records: Sequence[Record], stream, add) ->
         if header.timestamp_type == TimestampType.CREATE_TIME:
             top = max(r.timestamp for r in records)
             if top != header.max_timestamp:
-                add("max-timestamp-mismatch", f"maxTimestamp {header.max_timestamp}, records' max {top}",
-                    pos + MAX_TIMESTAMP_OFFSET)
+                add(
+                    "max-timestamp-mismatch",
+                    f"maxTimestamp {header.max_timestamp}, records' max {top}",
+                    pos + MAX_TIMESTAMP_OFFSET,
+                )
         if not header.has_delete_horizon and records[0].timestamp_delta != 0:
             add(
                 "base-timestamp-mismatch",
@@ -151,10 +170,14 @@ def _v2_checks(header: RecordBatchV2, records: Sequence[Record], stream, add) ->
 def _legacy_checks(header, records: Sequence[Record], stream, add) -> None:  # type: ignore[no-untyped-def]
     pos = header.position
     message = header.message
-    if message.attributes & 0xF0 or (message.magic == MAGIC_VALUE_V0
-                                     and message.attributes & TIMESTAMP_TYPE_MASK):
-        add("attributes-unused-bits", f"message attributes {message.attributes & 0xFF:#04x}",
-            pos + LOG_OVERHEAD + MESSAGE_ATTRIBUTES_OFFSET)
+    if message.attributes & 0xF0 or (
+        message.magic == MAGIC_VALUE_V0 and message.attributes & TIMESTAMP_TYPE_MASK
+    ):
+        add(
+            "attributes-unused-bits",
+            f"message attributes {message.attributes & 0xFF:#04x}",
+            pos + LOG_OVERHEAD + MESSAGE_ATTRIBUTES_OFFSET,
+        )
     if stream is None:
         _message_trailing(message, pos, add)
         return
@@ -162,7 +185,11 @@ def _legacy_checks(header, records: Sequence[Record], stream, add) -> None:  # t
         add("legacy-wrapper-key", "compressed wrapper has a non-null key", pos)
     magics = {r.magic for r in records}
     if magics - {message.magic}:
-        add("legacy-inner-magic-mismatch", f"inner magics {sorted(magics)} under wrapper magic {message.magic}", pos)
+        add(
+            "legacy-inner-magic-mismatch",
+            f"inner magics {sorted(magics)} under wrapper magic {message.magic}",
+            pos,
+        )
     offsets = [r.offset for r in records]
     if any(b <= a for a, b in zip(offsets, offsets[1:])):
         add("legacy-inner-offsets", f"inner offsets {offsets[:8]} do not increase", pos)
@@ -170,8 +197,11 @@ def _legacy_checks(header, records: Sequence[Record], stream, add) -> None:  # t
         if header.timestamp_type == TimestampType.CREATE_TIME:
             top = max(r.timestamp for r in records)
             if top != header.max_timestamp:
-                add("legacy-wrapper-timestamp", f"wrapper timestamp {header.max_timestamp}, inner max {top}",
-                    pos + LOG_OVERHEAD + MESSAGE_TIMESTAMP_OFFSET)
+                add(
+                    "legacy-wrapper-timestamp",
+                    f"wrapper timestamp {header.max_timestamp}, inner max {top}",
+                    pos + LOG_OVERHEAD + MESSAGE_TIMESTAMP_OFFSET,
+                )
 
 
 def _message_trailing(message, pos: int, add) -> None:  # type: ignore[no-untyped-def]
@@ -182,5 +212,8 @@ def _message_trailing(message, pos: int, add) -> None:  # type: ignore[no-untype
         return
     used = record_overhead(message.magic) + (len(key) if key else 0) + (len(value) if value else 0)
     if message.size > used:
-        add("legacy-trailing-bytes", f"{message.size - used} bytes after the value",
-            pos + LOG_OVERHEAD + used)
+        add(
+            "legacy-trailing-bytes",
+            f"{message.size - used} bytes after the value",
+            pos + LOG_OVERHEAD + used,
+        )

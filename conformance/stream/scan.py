@@ -18,8 +18,8 @@ verdict        region
 
 After a failure at byte ``p`` the walk goes on at the first intact batch after ``p``
 (``resync.find_next_batch``): right after a batch with a flipped bit, at the true next batch
-when the size field itself was damaged. The regions tile the walked bytes exactly: each starts where the
-previous one ends, so ``decoded + corrupt + trailing`` bytes is the source's size.
+when the size field itself was damaged. The regions tile the walked bytes exactly: each starts
+where the previous one ends, so ``decoded + corrupt + trailing`` bytes is the source's size.
 
 A walk may cover a byte range ``[start, end)`` of the source (one replay task): it starts at
 ``start``, which must be where the walk from 0 passes (a batch start on its path: an offset
@@ -36,8 +36,8 @@ from conformance import codecs
 from conformance.codecs import codec_name
 from conformance.errors import DecodeError
 from conformance.stream.decoder import StreamDecoder
-from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch
 from conformance.stream.result import DecodedBatch, Profile
+from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch
 from conformance.stream.splitter import Source
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import RECORD_BATCH_OVERHEAD
@@ -108,15 +108,31 @@ def _batch_region(decoded: DecodedBatch, position: int, verdict: str) -> Region:
     last: int | None
     if isinstance(header, RecordBatchV2):
         if len(header.raw) < RECORD_BATCH_OVERHEAD:
-            return Region(position, header.size_in_bytes, verdict, header.magic,
-                          base_offset=header.base_offset)
+            return Region(
+                position,
+                header.size_in_bytes,
+                verdict,
+                header.magic,
+                base_offset=header.base_offset,
+            )
         base, last = header.base_offset, header.last_offset
     else:
         last = header.last_offset
-        base = last if header.compression_id == codecs.NONE else (
-            records[0].offset if len(records) else None)
-    return Region(position, header.size_in_bytes, verdict, header.magic,
-                  codec_name(header.compression_id), base, last, records.total)
+        base = (
+            last
+            if header.compression_id == codecs.NONE
+            else (records[0].offset if len(records) else None)
+        )
+    return Region(
+        position,
+        header.size_in_bytes,
+        verdict,
+        header.magic,
+        codec_name(header.compression_id),
+        base,
+        last,
+        records.total,
+    )
 
 
 def _failed(region: Region, error: DecodeError) -> Region:
@@ -142,9 +158,14 @@ def scan(
     pos = start
     keep = None if profile == "strict" else 1
     while pos < stop:
-        decoder = StreamDecoder(_Window(source, pos), mode="file", profile=profile,
-                                filename=filename, decompressed_limit=decompressed_limit,
-                                keep=keep)
+        decoder = StreamDecoder(
+            _Window(source, pos),
+            mode="file",
+            profile=profile,
+            filename=filename,
+            decompressed_limit=decompressed_limit,
+            keep=keep,
+        )
         resume: int | None = None
         seen = 0
         for decoded in decoder:
@@ -200,19 +221,28 @@ def _gap(source: Source, p: int, resume: int | None, error: DecodeError | None) 
     total = len(source)
     if resume is None:
         if all_zero(source, p):  # Kafka's message when its reader fails on the zeros
-            return Region(p, total - p, "zero-tail",
-                          kafka_exception=None if error is None else error.kafka_exception,
-                          message=f"{total - p} zero bytes to the end" if error is None
-                          else error.message)
+            return Region(
+                p,
+                total - p,
+                "zero-tail",
+                kafka_exception=None if error is None else error.kafka_exception,
+                message=f"{total - p} zero bytes to the end" if error is None else error.message,
+            )
         if error is None:
-            return Region(p, total - p, "partial",
-                          message=f"{total - p} bytes after the last complete batch do not form "
-                          "a complete batch (Kafka's reader stops there)")
+            return Region(
+                p,
+                total - p,
+                "partial",
+                message=f"{total - p} bytes after the last complete batch do not form "
+                "a complete batch (Kafka's reader stops there)",
+            )
         region = Region(p, total - p, "corrupt", magic=_magic(source, p))
         return _failed(region, error)
     region = Region(p, resume - p, "corrupt", magic=_magic(source, p))
     if error is not None:
         return _failed(region, error)
-    region.message = (f"the entry at byte {p} runs past the end of the file: Kafka's reader "
-                      f"stops here silently and never reads the {total - p} bytes after it")
+    region.message = (
+        f"the entry at byte {p} runs past the end of the file: Kafka's reader "
+        f"stops here silently and never reads the {total - p} bytes after it"
+    )
     return region

@@ -1,18 +1,22 @@
-"""Splitting a byte stream into batches: Kafka's in-memory and file semantics (docs/format.md §1).
+"""Splitting a byte stream into batches: Kafka's in-memory and file semantics
+(docs/format.md §1).
 
 Every entry starts ``offset int64 | size int32``; the byte at @16 is the magic. The two
 Java readers disagree on the edges:
 
-=========================  ==========================================  ========================================
-condition                  memory (``ByteBufferLogInputStream``)        file (``FileLogInputStream``)
-=========================  ==========================================  ========================================
-< 12 bytes left            stop                                         stop (any tail <= 17 bytes: stop)
-size < 14                  CorruptRecordException (even if partial)     CorruptRecordException (if > 17 left)
-12..16 bytes left          stop                                         stop
-magic not in 0..2          CorruptRecordException (even if partial)     magic < 2 legacy, else v2
-batch incomplete           stop                                         stop
-size + 12 overflows int32  IllegalArgumentException "newLimit < 0"      stop
-=========================  ==========================================  ========================================
+=========================  ======================================  =================================
+condition                  memory (``ByteBufferLogInputStream``)   file (``FileLogInputStream``)
+=========================  ======================================  =================================
+< 12 bytes left            stop                                    stop (any tail <= 17 bytes: stop)
+size < 14                  CorruptRecordException                  CorruptRecordException
+                           (even if partial)                       (if > 17 left)
+12..16 bytes left          stop                                    stop
+magic not in 0..2          CorruptRecordException                  magic < 2 legacy, else v2
+                           (even if partial)
+batch incomplete           stop                                    stop
+size + 12 overflows int32  IllegalArgumentException                stop
+                           "newLimit < 0"
+=========================  ======================================  =================================
 
 A stop with bytes left over is a *partial tail*, not an error.
 """
@@ -23,8 +27,8 @@ import struct
 from collections.abc import Iterator
 from typing import Protocol
 
-from conformance.wire.batch import RecordBatchV2
 from conformance.errors import CorruptRecordError, IllegalArgumentError
+from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import (
     CURRENT_MAGIC_VALUE,
     HEADER_SIZE_UP_TO_MAGIC,
@@ -35,7 +39,6 @@ from conformance.wire.layout import (
     SIZE_OFFSET,
 )
 from conformance.wire.legacy import LegacyBatch
-
 
 Batch = RecordBatchV2 | LegacyBatch
 
@@ -86,7 +89,8 @@ class Splitter:
         size = _SIZE.unpack_from(head, SIZE_OFFSET)[0]
         if size < MIN_RECORD_OVERHEAD:
             raise CorruptRecordError(
-                f"Record size {size} is less than the minimum record overhead ({MIN_RECORD_OVERHEAD})"
+                f"Record size {size} is less than "
+                f"the minimum record overhead ({MIN_RECORD_OVERHEAD})"
             )
         if remaining < HEADER_SIZE_UP_TO_MAGIC:
             return None
@@ -96,9 +100,7 @@ class Splitter:
             raise CorruptRecordError(f"Invalid magic found in record: {signed}")
         batch_size = size + LOG_OVERHEAD
         if batch_size > 0x7FFFFFFF:  # int32 overflow in Java: slice.limit(negative)
-            raise IllegalArgumentError(
-                f"newLimit < 0: ({batch_size - (1 << 32)} < 0)"
-            )
+            raise IllegalArgumentError(f"newLimit < 0: ({batch_size - (1 << 32)} < 0)")
         if remaining < batch_size:
             return None
         return self._make(magic, pos, batch_size)

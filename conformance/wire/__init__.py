@@ -3,7 +3,8 @@
 ==============  ===============================================  ==============================
 module          structure                                        Kafka class
 ==============  ===============================================  ==============================
-``layout``      every offset, length, mask and marker            ``Records``, ``DefaultRecordBatch``,
+``layout``      every offset, length, mask and marker            ``Records``,
+                                                                 ``DefaultRecordBatch``,
                                                                  ``LegacyRecord`` constants
 ``record``      one v2 record (varint fields, headers)           ``DefaultRecord``
 ``batch``       the v2 batch header, CRC-32C, records iteration  ``DefaultRecordBatch``

@@ -265,7 +265,15 @@ def _loop(
             (
                 base_offset + offset_delta,
                 base_timestamp + ts_delta if lat is None else lat,
-                key, value, headers, attributes, offset_delta, ts_delta, 2, None, length,
+                key,
+                value,
+                headers,
+                attributes,
+                offset_delta,
+                ts_delta,
+                2,
+                None,
+                length,
             )
         )
     if pos != n:

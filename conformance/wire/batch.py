@@ -30,8 +30,10 @@ import struct
 from collections.abc import Iterable, Iterator
 
 from conformance import codecs
-from conformance.primitives.crc import crc32c
 from conformance.errors import CorruptRecordError, IllegalArgumentError, InvalidRecordError
+from conformance.primitives.crc import crc32c
+from conformance.primitives.java import wrap32, wrap64
+from conformance.wire._record_fast import read_records_fast
 from conformance.wire.layout import (
     ATTRIBUTES_OFFSET,
     COMPRESSION_CODEC_MASK,
@@ -53,8 +55,6 @@ from conformance.wire.layout import (
     V2_HEADER,
     TimestampType,
 )
-from conformance.wire._record_fast import read_records_fast
-from conformance.primitives.java import wrap32, wrap64
 from conformance.wire.record import (
     Anomalies,
     Record,
@@ -67,8 +67,6 @@ from conformance.wire.record import (
 #: let :meth:`RecordBatchV2.records` try the fast path (``wire/_record_fast.py``) before the
 #: reference reader; ``False`` forces the reference everywhere (tests/test_fast_path.py)
 FAST_PATH = True
-
-
 
 
 def increment_sequence(sequence: int, increment: int) -> int:
@@ -122,7 +120,7 @@ class RecordBatchV2:
             self.base_offset, self.batch_length = struct.unpack_from(">qi", raw, 0)
             self.magic = struct.unpack_from(">b", raw, 16)[0]
 
-    # --- derived values (docs/format.md §3.3) ----------------------------------------------------------
+    # --- derived values (docs/format.md §3.3) ------------------------------------------------
     @property
     def size_in_bytes(self) -> int:
         return len(self.raw)
@@ -138,8 +136,11 @@ class RecordBatchV2:
 
     @property
     def timestamp_type(self) -> str:
-        return (TimestampType.LOG_APPEND_TIME if self.attributes_raw & TIMESTAMP_TYPE_MASK
-                else TimestampType.CREATE_TIME)
+        return (
+            TimestampType.LOG_APPEND_TIME
+            if self.attributes_raw & TIMESTAMP_TYPE_MASK
+            else TimestampType.CREATE_TIME
+        )
 
     @property
     def is_transactional(self) -> bool:
@@ -210,9 +211,7 @@ class RecordBatchV2:
         codec = self.attributes_raw & COMPRESSION_CODEC_MASK
         if codec > 4:
             raise IllegalArgumentError(f"Unknown compression type id: {codec}")
-        log_append_time = (
-            self.max_timestamp if self.attributes_raw & TIMESTAMP_TYPE_MASK else None
-        )
+        log_append_time = self.max_timestamp if self.attributes_raw & TIMESTAMP_TYPE_MASK else None
         base_offset = self.base_offset
         base_timestamp = self.base_timestamp
         if codec == 0:
@@ -220,8 +219,10 @@ class RecordBatchV2:
             if count == 0:
                 return None
             buf = self.raw[RECORDS_OFFSET:]
-            if anomalies is None and FAST_PATH and read_records_fast(
-                buf, count, base_offset, base_timestamp, log_append_time, out
+            if (
+                anomalies is None
+                and FAST_PATH
+                and read_records_fast(buf, count, base_offset, base_timestamp, log_append_time, out)
             ):
                 return None
             read_region(buf, count, base_offset, base_timestamp, log_append_time, out, anomalies)
@@ -364,7 +365,9 @@ def encode_batch_v2(
             payload = codecs.compress(codec, payload, MAGIC_VALUE_V2)
     header = V2_HEADER.pack(
         base_offset,
-        RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(payload) if batch_length is None else batch_length,
+        RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(payload)
+        if batch_length is None
+        else batch_length,
         partition_leader_epoch,
         _signed(magic, 8),
         0 if crc is None else crc & 0xFFFFFFFF,

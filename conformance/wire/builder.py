@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from conformance import codecs
 from conformance.errors import EncodeError
+from conformance.primitives.java import wrap32, wrap64
 from conformance.wire.batch import encode_batch_v2, v2_attributes
 from conformance.wire.control import (
     ABORT,
@@ -55,7 +56,6 @@ from conformance.wire.layout import (
     TimestampType,
 )
 from conformance.wire.legacy import encode_legacy_message, encode_legacy_wrapper
-from conformance.primitives.java import wrap32, wrap64
 from conformance.wire.record import HeaderInput, encode_record_v2
 
 
@@ -150,7 +150,8 @@ class BatchBuilder:
             raise EncodeError(f"Magic v{self.magic} does not support record headers")
         if offset - self.base_offset > 0x7FFFFFFF:
             raise EncodeError(
-                f"Maximum offset delta exceeded, base offset: {self.base_offset}, last offset: {offset}"
+                "Maximum offset delta exceeded, "
+                f"base offset: {self.base_offset}, last offset: {offset}"
             )
         self._records.append(_Pending(offset, timestamp, key, value, hs))
 
@@ -250,14 +251,20 @@ class BatchBuilder:
         else:
             wrapper_ts = max((r.timestamp for r in self._records), default=NO_TIMESTAMP)
             wrapper_ts = max(wrapper_ts, NO_TIMESTAMP)
-        return encode_legacy_wrapper(magic, self._records[-1].offset, wrapper_ts, entries, codec, ts_bit)
+        return encode_legacy_wrapper(
+            magic, self._records[-1].offset, wrapper_ts, entries, codec, ts_bit
+        )
 
 
 def build_batch(
-    records: Iterable[tuple[int, bytes | None, bytes | None] | tuple[int, bytes | None, bytes | None, Sequence[HeaderInput]]],
+    records: Iterable[
+        tuple[int, bytes | None, bytes | None]
+        | tuple[int, bytes | None, bytes | None, Sequence[HeaderInput]]
+    ],
     **options: object,
 ) -> bytes:
-    """Convenience: ``build_batch([(ts, key, value[, headers]), ...], magic=2, compression="lz4")``."""
+    """Convenience:
+    ``build_batch([(ts, key, value[, headers]), ...], magic=2, compression="lz4")``."""
     builder = BatchBuilder(**options)  # type: ignore[arg-type]
     for rec in records:
         ts, key, value = rec[0], rec[1], rec[2]

@@ -228,7 +228,8 @@ class _ValueReader:
             remaining = len(self.data) - self.pos
             if size > remaining:
                 raise DecodeError(
-                    f"Error reading byte array of {size} byte(s): only {remaining} byte(s) available",
+                    f"Error reading byte array of {size} byte(s): "
+                    f"only {remaining} byte(s) available",
                     java_class=_RUNTIME,
                 )
             self.pos += size
@@ -236,15 +237,21 @@ class _ValueReader:
     def string(self, field: str) -> str:
         length = self.uvarint() - 1
         if length < 0:
-            raise DecodeError(f"non-nullable field {field} was serialized as null", java_class=_RUNTIME)
+            raise DecodeError(
+                f"non-nullable field {field} was serialized as null", java_class=_RUNTIME
+            )
         if length > MAX_STRING_LENGTH:
-            raise DecodeError(f"string field {field} had invalid length {length}", java_class=_RUNTIME)
+            raise DecodeError(
+                f"string field {field} had invalid length {length}", java_class=_RUNTIME
+            )
         return java_utf8(self.take(length))
 
     def array_length(self, field: str) -> int:
         n = self.uvarint() - 1
         if n < 0:
-            raise DecodeError(f"non-nullable field {field} was serialized as null", java_class=_RUNTIME)
+            raise DecodeError(
+                f"non-nullable field {field} was serialized as null", java_class=_RUNTIME
+            )
         remaining = len(self.data) - self.pos
         if n > remaining:
             raise DecodeError(
@@ -257,9 +264,7 @@ class _ValueReader:
 
 def _reader(value: bytes | None) -> _ValueReader:
     if value is None:  # ControlRecordUtils.deserialize: data.slice()
-        raise NullPointerError(
-            'Cannot invoke "java.nio.ByteBuffer.slice()" because "data" is null'
-        )
+        raise NullPointerError('Cannot invoke "java.nio.ByteBuffer.slice()" because "data" is null')
     return _ValueReader(value)
 
 
@@ -343,4 +348,6 @@ def write_control_key(type_id: int, version: int = 0) -> bytes:
 
 def write_end_txn_marker_value(coordinator_epoch: int, version: int = 0) -> bytes:
     """``EndTransactionMarker.serializeValue``: ``version int16 | coordinatorEpoch int32``."""
-    return version.to_bytes(2, "big", signed=True) + coordinator_epoch.to_bytes(4, "big", signed=True)
+    return version.to_bytes(2, "big", signed=True) + coordinator_epoch.to_bytes(
+        4, "big", signed=True
+    )

@@ -29,7 +29,6 @@ import struct
 from collections.abc import Iterator, Sequence
 
 from conformance import codecs
-from conformance.primitives.crc import crc32
 from conformance.errors import (
     CodecError,
     CorruptRecordError,
@@ -39,23 +38,24 @@ from conformance.errors import (
     KafkaError,
     jvm_allocate,
 )
+from conformance.primitives.crc import crc32
+from conformance.primitives.java import wrap64
 from conformance.wire.layout import (
     COMPRESSION_CODEC_MASK,
     LOG_OVERHEAD,
     MAGIC_VALUE_V0,
     MAGIC_VALUE_V1,
-    MESSAGE_CRC_OFFSET,
-    SIZE_OFFSET,
     MESSAGE_ATTRIBUTES_OFFSET,
+    MESSAGE_CRC_OFFSET,
     MESSAGE_MAGIC_OFFSET,
     MESSAGE_TIMESTAMP_OFFSET,
     NO_TIMESTAMP,
     RECORD_OVERHEAD_V0,
+    SIZE_OFFSET,
     TIMESTAMP_TYPE_MASK,
     TimestampType,
     header_size,
 )
-from conformance.primitives.java import wrap64
 from conformance.wire.record import JavaStreamReader, Record, RecordSink
 
 _I32 = struct.Struct(">i")
@@ -125,16 +125,20 @@ class LegacyMessage:
             return TimestampType.NO_TIMESTAMP_TYPE
         if self.wrapper_timestamp_type is not None:
             return self.wrapper_timestamp_type
-        return (TimestampType.LOG_APPEND_TIME
-                if self.buf[MESSAGE_ATTRIBUTES_OFFSET] & TIMESTAMP_TYPE_MASK
-                else TimestampType.CREATE_TIME)
+        return (
+            TimestampType.LOG_APPEND_TIME
+            if self.buf[MESSAGE_ATTRIBUTES_OFFSET] & TIMESTAMP_TYPE_MASK
+            else TimestampType.CREATE_TIME
+        )
 
     @property
     def timestamp(self) -> int:
         if self.magic == MAGIC_VALUE_V0:
             return NO_TIMESTAMP
-        if (self.wrapper_timestamp_type == TimestampType.LOG_APPEND_TIME
-                and self.wrapper_timestamp is not None):
+        if (
+            self.wrapper_timestamp_type == TimestampType.LOG_APPEND_TIME
+            and self.wrapper_timestamp is not None
+        ):
             return self.wrapper_timestamp
         if len(self.buf) < MESSAGE_TIMESTAMP_OFFSET + 8:
             raise IndexOutOfBoundsError()
@@ -295,7 +299,8 @@ class LegacyBatch:
                 size = _I32.unpack_from(head, SIZE_OFFSET)[0]
                 if size < RECORD_OVERHEAD_V0:
                     raise CorruptRecordError(
-                        f"Record size is less than the minimum record overhead ({RECORD_OVERHEAD_V0})"
+                        "Record size is less than "
+                        f"the minimum record overhead ({RECORD_OVERHEAD_V0})"
                     )
                 jvm_allocate(size)
                 body = src.read_fully(size)
@@ -404,7 +409,13 @@ def encode_legacy_wrapper(
     if payload is None:
         payload = codecs.compress(codec, b"".join(entries), magic)
     return encode_legacy_message(
-        magic, offset, timestamp, key, payload, (codec & COMPRESSION_CODEC_MASK) | attributes, crc=crc
+        magic,
+        offset,
+        timestamp,
+        key,
+        payload,
+        (codec & COMPRESSION_CODEC_MASK) | attributes,
+        crc=crc,
     )
 
 
@@ -413,6 +424,9 @@ def seal_legacy(entry: bytes) -> bytes:
     counterpart of ``batch.seal_v2`` for a message whose bytes were changed in place."""
     if len(entry) < LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET:
         return bytes(entry)
-    crc = crc32(entry[LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET:]) & 0xFFFFFFFF
-    return (entry[: LOG_OVERHEAD + MESSAGE_CRC_OFFSET] + struct.pack(">I", crc)
-            + entry[LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET:])
+    crc = crc32(entry[LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET :]) & 0xFFFFFFFF
+    return (
+        entry[: LOG_OVERHEAD + MESSAGE_CRC_OFFSET]
+        + struct.pack(">I", crc)
+        + entry[LOG_OVERHEAD + MESSAGE_MAGIC_OFFSET :]
+    )

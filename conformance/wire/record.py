@@ -1,4 +1,5 @@
-"""One record of a magic-2 batch (``DefaultRecord``), read with Kafka's exact rules (docs/format.md §3.4-3.5).
+"""One record of a magic-2 batch (``DefaultRecord``), read with Kafka's exact rules
+(docs/format.md §3.4-3.5).
 
 ==================  =======  ==============================================================
 field               type     notes
@@ -39,6 +40,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import starmap
 from typing import overload
 
+from conformance.codecs import FILL, Decompressed
 from conformance.errors import (
     BufferUnderflowError,
     CodecError,
@@ -51,7 +53,6 @@ from conformance.errors import (
     jvm_allocate,
 )
 from conformance.primitives.java import java_utf8, wrap64
-from conformance.codecs import FILL, Decompressed
 from conformance.primitives.varint import (
     encode_varint,
     encode_varlong,
@@ -85,8 +86,8 @@ def _note_null_length(anomalies: Anomalies, pos: int, n: int, field: str) -> Non
             (pos, "null-length-not-minus-one", f"{field} length {n} read as null (writers use -1)")
         )
 
-Header = tuple[str, bytes | None]
 
+Header = tuple[str, bytes | None]
 
 
 class Record:
@@ -155,7 +156,9 @@ class Record:
 
 
 #: the arguments of ``Record(...)`` as one plain tuple: what the fast path produces
-RecordRow = tuple[int, int, bytes | None, bytes | None, tuple[Header, ...], int, int, int, int, None, int]
+RecordRow = tuple[
+    int, int, bytes | None, bytes | None, tuple[Header, ...], int, int, int, int, None, int
+]
 
 
 class RecordList(Sequence[Record]):
@@ -249,7 +252,7 @@ class RecordList(Sequence[Record]):
     def rollback(self, mark: tuple[int, int]) -> None:
         if self.visit is not None and self.total != mark[1]:
             raise RuntimeError("records already visited cannot be taken back")
-        del self._items[mark[0]:]
+        del self._items[mark[0] :]
         self.total = mark[1]
 
     @property
@@ -367,8 +370,9 @@ def _body(
                     raise IllegalArgumentError(f"newLimit > capacity: ({n} > {end - pos})")
                 hkey = java_utf8(buf[pos : pos + n])
                 pos += n
-                hval, pos = _nullable_bytes(buf, pos, end, anomalies, "headerValueLength",
-                                             "header value")
+                hval, pos = _nullable_bytes(
+                    buf, pos, end, anomalies, "headerValueLength", "header value"
+                )
                 hs.append((hkey, hval))
             headers = tuple(hs)
         if pos - start != length:
@@ -436,7 +440,17 @@ class JavaStreamReader:
     """
 
     __slots__ = (
-        "pieces", "error", "lossy", "fill", "size", "pi", "cur", "po", "buf", "bpos", "eof",
+        "pieces",
+        "error",
+        "lossy",
+        "fill",
+        "size",
+        "pi",
+        "cur",
+        "po",
+        "buf",
+        "bpos",
+        "eof",
     )
 
     def __init__(self, stream: Decompressed) -> None:
@@ -690,7 +704,13 @@ def read_stream_region(
 # --- writer ---------------------------------------------------------------------------------
 HeaderInput = tuple[str | bytes, bytes | None]
 RECORD_FIELDS = (
-    "attributes", "timestamp_delta", "offset_delta", "key", "value", "header_count", "headers",
+    "attributes",
+    "timestamp_delta",
+    "offset_delta",
+    "key",
+    "value",
+    "header_count",
+    "headers",
 )
 
 
@@ -709,7 +729,9 @@ def _bytes_field(b: bytes | None) -> bytes:
 def _header_key(k: str | bytes | None) -> bytes:
     if k is None:
         raise EncodeError("Invalid null header key found in headers")
-    return _bytes_field(k if isinstance(k, Raw) else k.encode("utf-8") if isinstance(k, str) else bytes(k))
+    return _bytes_field(
+        k if isinstance(k, Raw) else k.encode("utf-8") if isinstance(k, str) else bytes(k)
+    )
 
 
 def encode_headers_v2(headers: Sequence[HeaderInput], *, count: int | bytes | None = None) -> bytes:
@@ -757,7 +779,9 @@ def encode_record_v2(
     if end_after is not None and end_after in RECORD_FIELDS[: len(parts)]:
         parts = parts[: RECORD_FIELDS.index(end_after) + 1]
     elif end_after == "header_count":
-        parts.append(encode_headers_v2((), count=len(headers) if header_count is None else header_count))
+        parts.append(
+            encode_headers_v2((), count=len(headers) if header_count is None else header_count)
+        )
     else:
         parts.append(encode_headers_v2(headers, count=header_count))
     body = b"".join(parts) + trailing

@@ -4,15 +4,23 @@
     broken.py BEHAVIOUR [decode --as MODE | capabilities | serve]
 
 BEHAVIOUR (one-shot unless said): hang (sleeps, and so does a child it starts, holding the
-pipes), crash (SIGSEGV), exit3, flood (endless output), stderr-flood (100 MiB on stderr, then a correct answer), garbage (not JSON), wrong (a JSON
-object that is no decode document), slow-then-ok (every third case hangs), serve-hang
-(persistent: the third request hangs), serve-die (persistent: exits after one answer),
-serve-huge (persistent: announces a 2 GiB response), serve-ok (persistent, correct: the
-kit's reference decoder), v2-only-lenient (declares magic 2 only, and turns every error into
-`ok`: it accepts what Kafka rejects). Every process's command line carries the marker
+pipes), crash (SIGSEGV), exit3, flood (endless output), stderr-flood (100 MiB on stderr,
+then a correct answer), garbage (not JSON), wrong (a JSON object that is no decode
+document), slow-then-ok (every third case hangs), serve-hang (persistent: the third request
+hangs), serve-die (persistent: exits after one answer), serve-huge (persistent: announces a
+2 GiB response), serve-ok (persistent, correct: the kit's reference decoder),
+v2-only-lenient (declares magic 2 only, and turns every error into `ok`: it accepts what
+Kafka rejects). Every process's command line carries the marker
 `kafka-conformance-broken-adapter`, so the tests can see none is left behind.
 """
-import json, os, signal, struct, subprocess, sys, time
+
+import json
+import os
+import signal
+import struct
+import subprocess
+import sys
+import time
 
 MARK = "kafka-conformance-broken-adapter"
 behaviour, command = sys.argv[1], sys.argv[2:3]
@@ -20,6 +28,7 @@ behaviour, command = sys.argv[1], sys.argv[2:3]
 
 def reference(data: bytes, mode: str) -> bytes:
     from conformance import decode
+
     return json.dumps(decode(data, mode=mode).to_json()).encode()
 
 

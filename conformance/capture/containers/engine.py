@@ -101,13 +101,15 @@ def ensure_engine(*, start: bool = True) -> Engine:
         started = False
         if found.returncode != 0:
             if not start:
-                raise EngineUnavailable("no container engine answers (scripts/container-engine up "
-                                        "starts one)")
+                raise EngineUnavailable(
+                    "no container engine answers (scripts/container-engine up starts one)"
+                )
             up = run_script("up")
             if up.returncode != 0:
                 raise EngineUnavailable(
                     f"scripts/container-engine up failed (exit {up.returncode}):\n"
-                    f"{up.stderr.strip()}")
+                    f"{up.stderr.strip()}"
+                )
             found, started = up, "starting podman system service" in up.stderr
         env = _parse_env(found.stdout)
         if "DOCKER_HOST" not in env:

@@ -57,8 +57,9 @@ INPUTS_LABEL = "org.kafka-conformance.inputs"
 JAVA_HOME_IN_IMAGE = "/opt/java"
 START_SCRIPT = Path(__file__).with_name("kafka-start.sh")
 #: JDK libraries a headless broker never loads (they would pull X11/GTK into the image)
-_DESKTOP_LIBS = frozenset({"libawt_xawt.so", "libatk-wrapper.so", "libsplashscreen.so",
-                           "libjawt.so", "libjsound.so"})
+_DESKTOP_LIBS = frozenset(
+    {"libawt_xawt.so", "libatk-wrapper.so", "libsplashscreen.so", "libjawt.so", "libjsound.so"}
+)
 _SKIP_JDK = frozenset({"src.zip", "ct.sym"})
 _SHELL_TOOLS = ("sh", "sleep", "mkdir", "cat", "ls")
 _LDD_PATH = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x")
@@ -140,8 +141,9 @@ def _jre_entries() -> list[_Entry]:
         for tool in _SHELL_TOOLS:
             found = shutil.which(tool)
             if found is None:
-                raise ImageBuildError(f"no {tool} on this machine for the image's shell "
-                                      "(install busybox-static)")
+                raise ImageBuildError(
+                    f"no {tool} on this machine for the image's shell (install busybox-static)"
+                )
             real = Path(os.path.realpath(found))
             entries.append(_Entry(f"rootfs/bin/{tool}", real, 0o755))
             native.append(real)
@@ -172,7 +174,11 @@ def _jar_native_libraries(jars: Iterable[Path], into: Path) -> list[Path]:
             with zipfile.ZipFile(jar) as z:
                 for name in z.namelist():
                     low = name.lower()
-                    if low.endswith(".so") and "linux" in low and ("amd64" in low or "x86_64" in low):
+                    if (
+                        low.endswith(".so")
+                        and "linux" in low
+                        and ("amd64" in low or "x86_64" in low)
+                    ):
                         target = into / jar.name / name
                         target.parent.mkdir(parents=True, exist_ok=True)
                         target.write_bytes(z.read(name))
@@ -264,8 +270,9 @@ def _image(image: Any, tag: str, built: bool) -> Image:
     return Image(tag, image.id, digest, built)
 
 
-def _build(client: Any, tag: str, entries: list[_Entry], containerfile: str,
-           progress: Progress) -> Image:
+def _build(
+    client: Any, tag: str, entries: list[_Entry], containerfile: str, progress: Progress
+) -> Image:
     import docker  # type: ignore[import-not-found]
 
     inputs = _digest(entries, containerfile)
@@ -283,12 +290,20 @@ def _build(client: Any, tag: str, entries: list[_Entry], containerfile: str,
         with open(context, "rb") as f:
             try:
                 image, _log = client.images.build(
-                    fileobj=f, custom_context=True, dockerfile="Containerfile", tag=tag,
-                    labels={INPUTS_LABEL: inputs}, rm=True, forcerm=True, pull=False)
+                    fileobj=f,
+                    custom_context=True,
+                    dockerfile="Containerfile",
+                    tag=tag,
+                    labels={INPUTS_LABEL: inputs},
+                    rm=True,
+                    forcerm=True,
+                    pull=False,
+                )
             except docker.errors.BuildError as exc:
                 lines = [str(c.get("stream") or c.get("error") or "") for c in exc.build_log]
-                raise ImageBuildError(f"building {tag} failed: {exc}\n"
-                                      + "".join(lines)[-3000:]) from exc
+                raise ImageBuildError(
+                    f"building {tag} failed: {exc}\n" + "".join(lines)[-3000:]
+                ) from exc
             except docker.errors.APIError as exc:
                 raise ImageBuildError(f"building {tag} failed: {exc}") from exc
     image = client.images.get(tag)
@@ -312,8 +327,9 @@ def jre_image(client: Any, progress: Progress = lambda m: None) -> Image:
         f"ENV JAVA_HOME={JAVA_HOME_IN_IMAGE} PATH={JAVA_HOME_IN_IMAGE}/bin:/bin\n"
         'CMD ["java", "-version"]\n'
     )
-    return _build(client, f"{JRE_REPOSITORY}:{java_version()}", _jre_entries(), containerfile,
-                  progress)
+    return _build(
+        client, f"{JRE_REPOSITORY}:{java_version()}", _jre_entries(), containerfile, progress
+    )
 
 
 def kafka_image(client: Any, version: str, progress: Progress = lambda m: None) -> Image:
@@ -326,8 +342,11 @@ def kafka_image(client: Any, version: str, progress: Progress = lambda m: None) 
     # what the jars' JNI libraries load beyond the JRE image (zstd-jni: libpthread.so.0)
     in_jre = {e.path for e in _jre_entries()}
     with tempfile.TemporaryDirectory(prefix="kc-jni-") as tmp:
-        extra = [e for e in _library_entries(_jar_native_libraries(jars, Path(tmp)))
-                 if e.path not in in_jre]
+        extra = [
+            e
+            for e in _library_entries(_jar_native_libraries(jars, Path(tmp)))
+            if e.path not in in_jre
+        ]
     entries += extra or [_Entry("rootfs/opt/kafka", None)]
     containerfile = (
         f"FROM {base.tag}\n"

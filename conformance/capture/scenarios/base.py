@@ -155,7 +155,7 @@ def masked_keys(non_deterministic: Sequence[str]) -> tuple[set[str], list[str]]:
     for entry in non_deterministic:
         token = entry.split(" ", 1)[0]
         if token.startswith("file:"):
-            files.append(token[len("file:"):])
+            files.append(token[len("file:") :])
         else:
             keys.add(token)
     return keys, files

@@ -107,7 +107,9 @@ def _upconvert_body(magic: int) -> Callable[[RunningBroker, str], dict]:
     def body(broker: RunningBroker, topic: str) -> dict[str, Any]:
         groups = [sends(3, ts=T0), sends(3, prefix="g", ts=T0 + 7)]
         info = kafka_python_produce(broker, topic, groups[:1], magic=magic, config={})
-        kafka_python_produce(broker, topic, groups[1:], magic=magic, config={"compression_type": "gzip"})
+        kafka_python_produce(
+            broker, topic, groups[1:], magic=magic, config={"compression_type": "gzip"}
+        )
         info["config"]["compression_type"] = ["none (batch 1)", "gzip (batch 2)"]
         return info
 
@@ -135,7 +137,12 @@ for _magic in (0, 1):
 
 _HEADER_SENDS: list[Send] = [
     {"key": "h0", "value": "one header", "timestamp": T0, "headers": [["trace", "abc"]]},
-    {"key": "h1", "value": "null header value", "timestamp": T0 + 1, "headers": [["nullable", None]]},
+    {
+        "key": "h1",
+        "value": "null header value",
+        "timestamp": T0 + 1,
+        "headers": [["nullable", None]],
+    },
     {
         "key": "h2",
         "value": "several, repeated key, empty value, unicode key",

@@ -18,7 +18,8 @@ from conformance.jvm import runtime as _jvm
 
 
 def produce_java_path() -> Path:
-    """``jvm/producer/Produce.java`` of the repository (``runtime.repo_root()``, looked up when called)."""
+    """``jvm/producer/Produce.java`` of the repository (``runtime.repo_root()``, looked up when
+    called)."""
     return _jvm.repo_root() / "jvm" / "producer" / "Produce.java"
 
 
@@ -62,7 +63,9 @@ def kafka_python_produce(
                 producer.begin_transaction()
             futures = []
             for s in group:
-                value = ("x" * s["value_size"]).encode() if "value_size" in s else _utf8(s.get("value"))
+                value = (
+                    ("x" * s["value_size"]).encode() if "value_size" in s else _utf8(s.get("value"))
+                )
                 headers = [(k, _utf8(v)) for k, v in s.get("headers", [])] or None
                 futures.append(
                     producer.send(
@@ -165,4 +168,3 @@ def produce(
             broker, topic, groups, magic=magic, config=kp_config, transactions=transactions
         )
     return java_produce(broker, topic, java_steps(groups, transactions), config=java_config)
-

@@ -28,7 +28,11 @@ from conformance.capture.scenarios.producers import produce
 
 def _idem_body(producer: str) -> Callable[[RunningBroker, str], dict]:
     def body(broker: RunningBroker, topic: str) -> dict[str, Any]:
-        groups = [sends(3, ts=T0), sends(2, prefix="b", ts=T0 + 100), sends(4, prefix="c", ts=T0 + 200)]
+        groups = [
+            sends(3, ts=T0),
+            sends(2, prefix="b", ts=T0 + 100),
+            sends(4, prefix="c", ts=T0 + 200),
+        ]
         return produce(
             producer,
             broker,
@@ -112,7 +116,10 @@ def _compact_idem_body(producer: str) -> Callable[[RunningBroker, str], dict]:
             broker,
             topic,
             [
-                [{"key": "k1", "value": "a1", "timestamp": T0}, {"key": "k2", "value": "a2", "timestamp": T0 + 1}],
+                [
+                    {"key": "k1", "value": "a1", "timestamp": T0},
+                    {"key": "k2", "value": "a2", "timestamp": T0 + 1},
+                ],
             ],
             kp_config=kp,
             java_config=jc,
@@ -137,7 +144,9 @@ def _compact_idem_body(producer: str) -> Callable[[RunningBroker, str], dict]:
             java_config=jc,
         )
         # roll (segment.ms=100 compares record timestamps), then let the cleaner run
-        produce(producer, broker, topic, [[{"key": "k9", "value": "roll", "timestamp": T0 + 60_000}]])
+        produce(
+            producer, broker, topic, [[{"key": "k9", "value": "roll", "timestamp": T0 + 60_000}]]
+        )
         info["cleaner_checkpoint"] = wait_cleaned(broker, topic)
         info["rounds"] = "A(idempotent) k1,k2 | B(idempotent) k3,k4 ; k1,k2,k3=null | C k9 @T0+60s"
         return info
@@ -158,7 +167,8 @@ for _producer in ("kafka-python", "java"):
                 ND_TOPIC_ID,
                 ND_PID,
                 ND_SNAPSHOT,
-                "baseTimestamp (batches with a delete horizon: cleaner clock + delete.retention.ms)",
+                "baseTimestamp (batches with a delete horizon: "
+                "cleaner clock + delete.retention.ms)",
                 "deleteHorizonMs (cleaner clock)",
                 "crc",
                 "file:cleaner-offset-checkpoint",
@@ -190,7 +200,14 @@ def _compact_legacy_body(magic: int, codec: str) -> Callable[[RunningBroker, str
         if magic == 0:
             # v0 has no timestamps: segment.ms rolls on the broker clock
             time.sleep(0.3)
-            produce("kafka-python", broker, topic, [[{"key": "k8", "value": "roll2"}]], magic=0, kp_config=kp)
+            produce(
+                "kafka-python",
+                broker,
+                topic,
+                [[{"key": "k8", "value": "roll2"}]],
+                magic=0,
+                kp_config=kp,
+            )
         info["cleaner_checkpoint"] = wait_cleaned(broker, topic)
         return info
 
@@ -220,7 +237,7 @@ for _magic in (0, 1, 2):
         )
 
 
-# -- multi-segment ----------------------------------------------------------------------------------
+# -- multi-segment --------------------------------------------------------------------------------
 
 
 def _multi_bytes_body(broker: RunningBroker, topic: str) -> dict[str, Any]:
@@ -231,7 +248,9 @@ def _multi_bytes_body(broker: RunningBroker, topic: str) -> dict[str, Any]:
 add(
     Scenario(
         name="multi-segment-bytes-v2",
-        description="segment.bytes=400: 8 batches roll into several segments, index.interval.bytes=0",
+        description=(
+            "segment.bytes=400: 8 batches roll into several segments, index.interval.bytes=0"
+        ),
         producer="kafka-python",
         topic_configs=configs_for(2, {"segment.bytes": "400", "index.interval.bytes": "0"}),
         body=_multi_bytes_body,
@@ -261,7 +280,7 @@ add(
 )
 
 
-# -- KRaft metadata log -------------------------------------------------------------------------------
+# -- KRaft metadata log ---------------------------------------------------------------------------
 
 add(
     Scenario(

@@ -1,5 +1,4 @@
-"""Scenarios recorded on the wire too (Fetch responses through the loopback proxy).
-"""
+"""Scenarios recorded on the wire too (Fetch responses through the loopback proxy)."""
 
 from __future__ import annotations
 
@@ -48,7 +47,9 @@ def _mixed_formats_body(broker: RunningBroker, topic: str) -> dict[str, Any]:
         else:
             cfg["message.format.version"] = "0.11.0"
         _alter_topic(broker, topic, cfg)
-        groups = [sends(3, prefix=f"m{magic}-{i}-", ts=T0 + 1000 * magic + 10 * i) for i in range(2)]
+        groups = [
+            sends(3, prefix=f"m{magic}-{i}-", ts=T0 + 1000 * magic + 10 * i) for i in range(2)
+        ]
         info = kafka_python_produce(broker, topic, groups, magic=magic)
     info["note"] = "topic message.format.version raised 0.9.0 -> 0.10.2 -> 0.11.0 between rounds"
     return info
@@ -57,7 +58,8 @@ def _mixed_formats_body(broker: RunningBroker, topic: str) -> dict[str, Any]:
 add(
     Scenario(
         "wire-partial-fetch-v2",
-        "12 v2 batches; Fetch responses recorded with fetch max bytes 700 (partial trailing batches)",
+        "12 v2 batches; Fetch responses recorded with fetch max bytes 700 "
+        "(partial trailing batches)",
         "kafka-python",
         configs_for(2),
         _wire_partial_body(2),
@@ -80,7 +82,8 @@ add(
 add(
     Scenario(
         "wire-mixed-formats",
-        "magic 0, 1 and 2 batches in one partition (format upgrade), on disk and in Fetch responses",
+        "magic 0, 1 and 2 batches in one partition (format upgrade), "
+        "on disk and in Fetch responses",
         "kafka-python",
         configs_for(0),
         _mixed_formats_body,

@@ -82,7 +82,21 @@ __all__ = [
 ]
 
 # The area modules in case order (the order of corpora/crafted/manifest.json).
-_AREA_MODULES = (split, v2, records, headers, varint, control, legacy, gzip, snappy, lz4, zstd, codec, mixed)
+_AREA_MODULES = (
+    split,
+    v2,
+    records,
+    headers,
+    varint,
+    control,
+    legacy,
+    gzip,
+    snappy,
+    lz4,
+    zstd,
+    codec,
+    mixed,
+)
 
 
 def cases() -> list[Case]:

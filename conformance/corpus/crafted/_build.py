@@ -33,17 +33,53 @@ from conformance.wire.legacy import encode_legacy_message, encode_legacy_wrapper
 from conformance.wire.record import HeaderInput, Raw, encode_record_v2
 
 __all__ = [
-    "AREAS", "BOTH", "GZIP", "LZ4", "MEMORY", "NONE", "SNAPPY", "TS", "ZSTD", "Case", "Collector",
-    "Raw", "control_batch", "ctl_batch_kv", "ctl_key", "ctl_value", "flip", "legacy_message",
-    "legacy_wrapper", "one_record_batch", "patch", "prand", "reseal", "simple_batch",
-    "simple_records", "text", "v1_inner", "v2_batch", "v2_record",
+    "AREAS",
+    "BOTH",
+    "GZIP",
+    "LZ4",
+    "MEMORY",
+    "NONE",
+    "SNAPPY",
+    "TS",
+    "ZSTD",
+    "Case",
+    "Collector",
+    "Raw",
+    "control_batch",
+    "ctl_batch_kv",
+    "ctl_key",
+    "ctl_value",
+    "flip",
+    "legacy_message",
+    "legacy_wrapper",
+    "one_record_batch",
+    "patch",
+    "prand",
+    "reseal",
+    "simple_batch",
+    "simple_records",
+    "text",
+    "v1_inner",
+    "v2_batch",
+    "v2_record",
 ]
 
 
 TS = 1_700_000_000_000  # 2023-11-14T22:13:20Z, the timestamp of docs/format.md Appendix A
 AREAS = (
-    "split-", "v2-", "rec-", "varint-", "hdr-", "ctl-", "legacy-",
-    "gzip-", "snappy-", "lz4-", "zstd-", "codec-", "mixed-",
+    "split-",
+    "v2-",
+    "rec-",
+    "varint-",
+    "hdr-",
+    "ctl-",
+    "legacy-",
+    "gzip-",
+    "snappy-",
+    "lz4-",
+    "zstd-",
+    "codec-",
+    "mixed-",
 )
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 BOTH = ("memory", "file")
@@ -113,7 +149,9 @@ v2_batch = partial(encode_batch_v2, base_timestamp=TS)
 reseal = seal_v2
 
 
-def simple_records(n: int, *, tag: bytes = b"", ts_step: int = 1, value_size: int = 0) -> list[bytes]:
+def simple_records(
+    n: int, *, tag: bytes = b"", ts_step: int = 1, value_size: int = 0
+) -> list[bytes]:
     """n ordinary records: key k<i>, value v<i> (or value_size bytes of text), deltas i."""
     out = []
     for i in range(n):
@@ -183,7 +221,10 @@ def ctl_value(coordinator_epoch: int = 7, version: int = 0) -> bytes:
 
 
 def control_batch(
-    records: Iterable[bytes], *, attributes: int = TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK, **kw: Any
+    records: Iterable[bytes],
+    *,
+    attributes: int = TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK,
+    **kw: Any,
 ) -> bytes:
     """A transactional control batch of producer 4242/3 at offset 10 (every knob of v2_batch)."""
     kw.setdefault("producer_id", 4242)
@@ -201,7 +242,9 @@ class Collector:
         self.items: list[Case] = []
         self.names: set[str] = set()
 
-    def __call__(self, name: str, description: str, data: bytes, modes: Sequence[str] | None = None) -> None:
+    def __call__(
+        self, name: str, description: str, data: bytes, modes: Sequence[str] | None = None
+    ) -> None:
         if not _NAME_RE.match(name) or not name.startswith(AREAS):
             raise ValueError(f"bad case name {name!r}")
         if name in self.names:

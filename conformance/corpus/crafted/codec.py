@@ -51,8 +51,12 @@ def add_cases(add: Collector) -> None:
             "Kafka allocates the record buffer before reading it: above 2147483645 bytes the "
             "JVM throws OutOfMemoryError (Requested array size exceeds VM limit), below it the "
             "payload reaches EOF",
-            v2_batch([], attributes=GZIP, count=1,
-                     payload=write_member(encode_varint(length) + b"\x00" * 20)),
+            v2_batch(
+                [],
+                attributes=GZIP,
+                count=1,
+                payload=write_member(encode_varint(length) + b"\x00" * 20),
+            ),
         )
         inner = struct.pack(">qi", 0, length) + b"\x00" * 20
         add(
@@ -64,7 +68,8 @@ def add_cases(add: Collector) -> None:
     zero_rec = b"\x00" * (64 * 1024 * 1024)
     add(
         "codec-gzip-bomb-c25",
-        "C25/§3.5(b): ~64 KB gzip payload expanding to 64 MiB of zeros (length-0 records): fails on the first record",
+        "C25/§3.5(b): ~64 KB gzip payload expanding to 64 MiB of zeros (length-0 records): "
+        "fails on the first record",
         v2_batch([], attributes=GZIP, count=1, payload=write_member(zero_rec, level=9)),
     )
     add(
@@ -74,18 +79,34 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "codec-gzip-bomb-trailing-c25",
-        "C25/§3.5(b): one valid record followed by 32 MiB of zeros: 'records still remaining' after 1 byte",
-        v2_batch([], attributes=GZIP, count=1, payload=write_member(v2_record() + b"\x00" * (32 * 1024 * 1024), level=9)),
+        "C25/§3.5(b): one valid record followed by 32 MiB of zeros: "
+        "'records still remaining' after 1 byte",
+        v2_batch(
+            [],
+            attributes=GZIP,
+            count=1,
+            payload=write_member(v2_record() + b"\x00" * (32 * 1024 * 1024), level=9),
+        ),
     )
     add(
         "codec-lz4-bomb-c25",
         "C25/§3.5(b): lz4 payload expanding to 8 MiB of zeros",
-        v2_batch([], attributes=LZ4, count=1, payload=codecs.compress(LZ4, b"\x00" * (8 * 1024 * 1024), 2)),
+        v2_batch(
+            [],
+            attributes=LZ4,
+            count=1,
+            payload=codecs.compress(LZ4, b"\x00" * (8 * 1024 * 1024), 2),
+        ),
     )
     add(
         "codec-gzip-plain-marked-c14",
         "C14: batch marked gzip whose payload is plaintext records",
-        v2_batch(simple_records(2), attributes=GZIP, payload=b"".join(simple_records(2)), max_timestamp=TS + 1),
+        v2_batch(
+            simple_records(2),
+            attributes=GZIP,
+            payload=b"".join(simple_records(2)),
+            max_timestamp=TS + 1,
+        ),
     )
     add(
         "codec-none-payload-compressed",
@@ -99,7 +120,11 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "codec-count-0-all-codecs",
-        "§3.5: four count-0 batches with codecs gzip/snappy/lz4/zstd and garbage payloads (codec opened or not)",
-        b"".join(v2_batch([], attributes=c, count=0, payload=b"garbage", base_offset=c) for c in (1, 2, 3, 4)),
+        "§3.5: four count-0 batches with codecs gzip/snappy/lz4/zstd and garbage payloads "
+        "(codec opened or not)",
+        b"".join(
+            v2_batch([], attributes=c, count=0, payload=b"garbage", base_offset=c)
+            for c in (1, 2, 3, 4)
+        ),
         BOTH,
     )

@@ -19,7 +19,11 @@ def add_cases(add: Collector) -> None:
         """One record k -> v whose headers section is given by the writer's knobs."""
         return v2_batch([v2_record(**knobs)])
 
-    add("hdr-count-negative", "§3.5(a) step 4: header count -1: 'Found invalid number of record headers -1'", hb(header_count=-1))
+    add(
+        "hdr-count-negative",
+        "§3.5(a) step 4: header count -1: 'Found invalid number of record headers -1'",
+        hb(header_count=-1),
+    )
     add("hdr-count-min-int", "§3.5(a) step 4: header count -2^31", hb(header_count=-(2**31)))
     add(
         "hdr-count-max-int-c55",
@@ -33,7 +37,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "hdr-count-too-high",
-        "§3.5(a): header count 2 but one header encoded: BufferUnderflow -> invalid record structure",
+        "§3.5(a): header count 2 but one header encoded: "
+        "BufferUnderflow -> invalid record structure",
         hb(header_count=2, headers=[("h", b"x")]),
     )
     add(
@@ -41,9 +46,21 @@ def add_cases(add: Collector) -> None:
         "§3.5(a)/§3.6: 6-byte header count varint",
         hb(header_count=Raw(b"\x80\x80\x80\x80\x80\x00")),
     )
-    add("hdr-key-size-negative-c52", "C52/§3.5(a): header key length -1: 'Invalid negative header key size -1'", hb(headers=[(Raw(encode_varint(-1)), b"x")]))
-    add("hdr-key-size-minus-7", "§3.5(a): header key length -7", hb(headers=[(Raw(encode_varint(-7)), b"x")]))
-    add("hdr-key-empty", "§3.5(a) step 4: header key of length 0 accepted", v2_batch([v2_record(headers=[("", b"x")])]))
+    add(
+        "hdr-key-size-negative-c52",
+        "C52/§3.5(a): header key length -1: 'Invalid negative header key size -1'",
+        hb(headers=[(Raw(encode_varint(-1)), b"x")]),
+    )
+    add(
+        "hdr-key-size-minus-7",
+        "§3.5(a): header key length -7",
+        hb(headers=[(Raw(encode_varint(-7)), b"x")]),
+    )
+    add(
+        "hdr-key-empty",
+        "§3.5(a) step 4: header key of length 0 accepted",
+        v2_batch([v2_record(headers=[("", b"x")])]),
+    )
     add(
         "hdr-key-invalid-utf8",
         "§3.5(a) step 4: header key bytes ff fe 41: lenient UTF-8 decode (U+FFFD)",
@@ -61,8 +78,9 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "hdr-key-utf8-edge-sequences",
-        "§3.5(a): header keys with JDK-vs-WHATWG replacement edge cases (4-byte overlong, > U+10FFFF, "
-        "truncated 4-byte, lone continuation, f5, ed 9f bf, surrogate pair as two 3-byte sequences)",
+        "§3.5(a): header keys with JDK-vs-WHATWG replacement edge cases "
+        "(4-byte overlong, > U+10FFFF, truncated 4-byte, lone continuation, f5, ed 9f bf, "
+        "surrogate pair as two 3-byte sequences)",
         v2_batch(
             [
                 v2_record(
@@ -86,11 +104,31 @@ def add_cases(add: Collector) -> None:
         "§3.4: header keys with valid multi-byte UTF-8",
         v2_batch([v2_record(headers=[("clé", b"1"), ("ключ", b"2")])]),
     )
-    add("hdr-value-null", "C52/§3.4: header value null (-1)", v2_batch([v2_record(headers=[("h", None)])]))
-    add("hdr-value-empty", "C52/§3.4: header value empty (0)", v2_batch([v2_record(headers=[("h", b"")])]))
-    add("hdr-value-minus-9", "§3.4: header value length -9 read as null", hb(headers=[("h", Raw(encode_varint(-9)))]))
-    add("hdr-value-past-end", "§3.5(a) step 6: header value length past the end", hb(headers=[("h", Raw(encode_varint(40) + b"x"))]))
-    add("hdr-key-past-end", "§3.5(a) step 6: header key length past the end", hb(header_count=1, trailing=encode_varint(40) + b"h"))
+    add(
+        "hdr-value-null",
+        "C52/§3.4: header value null (-1)",
+        v2_batch([v2_record(headers=[("h", None)])]),
+    )
+    add(
+        "hdr-value-empty",
+        "C52/§3.4: header value empty (0)",
+        v2_batch([v2_record(headers=[("h", b"")])]),
+    )
+    add(
+        "hdr-value-minus-9",
+        "§3.4: header value length -9 read as null",
+        hb(headers=[("h", Raw(encode_varint(-9)))]),
+    )
+    add(
+        "hdr-value-past-end",
+        "§3.5(a) step 6: header value length past the end",
+        hb(headers=[("h", Raw(encode_varint(40) + b"x"))]),
+    )
+    add(
+        "hdr-key-past-end",
+        "§3.5(a) step 6: header key length past the end",
+        hb(header_count=1, trailing=encode_varint(40) + b"h"),
+    )
     add(
         "hdr-duplicate-keys-c52",
         "C52: duplicate header keys kept in order",
@@ -99,12 +137,13 @@ def add_cases(add: Collector) -> None:
     add(
         "hdr-many-c52",
         "C52: 300 headers on one record",
-        v2_batch([v2_record(headers=[("h%d" % i, b"%d" % i) for i in range(300)])]),
+        v2_batch([v2_record(headers=[(f"h{i}", b"%d" % i) for i in range(300)])]),
     )
     add("hdr-zero-c52", "C52: zero headers (single 00 byte)", v2_batch([v2_record(headers=[])]))
     add(
         "hdr-gzip-count-larger-than-record",
-        "§3.5(b): gzip batch, header count larger than this record's remaining bytes (next record exists)",
+        "§3.5(b): gzip batch, header count larger than this record's remaining bytes "
+        "(next record exists)",
         v2_batch(
             [v2_record(header_count=5), v2_record(offset_delta=1)],
             attributes=GZIP,

@@ -25,12 +25,14 @@ def add_cases(add: Collector) -> None:
     L = len(rec()) - 1  # the true body length (its length varint is one byte)
     add(
         "rec-length-too-long-last",
-        "§3.5(a) step 2: last record's length is 1 more than its body: 'Invalid record size ... only R remaining'",
+        "§3.5(a) step 2: last record's length is 1 more than its body: "
+        "'Invalid record size ... only R remaining'",
         v2_batch([rec(length=L + 1)]),
     )
     add(
         "rec-length-too-long-not-last",
-        "§3.5(a) steps 3+5: first of two records declares 1 byte too many: 'expected to read L bytes ... but instead read C'",
+        "§3.5(a) steps 3+5: first of two records declares 1 byte too many: "
+        "'expected to read L bytes ... but instead read C'",
         v2_batch([rec(length=L + 1), v2_record(offset_delta=1)]),
     )
     add(
@@ -66,7 +68,9 @@ def add_cases(add: Collector) -> None:
     add(
         "rec-length-nonminimal",
         "§3.5(a) step 7/§3.6: length written as a 5-byte non-minimal varint: accepted",
-        v2_batch([rec(length=bytes([(L * 2) | 0x80, 0x80, 0x80, 0x80, 0x00])), v2_record(offset_delta=1)]),
+        v2_batch(
+            [rec(length=bytes([(L * 2) | 0x80, 0x80, 0x80, 0x80, 0x00])), v2_record(offset_delta=1)]
+        ),
     )
     add(
         "rec-length-eof-mid-varint",
@@ -90,12 +94,15 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "rec-key-past-batch-end-c5",
-        "C5/§3.5(a): key length runs past the batch into the next batch's bytes: bounded by the batch",
-        v2_batch([v2_record(key=Raw(encode_varint(70) + b"ab"), end_after="key")]) + simple_batch(1, base_offset=1),
+        "C5/§3.5(a): key length runs past the batch into the next batch's bytes: "
+        "bounded by the batch",
+        v2_batch([v2_record(key=Raw(encode_varint(70) + b"ab"), end_after="key")])
+        + simple_batch(1, base_offset=1),
     )
     add(
         "rec-field-runs-into-next-record",
-        "§3.5(a) step 3: first record's value length covers the next record; length check catches it",
+        "§3.5(a) step 3: first record's value length covers the next record; "
+        "length check catches it",
         v2_batch(
             [
                 v2_record(value=Raw(encode_varint(12) + b"v"), length=7),
@@ -110,7 +117,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "rec-timestamp-overlong-varlong",
-        "§3.5(a) step 6/§3.6: 11-byte timestampDelta varlong in the body: 'Found invalid record structure'",
+        "§3.5(a) step 6/§3.6: 11-byte timestampDelta varlong in the body: "
+        "'Found invalid record structure'",
         v2_batch([v2_record(timestamp_delta=Raw(b"\x80" * 10 + b"\x01"))]),
     )
     add(
@@ -141,7 +149,11 @@ def add_cases(add: Collector) -> None:
         v2_batch(matrix),
     )
     add("rec-key-empty", "C52/§3.4: empty key (length 0) vs null", v2_batch([v2_record(b"", b"v")]))
-    add("rec-value-empty", "C52/§3.4: empty value (length 0) vs null", v2_batch([v2_record(b"k", b"")]))
+    add(
+        "rec-value-empty",
+        "C52/§3.4: empty value (length 0) vs null",
+        v2_batch([v2_record(b"k", b"")]),
+    )
     add("rec-key-value-null", "§3.4: null key and null value", v2_batch([v2_record(None, None)]))
     add(
         "rec-trailing-byte-after-records",
@@ -166,7 +178,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "rec-gzip-length-too-short",
-        "§3.5(b): gzip batch, first record declares 2 bytes too few: 'Found invalid record structure'",
+        "§3.5(b): gzip batch, first record declares 2 bytes too few: "
+        "'Found invalid record structure'",
         v2_batch([rec(length=L - 2), v2_record(offset_delta=1)], attributes=GZIP),
     )
     add(
@@ -197,7 +210,9 @@ def add_cases(add: Collector) -> None:
     add(
         "rec-gzip-key-past-end",
         "§3.5(b): gzip batch, key length past the record: 'Found invalid record structure'",
-        v2_batch([v2_record(key=Raw(encode_varint(30) + b"abc"), end_after="key")], attributes=GZIP),
+        v2_batch(
+            [v2_record(key=Raw(encode_varint(30) + b"abc"), end_after="key")], attributes=GZIP
+        ),
     )
     add(
         "rec-gzip-overlong-varlong-body",

@@ -42,9 +42,17 @@ def add_cases(add: Collector) -> None:
             "memory raises from 12 bytes on, file ignores up to 17)",
             good + bytes(n),
         )
-    add("split-17-zero-bytes", "§1.3: exactly 17 zero bytes: file ignores, memory raises size 0 < 14", bytes(17))
+    add(
+        "split-17-zero-bytes",
+        "§1.3: exactly 17 zero bytes: file ignores, memory raises size 0 < 14",
+        bytes(17),
+    )
     add("split-18-zero-bytes", "§1.3: 18 zero bytes: both modes see size 0 < 14", bytes(18))
-    add("split-12-zero-bytes", "§1.2: 12 zero bytes: memory raises (size < 14 before the 17-byte check)", bytes(12))
+    add(
+        "split-12-zero-bytes",
+        "§1.2: 12 zero bytes: memory raises (size < 14 before the 17-byte check)",
+        bytes(12),
+    )
     add("split-11-bytes", "§1.2: fewer than 12 bytes: ignored silently", good[:11])
     for size in (13, 0, -1, 1):
         tag = f"m{-size}" if size < 0 else str(size)
@@ -70,7 +78,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "split-size-48-v2",
-        "§1.2/§3.1: magic-2 entry with size 48 (60 bytes): 'smaller than the minimum allowed overhead 61'",
+        "§1.2/§3.1: magic-2 entry with size 48 (60 bytes): "
+        "'smaller than the minimum allowed overhead 61'",
         good_with(batch_length=48)[:60],
     )
     add(
@@ -95,14 +104,16 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "split-size-too-small-for-content",
-        "§1.2/§3.1: batchLength 5 short of the true length: the cut batch's CRC range shrinks (mismatch)",
+        "§1.2/§3.1: batchLength 5 short of the true length: "
+        "the cut batch's CRC range shrinks (mismatch)",
         good_with(batch_length=len(good) - LOG_OVERHEAD - 5),
     )
     for m in (3, 127, -1, -128):
         tag = f"m{-m}" if m < 0 else str(m)
         add(
             f"split-bad-magic-{tag}",
-            f"§1.2 step 4/§1.3 step 4: magic {m} (CRC-valid v2 layout): memory raises, file has no range check",
+            f"§1.2 step 4/§1.3 step 4: magic {m} (CRC-valid v2 layout): "
+            "memory raises, file has no range check",
             good_with(magic=m),
         )
     add(
@@ -130,7 +141,14 @@ def add_cases(add: Collector) -> None:
         "C1/C7/§1.2: two complete v2 batches + first 40% of a third: 2 batches, partial tail",
         good + nxt + simple_batch(4, base_offset=5)[: len(simple_batch(4)) * 2 // 5],
     )
-    for cut in (LOG_OVERHEAD, HEADER_SIZE_UP_TO_MAGIC, 40, RECORD_BATCH_OVERHEAD - 1, RECORD_BATCH_OVERHEAD, len(nxt) - 1):
+    for cut in (
+        LOG_OVERHEAD,
+        HEADER_SIZE_UP_TO_MAGIC,
+        40,
+        RECORD_BATCH_OVERHEAD - 1,
+        RECORD_BATCH_OVERHEAD,
+        len(nxt) - 1,
+    ):
         add(
             f"split-truncated-at-{cut}-c2",
             f"C2/§1.2: single v2 batch truncated to {cut} bytes: partial, no error",
@@ -144,13 +162,16 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "split-poison-after-batch-c5",
-        "C5/§1.2: a complete batch followed by bytes of another stream ('poison' text): ignored or raise per size/magic",
+        "C5/§1.2: a complete batch followed by bytes of another stream ('poison' text): "
+        "ignored or raise per size/magic",
         good + b"POISON-NEXT-PARTITION-BYTES....",
     )
     add(
         "split-offsets-non-monotonic",
         "§1.2: batch offsets are not checked: batch 100 then batch 5 then batch 100",
-        simple_batch(2, base_offset=100) + simple_batch(2, base_offset=5) + simple_batch(1, base_offset=100),
+        simple_batch(2, base_offset=100)
+        + simple_batch(2, base_offset=5)
+        + simple_batch(1, base_offset=100),
     )
     add(
         "split-three-batches",
@@ -164,7 +185,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "split-magic-m1-legacy-layout",
-        "§1.3 step 4: v1-layout message with magic -1 and a valid CRC-32: memory raises, file takes it for legacy",
+        "§1.3 step 4: v1-layout message with magic -1 and a valid CRC-32: "
+        "memory raises, file takes it for legacy",
         legacy_message(b"k", b"v", magic=-1),
     )
     add(
@@ -179,7 +201,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "split-overflow-message-c64",
-        "C64/§1.2: v1 set whose last entry (offset -1, down-conversion overflow) is truncated: partial",
+        "C64/§1.2: v1 set whose last entry "
+        "(offset -1, down-conversion overflow) is truncated: partial",
         legacy_message(b"a", b"1", offset=0)
         + legacy_message(b"b", b"2", offset=1)
         + legacy_message(b"c", text(300), offset=-1)[:60],

@@ -46,7 +46,8 @@ def stored_crc(batch: bytes) -> int:
 
 
 def add_cases(add: Collector) -> None:
-    # docs/format.md Appendix A.1 verbatim (Java-written reference bytes, checked against the writer)
+    # docs/format.md Appendix A.1 verbatim (Java-written reference bytes, checked against the
+    # writer)
     a1 = bytes.fromhex(
         "0000000000000064 00000057 ffffffff 02 57fd8bed 0000 00000002 0000018bcfe56800 "
         "0000018bcfe56805 ffffffffffffffff ffff ffffffff 00000003 "
@@ -63,15 +64,27 @@ def add_cases(add: Collector) -> None:
         base_offset=100,
         max_timestamp=TS + 5,
     )
-    if built != a1:  # pragma: no cover - guards the builders against the reference bytes of docs/format.md Appendix A.1
+    # guards the builders against the reference bytes of docs/format.md Appendix A.1
+    if built != a1:  # pragma: no cover
         raise AssertionError("v2_batch does not reproduce docs/format.md Appendix A.1")
-    add("v2-appendix-a1", "Appendix A.1: Java-written batch, 3 records (headers, null key, null value)", a1)
-    add("v2-empty-batch", "§3.1/§3.5: count 0, no record bytes: empty record list", v2_batch([], count=0))
+    add(
+        "v2-appendix-a1",
+        "Appendix A.1: Java-written batch, 3 records (headers, null key, null value)",
+        a1,
+    )
+    add(
+        "v2-empty-batch",
+        "§3.1/§3.5: count 0, no record bytes: empty record list",
+        v2_batch([], count=0),
+    )
     add(
         "v2-log-append-time-c47",
         "C47/§3.3: LogAppendTime (bit 3): every record reports maxTimestamp, decoy base/deltas",
         v2_batch(
-            [v2_record(b"a", b"1", timestamp_delta=77), v2_record(b"b", b"2", offset_delta=1, timestamp_delta=-9)],
+            [
+                v2_record(b"a", b"1", timestamp_delta=77),
+                v2_record(b"b", b"2", offset_delta=1, timestamp_delta=-9),
+            ],
             attributes=TIMESTAMP_TYPE_MASK,
             base_timestamp=12345,
             max_timestamp=TS + 999,
@@ -84,7 +97,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "v2-delete-horizon-c51",
-        "C51/§3.2/§3.3: bit 6 set: deleteHorizonMs = baseTimestamp, records still base+delta (tombstone)",
+        "C51/§3.2/§3.3: bit 6 set: "
+        "deleteHorizonMs = baseTimestamp, records still base+delta (tombstone)",
         v2_batch(
             [v2_record(b"gone", None), v2_record(b"k", b"v", offset_delta=1, timestamp_delta=-3)],
             attributes=DELETE_HORIZON_FLAG_MASK,
@@ -94,12 +108,20 @@ def add_cases(add: Collector) -> None:
     add(
         "v2-delete-horizon-lat",
         "§3.2/§3.3: bits 6 and 3: delete horizon plus LogAppendTime (records report maxTimestamp)",
-        simple_batch(2, attributes=DELETE_HORIZON_FLAG_MASK | TIMESTAMP_TYPE_MASK, max_timestamp=TS + 5),
+        simple_batch(
+            2, attributes=DELETE_HORIZON_FLAG_MASK | TIMESTAMP_TYPE_MASK, max_timestamp=TS + 5
+        ),
     )
     add(
         "v2-transactional",
         "§3.2: transactional bit 4 with producer id/epoch/sequence",
-        simple_batch(3, attributes=TRANSACTIONAL_FLAG_MASK, producer_id=77, producer_epoch=2, base_sequence=10),
+        simple_batch(
+            3,
+            attributes=TRANSACTIONAL_FLAG_MASK,
+            producer_id=77,
+            producer_epoch=2,
+            base_sequence=10,
+        ),
     )
     add(
         "v2-idempotent",
@@ -124,7 +146,9 @@ def add_cases(add: Collector) -> None:
     add(
         "v2-attr-all-bits",
         "§3.2: attributes 0xFFF8 (every non-codec bit incl. control+txn, codec none), 1 record",
-        v2_batch([v2_record(ctl_key(1), ctl_value())], attributes=0xFFF8, producer_id=5, producer_epoch=1),
+        v2_batch(
+            [v2_record(ctl_key(1), ctl_value())], attributes=0xFFF8, producer_id=5, producer_epoch=1
+        ),
     )
     for codec in (5, 6, 7):
         add(
@@ -151,10 +175,15 @@ def add_cases(add: Collector) -> None:
         "C61/§3.1: CRC-32C with high bit set, stored value differs only in the sign bit",
         simple_batch(2, base_offset=0, producer_id=i, crc=stored_crc(b) ^ 0x80000000),
     )
+
     def base_with(**knobs: Any) -> bytes:
         """``base`` written with the batch writer's knobs (a field changed, a given CRC)."""
         kw: dict[str, Any] = {
-            "base_offset": 50, "producer_id": 3, "producer_epoch": 1, "base_sequence": 0, "last_offset_delta": 2,
+            "base_offset": 50,
+            "producer_id": 3,
+            "producer_epoch": 1,
+            "base_sequence": 0,
+            "last_offset_delta": 2,
         }
         return simple_batch(3, **(kw | knobs))
 
@@ -198,7 +227,8 @@ def add_cases(add: Collector) -> None:
         )
     add(
         "v2-crc-uncovered-magic-c62",
-        "C62/§3.1/§1.3: magic changed to 3: outside the CRC (memory rejects the magic, file reads v2)",
+        "C62/§3.1/§1.3: magic changed to 3: "
+        "outside the CRC (memory rejects the magic, file reads v2)",
         base_with(magic=3),
         BOTH,
     )
@@ -206,20 +236,29 @@ def add_cases(add: Collector) -> None:
     add("v2-crc-bit-flipped", "§3.1: stored CRC with one bit flipped", base_with(crc=stale ^ 0x10))
     add(
         "v2-crc-wrong-uncompressed-corrupt-c6",
-        "C6/§3.1: 5 records, 2nd corrupted (length byte), stale CRC: rejected at ensureValid, not partial",
+        "C6/§3.1: 5 records, 2nd corrupted (length byte), stale CRC: "
+        "rejected at ensureValid, not partial",
         flip(simple_batch(5), RECORDS_OFFSET + len(simple_records(1)[0]), 0x02),
     )
     add(
         "v2-record-corrupt-resealed-c6",
-        "C6/§3.5: 5 records, 2nd corrupted (length byte), CRC recomputed: record-level error after 1 record",
+        "C6/§3.5: 5 records, 2nd corrupted (length byte), CRC recomputed: "
+        "record-level error after 1 record",
         reseal(flip(simple_batch(5), RECORDS_OFFSET + len(simple_records(1)[0]), 0x02)),
     )
     add(
         "v2-corrupt-middle-batch-c63",
-        "C63: three batches, the middle one has a bad CRC: error at batch_index 1, first batch kept",
-        simple_batch(1, base_offset=0) + simple_batch(1, base_offset=1, crc=1) + simple_batch(1, base_offset=2),
+        "C63: three batches, the middle one has a bad CRC: "
+        "error at batch_index 1, first batch kept",
+        simple_batch(1, base_offset=0)
+        + simple_batch(1, base_offset=1, crc=1)
+        + simple_batch(1, base_offset=2),
     )
-    add("v2-count-negative-c55", "C55/§3.5: recordsCount -1: 'Found invalid record count'", simple_batch(2, count=-1))
+    add(
+        "v2-count-negative-c55",
+        "C55/§3.5: recordsCount -1: 'Found invalid record count'",
+        simple_batch(2, count=-1),
+    )
     add(
         "v2-count-min-int",
         "§3.5: recordsCount -2^31: 'Found invalid record count'",
@@ -227,7 +266,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "v2-count-max-int-c55",
-        "C55/§3.5: recordsCount 2^31-1 with 2 records (uncompressed): premature EOF, bounded memory",
+        "C55/§3.5: recordsCount 2^31-1 with 2 records (uncompressed): "
+        "premature EOF, bounded memory",
         simple_batch(2, count=0x7FFFFFFF),
     )
     add(
@@ -242,7 +282,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "v2-count-1-of-3",
-        "§3.5: count 1 with 3 physical records: raises instead of returning the only declared record",
+        "§3.5: count 1 with 3 physical records: "
+        "raises instead of returning the only declared record",
         simple_batch(3, count=1),
     )
     add(
@@ -252,8 +293,17 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "v2-count-0-compacted-c35",
-        "C35/§3.5: compacted batch base 100, lastOffsetDelta 9, count 0: no records, lastOffset 109",
-        v2_batch([], count=0, base_offset=100, last_offset_delta=9, producer_id=8, producer_epoch=0, base_sequence=0),
+        "C35/§3.5: compacted batch base 100, lastOffsetDelta 9, count 0: "
+        "no records, lastOffset 109",
+        v2_batch(
+            [],
+            count=0,
+            base_offset=100,
+            last_offset_delta=9,
+            producer_id=8,
+            producer_epoch=0,
+            base_sequence=0,
+        ),
     )
     add(
         "v2-count-0-junk",
@@ -262,7 +312,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "v2-count-0-gzip-junk",
-        "§3.5: gzip codec, count 0, payload not gzip (spec: never decompressed; iterator() vs streamingIterator())",
+        "§3.5: gzip codec, count 0, "
+        "payload not gzip (spec: never decompressed; iterator() vs streamingIterator())",
         v2_batch([], attributes=GZIP, count=0, payload=b"not gzip at all"),
     )
     add(
@@ -274,7 +325,11 @@ def add_cases(add: Collector) -> None:
         "v2-compacted-gaps-c37",
         "C37/§3.3: offset deltas {0,3,7} with lastOffsetDelta 9: offsets base+{0,3,7}",
         v2_batch(
-            [v2_record(b"a", b"1"), v2_record(b"b", b"2", offset_delta=3), v2_record(b"c", b"3", offset_delta=7)],
+            [
+                v2_record(b"a", b"1"),
+                v2_record(b"b", b"2", offset_delta=3),
+                v2_record(b"c", b"3", offset_delta=7),
+            ],
             base_offset=1000,
             last_offset_delta=9,
         ),
@@ -287,12 +342,19 @@ def add_cases(add: Collector) -> None:
     add(
         "v2-offset-deltas-all-zero-c68",
         "C68/§3.3: three records all with offsetDelta 0 (not assigned): offsets not checked",
-        v2_batch([v2_record(b"a", b"1"), v2_record(b"b", b"2"), v2_record(b"c", b"3")], last_offset_delta=2),
+        v2_batch(
+            [v2_record(b"a", b"1"), v2_record(b"b", b"2"), v2_record(b"c", b"3")],
+            last_offset_delta=2,
+        ),
     )
     add(
         "v2-offset-delta-negative",
         "§3.3: record offsetDelta -5 and one past lastOffsetDelta: reported as base+delta",
-        v2_batch([v2_record(offset_delta=-5), v2_record(offset_delta=10)], base_offset=100, last_offset_delta=1),
+        v2_batch(
+            [v2_record(offset_delta=-5), v2_record(offset_delta=10)],
+            base_offset=100,
+            last_offset_delta=1,
+        ),
     )
     add(
         "v2-last-offset-delta-negative",
@@ -317,7 +379,11 @@ def add_cases(add: Collector) -> None:
     add(
         "v2-timestamps-negative",
         "§3.3: baseTimestamp -1 (no timestamp) with deltas 0 and 5",
-        v2_batch([v2_record(), v2_record(offset_delta=1, timestamp_delta=5)], base_timestamp=-1, max_timestamp=-1),
+        v2_batch(
+            [v2_record(), v2_record(offset_delta=1, timestamp_delta=5)],
+            base_timestamp=-1,
+            max_timestamp=-1,
+        ),
     )
     add(
         "v2-max-timestamp-inconsistent",
@@ -331,7 +397,8 @@ def add_cases(add: Collector) -> None:
     )
     add(
         "v2-many-records-c56",
-        "C56: 1500 minimal records in one batch (scaled down from 200k to keep the corpus small): must decode",
+        "C56: 1500 minimal records in one batch "
+        "(scaled down from 200k to keep the corpus small): must decode",
         v2_batch([v2_record(None, None, offset_delta=i) for i in range(1500)]),
     )
     for size in (63, 64, 8191, 8192):
@@ -343,7 +410,12 @@ def add_cases(add: Collector) -> None:
     add(
         "v2-record-size-16k-c59",
         "C59: records whose length varint crosses 2^14 (16383/16384 body bytes)",
-        v2_batch([v2_record(None, text(16383 - 5, 1)), v2_record(None, text(16384 - 5, 2), offset_delta=1)]),
+        v2_batch(
+            [
+                v2_record(None, text(16383 - 5, 1)),
+                v2_record(None, text(16384 - 5, 2), offset_delta=1),
+            ]
+        ),
     )
     add(
         "v2-magic-2-file-trailing",

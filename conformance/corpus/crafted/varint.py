@@ -13,13 +13,19 @@ from conformance.primitives.varint import encode_unsigned_varint
 
 
 def add_cases(add: Collector) -> None:
-    def rec_with(ts: bytes = b"\x00", od: bytes = b"\x00", kl: bytes | None = None, kd: bytes = b"k") -> bytes:
+    def rec_with(
+        ts: bytes = b"\x00", od: bytes = b"\x00", kl: bytes | None = None, kd: bytes = b"k"
+    ) -> bytes:
         """Record k -> v with raw timestampDelta / offsetDelta varints and, if ``kl`` is
         given, the raw key length ``kl`` followed by the key bytes ``kd``."""
         key = Raw(kl + kd) if kl is not None else kd
         return v2_record(key, timestamp_delta=Raw(ts), offset_delta=Raw(od))
 
-    add("varint-nonminimal-offset-delta", "§3.6: offsetDelta 0 written 80 00 (non-minimal): accepted", v2_batch([rec_with(od=b"\x80\x00")]))
+    add(
+        "varint-nonminimal-offset-delta",
+        "§3.6: offsetDelta 0 written 80 00 (non-minimal): accepted",
+        v2_batch([rec_with(od=b"\x80\x00")]),
+    )
     add(
         "varint-nonminimal-5-bytes",
         "§3.6: offsetDelta 1 written as 5 bytes 82 80 80 80 00: accepted",
@@ -35,7 +41,11 @@ def add_cases(add: Collector) -> None:
         "§3.6: offsetDelta with 5th-byte MSB set: IAE -> 'Found invalid record structure'",
         v2_batch([rec_with(od=b"\x80\x80\x80\x80\x80\x00")]),
     )
-    add("varint-key-length-nonminimal", "§3.6: key length 1 written 82 00", v2_batch([rec_with(kl=b"\x82\x00")]))
+    add(
+        "varint-key-length-nonminimal",
+        "§3.6: key length 1 written 82 00",
+        v2_batch([rec_with(kl=b"\x82\x00")]),
+    )
     add(
         "varint-key-length-6-bytes-c54",
         "C54/§3.6: 6-byte varint in the key length slot",
@@ -75,13 +85,20 @@ def add_cases(add: Collector) -> None:
     add(
         "varint-vectors-offset-delta",
         "§3.6: ByteUtilsTest varint vectors as record offsetDeltas",
-        v2_batch([v2_record(b"%d" % v, None, offset_delta=v) for v in vectors], base_offset=0, last_offset_delta=0),
+        v2_batch(
+            [v2_record(b"%d" % v, None, offset_delta=v) for v in vectors],
+            base_offset=0,
+            last_offset_delta=0,
+        ),
     )
     add(
         "varint-vectors-timestamp-delta",
         "§3.6: varlong vectors (incl. Long.MAX/MIN) as timestampDeltas, baseTimestamp 0",
         v2_batch(
-            [v2_record(None, b"%d" % v, timestamp_delta=v, offset_delta=i) for i, v in enumerate([0, -1, 1, 2**63 - 1, -(2**63), 2**40])],
+            [
+                v2_record(None, b"%d" % v, timestamp_delta=v, offset_delta=i)
+                for i, v in enumerate([0, -1, 1, 2**63 - 1, -(2**63), 2**40])
+            ],
             base_timestamp=0,
         ),
     )

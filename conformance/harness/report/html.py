@@ -19,22 +19,46 @@ from typing import Any
 
 __all__ = ["COLOURS", "render"]
 
-COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "error": "#6a1b9a", "known": "#ef8f00",
-           "unsupported": "#9e9e9e"}
+COLOURS = {
+    "pass": "#2e7d32",
+    "fail": "#c62828",
+    "error": "#6a1b9a",
+    "known": "#ef8f00",
+    "unsupported": "#9e9e9e",
+}
 
 
 def _data(report: dict[str, Any]) -> dict[str, Any]:
     case_ids = list(report["cases"])
     position = {cid: i for i, cid in enumerate(case_ids)}
     groups = report["groups"]
-    cases = [[cid, groups.index(c["group"]), c["mode"], c["size"], c["outcome"], c["hex"],
-              c["hex_truncated"], c["description"]] for cid, c in report["cases"].items()]
+    cases = [
+        [
+            cid,
+            groups.index(c["group"]),
+            c["mode"],
+            c["size"],
+            c["outcome"],
+            c["hex"],
+            c["hex_truncated"],
+            c["description"],
+        ]
+        for cid, c in report["cases"].items()
+    ]
     impls, statuses, details = [], {}, {}
     for impl in report["implementations"]:
         caps = impl["capabilities"]
-        impls.append({"name": impl["name"], "version": caps["version"], "counts": impl["counts"],
-                      "known": impl["known"], "caps": caps, "problem": impl["capabilities_problem"],
-                      "library": (impl["source"] or {}).get("library", "")})
+        impls.append(
+            {
+                "name": impl["name"],
+                "version": caps["version"],
+                "counts": impl["counts"],
+                "known": impl["known"],
+                "caps": caps,
+                "problem": impl["capabilities_problem"],
+                "library": (impl["source"] or {}).get("library", ""),
+            }
+        )
         codes = ["-"] * len(case_ids)
         mine: dict[str, Any] = {}
         for r in report["results"]:
@@ -46,12 +70,25 @@ def _data(report: dict[str, Any]) -> dict[str, Any]:
                 code = "k" if r["status"] == "fail" else "K"
             codes[i] = code
             if r["status"] != "pass":
-                mine[str(i)] = [r["reason"], r.get("diff", []), r.get("stderr", ""), r["divergence"]]
+                mine[str(i)] = [
+                    r["reason"],
+                    r.get("diff", []),
+                    r.get("stderr", ""),
+                    r["divergence"],
+                ]
         statuses[impl["name"]] = "".join(codes)
         details[impl["name"]] = mine
-    return {"created": report["created"], "kit": report["kit_version"], "groups": groups,
-            "cases": cases, "impls": impls, "status": statuses, "details": details,
-            "divergences": report["divergences"], "colours": COLOURS}
+    return {
+        "created": report["created"],
+        "kit": report["kit_version"],
+        "groups": groups,
+        "cases": cases,
+        "impls": impls,
+        "status": statuses,
+        "details": details,
+        "divergences": report["divergences"],
+        "colours": COLOURS,
+    }
 
 
 _STYLE = """
@@ -65,7 +102,7 @@ th{background:#f3f3f3;font-weight:600}
 .badge{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;font-size:12px}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:6px;overflow:auto;max-height:360px;font-size:12px}
 a{color:#1565c0} .muted{color:#777} #view{margin-top:12px}
-"""
+"""  # noqa: E501 - CSS template, rendered verbatim
 
 _SCRIPT = r"""
 const D = JSON.parse(document.getElementById('data').textContent);
@@ -139,20 +176,26 @@ function route() { const view = document.getElementById('view'); view.replaceChi
 document.getElementById('summary-slot').append(summary());
 document.getElementById('matrix-slot').append(matrix());
 window.addEventListener('hashchange', route); route();
-"""
+"""  # noqa: E501 - JavaScript template, rendered verbatim
 
 
 def render(report: dict[str, Any], title: str = "Kafka record-format conformance matrix") -> str:
     data = json.dumps(_data(report), separators=(",", ":")).replace("</", "<\\/")
-    legend = "".join(f'<span style="background:{c}">{html.escape(name)}</span>'
-                     for name, c in [("pass", COLOURS["pass"]), ("fail", COLOURS["fail"]),
-                                     ("adapter error", COLOURS["error"]), ("known divergence", COLOURS["known"]),
-                                     ("unsupported", COLOURS["unsupported"])])
+    legend = "".join(
+        f'<span style="background:{c}">{html.escape(name)}</span>'
+        for name, c in [
+            ("pass", COLOURS["pass"]),
+            ("fail", COLOURS["fail"]),
+            ("adapter error", COLOURS["error"]),
+            ("known divergence", COLOURS["known"]),
+            ("unsupported", COLOURS["unsupported"]),
+        ]
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{_STYLE}</style></head><body>
 <h1>{html.escape(title)}</h1>
-<p class="muted">kafka-conformance {html.escape(report['kit_version'])}, {html.escape(report['created'])}.
+<p class="muted">kafka-conformance {html.escape(report["kit_version"])}, {html.escape(report["created"])}.
 Each implementation's decoder against Kafka's verdict (the Java oracle) on every case; a cell
 shows passes / cases run and takes the colour of its most serious result. Click a cell for its
 cases, a case for its bytes and every implementation's diff.</p>
@@ -164,4 +207,4 @@ cases, a case for its bytes and every implementation's diff.</p>
 <script type="application/json" id="data">{data}</script>
 <script>{_SCRIPT}</script>
 </body></html>
-"""
+"""  # noqa: E501 - HTML template, rendered verbatim

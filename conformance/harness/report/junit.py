@@ -24,21 +24,37 @@ def render(report: dict[str, Any]) -> bytes:
     for impl in report["implementations"]:
         mine = [r for r in report["results"] if r["impl"] == impl["name"]]
         c = impl["counts"]
-        suite = ET.SubElement(root, "testsuite", name=impl["name"], tests=str(len(mine)),
-                              failures=str(c["fail"]), errors=str(c["error"]), skipped=str(c["unsupported"]),
-                              time=f"{impl['seconds']:.3f}")
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=impl["name"],
+            tests=str(len(mine)),
+            failures=str(c["fail"]),
+            errors=str(c["error"]),
+            skipped=str(c["unsupported"]),
+            time=f"{impl['seconds']:.3f}",
+        )
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="version", value=impl["capabilities"]["version"])
         for r in mine:
-            case = ET.SubElement(suite, "testcase", classname=f"{impl['name']}.{r['group']}",
-                                 name=r["case"], time=f"{r['seconds']:.4f}")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"{impl['name']}.{r['group']}",
+                name=r["case"],
+                time=f"{r['seconds']:.4f}",
+            )
             known = divergences[r["divergence"]] if r.get("divergence") is not None else None
             prefix = f"[known {known['class']}: {known['summary']}] " if known else ""
             if r["status"] == "fail":
-                el = ET.SubElement(case, "failure", message=_clean(prefix + r["reason"]), type="divergence")
+                el = ET.SubElement(
+                    case, "failure", message=_clean(prefix + r["reason"]), type="divergence"
+                )
                 el.text = _clean("\n".join(r["diff"]))
             elif r["status"] == "error":
-                el = ET.SubElement(case, "error", message=_clean(prefix + r["reason"]), type="adapter-error")
+                el = ET.SubElement(
+                    case, "error", message=_clean(prefix + r["reason"]), type="adapter-error"
+                )
                 el.text = _clean(r["reason"])
                 if r.get("stderr"):
                     ET.SubElement(case, "system-err").text = _clean(r["stderr"])

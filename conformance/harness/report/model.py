@@ -7,7 +7,8 @@
      "implementations": [{"name", "argv", "source", "capabilities", "capabilities_problem",
                           "seconds", "counts": {pass, fail, unsupported, error}, "known", "build"}],
      "groups": [group, ...],              # in corpus order
-     "cases": {id: {"group", "mode", "size", "path", "description", "outcome", "hex", "hex_truncated"}},
+     "cases": {id: {"group", "mode", "size", "path", "description", "outcome", "hex",
+                    "hex_truncated"}},
      "results": [{"impl", "case", "group", "status", "reason", "diff", "stderr", "seconds",
                   "divergence": index into "divergences" or null}],
      "divergences": [{"impl", "cases", "class", "summary", "detail", "source", "count"}],
@@ -24,8 +25,8 @@ from typing import Any
 from conformance import __version__
 from conformance.harness import divergences as dv
 from conformance.harness.cases import Case
-from conformance.jvm import runtime
 from conformance.harness.runner import STATUSES, ImplementationRun, Settings
+from conformance.jvm import runtime
 
 __all__ = ["FORMAT", "HEX_BYTES", "build", "unknown_problems"]
 
@@ -34,9 +35,16 @@ FORMAT = "kafka-conformance/check/1"
 HEX_BYTES = 512
 
 
-def build(runs: Sequence[ImplementationRun], cases: Sequence[Case], settings: Settings,
-          known: Sequence[dv.Divergence], *, complete: bool, globs: Sequence[str] | None = None,
-          builds: dict[str, Any] | None = None) -> dict[str, Any]:
+def build(
+    runs: Sequence[ImplementationRun],
+    cases: Sequence[Case],
+    settings: Settings,
+    known: Sequence[dv.Divergence],
+    *,
+    complete: bool,
+    globs: Sequence[str] | None = None,
+    builds: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     groups: list[str] = []
     for case in cases:
         if case.group not in groups:
@@ -49,10 +57,15 @@ def build(runs: Sequence[ImplementationRun], cases: Sequence[Case], settings: Se
         if checkout is not None and path.is_relative_to(checkout.resolve()):
             path = path.relative_to(checkout.resolve())
         case_docs[case.id] = {
-            "group": case.group, "mode": case.mode, "size": len(data), "path": path.as_posix(),
+            "group": case.group,
+            "mode": case.mode,
+            "size": len(data),
+            "path": path.as_posix(),
             "description": case.description,
-            "outcome": case.expected()["outcome"], "hex": data[:HEX_BYTES].hex(),
-            "hex_truncated": len(data) > HEX_BYTES}
+            "outcome": case.expected()["outcome"],
+            "hex": data[:HEX_BYTES].hex(),
+            "hex_truncated": len(data) > HEX_BYTES,
+        }
     index = {id(d): i for i, d in enumerate(known)}
     used: Counter[int] = Counter()
     results: list[dict[str, Any]] = []
@@ -70,29 +83,57 @@ def build(runs: Sequence[ImplementationRun], cases: Sequence[Case], settings: Se
                 doc.pop("diff"), doc.pop("stderr")
             results.append(doc)
         counts = run.counts()
-        impls.append({
-            "name": run.impl.name, "argv": list(run.impl.argv), "source": run.impl.source or None,
-            "capabilities": run.capabilities.to_json(), "capabilities_problem": run.capabilities_problem,
-            "seconds": round(run.seconds, 1), "counts": {s: counts.get(s, 0) for s in STATUSES},
-            "known": known_count, "build": (builds or {}).get(run.impl.name)})
+        impls.append(
+            {
+                "name": run.impl.name,
+                "argv": list(run.impl.argv),
+                "source": run.impl.source or None,
+                "capabilities": run.capabilities.to_json(),
+                "capabilities_problem": run.capabilities_problem,
+                "seconds": round(run.seconds, 1),
+                "counts": {s: counts.get(s, 0) for s in STATUSES},
+                "known": known_count,
+                "build": (builds or {}).get(run.impl.name),
+            }
+        )
     names = {run.impl.name for run in runs}
     relevant = [d for d in known if d.impl in names]
     stale = []
     if complete:
         stale = [index[id(d)] for d in relevant if used[index[id(d)]] == 0]
     return {
-        "format": FORMAT, "kit_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-        "settings": {"jobs": settings.jobs, "timeout": settings.timeout,
-                     "output_limit": settings.output_limit, "cases_glob": list(globs or [])},
-        "complete": complete, "implementations": impls, "groups": groups, "cases": case_docs,
+        "format": FORMAT,
+        "kit_version": __version__,
+        "created": _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
+        "settings": {
+            "jobs": settings.jobs,
+            "timeout": settings.timeout,
+            "output_limit": settings.output_limit,
+            "cases_glob": list(globs or []),
+        },
+        "complete": complete,
+        "implementations": impls,
+        "groups": groups,
+        "cases": case_docs,
         "results": results,
-        "divergences": [{"impl": d.impl, "cases": list(d.cases), "class": d.cls, "summary": d.summary,
-                         "detail": d.detail, "source": d.source, "count": used[i]}
-                        for i, d in enumerate(known)],
-        "stale": stale}
+        "divergences": [
+            {
+                "impl": d.impl,
+                "cases": list(d.cases),
+                "class": d.cls,
+                "summary": d.summary,
+                "detail": d.detail,
+                "source": d.source,
+                "count": used[i],
+            }
+            for i, d in enumerate(known)
+        ],
+        "stale": stale,
+    }
 
 
 def unknown_problems(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Results that fail the run: ``fail`` or ``error`` not covered by a known divergence."""
-    return [r for r in report["results"] if r["status"] in ("fail", "error") and r["divergence"] is None]
+    return [
+        r for r in report["results"] if r["status"] in ("fail", "error") and r["divergence"] is None
+    ]

@@ -10,11 +10,14 @@ __all__ = ["problems", "summary", "table"]
 
 
 def table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset()) -> list[str]:
-    """Rows as aligned columns, a rule under the first (the header); ``right``: right-aligned columns."""
+    """Rows as aligned columns, a rule under the first (the header); ``right``: right-aligned
+    columns."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     for n, row in enumerate(rows):
-        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        cells = [
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
+        ]
         out.append("  ".join(cells).rstrip())
         if n == 0:
             out.append("  ".join("-" * w for w in widths))
@@ -29,17 +32,31 @@ def summary(report: dict[str, Any]) -> str:
         c = impl["counts"]
         supported = c["pass"] + c["fail"] + c["error"]
         rate = f"{100 * c['pass'] / supported:.1f}%" if supported else "-"
-        rows.append([impl["name"], impl["capabilities"]["version"] or "?",
-                     *(str(c[s]) for s in STATUSES), str(impl["known"]), rate, f"{impl['seconds']:.1f} s"])
+        rows.append(
+            [
+                impl["name"],
+                impl["capabilities"]["version"] or "?",
+                *(str(c[s]) for s in STATUSES),
+                str(impl["known"]),
+                rate,
+                f"{impl['seconds']:.1f} s",
+            ]
+        )
     lines = table(rows, right=set(range(2, 9)))
-    notes = [f"{i['name']}: {i['capabilities_problem']}" for i in report["implementations"]
-             if i["capabilities_problem"]]
+    notes = [
+        f"{i['name']}: {i['capabilities_problem']}"
+        for i in report["implementations"]
+        if i["capabilities_problem"]
+    ]
     stale = [report["divergences"][i] for i in report["stale"]]
     if notes:
         lines += ["", *notes]
     if stale:
-        lines += ["", "stale known divergences (matched no failing case):",
-                  *(f"  {d['impl']}: {d['summary']} ({d['source']})" for d in stale)]
+        lines += [
+            "",
+            "stale known divergences (matched no failing case):",
+            *(f"  {d['impl']}: {d['summary']} ({d['source']})" for d in stale),
+        ]
     return "\n".join(lines)
 
 
@@ -48,11 +65,19 @@ def problems(report: dict[str, Any], *, limit: int = 20, diff_lines: int = 8) ->
     (at most ``limit`` per implementation)."""
     out: list[str] = []
     for impl in report["implementations"]:
-        mine = [r for r in report["results"] if r["impl"] == impl["name"]
-                and r["status"] in ("fail", "error") and r["divergence"] is None]
+        mine = [
+            r
+            for r in report["results"]
+            if r["impl"] == impl["name"]
+            and r["status"] in ("fail", "error")
+            and r["divergence"] is None
+        ]
         if not mine:
             continue
-        out.append(f"{impl['name']}: {len(mine)} unexplained {'divergence' if len(mine) == 1 else 'divergences'}")
+        out.append(
+            f"{impl['name']}: {len(mine)} unexplained "
+            f"{'divergence' if len(mine) == 1 else 'divergences'}"
+        )
         for r in mine[:limit]:
             out.append(f"  {r['status'].upper():5} {r['case']}: {r['reason']}")
             out += [f"        {line}" for line in r["diff"][:diff_lines]]

@@ -128,4 +128,3 @@ def dump(
         err.write(f'Exception in thread "main" {throwable_string(e)}\n')
         return 1
     return 0
-

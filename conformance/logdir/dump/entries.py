@@ -60,16 +60,18 @@ class EntryDumper(DumpSession):
             self.eprintln(str(e.message))
             return
         for e in entries:
+            txn_first = e.current_txn_first_offset
             self.con.print(
                 f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} "
                 f"coordinatorEpoch: {e.coordinator_epoch} currentTxnFirstOffset: "
-                f"{optional_long(e.current_txn_first_offset if e.current_txn_first_offset >= 0 else None)} "
+                f"{optional_long(txn_first if txn_first >= 0 else None)} "
                 f"lastTimestamp: {e.timestamp} "
             )
             if e.has_batch_metadata:
                 self.con.print(
                     f"firstSequence: {e.first_sequence} lastSequence: {e.last_sequence} "
-                    f"lastOffset: {e.last_offset} offsetDelta: {e.offset_delta} timestamp: {e.timestamp}"
+                    f"lastOffset: {e.last_offset} offsetDelta: {e.offset_delta} "
+                    f"timestamp: {e.timestamp}"
                 )
             self.con.println()
 
@@ -135,7 +137,12 @@ class EntryDumper(DumpSession):
                 else:
                     seen = [-1]  # the largest timestamp so far
 
-                    def fold(_o: int, record: Record | None, message: LegacyMessage | None) -> None:
+                    def fold(
+                        _o: int,
+                        record: Record | None,
+                        message: LegacyMessage | None,
+                        seen: list[int] = seen,
+                    ) -> None:
                         ts = record.timestamp if record is not None else message.timestamp  # type: ignore[union-attr]
                         if ts > seen[0]:
                             seen[0] = ts

@@ -21,7 +21,6 @@ from typing import Any
 
 from conformance import codecs
 from conformance.errors import (
-    DecodeError,
     IllegalArgumentError,
     IndexOutOfBoundsError,
     KafkaError,
@@ -34,6 +33,7 @@ from conformance.logdir.dump.javaemu import (
     io_error,
     parse_long,
 )
+from conformance.primitives.java import wrap64
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import (
@@ -49,8 +49,6 @@ from conformance.wire.record import Record, RecordList
 
 #: what :meth:`FileBatch.visit_records` calls per record
 RecordVisitor = Callable[[int, Record | None, LegacyMessage | None], None]
-from conformance.primitives.java import wrap64
-from conformance.wire.record import Record
 
 
 class FileView:
@@ -75,8 +73,9 @@ class FileView:
 class FileRecords:
     """``FileRecords`` (read-only) or one of its slices, over the kit's file splitter."""
 
-    def __init__(self, shown: str, whole: FileSource | None, start: int, end: int,
-                 size: int, file_size: int) -> None:
+    def __init__(
+        self, shown: str, whole: FileSource | None, start: int, end: int, size: int, file_size: int
+    ) -> None:
         self.shown = shown  # File.toString() of the file (appears in messages)
         self.whole = whole  # None for a directory (opens, but every read fails)
         self.start = start
@@ -105,7 +104,9 @@ class FileRecords:
         return cls(path, whole, 0, INT_MAX, size, size)
 
     def __str__(self) -> str:
-        return f"FileRecords(size={self.size}, file={self.shown}, start={self.start}, end={self.end})"
+        return (
+            f"FileRecords(size={self.size}, file={self.shown}, start={self.start}, end={self.end})"
+        )
 
     def slice(self, position: int, size: int) -> FileRecords:
         """``FileRecords.slice`` (``availableBytes``, Java int arithmetic)."""
@@ -113,7 +114,9 @@ class FileRecords:
         if position < 0:
             raise IllegalArgumentError(f"Invalid position: {position} in read from {self}")
         if position > current - self.start:
-            raise IllegalArgumentError(f"Slice from position {position} exceeds end position of {self}")
+            raise IllegalArgumentError(
+                f"Slice from position {position} exceeds end position of {self}"
+            )
         if size < 0:
             raise IllegalArgumentError(f"Invalid size: {size} in read from {self}")
         end = self.start + position + size
@@ -144,11 +147,12 @@ class FileRecords:
 
 class FileBatch:
     """``FileChannelRecordBatch``: the header is what Kafka reads for the header accessors
-    (``RECORD_BATCH_OVERHEAD`` bytes for v2, even past a shorter batch; ``LegacyRecord.headerSize(magic)`` for v0/v1,
-    which throws for a magic other than 0/1)."""
+    (``RECORD_BATCH_OVERHEAD`` bytes for v2, even past a shorter batch;
+    ``LegacyRecord.headerSize(magic)`` for v0/v1, which throws for a magic other than 0/1)."""
 
-    def __init__(self, batch: RecordBatchV2 | LegacyBatch, abs_position: int,
-                 records: FileRecords) -> None:
+    def __init__(
+        self, batch: RecordBatchV2 | LegacyBatch, abs_position: int, records: FileRecords
+    ) -> None:
         self.batch = batch
         self.abs_position = abs_position
         self.records = records
@@ -248,7 +252,8 @@ def open_index(cls: type, file: JFile, base: int) -> Any:
     try:
         index = cls.open(file.path, base)
     except OSError as e:  # RandomAccessFile(file, "r")
-        raise Uncaught("java.io.FileNotFoundException",
-                       f"{file.path} ({e.strerror or e})") from None
+        raise Uncaught(
+            "java.io.FileNotFoundException", f"{file.path} ({e.strerror or e})"
+        ) from None
     index.path = file.absolute  # Kafka's messages use getAbsolutePath (no normalisation)
     return index

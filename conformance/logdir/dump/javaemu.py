@@ -116,7 +116,9 @@ def read_file(path: str, shown: str, how: str) -> bytes:
         if isinstance(e, IsADirectoryError):
             if how == "all":
                 raise Uncaught("java.io.IOException", "Is a directory") from None
-            raise Uncaught("java.nio.file.FileSystemException", f"{shown}: Is a directory") from None
+            raise Uncaught(
+                "java.nio.file.FileSystemException", f"{shown}: Is a directory"
+            ) from None
         raise io_error(e, shown) from None
 
 
@@ -183,7 +185,6 @@ class Console:
             self.parts.clear()
 
 
-
 def decode_string(b: bytes) -> str:
     """``StringDecoder``: ``new String(bytes, UTF_8)``."""
     return java_utf8(b)
@@ -207,7 +208,6 @@ def parse_snapshot_name(name: str) -> tuple[int, int]:
     return end_offset, epoch
 
 
-
 def json_str(s: str) -> str:
     """Jackson's string escaping (control characters only; non-ASCII as is)."""
     out = ['"']
@@ -224,4 +224,3 @@ def json_str(s: str) -> str:
             out.append(ch)
     out.append('"')
     return "".join(out)
-

@@ -51,8 +51,13 @@ def _log_json(file: JFile, max_bytes: int, out: TextIO) -> bool:
 
 
 def _entries_json(file: JFile, kind: str) -> dict[str, Any]:
-    doc: dict[str, Any] = {"file": file.path, "kind": kind, "baseOffset": None, "entries": [],
-                           "error": None}
+    doc: dict[str, Any] = {
+        "file": file.path,
+        "kind": kind,
+        "baseOffset": None,
+        "entries": [],
+        "error": None,
+    }
     entries: list[dict[str, Any]] = doc["entries"]
     try:
         if kind == "unknown":
@@ -76,38 +81,57 @@ def _entries_json(file: JFile, kind: str) -> dict[str, Any]:
         elif kind == "txnindex":
             data = read_file(file.path, file.path, "rw")
             for t in TransactionIndex(data, base, file.absolute):
-                entries.append({
-                    "version": t.version, "producerId": str(t.producer_id),
-                    "firstOffset": str(t.first_offset), "lastOffset": str(t.last_offset),
-                    "lastStableOffset": str(t.last_stable_offset),
-                })
+                entries.append(
+                    {
+                        "version": t.version,
+                        "producerId": str(t.producer_id),
+                        "firstOffset": str(t.first_offset),
+                        "lastOffset": str(t.last_offset),
+                        "lastStableOffset": str(t.last_stable_offset),
+                    }
+                )
         else:
             doc["baseOffset"] = str(base)
             for p in snapshot.parse(read_file(file.path, file.path, "all")):
-                entries.append({
-                    "producerId": str(p.producer_id), "producerEpoch": p.producer_epoch,
-                    "coordinatorEpoch": p.coordinator_epoch,
-                    "currentTxnFirstOffset": None if p.current_txn_first_offset < 0
-                    else str(p.current_txn_first_offset),
-                    "lastTimestamp": str(p.timestamp),
-                    "batch": None if not p.has_batch_metadata else {
-                        "firstSequence": p.first_sequence, "lastSequence": p.last_sequence,
-                        "lastOffset": str(p.last_offset), "offsetDelta": p.offset_delta,
-                        "timestamp": str(p.timestamp),
-                    },
-                })
+                entries.append(
+                    {
+                        "producerId": str(p.producer_id),
+                        "producerEpoch": p.producer_epoch,
+                        "coordinatorEpoch": p.coordinator_epoch,
+                        "currentTxnFirstOffset": None
+                        if p.current_txn_first_offset < 0
+                        else str(p.current_txn_first_offset),
+                        "lastTimestamp": str(p.timestamp),
+                        "batch": None
+                        if not p.has_batch_metadata
+                        else {
+                            "firstSequence": p.first_sequence,
+                            "lastSequence": p.last_sequence,
+                            "lastOffset": str(p.last_offset),
+                            "offsetDelta": p.offset_delta,
+                            "timestamp": str(p.timestamp),
+                        },
+                    }
+                )
     except (Uncaught, DecodeError) as e:
         doc["error"] = _error_json(e)
     order = ("file", "kind", "baseOffset", "sizeInBytes", "entries", "error")
     return {k: doc[k] for k in order if k in doc}
 
 
-_KINDS = {".log": "log", ".checkpoint": "log", ".index": "index", ".timeindex": "timeindex",
-          ".txnindex": "txnindex", ".snapshot": "snapshot"}
+_KINDS = {
+    ".log": "log",
+    ".checkpoint": "log",
+    ".index": "index",
+    ".timeindex": "timeindex",
+    ".txnindex": "txnindex",
+    ".snapshot": "snapshot",
+}
 
 
-def dump_json(files: Sequence[str], *, max_bytes: int | None = None, out: TextIO,
-              err: TextIO) -> int:
+def dump_json(
+    files: Sequence[str], *, max_bytes: int | None = None, out: TextIO, err: TextIO
+) -> int:
     """One JSON line per file: the canonical decode document for ``.log``/``.checkpoint``,
     ``{"file", "kind", "baseOffset", "entries", "error"}`` for the other kinds (see the
     ``dump --help`` text). Returns 1 if any file has an error, else 0."""
@@ -124,8 +148,13 @@ def dump_json(files: Sequence[str], *, max_bytes: int | None = None, out: TextIO
                     status = 1
             except Uncaught as e:
                 status = 1
-                doc = {"file": file.path, "kind": "log", "baseOffset": None, "entries": [],
-                       "error": _error_json(e)}
+                doc = {
+                    "file": file.path,
+                    "kind": "log",
+                    "baseOffset": None,
+                    "entries": [],
+                    "error": _error_json(e),
+                }
                 out.write(json.dumps(doc, separators=(",", ":"), ensure_ascii=True) + "\n")
             continue
         if kind == "unknown":

@@ -31,11 +31,11 @@ from conformance.logdir.dump.javaemu import (
     parse_snapshot_name,
 )
 from conformance.logdir.dump.session import DumpSession
+from conformance.primitives.java import wrap64
 from conformance.wire import control
+from conformance.wire.batch import increment_sequence
 from conformance.wire.layout import RECORD_OVERHEAD_V0
 from conformance.wire.legacy import LegacyMessage
-from conformance.primitives.java import wrap64
-from conformance.wire.batch import increment_sequence
 from conformance.wire.record import Record
 
 
@@ -64,8 +64,12 @@ class LogDumper(DumpSession):
                 self._print_batch_level(batch, valid_bytes)
                 if self.deep:
 
-                    def on_record(offset: int, record: Record | None,
-                                  message: LegacyMessage | None, batch: FileBatch = batch) -> None:
+                    def on_record(
+                        offset: int,
+                        record: Record | None,
+                        message: LegacyMessage | None,
+                        batch: FileBatch = batch,
+                    ) -> None:
                         if last[0] == -1:
                             last[0] = offset
                         elif offset != wrap64(last[0] + 1):
@@ -92,7 +96,8 @@ class LogDumper(DumpSession):
                 f"baseOffset: {batch.batch.base_offset} lastOffset: {batch.last_offset} "
                 f"count: {h.records_count} baseSequence: {h.base_sequence} "
                 f"lastSequence: {h.last_sequence} producerId: {h.producer_id} "
-                f"producerEpoch: {h.producer_epoch} partitionLeaderEpoch: {h.partition_leader_epoch} "
+                f"producerEpoch: {h.producer_epoch} "
+                f"partitionLeaderEpoch: {h.partition_leader_epoch} "
                 f"isTransactional: {jbool(h.is_transactional)} isControl: {jbool(h.is_control)} "
                 f"deleteHorizonMs: {optional_long(h.delete_horizon_ms)}"
             )
@@ -152,9 +157,7 @@ class LogDumper(DumpSession):
         ts = m.timestamp
         key_size = m.key_size
         value_size = m.value_size
-        con.print(
-            f"| offset: {offset} {ts_type}: {ts} keySize: {key_size} valueSize: {value_size}"
-        )
+        con.print(f"| offset: {offset} {ts_type}: {ts} keySize: {key_size} valueSize: {value_size}")
         valid = m.size >= RECORD_OVERHEAD_V0 and m.crc == m.computed_crc()
         con.print(f" isValid: {jbool(valid)} crc: {m.crc}}}")
         if self.print_data:
@@ -167,7 +170,6 @@ class LogDumper(DumpSession):
         con.println()
 
 
-
 def _uuid_string(raw: bytes) -> str:
     """``Uuid.toString()``: URL-safe base64 without padding."""
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
@@ -178,8 +180,10 @@ def kraft_control_text(type_id: int, value: bytes | None) -> str:
     followed by the generated ``*JsonConverter.write`` (Jackson, compact)."""
     v = control.parse_kraft_control_value(type_id, value)
     if isinstance(v, control.SnapshotHeader):
-        return (f' SnapshotHeader {{"version":{v.version},'
-                f'"lastContainedLogTimestamp":{v.last_contained_log_timestamp}}}')
+        return (
+            f' SnapshotHeader {{"version":{v.version},'
+            f'"lastContainedLogTimestamp":{v.last_contained_log_timestamp}}}'
+        )
     if isinstance(v, control.SnapshotFooter):
         return f' SnapshotFooter {{"version":{v.version}}}'
     if isinstance(v, control.KRaftVersion):

@@ -34,9 +34,18 @@ class _Prepended(deque):  # type: ignore[type-arg]
 class DumpSession:
     """Options, console and error maps shared by the dumpers of each file kind."""
 
-    def __init__(self, out: TextIO, err: TextIO, *, deep: bool, print_data: bool,
-                 verify_only: bool, sanity_only: bool, max_bytes: int,
-                 max_message_size: int) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        deep: bool,
+        print_data: bool,
+        verify_only: bool,
+        sanity_only: bool,
+        max_bytes: int,
+        max_message_size: int,
+    ) -> None:
         self.con = Console(out)
         self.err = err
         self.deep = deep

@@ -57,7 +57,6 @@ Consequences (one defect, several findings), by design:
   not ``index-offset-mismatch``.
 """
 
-
 from __future__ import annotations
 
 import os
@@ -102,7 +101,8 @@ def _classify_partition_file(name: str, is_dir: bool, kraft: bool) -> str | None
     if is_dir:
         return "unexpected"
     if _SEGMENT_FILE.match(name) or name in (
-        checkpoint.LEADER_EPOCH_CHECKPOINT, checkpoint.PARTITION_METADATA
+        checkpoint.LEADER_EPOCH_CHECKPOINT,
+        checkpoint.PARTITION_METADATA,
     ):
         return None
     if kraft and (name == "quorum-state" or _KRAFT_FILE.match(name)):
@@ -113,8 +113,9 @@ def _classify_partition_file(name: str, is_dir: bool, kraft: bool) -> str | None
     return "unexpected"
 
 
-def _verify_partition(pdir: Path, sink: Sink, limit: int, progress: Progress | None,
-                      report: DirReport) -> None:
+def _verify_partition(
+    pdir: Path, sink: Sink, limit: int, progress: Progress | None, report: DirReport
+) -> None:
     part = PartitionState(sink, limit, progress, cleaned_upto=cleaned_upto(pdir))
     kraft = pdir.name.startswith("__cluster_metadata-")
     logs: list[tuple[int, Path]] = []
@@ -124,13 +125,18 @@ def _verify_partition(pdir: Path, sink: Sink, limit: int, progress: Progress | N
         p = pdir / name
         kind = _classify_partition_file(name, p.is_dir() and not _SEGMENT_FILE.match(name), kraft)
         if kind == "lifecycle":
-            sink.add("lifecycle-file", str(p), 0,
-                     "transient file of a deletion, cleaning or swap (Kafka finishes or undoes "
-                     "it at load); not verified")
+            sink.add(
+                "lifecycle-file",
+                str(p),
+                0,
+                "transient file of a deletion, cleaning or swap (Kafka finishes or undoes "
+                "it at load); not verified",
+            )
             continue
         if kind == "unexpected":
-            sink.add("unexpected-file", str(p), 0, "Kafka does not expect this in a partition "
-                     "directory")
+            sink.add(
+                "unexpected-file", str(p), 0, "Kafka does not expect this in a partition directory"
+            )
             continue
         m = _SEGMENT_FILE.match(name)
         if m is None:
@@ -143,8 +149,12 @@ def _verify_partition(pdir: Path, sink: Sink, limit: int, progress: Progress | N
         elif suffix == "snapshot":
             verify_snapshot(p, sink)
         elif f"{m.group(1)}.log" not in present:
-            sink.add("unexpected-file", str(p), 0,
-                     f"orphaned index file: no {m.group(1)}.log (Kafka deletes it at load)")
+            sink.add(
+                "unexpected-file",
+                str(p),
+                0,
+                f"orphaned index file: no {m.group(1)}.log (Kafka deletes it at load)",
+            )
     for _, log_path in sorted(logs):
         verify_segment_into(log_path, part)
     report.partitions += 1
@@ -166,19 +176,29 @@ def _is_log_dir(path: Path) -> bool:
     return False
 
 
-def _verify_log_dir(root: Path, sink: Sink, limit: int, progress: Progress | None,
-                    report: DirReport) -> None:
+def _verify_log_dir(
+    root: Path, sink: Sink, limit: int, progress: Progress | None, report: DirReport
+) -> None:
     for name in sorted(os.listdir(root)):
         p = root / name
         if p.is_dir():
             if name.endswith(_LIFECYCLE_DIR_SUFFIXES):
-                sink.add("lifecycle-file", str(p), 0, "partition directory being deleted, moved "
-                         "(-future) or marked stray; not verified")
+                sink.add(
+                    "lifecycle-file",
+                    str(p),
+                    0,
+                    "partition directory being deleted, moved "
+                    "(-future) or marked stray; not verified",
+                )
             elif PARTITION_DIR.match(name):
                 _verify_partition(p, sink, limit, progress, report)
             elif name not in _ROOT_DIRS_OK:
-                sink.add("unexpected-file", str(p), 0, "directory Kafka does not expect in a log "
-                         "directory")
+                sink.add(
+                    "unexpected-file",
+                    str(p),
+                    0,
+                    "directory Kafka does not expect in a log directory",
+                )
         elif name in checkpoint.OFFSET_CHECKPOINTS or name == checkpoint.META_PROPERTIES:
             verify_text_file(p, sink)
         elif name not in _ROOT_FILES_OK:
@@ -186,6 +206,7 @@ def _verify_log_dir(root: Path, sink: Sink, limit: int, progress: Progress | Non
 
 
 # ------------------------------------------------------------------------------ public API
+
 
 def verify_segment(
     log_path: str | os.PathLike[str],
@@ -225,7 +246,11 @@ def verify_dir(
         base_offset_from_name(p)
         part = PartitionState(sink, max_decompressed, progress, cleaned_upto=cleaned_upto(p.parent))
         verify_segment_into(p, part)
-        report.segments, report.batches, report.log_bytes = part.segments, part.batches, part.log_bytes
+        report.segments, report.batches, report.log_bytes = (
+            part.segments,
+            part.batches,
+            part.log_bytes,
+        )
         report.partitions = 0
     elif p.is_dir():
         if _is_log_dir(p):
@@ -238,7 +263,6 @@ def verify_dir(
     report.suppressed = sink.suppressed
     add_non_regular_index_findings(report)  # a FIFO .index would never be "clean"
     return report
-
 
 
 __all__ = [

@@ -26,8 +26,8 @@ from conformance.logdir import checkpoint, snapshot
 from conformance.logdir.verify.findings import DirFinding, DirReport, Sink
 from conformance.logdir.verify.segment import PARTITION_DIR
 
-
 # ------------------------------------------------------------------- other files of a dir
+
 
 def _line_starts(data: bytes) -> list[tuple[int, str]]:
     """(byte position, text) of each line, split as ``BufferedReader.readLine`` splits."""
@@ -108,7 +108,11 @@ def verify_text_file(path: Path, sink: Sink) -> None:
         if name == checkpoint.META_PROPERTIES:
             code, position = "metadata-unreadable", _properties_error_position(data, e)
         else:
-            code = "metadata-unreadable" if name == checkpoint.PARTITION_METADATA else "checkpoint-unreadable"
+            code = (
+                "metadata-unreadable"
+                if name == checkpoint.PARTITION_METADATA
+                else "checkpoint-unreadable"
+            )
             position = _checkpoint_error_position(data, e)
         sink.add(code, str(path), position, e.java_string(), e.kafka_exception)
 
@@ -129,16 +133,21 @@ def verify_snapshot(path: Path, sink: Sink) -> None:
             position = snapshot.VERSION_OFFSET
         elif "field 'crc'" in message:
             position = snapshot.CRC_OFFSET
-        elif "Error reading field 'producer_entries'" in message and len(data) >= snapshot.ENTRIES_OFFSET:
+        elif (
+            "Error reading field 'producer_entries'" in message
+            and len(data) >= snapshot.ENTRIES_OFFSET
+        ):
             position = snapshot.COUNT_OFFSET
-        elif "Error reading field" in message and len(data) >= snapshot.ENTRIES_OFFSET:  # a partial entry
-            position = (snapshot.ENTRIES_OFFSET + (len(data) - snapshot.ENTRIES_OFFSET)
-                        // snapshot.ENTRY.size * snapshot.ENTRY.size)
+        elif (
+            "Error reading field" in message and len(data) >= snapshot.ENTRIES_OFFSET
+        ):  # a partial entry
+            position = (
+                snapshot.ENTRIES_OFFSET
+                + (len(data) - snapshot.ENTRIES_OFFSET) // snapshot.ENTRY.size * snapshot.ENTRY.size
+            )
         else:
             position = 0
         sink.add("snapshot-unreadable", str(path), position, e.java_string(), e.kafka_exception)
-
-
 
 
 # ------------------------------------------------- index files that are not regular files

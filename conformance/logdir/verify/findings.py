@@ -15,50 +15,119 @@ from typing import Any
 
 FINDING_CODES: dict[str, str] = {
     # .log: Kafka's consumer-side decode (one code per Java exception family)
-    "log-corrupt-record": "a batch fails decoding with CorruptRecordException (CRC, size < 61, record size < 14)",
-    "log-invalid-record": "a batch fails decoding with InvalidRecordException (record structure, counts)",
-    "log-kafka-exception": "a batch fails decoding with KafkaException (typically a corrupt compressed stream)",
-    "log-codec-error": "a compression library error escapes unwrapped (e.g. org.xerial.snappy.SnappyError)",
-    "log-illegal-argument": "a batch fails decoding with IllegalArgumentException (e.g. codec id 5-7)",
-    "log-runtime-exception": "a batch fails decoding with another raw JDK exception (NPE, IndexOutOfBounds, ...)",
-    "log-decompressed-limit": "a batch decompresses to more than --max-decompressed bytes (kit limit; not checked further)",
-    "log-zero-tail": "the .log ends in a zero-filled (preallocated) tail; Kafka's recovery truncates it",
-    "log-truncated-tail": "the .log ends in a partial batch (not zero-filled); Kafka ignores it, recovery truncates it",
+    "log-corrupt-record": (
+        "a batch fails decoding with CorruptRecordException (CRC, size < 61, record size < 14)"
+    ),
+    "log-invalid-record": (
+        "a batch fails decoding with InvalidRecordException (record structure, counts)"
+    ),
+    "log-kafka-exception": (
+        "a batch fails decoding with KafkaException (typically a corrupt compressed stream)"
+    ),
+    "log-codec-error": (
+        "a compression library error escapes unwrapped (e.g. org.xerial.snappy.SnappyError)"
+    ),
+    "log-illegal-argument": (
+        "a batch fails decoding with IllegalArgumentException (e.g. codec id 5-7)"
+    ),
+    "log-runtime-exception": (
+        "a batch fails decoding with another raw JDK exception (NPE, IndexOutOfBounds, ...)"
+    ),
+    "log-decompressed-limit": (
+        "a batch decompresses to more than --max-decompressed bytes "
+        "(kit limit; not checked further)"
+    ),
+    "log-zero-tail": (
+        "the .log ends in a zero-filled (preallocated) tail; Kafka's recovery truncates it"
+    ),
+    "log-truncated-tail": (
+        "the .log ends in a partial batch (not zero-filled); "
+        "Kafka ignores it, recovery truncates it"
+    ),
     "batch-records-exceed-offsets": "a v2 batch hands out more records than its offset range holds "
     "(more than lastOffsetDelta + 1): offsets repeat; Kafka reads it, no broker writes it",
     # offsets
-    "offset-overlap": "a batch's first offset is not above the previous batch's last offset (same or earlier segment)",
-    "offset-gap": "offsets are missing between two batches, outside the range cleaner-offset-checkpoint allows",
-    "segment-base-offset-mismatch": "the segment file name's base offset is greater than its first batch's base offset",
+    "offset-overlap": (
+        "a batch's first offset is not above the previous batch's last offset "
+        "(same or earlier segment)"
+    ),
+    "offset-gap": (
+        "offsets are missing between two batches, "
+        "outside the range cleaner-offset-checkpoint allows"
+    ),
+    "segment-base-offset-mismatch": (
+        "the segment file name's base offset is greater than its first batch's base offset"
+    ),
     # .index
-    "index-zero-tail": "the .index ends in zero-filled (preallocated, untrimmed) entries; Kafka counts them as entries",
+    "index-zero-tail": (
+        "the .index ends in zero-filled (preallocated, untrimmed) entries; "
+        "Kafka counts them as entries"
+    ),
     "index-sanity-check": ".index fails Kafka's OffsetIndex.sanityCheck() (CorruptIndexException)",
-    "index-not-monotonic": ".index entry whose offset or position is not above the previous entry's",
-    "index-position-outside": ".index entry whose position is negative or at/after the end of the .log",
+    "index-not-monotonic": (
+        ".index entry whose offset or position is not above the previous entry's"
+    ),
+    "index-position-outside": (
+        ".index entry whose position is negative or at/after the end of the .log"
+    ),
     "index-not-batch-boundary": ".index entry whose position is not the start of a batch",
-    "index-offset-mismatch": ".index entry whose offset is not the last offset of the batch at its position",
-    "index-entry-multi-batch": ".index entry = (last offset of a LATER batch, this batch's position): a pre-4.0 "
-    "broker's entry for a multi-batch (follower) append; not an error",
+    "index-offset-mismatch": (
+        ".index entry whose offset is not the last offset of the batch at its position"
+    ),
+    "index-entry-multi-batch": (
+        ".index entry = (last offset of a LATER batch, this batch's position): a pre-4.0 "
+        "broker's entry for a multi-batch (follower) append; not an error"
+    ),
     # .timeindex
-    "timeindex-zero-tail": "the .timeindex ends in zero-filled (preallocated) entries (Kafka's sanityCheck would fail on them)",
-    "timeindex-sanity-check": ".timeindex fails Kafka's TimeIndex.sanityCheck() (CorruptIndexException)",
-    "timeindex-not-monotonic": ".timeindex entry whose timestamp is not above, or offset below, the previous entry's",
-    "timeindex-timestamp-mismatch": ".timeindex entry at a batch's last offset, but that batch did not first reach "
-    "the entry's timestamp as the segment's running max timestamp",
-    "timeindex-offset-mismatch": ".timeindex entry whose offset is not the last offset of any batch of the segment",
+    "timeindex-zero-tail": (
+        "the .timeindex ends in zero-filled (preallocated) entries "
+        "(Kafka's sanityCheck would fail on them)"
+    ),
+    "timeindex-sanity-check": (
+        ".timeindex fails Kafka's TimeIndex.sanityCheck() (CorruptIndexException)"
+    ),
+    "timeindex-not-monotonic": (
+        ".timeindex entry whose timestamp is not above, or offset below, the previous entry's"
+    ),
+    "timeindex-timestamp-mismatch": (
+        ".timeindex entry at a batch's last offset, but that batch did not first reach "
+        "the entry's timestamp as the segment's running max timestamp"
+    ),
+    "timeindex-offset-mismatch": (
+        ".timeindex entry whose offset is not the last offset of any batch of the segment"
+    ),
     # .txnindex
-    "txnindex-sanity-check": ".txnindex fails Kafka's TransactionIndex.sanityCheck() (lastOffset < segment base)",
+    "txnindex-sanity-check": (
+        ".txnindex fails Kafka's TransactionIndex.sanityCheck() (lastOffset < segment base)"
+    ),
     "txnindex-bad-version": ".txnindex entry whose version byte is > 0 (KafkaException when read)",
-    "txnindex-partial-entry": ".txnindex length is not a multiple of 34; Kafka silently ignores the partial entry",
-    "txnindex-missing": "an ABORT marker that ends a transaction has no .txnindex entry (position: the marker in .log)",
+    "txnindex-partial-entry": (
+        ".txnindex length is not a multiple of 34; Kafka silently ignores the partial entry"
+    ),
+    "txnindex-missing": (
+        "an ABORT marker that ends a transaction has no .txnindex entry "
+        "(position: the marker in .log)"
+    ),
     "txnindex-extra": ".txnindex entry with no ABORT marker ending a transaction at its lastOffset",
-    "txnindex-mismatch": ".txnindex entry for an ABORT marker with the wrong producerId, firstOffset or lastStableOffset",
+    "txnindex-mismatch": (
+        ".txnindex entry for an ABORT marker with the wrong producerId, "
+        "firstOffset or lastStableOffset"
+    ),
     # other files
-    "snapshot-unreadable": "a producer-state .snapshot Kafka refuses to load (CorruptSnapshotException)",
-    "checkpoint-unreadable": "an offset checkpoint or leader-epoch-checkpoint Kafka refuses to read",
+    "snapshot-unreadable": (
+        "a producer-state .snapshot Kafka refuses to load (CorruptSnapshotException)"
+    ),
+    "checkpoint-unreadable": (
+        "an offset checkpoint or leader-epoch-checkpoint Kafka refuses to read"
+    ),
     "metadata-unreadable": "partition.metadata or meta.properties Kafka refuses to read",
-    "unexpected-file": "a file or directory Kafka does not expect here (including orphaned index files)",
-    "lifecycle-file": "a .deleted/.cleaned/.swap file or a -delete/-future/-stray directory (transient; not verified)",
+    "unexpected-file": (
+        "a file or directory Kafka does not expect here (including orphaned index files)"
+    ),
+    "lifecycle-file": (
+        "a .deleted/.cleaned/.swap file or a -delete/-future/-stray directory "
+        "(transient; not verified)"
+    ),
     "io-error": "a file that could not be read",
 }
 DIR_FINDING_CODES = FINDING_CODES
@@ -147,7 +216,8 @@ class DirReport:
             "batches": self.batches,
             "log_bytes": self.log_bytes,
             "findings": [
-                f.to_json() for f in sorted(self.findings, key=lambda f: (f.file, f.position, f.code))
+                f.to_json()
+                for f in sorted(self.findings, key=lambda f: (f.file, f.position, f.code))
             ],
             "suppressed": [
                 {"file": k.split("\t")[0], "code": k.split("\t")[1], "count": n}
@@ -194,8 +264,14 @@ class Sink:
         self.suppressed: dict[str, int] = {}
         self.cap = cap
 
-    def add(self, code: str, file: str | os.PathLike[str], position: int, message: str,
-            java_exception: str | None = None) -> None:
+    def add(
+        self,
+        code: str,
+        file: str | os.PathLike[str],
+        position: int,
+        message: str,
+        java_exception: str | None = None,
+    ) -> None:
         assert code in FINDING_CODES, code
         file = os.fspath(file)
         key = (file, code)
@@ -206,4 +282,3 @@ class Sink:
             self.suppressed[k] = self.suppressed.get(k, 0) + 1
             return
         self.findings.append(DirFinding(code, file, position, message, java_exception))
-

@@ -34,6 +34,7 @@ _TIME_ENTRY_SIZE = TIME_ENTRY.size  # 12
 
 # ------------------------------------------------------------------------- .index checks
 
+
 class OffsetIndexCheck:
     def __init__(self, path: str, base: int, log_size: int, sink: Sink) -> None:
         self.path = path
@@ -43,11 +44,17 @@ class OffsetIndexCheck:
         index = OffsetIndex(self.buf, base, absolute(path))
         self.index = index
         n = index.entries
-        self.count = (last_nonzero(self.buf, n * _OFFSET_ENTRY_SIZE) + _OFFSET_ENTRY_SIZE) // _OFFSET_ENTRY_SIZE  # entries before the zero tail
+        self.count = (
+            last_nonzero(self.buf, n * _OFFSET_ENTRY_SIZE) + _OFFSET_ENTRY_SIZE
+        ) // _OFFSET_ENTRY_SIZE  # entries before the zero tail
         if self.count < n:
-            sink.add("index-zero-tail", path, self.count * _OFFSET_ENTRY_SIZE,
-                     f"{n - self.count} zero-filled entries from byte {self.count * _OFFSET_ENTRY_SIZE} "
-                     f"(file length {index.length}: preallocated, not trimmed)")
+            sink.add(
+                "index-zero-tail",
+                path,
+                self.count * _OFFSET_ENTRY_SIZE,
+                f"{n - self.count} zero-filled entries from byte {self.count * _OFFSET_ENTRY_SIZE} "
+                f"(file length {index.length}: preallocated, not trimmed)",
+            )
         self._sanity()
         self.cursor = Peek(self._entries())
         # an entry whose offset is above its batch's last offset: (entry, offset, position,
@@ -71,9 +78,14 @@ class OffsetIndexCheck:
             finally:
                 if isinstance(view, memoryview):
                     view.release()
-        position = index.entries * _OFFSET_ENTRY_SIZE if index.length % _OFFSET_ENTRY_SIZE else max(0, self.count - 1) * _OFFSET_ENTRY_SIZE
-        self.sink.add("index-sanity-check", self.path, position, full.message or "",
-                      full.kafka_exception)
+        position = (
+            index.entries * _OFFSET_ENTRY_SIZE
+            if index.length % _OFFSET_ENTRY_SIZE
+            else max(0, self.count - 1) * _OFFSET_ENTRY_SIZE
+        )
+        self.sink.add(
+            "index-sanity-check", self.path, position, full.message or "", full.kafka_exception
+        )
 
     def _entries(self) -> Iterator[tuple[int, int, int]]:
         previous: tuple[int, int] | None = None
@@ -81,31 +93,47 @@ class OffsetIndexCheck:
             entry = self.index.entry(n)  # the one .index entry parser (conformance.logdir.index)
             offset, pos = entry.offset, entry.position
             if previous is not None and (offset <= previous[0] or pos <= previous[1]):
-                self.sink.add("index-not-monotonic", self.path, n * _OFFSET_ENTRY_SIZE,
-                              f"entry {n} (offset {offset}, position {pos}) does not follow "
-                              f"(offset {previous[0]}, position {previous[1]})")
+                self.sink.add(
+                    "index-not-monotonic",
+                    self.path,
+                    n * _OFFSET_ENTRY_SIZE,
+                    f"entry {n} (offset {offset}, position {pos}) does not follow "
+                    f"(offset {previous[0]}, position {previous[1]})",
+                )
                 continue
             previous = (offset, pos)
             yield n, offset, pos
 
     def _outside(self, n: int, offset: int, pos: int) -> None:
-        self.sink.add("index-position-outside", self.path, n * _OFFSET_ENTRY_SIZE,
-                      f"entry {n} (offset {offset}) points at position {pos}, outside the "
-                      f".log ({self.log_size} bytes)")
+        self.sink.add(
+            "index-position-outside",
+            self.path,
+            n * _OFFSET_ENTRY_SIZE,
+            f"entry {n} (offset {offset}) points at position {pos}, outside the "
+            f".log ({self.log_size} bytes)",
+        )
 
     def _mismatch(self, n: int, offset: int, last: int, pos: int) -> None:
-        self.sink.add("index-offset-mismatch", self.path, n * _OFFSET_ENTRY_SIZE,
-                      f"entry {n} names offset {offset}, but the batch at position {pos} "
-                      f"ends at offset {last}")
+        self.sink.add(
+            "index-offset-mismatch",
+            self.path,
+            n * _OFFSET_ENTRY_SIZE,
+            f"entry {n} names offset {offset}, but the batch at position {pos} "
+            f"ends at offset {last}",
+        )
 
     def on_batch(self, b: BatchInfo) -> None:
         if self.pending is not None and b.last_offset is not None:
             n, offset, pos, last = self.pending
             if b.last_offset >= offset:
                 if b.last_offset == offset:
-                    self.sink.add("index-entry-multi-batch", self.path, n * _OFFSET_ENTRY_SIZE,
-                                  f"entry {n} pairs offset {offset} (last offset of the batch "
-                                  f"at {b.position}) with the position {pos} of an earlier batch")
+                    self.sink.add(
+                        "index-entry-multi-batch",
+                        self.path,
+                        n * _OFFSET_ENTRY_SIZE,
+                        f"entry {n} pairs offset {offset} (last offset of the batch "
+                        f"at {b.position}) with the position {pos} of an earlier batch",
+                    )
                 else:
                     self._mismatch(n, offset, last, pos)
                 self.pending = None
@@ -115,9 +143,12 @@ class OffsetIndexCheck:
             if pos < 0:
                 self._outside(n, offset, pos)
             else:
-                self.sink.add("index-not-batch-boundary", self.path, n * _OFFSET_ENTRY_SIZE,
-                              f"entry {n} (offset {offset}) points at position {pos}, inside "
-                              "a batch")
+                self.sink.add(
+                    "index-not-batch-boundary",
+                    self.path,
+                    n * _OFFSET_ENTRY_SIZE,
+                    f"entry {n} (offset {offset}) points at position {pos}, inside a batch",
+                )
         if cursor.head is not None and cursor.head[2] == b.position:
             n, offset, pos = cursor.pop()
             if b.last_offset is None or offset == b.last_offset:
@@ -137,9 +168,13 @@ class OffsetIndexCheck:
             elif end.stopped_at is not None and pos >= end.stopped_at:
                 continue  # past an unframeable entry: cannot tell
             else:
-                self.sink.add("index-not-batch-boundary", self.path, n * _OFFSET_ENTRY_SIZE,
-                              f"entry {n} (offset {offset}) points at position {pos}, after "
-                              f"the last complete batch (ends at {end.valid_end})")
+                self.sink.add(
+                    "index-not-batch-boundary",
+                    self.path,
+                    n * _OFFSET_ENTRY_SIZE,
+                    f"entry {n} (offset {offset}) points at position {pos}, after "
+                    f"the last complete batch (ends at {end.valid_end})",
+                )
 
     def close(self) -> None:
         self.cursor = Peek(iter(()))
@@ -147,6 +182,7 @@ class OffsetIndexCheck:
 
 
 # --------------------------------------------------------------------- .timeindex checks
+
 
 class TimeIndexCheck:
     def __init__(self, path: str, base: int, sink: Sink) -> None:
@@ -156,7 +192,9 @@ class TimeIndexCheck:
         index = TimeIndex(self.buf, base, absolute(path))
         self.index = index
         n = index.entries
-        self.count = (last_nonzero(self.buf, n * _TIME_ENTRY_SIZE) + _TIME_ENTRY_SIZE) // _TIME_ENTRY_SIZE
+        self.count = (
+            last_nonzero(self.buf, n * _TIME_ENTRY_SIZE) + _TIME_ENTRY_SIZE
+        ) // _TIME_ENTRY_SIZE
         self._sanity(n)
         self.cursor = Peek(self._entries())
         self.running_max = -1  # TimestampOffset.UNKNOWN
@@ -170,10 +208,14 @@ class TimeIndexCheck:
         except CorruptIndexError as e:
             full = e
         if self.count < n:
-            self.sink.add("timeindex-zero-tail", self.path, self.count * _TIME_ENTRY_SIZE,
-                          f"{n - self.count} zero-filled entries from byte {self.count * _TIME_ENTRY_SIZE} "
-                          f"(file length {index.length}: preallocated, not trimmed)"
-                          + ("; Kafka's sanityCheck fails on them" if full is not None else ""))
+            self.sink.add(
+                "timeindex-zero-tail",
+                self.path,
+                self.count * _TIME_ENTRY_SIZE,
+                f"{n - self.count} zero-filled entries from byte {self.count * _TIME_ENTRY_SIZE} "
+                f"(file length {index.length}: preallocated, not trimmed)"
+                + ("; Kafka's sanityCheck fails on them" if full is not None else ""),
+            )
         if full is None:
             return
         if index.length % _TIME_ENTRY_SIZE == 0 and self.count < n:
@@ -186,19 +228,30 @@ class TimeIndexCheck:
             finally:
                 if isinstance(view, memoryview):
                     view.release()
-        position = n * _TIME_ENTRY_SIZE if index.length % _TIME_ENTRY_SIZE else max(0, self.count - 1) * _TIME_ENTRY_SIZE
-        self.sink.add("timeindex-sanity-check", self.path, position, full.message or "",
-                      full.kafka_exception)
+        position = (
+            n * _TIME_ENTRY_SIZE
+            if index.length % _TIME_ENTRY_SIZE
+            else max(0, self.count - 1) * _TIME_ENTRY_SIZE
+        )
+        self.sink.add(
+            "timeindex-sanity-check", self.path, position, full.message or "", full.kafka_exception
+        )
 
     def _entries(self) -> Iterator[tuple[int, int, int]]:
         previous: tuple[int, int] | None = None
         for n in range(self.count):
-            entry = self.index.entry(n)  # the one .timeindex entry parser (conformance.logdir.index)
+            entry = self.index.entry(
+                n
+            )  # the one .timeindex entry parser (conformance.logdir.index)
             ts, offset = entry.timestamp, entry.offset
             if previous is not None and (ts <= previous[0] or offset < previous[1]):
-                self.sink.add("timeindex-not-monotonic", self.path, n * _TIME_ENTRY_SIZE,
-                              f"entry {n} (timestamp {ts}, offset {offset}) does not follow "
-                              f"(timestamp {previous[0]}, offset {previous[1]})")
+                self.sink.add(
+                    "timeindex-not-monotonic",
+                    self.path,
+                    n * _TIME_ENTRY_SIZE,
+                    f"entry {n} (timestamp {ts}, offset {offset}) does not follow "
+                    f"(timestamp {previous[0]}, offset {previous[1]})",
+                )
                 continue
             previous = (ts, offset)
             yield n, ts, offset
@@ -213,31 +266,41 @@ class TimeIndexCheck:
         cursor = self.cursor
         while cursor.head is not None and cursor.head[2] < b.last_offset:
             n, ts, offset = cursor.pop()
-            self.sink.add("timeindex-offset-mismatch", self.path, n * _TIME_ENTRY_SIZE,
-                          f"entry {n} (timestamp {ts}) names offset {offset}, which is not the "
-                          "last offset of a batch")
+            self.sink.add(
+                "timeindex-offset-mismatch",
+                self.path,
+                n * _TIME_ENTRY_SIZE,
+                f"entry {n} (timestamp {ts}) names offset {offset}, which is not the "
+                "last offset of a batch",
+            )
         if cursor.head is not None and cursor.head[2] == b.last_offset:
             n, ts, offset = cursor.pop()
             if b.failed or (changed and ts == self.running_max):
                 return
             where = (
                 f"first reached at offset {self.running_max_offset}"
-                if self.running_max_offset is not None else "no timestamp yet"
+                if self.running_max_offset is not None
+                else "no timestamp yet"
             )
-            self.sink.add("timeindex-timestamp-mismatch", self.path, n * _TIME_ENTRY_SIZE,
-                          f"entry {n} (timestamp {ts}, offset {offset}): the segment's max "
-                          f"timestamp up to that batch is {self.running_max} ({where})")
+            self.sink.add(
+                "timeindex-timestamp-mismatch",
+                self.path,
+                n * _TIME_ENTRY_SIZE,
+                f"entry {n} (timestamp {ts}, offset {offset}): the segment's max "
+                f"timestamp up to that batch is {self.running_max} ({where})",
+            )
 
     def finish(self, end: WalkEnd) -> None:
         if end.stopped_at is not None:
             return
         for n, ts, offset in self.cursor.rest():
-            self.sink.add("timeindex-offset-mismatch", self.path, n * _TIME_ENTRY_SIZE,
-                          f"entry {n} (timestamp {ts}) names offset {offset}, after the "
-                          "segment's last batch")
+            self.sink.add(
+                "timeindex-offset-mismatch",
+                self.path,
+                n * _TIME_ENTRY_SIZE,
+                f"entry {n} (timestamp {ts}) names offset {offset}, after the segment's last batch",
+            )
 
     def close(self) -> None:
         self.cursor = Peek(iter(()))
         close_map(self.buf)
-
-

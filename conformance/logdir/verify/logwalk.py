@@ -45,6 +45,7 @@ _PROGRESS_STEP = 64 << 20
 
 # ---------------------------------------------------------------------------- file helpers
 
+
 def map_file(path: str) -> Any:
     """A read-only mapping of ``path`` (``b""`` when empty): index files are never read whole."""
     fd = os.open(path, os.O_RDONLY)
@@ -115,6 +116,7 @@ class Peek:
 
 # ---------------------------------------------------------------------------- the .log walk
 
+
 @dataclass(slots=True)
 class BatchInfo:
     position: int
@@ -149,15 +151,32 @@ def _error_code(e: DecodeError) -> str:
 def _batch_info(header: Any, records: list[Any], position: int, failed: bool) -> BatchInfo:
     if isinstance(header, RecordBatchV2):
         if len(header.raw) < RECORD_BATCH_OVERHEAD:  # framed, but too short for a v2 header
-            return BatchInfo(position, header.size_in_bytes, header.base_offset, None, None,
-                              -1, False, False, None, True)
+            return BatchInfo(
+                position,
+                header.size_in_bytes,
+                header.base_offset,
+                None,
+                None,
+                -1,
+                False,
+                False,
+                None,
+                True,
+            )
         control_type = None
         if header.is_control and records and getattr(records[0], "control", None):
             control_type = records[0].control.get("typeId")
         return BatchInfo(
-            position, header.size_in_bytes, header.base_offset, header.last_offset,
-            header.max_timestamp, header.producer_id, header.is_control,
-            header.is_transactional, control_type, failed,
+            position,
+            header.size_in_bytes,
+            header.base_offset,
+            header.last_offset,
+            header.max_timestamp,
+            header.producer_id,
+            header.is_control,
+            header.is_transactional,
+            control_type,
+            failed,
         )
     # legacy: the first offset is only known from the records of a compressed wrapper
     if header.compression_id == 0:
@@ -168,8 +187,18 @@ def _batch_info(header: Any, records: list[Any], position: int, failed: bool) ->
         max_ts: int | None = header.max_timestamp
     except DecodeError:  # pragma: no cover - a framed legacy entry has >= RECORD_OVERHEAD_V0 bytes
         max_ts = None
-    return BatchInfo(position, header.size_in_bytes, first, header.last_offset, max_ts,
-                      -1, False, False, None, failed)
+    return BatchInfo(
+        position,
+        header.size_in_bytes,
+        first,
+        header.last_offset,
+        max_ts,
+        -1,
+        False,
+        False,
+        None,
+        failed,
+    )
 
 
 @dataclass
@@ -181,16 +210,18 @@ class WalkEnd:
     tail_start: int | None = None  # a zero or partial tail starts here (entries into it are wrong)
 
 
-def walk_log(path: str, sink: Sink, limit: int, end: WalkEnd,
-              progress: Progress | None) -> Iterator[BatchInfo]:
+def walk_log(
+    path: str, sink: Sink, limit: int, end: WalkEnd, progress: Progress | None
+) -> Iterator[BatchInfo]:
     size = os.path.getsize(path)
     start = 0
     next_report = _PROGRESS_STEP
     while True:
         source = FileSource(path, start=start)
         # the first record of each batch is all a check needs: the others are counted only
-        decoder = StreamDecoder(source, mode="file", filename=path, decompressed_limit=limit,
-                                keep=1)
+        decoder = StreamDecoder(
+            source, mode="file", filename=path, decompressed_limit=limit, keep=1
+        )
         resume: int | None = None
         try:
             for decoded in decoder:
@@ -201,12 +232,19 @@ def walk_log(path: str, sink: Sink, limit: int, end: WalkEnd,
                     _decode_finding(sink, path, decoder.error, position)
                     resume = position + header.size_in_bytes
                 end.valid_end = position + header.size_in_bytes
-                if (isinstance(header, RecordBatchV2) and not failed
-                        and decoded.records.total > header.last_offset_delta + 1):
-                    sink.add("batch-records-exceed-offsets", path, position,
-                             f"batch at byte {position} hands out {decoded.records.total} records "
-                             f"for {header.last_offset_delta + 1} offsets "
-                             f"({header.base_offset}..{header.last_offset})")
+                if (
+                    isinstance(header, RecordBatchV2)
+                    and not failed
+                    and decoded.records.total > header.last_offset_delta + 1
+                ):
+                    sink.add(
+                        "batch-records-exceed-offsets",
+                        path,
+                        position,
+                        f"batch at byte {position} hands out {decoded.records.total} records "
+                        f"for {header.last_offset_delta + 1} offsets "
+                        f"({header.base_offset}..{header.last_offset})",
+                    )
                 yield _batch_info(header, decoded.records, position, failed)
                 if progress is not None and end.valid_end >= next_report:
                     progress(f"{path}: {end.valid_end >> 20}/{size >> 20} MiB")
@@ -222,10 +260,14 @@ def walk_log(path: str, sink: Sink, limit: int, end: WalkEnd,
                     end.valid_end = resume
                     yield _batch_info(header, [], position, True)
                 elif isinstance(error, CorruptRecordError) and zero_from(path, position):
-                    sink.add("log-zero-tail", path, position,
-                             f"{size - position} zero bytes from byte {position} to the end "
-                             "(preallocated segment; Kafka's reader fails on it with "
-                             f"\"{error.message}\", recovery truncates it)")
+                    sink.add(
+                        "log-zero-tail",
+                        path,
+                        position,
+                        f"{size - position} zero bytes from byte {position} to the end "
+                        "(preallocated segment; Kafka's reader fails on it with "
+                        f'"{error.message}", recovery truncates it)',
+                    )
                     end.tail_start = position
                     return
                 else:
@@ -238,12 +280,20 @@ def walk_log(path: str, sink: Sink, limit: int, end: WalkEnd,
                     position = start + tail.position
                     end.tail_start = position
                     if zero_from(path, position):
-                        sink.add("log-zero-tail", path, position,
-                                 f"{tail.bytes} zero bytes at the end (preallocated segment)")
+                        sink.add(
+                            "log-zero-tail",
+                            path,
+                            position,
+                            f"{tail.bytes} zero bytes at the end (preallocated segment)",
+                        )
                     else:
-                        sink.add("log-truncated-tail", path, position,
-                                 f"{tail.bytes} bytes after the last complete batch do not form "
-                                 "a complete batch (Kafka's reader stops there)")
+                        sink.add(
+                            "log-truncated-tail",
+                            path,
+                            position,
+                            f"{tail.bytes} bytes after the last complete batch do not form "
+                            "a complete batch (Kafka's reader stops there)",
+                        )
                 return
         finally:
             source.close()
@@ -252,6 +302,10 @@ def walk_log(path: str, sink: Sink, limit: int, end: WalkEnd,
 
 def _decode_finding(sink: Sink, path: str, error: DecodeError | None, position: int) -> None:
     assert error is not None
-    sink.add(_error_code(error), path, position,
-             f"batch at byte {position}: {error.java_string()}", error.kafka_exception)
-
+    sink.add(
+        _error_code(error),
+        path,
+        position,
+        f"batch at byte {position}: {error.java_string()}",
+        error.kafka_exception,
+    )

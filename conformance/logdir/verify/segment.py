@@ -24,6 +24,7 @@ PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")
 
 # ----------------------------------------------------------------------- partition state
 
+
 @dataclass
 class PartitionState:
     sink: Sink
@@ -117,9 +118,12 @@ def verify_segment_into(log_path: Path, part: PartitionState) -> None:
         for b in walk_log(path, sink, part.limit, end, part.progress):
             part.batches += 1
             if first and b.first_offset is not None and base > b.first_offset:
-                sink.add("segment-base-offset-mismatch", path, b.position,
-                         f"file name base offset {base} > first batch's base offset "
-                         f"{b.first_offset}")
+                sink.add(
+                    "segment-base-offset-mismatch",
+                    path,
+                    b.position,
+                    f"file name base offset {base} > first batch's base offset {b.first_offset}",
+                )
             first = False
             _continuity(part, path, b)
             if index is not None:
@@ -143,23 +147,30 @@ def _continuity(part: PartitionState, path: str, b: BatchInfo) -> None:
     if b.first_offset is not None and previous is not None:
         first = b.first_offset
         if first <= previous:
-            part.sink.add("offset-overlap", path, b.position,
-                          f"batch at byte {b.position} starts at offset {first}, not above "
-                          f"offset {previous} of the previous batch ({part.previous_where})")
+            part.sink.add(
+                "offset-overlap",
+                path,
+                b.position,
+                f"batch at byte {b.position} starts at offset {first}, not above "
+                f"offset {previous} of the previous batch ({part.previous_where})",
+            )
         elif first > previous + 1:
             cleaned = part.cleaned_upto
             if cleaned is None or first - 1 > cleaned:
                 allowed = (
                     f"cleaner-offset-checkpoint allows gaps up to {cleaned}"
-                    if cleaned is not None else "no cleaner-offset-checkpoint entry"
+                    if cleaned is not None
+                    else "no cleaner-offset-checkpoint entry"
                 )
-                part.sink.add("offset-gap", path, b.position,
-                              f"offsets {previous + 1}..{first - 1} are missing before the batch "
-                              f"at byte {b.position} ({allowed})")
+                part.sink.add(
+                    "offset-gap",
+                    path,
+                    b.position,
+                    f"offsets {previous + 1}..{first - 1} are missing before the batch "
+                    f"at byte {b.position} ({allowed})",
+                )
     if b.last_offset is not None:
         part.previous_last = b.last_offset
         part.previous_where = f"{os.path.basename(path)} @{b.position}"
     elif b.first_offset is None:
         part.previous_last = None
-
-

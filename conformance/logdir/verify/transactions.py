@@ -59,7 +59,9 @@ class TxnState:
         if not b.is_control:
             if b.is_transactional and pid not in self.open:
                 known = self.is_known(pid)
-                self.open[pid] = b.first_offset if known and b.first_offset is not None else _UNKNOWN
+                self.open[pid] = (
+                    b.first_offset if known and b.first_offset is not None else _UNKNOWN
+                )
                 self.known.add(pid)
                 self.unknown.discard(pid)
             return None
@@ -79,8 +81,11 @@ class TxnState:
             return ("none",)
         if had:
             lso: Any = None
-            if self.complete and not cleaned and not self.unknown and all(
-                v is not _UNKNOWN for v in self.open.values()
+            if (
+                self.complete
+                and not cleaned
+                and not self.unknown
+                and all(v is not _UNKNOWN for v in self.open.values())
             ):
                 lso = min(self.open.values(), default=b.last_offset + 1)
             if first is _UNKNOWN or cleaned:
@@ -106,25 +111,35 @@ class TxnIndexCheck:
         self.index = TransactionIndex(self.buf, base, absolute(path))
         length = len(self.buf)
         if length % TXN_ENTRY_SIZE:
-            sink.add("txnindex-partial-entry", path, length - length % TXN_ENTRY_SIZE,
-                     f"{length % TXN_ENTRY_SIZE} trailing bytes do not form an entry "
-                     f"({TXN_ENTRY_SIZE} bytes); Kafka ignores them")
+            sink.add(
+                "txnindex-partial-entry",
+                path,
+                length - length % TXN_ENTRY_SIZE,
+                f"{length % TXN_ENTRY_SIZE} trailing bytes do not form an entry "
+                f"({TXN_ENTRY_SIZE} bytes); Kafka ignores them",
+            )
         # Kafka's own checks first: a bad version makes the index unreadable
         last_position = -TXN_ENTRY_SIZE
         try:
             for txn in self.index:
                 last_position = txn.position
         except KafkaError as e:
-            sink.add("txnindex-bad-version", path, last_position + TXN_ENTRY_SIZE,
-                     e.message or "", e.kafka_exception)
+            sink.add(
+                "txnindex-bad-version",
+                path,
+                last_position + TXN_ENTRY_SIZE,
+                e.message or "",
+                e.kafka_exception,
+            )
             self.enabled = False
             return
         try:
             self.index.sanity_check()
         except CorruptIndexError as e:
             bad = next(t for t in self.index if t.last_offset < base)
-            sink.add("txnindex-sanity-check", path, bad.position, e.message or "",
-                     e.kafka_exception)
+            sink.add(
+                "txnindex-sanity-check", path, bad.position, e.message or "", e.kafka_exception
+            )
         self.cursor = Peek(t for t in self.index if t.last_offset >= base)
 
     def _extra(self, txn: Any, why: str) -> None:
@@ -148,9 +163,13 @@ class TxnIndexCheck:
         if entry is None:
             if kind == "required":
                 where = self.path or "(no .txnindex file)"
-                self.sink.add("txnindex-missing", self.log_path, b.position,
-                              f"ABORT marker of producer {b.producer_id} at offset "
-                              f"{b.last_offset} ends a transaction; {where} has no entry for it")
+                self.sink.add(
+                    "txnindex-missing",
+                    self.log_path,
+                    b.position,
+                    f"ABORT marker of producer {b.producer_id} at offset "
+                    f"{b.last_offset} ends a transaction; {where} has no entry for it",
+                )
             return
         if kind == "none":
             self._extra(entry, f"the marker at {b.last_offset} does not end an aborted transaction")
@@ -168,8 +187,9 @@ class TxnIndexCheck:
                 problems.append(f"lastStableOffset {entry.last_stable_offset}, expected {lso}")
         if problems:
             assert self.path is not None
-            self.sink.add("txnindex-mismatch", self.path, entry.position,
-                          f"{entry}: " + "; ".join(problems))
+            self.sink.add(
+                "txnindex-mismatch", self.path, entry.position, f"{entry}: " + "; ".join(problems)
+            )
 
     def finish(self, end: WalkEnd) -> None:
         if not self.enabled or end.stopped_at is not None:
@@ -180,5 +200,3 @@ class TxnIndexCheck:
     def close(self) -> None:
         self.cursor = Peek(iter(()))
         close_map(self.buf)
-
-
