@@ -53,7 +53,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-ALL_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+from conformance.codecs import CODEC_IDS  # noqa: E402 - after the sys.path line above
+
+ALL_CODECS = tuple(CODEC_IDS)  # every codec
 HEADLINE_IMPLS = ("ours", "kafka-python", "aiokafka-py", "aiokafka-c")
 VARIANT_IMPLS = ("kafka-python+ccrc", "ours-purecrc")
 ALL_IMPLS = HEADLINE_IMPLS + VARIANT_IMPLS

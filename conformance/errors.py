@@ -34,8 +34,12 @@ faithfully rather than inventing a nicer class, because the verdict must match K
 
 from __future__ import annotations
 
+from contextvars import ContextVar, Token
 
-class DecodeError(Exception):
+from conformance.jsondoc import JsonDocument
+
+
+class DecodeError(JsonDocument, Exception):
     """Base class of every error the kit reports for malformed bytes."""
 
     kafka_exception: str = "java.lang.RuntimeException"
@@ -69,7 +73,7 @@ class DecodeError(Exception):
             where = f" (batch {self.batch_index} at byte {self.position})"
         return f"{self.java_string()}{where}"
 
-    def to_json(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "kafka_exception": self.kafka_exception,
             "message": self.message,
@@ -152,24 +156,43 @@ class OutOfMemoryError(DecodeError):
 JVM_MAX_BYTE_ARRAY = 2147483645
 
 
-_largest_allocation = [0]
+class Allocations:
+    """The largest buffer Kafka would have allocated from a wire length while this is active
+    (``with Allocations() as a: decode(...)``, then ``a.largest``).
+
+    Diagnostics for the differential fuzzer: a Java verdict reached after a huge allocation
+    depends on the JVM's heap. The watch is context-local (a ``ContextVar``: per thread and
+    per asyncio task) and exists only inside the ``with``; outside one, nothing is recorded
+    and the core keeps no state between calls.
+    """
+
+    __slots__ = ("largest", "_token")
+
+    def __init__(self) -> None:
+        self.largest = 0
+        self._token: Token[Allocations | None] | None = None
+
+    def __enter__(self) -> Allocations:
+        self.largest = 0
+        self._token = _WATCH.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _WATCH.reset(self._token)
+            self._token = None
+
+
+_WATCH: ContextVar[Allocations | None] = ContextVar("conformance_allocations", default=None)
 
 
 def jvm_allocate(length: int) -> None:
     """``ByteBuffer.allocate(length)`` as far as the array size limit goes."""
     if length > JVM_MAX_BYTE_ARRAY:
         raise OutOfMemoryError("Requested array size exceeds VM limit")
-    if length > _largest_allocation[0]:
-        _largest_allocation[0] = length
-
-
-def largest_allocation(reset: bool = False) -> int:
-    """The largest buffer Kafka would have allocated from a wire length since the last reset
-    (diagnostics: a Java verdict after a huge allocation depends on the JVM's heap)."""
-    value = _largest_allocation[0]
-    if reset:
-        _largest_allocation[0] = 0
-    return value
+    watch = _WATCH.get()
+    if watch is not None and length > watch.largest:
+        watch.largest = length
 
 
 class CodecError(DecodeError):

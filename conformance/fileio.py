@@ -27,8 +27,9 @@ import tempfile
 import unicodedata
 from typing import TextIO
 
+from conformance.jsondoc import json_text
 from conformance.stream.decoder import StreamDecoder
-from conformance.stream.result import FORMAT, dumps, write_batch_json
+from conformance.stream.result import result_head, write_batch_json
 
 __all__ = [
     "FileSource",
@@ -183,8 +184,8 @@ def printable_name(name: str | bytes | os.PathLike[str]) -> str:
 
 
 def write_decode_json(decoder: StreamDecoder, out: TextIO) -> None:
-    """Iterate ``decoder`` and write ``dumps(result_to_json(...))`` of its verdict plus a
-    newline, as ``decode(...).to_json()`` would give it, without holding the batches: each is
+    """Iterate ``decoder`` and write its verdict's canonical JSON text plus a newline: what
+    ``decode(...).to_json()`` returns for the same input, without holding the batches: each is
     written (a record at a time) to a spool as soon as it is decoded, and the head
     (``outcome``, ``error``, ``tail``, which are known only at the end) goes first."""
     with tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="utf-8") as spool:
@@ -193,17 +194,11 @@ def write_decode_json(decoder: StreamDecoder, out: TextIO) -> None:
             spool.write(sep)
             write_batch_json(batch, spool.write)
             sep = ","
-        head = {
-            "format": FORMAT,
-            "mode": decoder.mode,
-            "outcome": decoder.outcome,
-            "error": None if decoder.error is None else decoder.error.to_json(),
-            "tail": None if decoder.tail is None else decoder.tail.to_json(),
-        }
-        out.write(dumps(head)[:-1] + ',"batches":[')
+        head = result_head(decoder.mode, decoder.outcome, decoder.error, decoder.tail)
+        out.write(json_text(head)[:-1] + ',"batches":[')
         spool.seek(0)
         shutil.copyfileobj(spool, out)
         out.write("]")
         if decoder.findings is not None:
-            out.write(',"findings":' + dumps([f.to_json() for f in decoder.findings]))
+            out.write(',"findings":' + json_text([f.to_dict() for f in decoder.findings]))
         out.write("}\n")

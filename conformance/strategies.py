@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
+from conformance.codecs import CODECS
 from conformance.wire.builder import BatchBuilder
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
 TIMESTAMPS = st.one_of(st.just(-1), st.integers(0, 2**53))
 
+#: the codecs each magic may use (``codecs.CODECS``)
 CODECS_BY_MAGIC = {
-    0: ["none", "gzip", "snappy", "lz4"],
-    1: ["none", "gzip", "snappy", "lz4"],
-    2: ["none", "gzip", "snappy", "lz4", "zstd"],
+    magic: [c.name for c in CODECS.values() if magic == 2 or c.legacy_magics] for magic in (0, 1, 2)
 }
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from conformance import StreamDecoder, decode
-from conformance.wire.builder import build_batch
+from conformance.wire.builder import write_batch
 
-GOOD = build_batch([(1_700_000_000_000, b"k", b"v")])
+GOOD = write_batch([(1_700_000_000_000, b"k", b"v")])
 
 
 @pytest.mark.parametrize("data", [5, "str", None, 3.0, True, object()])

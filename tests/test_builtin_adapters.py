@@ -83,7 +83,7 @@ def test_buildable_here(name: str) -> None:
 def test_every_adapter_ran_every_case(run: dict[str, Any]) -> None:
     assert run["_exit"] == 0, run["_stdout"][-4000:] + run["_stderr"][-4000:]
     assert [i["name"] for i in run["implementations"]] == NAMES
-    assert run["complete"] and len(run["cases"]) == len(C.load_cases())
+    assert run["complete"] and len(run["cases"]) == len(C.read_cases())
     for impl in run["implementations"]:
         assert sum(impl["counts"].values()) == len(run["cases"]), impl["name"]
         assert impl["capabilities"]["declared"], impl["name"]

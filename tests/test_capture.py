@@ -19,6 +19,7 @@ from conftest import E2E_SCENARIOS
 
 from conformance.capture import BrokerSpec
 from conformance.capture import jvm as cjvm
+from conformance.capture.brokers import BROKERS
 from conformance.capture.run import copy_partition
 from conformance.capture.scenarios import (
     SCENARIOS,
@@ -26,13 +27,14 @@ from conformance.capture.scenarios import (
     masked_keys,
     scenarios_for,
 )
+from conformance.host.ports import free_port
 
 # ------------------------------------------------------------------------------------------
 # Java-free
 
 
 def test_free_port_unique_and_bindable() -> None:
-    ports = {cjvm.free_port() for _ in range(20)}
+    ports = {free_port() for _ in range(20)}
     assert len(ports) == 20
     for port in list(ports)[:3]:
         with socket.socket() as s:
@@ -60,7 +62,7 @@ def test_stop_process_kills_after_timeout() -> None:
 
 
 def test_broker_stop_stops_every_process(tmp_path: Path) -> None:
-    broker = cjvm.JvmBroker(cjvm.BROKERS["kafka-3.9.2-zk-ibp2.8"], tmp_path)
+    broker = cjvm.JvmBroker(BROKERS["kafka-3.9.2-zk-ibp2.8"], tmp_path)
     for name in ("zookeeper", "broker"):
         broker.processes.append(
             (name, subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
@@ -93,20 +95,20 @@ def test_copy_partition_skips_cleaner_leftovers(tmp_path: Path) -> None:
 
 
 def test_scenario_selection() -> None:
-    kraft = {s.name for s in scenarios_for(cjvm.BROKERS["kafka-3.9.2-kraft"])}
-    zk = {s.name for s in scenarios_for(cjvm.BROKERS["kafka-3.9.2-zk-ibp2.8"])}
-    k4 = {s.name for s in scenarios_for(cjvm.BROKERS["kafka-4.3.1-kraft"])}
-    legacy = {s.name for s in scenarios_for(cjvm.BROKERS["kafka-1.1.1-zk"])}
+    kraft = {s.name for s in scenarios_for(BROKERS["kafka-3.9.2-kraft"])}
+    zk = {s.name for s in scenarios_for(BROKERS["kafka-3.9.2-zk-ibp2.8"])}
+    k4 = {s.name for s in scenarios_for(BROKERS["kafka-4.3.1-kraft"])}
+    legacy = {s.name for s in scenarios_for(BROKERS["kafka-1.1.1-zk"])}
     assert not any(re.search(r"-v[01](-|$)", n) and "upconvert" not in n for n in kraft | k4)
     assert "codec-gzip-v0-kafka-python" in zk and "codec-gzip-v0-kafka-python" in legacy
     assert not any("zstd" in n for n in legacy)
     assert "multi-segment-bytes-v2" in kraft and "multi-segment-bytes-v2" not in k4
     assert "upconvert-v1-to-v2" in kraft and "upconvert-v1-to-v2" not in k4
     assert "kraft-cluster-metadata" in kraft and "kraft-cluster-metadata" not in zk
-    assert scenarios_for(cjvm.BROKERS["kafka-3.9.2-kraft"])[-1].name == "kraft-cluster-metadata"
+    assert scenarios_for(BROKERS["kafka-3.9.2-kraft"])[-1].name == "kraft-cluster-metadata"
     assert all(n == s.name for n, s in SCENARIOS.items())
     with pytest.raises(KeyError):
-        scenarios_for(cjvm.BROKERS[BROKER], ["no-such-scenario"])
+        scenarios_for(BROKERS[BROKER], ["no-such-scenario"])
     spec = BrokerSpec("x", "3.9.2", "kraft")
     assert SCENARIOS["codec-none-v2-kafka-python"].applies(spec)
 
@@ -153,7 +155,7 @@ def test_capture_end_to_end(captured_twice: tuple[Path, Path, list]) -> None:
         assert not any(p.name.endswith((".deleted", ".cleaned", ".swap")) for p in case.rglob("*"))
         assert (case / "expected").is_dir()
         result = corpus.verify_case(case)
-        failed = [c.to_json() for c in result.checks if c.failed]
+        failed = [c.to_dict() for c in result.checks if c.failed]
         # our decoder must agree with the oracle on the real broker's bytes
         assert not [c for c in failed if c["check"] in ("manifest", "sha256", "decode")], failed
     txn = root / "txn-commit-abort-v2-kafka-python" / "log" / "txn-commit-abort-v2-kafka-python-0"

@@ -139,7 +139,7 @@ def test_container_capture_manifest(container_capture: Path, client: Any) -> Non
             assert manifest["image"]["digest"].startswith("sha256:")
             assert manifest["java_version"].startswith("17")
             result = golden.verify_case(case)
-            failed = [c.to_json() for c in result.checks if c.failed]
+            failed = [c.to_dict() for c in result.checks if c.failed]
             assert not failed, failed
     zk = golden.read_manifest(container_capture / ZK_BROKER / ZK_SCENARIOS[0])
     assert zk["broker_mode"] == "zookeeper" and "zookeeper.connect" in zk["broker_config"]

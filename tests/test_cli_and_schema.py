@@ -53,7 +53,7 @@ def test_console_script_help_has_examples() -> None:
 def test_output_matches_schema(cases: list[kst.BatchCase]) -> None:
     data = b"".join(c.data for c in cases)
     for profile in ("kafka", "strict"):
-        jsonschema.validate(decode(data[:-3], profile=profile).to_json(), SCHEMA)  # type: ignore[arg-type]
+        jsonschema.validate(decode(data[:-3], profile=profile).to_dict(), SCHEMA)  # type: ignore[arg-type]
 
 
 def test_stored_expectations_match_schema() -> None:

@@ -325,7 +325,7 @@ def test_verify_report_output_not_writable(tmp_path: Path, option: str, problem:
 def test_verify_diff_labels_expected_and_actual(tmp_path: Path) -> None:
     case = _case(tmp_path)
     rel = "log/t-0/00000000000000000000.log"
-    doc = decode((case / rel).read_bytes(), mode="file", filename=rel).to_json()
+    doc = decode((case / rel).read_bytes(), mode="file", filename=rel).to_dict()
     doc["batches"][0]["records"][0]["offset"] = "42"
     expected = case / "expected" / (rel + ".decode.json")
     expected.parent.mkdir(parents=True)

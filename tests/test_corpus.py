@@ -92,7 +92,7 @@ def kit_expectations(case: Path) -> None:
     for rel in corpus._case_files(case):
         if rel.endswith(".log") or rel.startswith("wire/"):
             mode = "memory" if rel.startswith("wire/") else "file"
-            doc = decode((case / rel).read_bytes(), mode=mode, filename=rel).to_json()
+            doc = decode((case / rel).read_bytes(), mode=mode, filename=rel).to_dict()
             corpus._write_text(
                 corpus.expected_path(case, rel, ".decode.json"), corpus._json_text(doc)
             )
@@ -462,8 +462,8 @@ def test_jobs_give_the_same_report(kit_root: Path) -> None:
     shutil.copytree(kit_root / BROKER / "basic", kit_root / BROKER / "copy")
     corpus.write_manifest(kit_root / BROKER / "copy")
     flip(kit_root / BROKER / "copy" / SEG0, 100)
-    one = corpus.verify_corpus(kit_root, jobs=1).to_json()
-    two = corpus.verify_corpus(kit_root, jobs=2).to_json()
+    one = corpus.verify_corpus(kit_root, jobs=1).to_dict()
+    two = corpus.verify_corpus(kit_root, jobs=2).to_dict()
 
     def strip(doc: dict) -> dict:
         doc = json.loads(json.dumps(doc))

@@ -22,12 +22,15 @@ import jsonschema
 import pytest
 
 from conformance.logdir.dump import dump, dump_json
-from conformance.logdir.dump.javaemu import ScalaHashMap, parse_long
+from conformance.logdir.dump.javaemu import (
+    ScalaHashMap,
+)
 from conformance.logdir.writer import LogConfig, PartitionWriter, write_batches
-from conformance.wire.batch import encode_batch_v2, seal_v2
+from conformance.primitives.java import java_parse_int
+from conformance.wire.batch import seal_v2, write_batch_v2
 from conformance.wire.builder import BatchBuilder, empty_batch, end_txn_marker_batch
-from conformance.wire.legacy import encode_legacy_message
-from conformance.wire.record import encode_record_v2
+from conformance.wire.legacy import write_legacy_message
+from conformance.wire.record import write_record_v2
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "corpora" / "samples"
@@ -77,8 +80,8 @@ def ctrl_batch(
     attrs: int = 0x30,
     producer_id: int = 99,
 ) -> bytes:
-    body = b"".join(encode_record_v2(i, 0, k, v) for i, (k, v) in enumerate(records))
-    return encode_batch_v2(
+    body = b"".join(write_record_v2(i, 0, k, v) for i, (k, v) in enumerate(records))
+    return write_batch_v2(
         payload=body,
         count=len(records),
         base_offset=base,
@@ -294,10 +297,10 @@ def _bad_batches_c(root: Path) -> Scenario:
     tiny = bytearray(struct.pack(">qi", 3, 14) + bytes(14))
     tiny[16] = 1
     (root / "00000000000000000003.log").write_bytes(bytes(tiny))
-    m = bytearray(encode_legacy_message(1, 5, TS, b"k", b"v"))
+    m = bytearray(write_legacy_message(1, 5, TS, b"k", b"v"))
     m[16] = 0xFF
     (root / "00000000000000000005.log").write_bytes(
-        encode_legacy_message(0, 4, -1, b"a", b"b") + bytes(m)
+        write_legacy_message(0, 4, -1, b"a", b"b") + bytes(m)
     )
     return Scenario(root, files_of(root), relative=True)
 
@@ -586,12 +589,12 @@ def test_zero_tail_and_trailer(tmp_path: Path) -> None:
 
 
 def test_java_long_parsing() -> None:
-    assert parse_long("00000000000000000042") == 42
-    assert parse_long("+7") == 7 and parse_long("-7") == -7
-    assert parse_long("\u0663") == 3  # Character.digit accepts any Nd digit
+    assert java_parse_int("00000000000000000042") == 42
+    assert java_parse_int("+7") == 7 and java_parse_int("-7") == -7
+    assert java_parse_int("\u0663") == 3  # Character.digit accepts any Nd digit
     for bad in ("", "+", " 1", "1_0", "9223372036854775808", "0x10"):
         with pytest.raises(Exception, match="For input string"):
-            parse_long(bad)
+            java_parse_int(bad)
 
 
 def test_scala_hashmap_order() -> None:
@@ -676,14 +679,12 @@ def test_kraft_control_values_are_parsed_by_wire_control() -> None:
     from conformance.errors import DecodeError, NullPointerError
     from conformance.wire import control
 
-    h = control.parse_kraft_control_value(
-        control.SNAPSHOT_HEADER, struct.pack(">hq", 0, TS) + b"\0"
-    )
+    h = control.read_kraft_control_value(control.SNAPSHOT_HEADER, struct.pack(">hq", 0, TS) + b"\0")
     assert h == control.SnapshotHeader(0, TS)
-    assert control.parse_kraft_version(struct.pack(">hh", 0, 1) + b"\0") == control.KRaftVersion(
+    assert control.read_kraft_version(struct.pack(">hh", 0, 1) + b"\0") == control.KRaftVersion(
         0, 1
     )
-    assert control.parse_snapshot_footer(b"\0\0\0") == control.SnapshotFooter(0)
+    assert control.read_snapshot_footer(b"\0\0\0") == control.SnapshotFooter(0)
     directory = uuid.UUID(int=7).bytes
     value = (
         struct.pack(">h", 0)
@@ -698,18 +699,18 @@ def test_kraft_control_values_are_parsed_by_wire_control() -> None:
         + struct.pack(">hh", 0, 1)
         + b"\0\0\0"
     )
-    voters = control.parse_voters(value)
+    voters = control.read_voters(value)
     assert voters == control.Voters(
         0,
         (control.Voter(1, directory, (control.VoterEndpoint("CONTROLLER", "host", 9093),), 0, 1),),
     )
     with pytest.raises(DecodeError) as e:
-        control.parse_snapshot_header(b"\0\0\0")
+        control.read_snapshot_header(b"\0\0\0")
     assert e.value.kafka_exception == "java.nio.BufferUnderflowException"
     with pytest.raises(NullPointerError):
-        control.parse_kraft_control_value(control.KRAFT_VOTERS, None)
+        control.read_kraft_control_value(control.KRAFT_VOTERS, None)
     with pytest.raises(DecodeError) as e:
-        control.parse_voters(struct.pack(">h", 0) + _uv(0))
+        control.read_voters(struct.pack(">h", 0) + _uv(0))
     assert e.value.java_string() == (
         "java.lang.RuntimeException: non-nullable field voters was serialized as null"
     )

@@ -25,6 +25,7 @@ import pytest
 
 from conformance import decode
 from conformance.errors import EncodeError
+from conformance.strategies import CODECS_BY_MAGIC
 from conformance.stream.compare import diff
 from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 
@@ -36,11 +37,7 @@ LONG_MAX = (1 << 63) - 1
 LONG_MIN = -(1 << 63)
 INT_MAX = (1 << 31) - 1
 INT_MIN = -(1 << 31)
-CODECS = {
-    0: ("none", "gzip", "snappy", "lz4"),
-    1: ("none", "gzip", "snappy", "lz4"),
-    2: ("none", "gzip", "snappy", "lz4", "zstd"),
-}
+CODECS = {magic: tuple(names) for magic, names in CODECS_BY_MAGIC.items()}
 
 Rec = tuple[int, int, bytes | None, bytes | None, tuple[tuple[str, bytes | None], ...]]
 
@@ -484,7 +481,7 @@ def java() -> Iterator[JavaResults]:
     everything = [*CASES, *EMPTY_CASES, *REFUSALS]
     assert len({c.id for c in everything}) == len(everything), "duplicate case ids"
     with OracleServer() as server:
-        results = server.encode_batches([c.java_spec() for c in everything])
+        results = server.write_batches([c.java_spec() for c in everything])
         encoded = {c.id: r for c, r in zip(everything, results, strict=True)}
         to_decode = {c.id for c in CASES}
         decoded = {
@@ -556,7 +553,7 @@ def test_java_bytes_decode(java: JavaResults, case: Case) -> None:
         for r in result.records
     ]
     assert got == case.expected_records()
-    doc = result.to_json()
+    doc = result.to_dict()
     assert diff(java.decoded[case.id], doc) == []
 
     batches = doc["batches"]
@@ -605,11 +602,11 @@ def test_refusals_match_kafka(java: JavaResults, case: Case) -> None:
 
 
 def test_oracle_encode_one_shot() -> None:
-    """``encode_batches`` without a server runs the one-shot ``encode`` sub-command."""
-    from conformance.jvm.oracle import encode_batches
+    """``write_batches`` without a server runs the one-shot ``encode`` sub-command."""
+    from conformance.jvm.oracle import write_batches
 
     ok = EXTRA_CASES[1]
-    out = encode_batches([ok.java_spec(), REFUSALS[0].java_spec(), EMPTY_CASES[0].java_spec()])
+    out = write_batches([ok.java_spec(), REFUSALS[0].java_spec(), EMPTY_CASES[0].java_spec()])
     assert out == [ok.python_build(), f"{_IAE}: Magic v0 does not support record headers", b""]
     with pytest.raises(ValueError, match="unknown member"):
-        encode_batches([{"magic": 2, "bogus": 1}])
+        write_batches([{"magic": 2, "bogus": 1}])

@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 
 from conformance.fuzz.differential import mode_of
-from conformance.fuzz.targets import DECOMPRESSED_LIMIT, get
+from conformance.fuzz.targets import CODEC_OF, DECOMPRESSED_LIMIT, get
 from conformance.stream.decoder import decode
 from conformance.wire import _record_fast, batch
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT / "corpora"
-STREAM_TARGETS = ("batch", "stream", "legacy", "headers", "gzip", "snappy", "lz4", "zstd")
+STREAM_TARGETS = ("batch", "stream", "legacy", "headers", *CODEC_OF)
 
 Case = tuple[str, bytes, str]  # (id, record stream, mode)
 
@@ -75,7 +75,7 @@ def _verdict(data: bytes, mode: str, profile: str) -> dict[str, object]:
         mode=mode,
         profile=profile,
         decompressed_limit=DECOMPRESSED_LIMIT,  # type: ignore[arg-type]
-    ).to_json()
+    ).to_dict()
 
 
 def test_the_corpora_are_there() -> None:

@@ -16,6 +16,7 @@ from conformance.fuzz import store as fstore
 from conformance.fuzz.minimize import ddmin
 from conformance.fuzz.mutator import Mutator, split
 from conformance.fuzz.targets import (
+    CODEC_OF,
     TARGETS,
     Target,
     get,
@@ -76,13 +77,13 @@ def test_mutated_v2_batches_mostly_keep_a_valid_checksum() -> None:
 
 def test_codec_mutations_reach_the_records() -> None:
     """Recompressed mutations decompress cleanly, so record parsing sees the change."""
-    for codec in ("gzip", "snappy", "lz4", "zstd"):
+    for codec, codec_id in CODEC_OF.items():
         m = Mutator("codec", target=codec)
         seeds = _seeds(codec, 30)
         decoded = 0
         for i in range(200):
             out = m(seeds[i % len(seeds)], 16384, i)
-            result = decode(wrap_payload({"gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}[codec], out))
+            result = decode(wrap_payload(codec_id, out))
             if result.batches and result.batches[0].records:
                 decoded += 1
         assert decoded > 40, (codec, decoded)
@@ -110,7 +111,7 @@ def test_store_deduplicates_by_stack_and_keeps_the_smallest(tmp_path: Path) -> N
     assert st.crash(b"x" * 10, boom(1)) is True
     assert st.crash(b"x" * 20, boom(2)) is False  # same stack, bigger: not saved
     st.crash(b"x" * 3, boom(3))  # same stack, smaller: replaces the input
-    found = fstore.load(tmp_path, "t")
+    found = fstore.read_findings(tmp_path, "t")
     assert len(found) == 1
     assert found[0].input == b"x" * 3
     assert found[0].kind == "crash"
@@ -132,7 +133,7 @@ def test_worker_files_undocumented_exceptions_and_goes_on(tmp_path: Path) -> Non
     finally:
         del TARGETS["_probe"]
     assert stats["execs"] == 3 and stats["crashes"] == 2
-    found = fstore.load(tmp_path, "_probe")
+    found = fstore.read_findings(tmp_path, "_probe")
     assert [f.kind for f in found] == ["crash"]
     assert found[0].input == b"\xff\x00"
 
@@ -273,9 +274,9 @@ def test_heap_dependent_inputs_are_not_sent_to_the_oracle() -> None:
     from conformance import codecs
     from conformance.fuzz.differential import Differential
     from conformance.fuzz.targets import v2_envelope
-    from conformance.primitives.varint import encode_varint
+    from conformance.primitives.varint import write_varint
 
-    payload = codecs.compress(1, encode_varint(300 * 1024 * 1024) + b"\x00" * 20)
+    payload = codecs.write_stream(1, write_varint(300 * 1024 * 1024) + b"\x00" * 20)
     d = Differential()
     try:
         out = d.run(v2_envelope(payload, attributes=1, count=1))
@@ -284,3 +285,35 @@ def test_heap_dependent_inputs_are_not_sent_to_the_oracle() -> None:
         assert d.oracle._proc is None  # never started
     finally:
         d.close()
+
+
+def test_allocations_are_watched_only_inside_the_with() -> None:
+    """``errors.Allocations`` sees the allocations of the decodes run inside it, in its own
+    thread only; outside a ``with`` nothing is recorded (the core keeps no state)."""
+    import threading
+
+    from conformance import codecs
+    from conformance.errors import Allocations
+    from conformance.fuzz.targets import v2_envelope
+    from conformance.primitives.varint import write_varint
+
+    huge = v2_envelope(
+        codecs.write_stream(1, write_varint(300 * 1024 * 1024) + b"\x00" * 20),
+        attributes=1,
+        count=1,
+    )
+    small = v2_envelope(
+        codecs.write_stream(1, write_varint(50) + b"\x00" * 20), attributes=1, count=1
+    )
+    decode(huge)  # no watch: nothing to record
+    with Allocations() as watch:
+        decode(small)
+        assert 0 < watch.largest < 100
+        other = threading.Thread(target=decode, args=(huge,))
+        other.start()
+        other.join()
+        assert watch.largest < 100  # another thread's decode is not this watch's
+        decode(huge)
+    assert watch.largest == 300 * 1024 * 1024
+    decode(small)
+    assert watch.largest == 300 * 1024 * 1024  # ended with the with

@@ -22,7 +22,7 @@ from conformance.harness.judge import (
     Capabilities,
     CapabilityError,
     judge,
-    parse_capabilities,
+    read_capabilities,
     unsupported_reason,
 )
 from conformance.harness.report import markdown, model
@@ -74,7 +74,7 @@ def _wait_no_adapter_left() -> dict[int, str]:
 
 
 def test_cases_cover_the_corpora() -> None:
-    every = C.load_cases()
+    every = C.read_cases()
     ids = [c.id for c in every]
     assert len(ids) == len(set(ids))
     crafted = json.loads((ROOT / "corpora/crafted/manifest.json").read_text())["cases"]
@@ -101,13 +101,13 @@ def test_stream_regressions_are_record_streams() -> None:
     wrapped by their target before the oracle saw them)."""
     from conformance.fuzz.targets import get
 
-    for case in C.load_cases():
+    for case in C.read_cases():
         if case.group == "regressions":
             assert get("stream").wire_bytes(case.data()) == case.data()
 
 
 def _case(case_id: str) -> C.Case:
-    return next(c for c in C.load_cases() if c.id == case_id)
+    return next(c for c in C.read_cases() if c.id == case_id)
 
 
 def test_features_and_unsupported_reasons() -> None:
@@ -122,7 +122,7 @@ def test_features_and_unsupported_reasons() -> None:
     )
     crc = next(
         c
-        for c in C.load_cases()
+        for c in C.read_cases()
         if c.id.startswith("crafted/v2-crc")
         and "stored crc" in ((c.expected().get("error") or {}).get("message") or "")
     )
@@ -140,9 +140,9 @@ def test_features_and_unsupported_reasons() -> None:
 
 
 def test_capabilities_parsing() -> None:
-    assert not parse_capabilities(None, "a").declared
-    assert not parse_capabilities("not json", "a").declared
-    caps = parse_capabilities(
+    assert not read_capabilities(None, "a").declared
+    assert not read_capabilities("not json", "a").declared
+    caps = read_capabilities(
         json.dumps(
             {
                 "name": "n",
@@ -169,7 +169,7 @@ def test_capabilities_parsing() -> None:
         {"checks_crc": "yes"},
     ):
         with pytest.raises(CapabilityError):
-            parse_capabilities(json.dumps(bad), "a")
+            read_capabilities(json.dumps(bad), "a")
 
 
 # ------------------------------------------------------------------------------------------
@@ -204,7 +204,7 @@ def test_judge_rules() -> None:
 
 
 def _compressed_error_case() -> dict[str, Any]:
-    for case in C.load_cases():
+    for case in C.read_cases():
         e = case.expected()
         if e["outcome"] == "error" and case.mode == "memory":
             i = e["error"]["batch_index"]
@@ -411,7 +411,7 @@ def test_java_adapter_passes_every_case(tmp_path: Path) -> None:
     report = _report(out)
     (impl,) = report["implementations"]
     assert impl["capabilities"]["error_classes"] == "exact" and impl["capabilities"]["persistent"]
-    assert impl["counts"] == {"pass": len(C.load_cases()), "fail": 0, "unsupported": 0, "error": 0}
+    assert impl["counts"] == {"pass": len(C.read_cases()), "fail": 0, "unsupported": 0, "error": 0}
     assert report["complete"]
 
 
@@ -425,7 +425,7 @@ def test_golden_logs_read_the_same_in_memory_mode() -> None:
 
     logs = [
         c
-        for c in C.load_cases()
+        for c in C.read_cases()
         if c.mode == "file" and c.other_mode_path is None and c.expected()["outcome"] == "ok"
     ]
     assert len(logs) > 300
@@ -445,7 +445,7 @@ def test_markdown_links_every_divergence_to_its_cases() -> None:
                 "counts": {"pass": 1, "fail": 1, "unsupported": 0, "error": 0},
                 "known": 1,
                 "source": None,
-                "capabilities": Capabilities(name="x").to_json(),
+                "capabilities": Capabilities(name="x").to_dict(),
             }
         ],
         "groups": ["crafted/v2"],

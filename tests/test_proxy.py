@@ -27,8 +27,8 @@ from conformance.capture.proxy import (
     Exchange,
     RecordingProxy,
     fetch_records,
-    iter_fetch_partitions,
-    parse_request_header,
+    read_fetch_partitions,
+    read_request_header,
 )
 from conformance.wire.builder import BatchBuilder  # noqa: E402
 
@@ -168,7 +168,7 @@ class FakeBroker:
             while True:
                 frame = _read_frame(c)
                 self.requests.append(frame)
-                hdr = parse_request_header(frame)
+                hdr = read_request_header(frame)
                 out = self.handler(self, hdr, frame)
                 if out is not None:
                     c.sendall(struct.pack(">i", len(out)) + out)
@@ -285,14 +285,14 @@ def test_fixture_batches_decode_as_expected() -> None:
 def test_parse_request_header() -> None:
     req = _metadata_request(12)
     req.with_header(correlation_id=42, client_id="abc")
-    h = parse_request_header(bytes(req.encode(header=True)))
+    h = read_request_header(bytes(req.encode(header=True)))
     assert (h.api_key, h.api_version, h.correlation_id, h.client_id) == (3, 12, 42, "abc")
     null_id = struct.pack(">hhih", 1, 4, 5, -1)
-    assert parse_request_header(null_id).client_id is None
+    assert read_request_header(null_id).client_id is None
     with pytest.raises(ValueError):
-        parse_request_header(b"\x00\x01")
+        read_request_header(b"\x00\x01")
     with pytest.raises(ValueError):
-        parse_request_header(struct.pack(">hhih", 1, 4, 5, 20) + b"x")
+        read_request_header(struct.pack(">hhih", 1, 4, 5, 20) + b"x")
 
 
 def test_listens_on_loopback_only(broker: FakeBroker) -> None:
@@ -445,7 +445,7 @@ def test_fetch_v13_topic_ids_resolved_from_recorded_metadata(broker: FakeBroker)
         # without the metadata, the topic id stands in for the name
         only_fetch = proxy.exchanges(API_FETCH)
         assert fetch_records(only_fetch)[0][0] == str(TOPIC_ID)
-        assert [(p, e) for _, _, p, e, _ in iter_fetch_partitions(only_fetch)] == [
+        assert [(p, e) for _, _, p, e, _ in read_fetch_partitions(only_fetch)] == [
             (0, 0),
             (1, 0),
             (2, 0),

@@ -140,6 +140,6 @@ def test_a_result_survives_pickling(monkeypatch: pytest.MonkeyPatch) -> None:
     reference, fast = _decode_both(data, monkeypatch)
     for result in (reference, fast):
         back = pickle.loads(pickle.dumps(result))
-        assert back.outcome == "ok" and back.to_json() == reference.to_json()
+        assert back.outcome == "ok" and back.to_dict() == reference.to_dict()
         assert [_fields(r) for r in back.records] == expected
         assert back.batches[1].base_offset == 10

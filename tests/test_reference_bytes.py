@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conformance import decode
 from conformance.wire.builder import BatchBuilder
-from conformance.wire.legacy import encode_legacy_message
+from conformance.wire.legacy import write_legacy_message
 
 SAMPLES = Path(__file__).resolve().parent.parent / "corpora" / "samples"
 A1 = (SAMPLES / "spec-a1-v2-three-records.bin").read_bytes()
@@ -39,8 +39,8 @@ def test_a1_is_what_our_builder_writes() -> None:
 
 
 def test_a2_legacy_messages() -> None:
-    assert encode_legacy_message(1, 100, 1700000000000, b"k0", b"v0") == A2_V1
-    assert encode_legacy_message(0, 100, -1, b"k0", b"v0") == A2_V0
+    assert write_legacy_message(1, 100, 1700000000000, b"k0", b"v0") == A2_V1
+    assert write_legacy_message(0, 100, -1, b"k0", b"v0") == A2_V0
     v1 = decode(A2_V1).records[0]
     assert (v1.offset, v1.timestamp, v1.key, v1.value) == (100, 1700000000000, b"k0", b"v0")
     v0 = decode(A2_V0)

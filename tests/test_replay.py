@@ -25,7 +25,7 @@ from conformance.cli import main  # noqa: E402
 from conformance.corpus.synth import synthesize  # noqa: E402
 from conformance.replay.job import ReplayOptions, replay  # noqa: E402
 from conformance.replay.task import TaskOptions  # noqa: E402
-from conformance.wire.builder import build_batch  # noqa: E402
+from conformance.wire.builder import write_batch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT / "corpora"
@@ -50,7 +50,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     part.mkdir(parents=True)
     (part / "00000000000000000000.log").write_bytes(b"")  # empty segment
     (part / "00000000000000000100.log").write_bytes(bytes(5000))  # zero-filled segment
-    batch = build_batch([(1, b"k", b"v" * 100)])
+    batch = write_batch([(1, b"k", b"v" * 100)])
     (part / "00000000000000000200.log").write_bytes(batch + batch[:40])  # truncated
     (part / "00000000000000000300.log").symlink_to(d / "vanished.log")  # unreadable
     os.mkfifo(part / "00000000000000000400.log")  # not a regular file: never opened
@@ -265,7 +265,7 @@ def test_cli_replay_exit_codes_and_outputs(
     assert "--force" in capsys.readouterr().err
     clean = tmp_path / "clean"
     (clean / "t-0").mkdir(parents=True)
-    (clean / "t-0" / "00000000000000000000.log").write_bytes(build_batch([(1, None, b"x")]))
+    (clean / "t-0" / "00000000000000000000.log").write_bytes(write_batch([(1, None, b"x")]))
     assert (
         main(
             ["replay", str(clean), "--out", str(tmp_path / "o2"), "--engine", "process", "--quiet"]
@@ -282,7 +282,7 @@ def test_cli_replay_exit_codes_and_outputs(
 def test_segment_over_2gib(tmp_path: Path) -> None:
     """A 2.2 GB segment (offsets patched in a repeated 1 MiB batch: the CRC does not cover
     them) replays in ranges, with positions past 2^31 and a bounded worker memory."""
-    one = build_batch([(1, b"k%d" % i, bytes([i]) * (64 << 10)) for i in range(16)])
+    one = write_batch([(1, b"k%d" % i, bytes([i]) * (64 << 10)) for i in range(16)])
     part = tmp_path / "big" / "t-0"
     part.mkdir(parents=True)
     path = part / "00000000000000000000.log"

@@ -22,7 +22,7 @@ def _check(data: bytes) -> None:
                 assert isinstance(result.error, DecodeError)
                 assert result.error.kafka_exception.count(".") >= 2
                 assert result.error.position is not None
-            result.to_json()
+            result.to_dict()
 
 
 @settings(deadline=2000)

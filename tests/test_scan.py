@@ -16,15 +16,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.codecs import CODEC_IDS
 from conformance.logdir.writer import assign_offsets
 from conformance.replay.inputs import InputFile
 from conformance.replay.plan import plan_file
 from conformance.stream.decoder import decode
 from conformance.stream.resync import find_next_batch, is_batch_start
 from conformance.stream.scan import scan
-from conformance.wire.builder import BatchBuilder, build_batch
+from conformance.wire.builder import BatchBuilder, write_batch
 
-CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+CODECS = tuple(CODEC_IDS)  # every codec
 
 
 def _segment(n: int = 30, seed: int = 7) -> tuple[bytes, list[int], list[bytes]]:
@@ -39,7 +40,7 @@ def _segment(n: int = 30, seed: int = 7) -> tuple[bytes, list[int], list[bytes]]
             )
             for j in range(rng.randint(1, 12))
         ]
-        batches.append(build_batch(records, compression=CODECS[i % len(CODECS)]))
+        batches.append(write_batch(records, compression=CODECS[i % len(CODECS)]))
     batches = assign_offsets(batches)
     legacy = [
         BatchBuilder(magic=m, compression=c, base_offset=o)

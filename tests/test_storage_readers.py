@@ -23,7 +23,7 @@ LOC = "/d/recovery-point-offset-checkpoint"
 
 
 def off(text: str) -> list[cp.OffsetEntry]:
-    return cp.parse_offset_checkpoint(text.encode(), LOC)
+    return cp.read_offset_checkpoint(text.encode(), LOC)
 
 
 # ----------------------------------------------------------------- offset checkpoints §6.8
@@ -80,38 +80,38 @@ def test_count_mismatch() -> None:
 
 def test_roundtrip_writers() -> None:
     es = [cp.OffsetEntry("a", 3, 99)]
-    assert cp.parse_offset_checkpoint(cp.write_offset_checkpoint(es)) == es
+    assert cp.read_offset_checkpoint(cp.write_offset_checkpoint(es)) == es
     ep = [cp.EpochEntry(0, 0), cp.EpochEntry(4, 120)]
-    assert cp.parse_leader_epoch_checkpoint(cp.write_leader_epoch_checkpoint(ep)) == ep
+    assert cp.read_leader_epoch_checkpoint(cp.write_leader_epoch_checkpoint(ep)) == ep
 
 
 # ------------------------------------------------------------------ partition.metadata §6.9
 def test_partition_metadata() -> None:
-    md = cp.parse_partition_metadata(b"version: 0\ntopic_id: " + b"AAAAAAAAAAAAAAAAAAAAAQ")
+    md = cp.read_partition_metadata(b"version: 0\ntopic_id: " + b"AAAAAAAAAAAAAAAAAAAAAQ")
     assert md.version == 0 and md.topic_id == "AAAAAAAAAAAAAAAAAAAAAQ"
     # key names are not checked; future versions accepted
-    assert cp.parse_partition_metadata(b"foo: 3\nbar: AAAAAAAAAAAAAAAAAAAAAQ").version == 3
+    assert cp.read_partition_metadata(b"foo: 3\nbar: AAAAAAAAAAAAAAAAAAAAAQ").version == 3
     with pytest.raises(CheckpointError, match="Malformed line"):
-        cp.parse_partition_metadata(b"version:0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ")
+        cp.read_partition_metadata(b"version:0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ")
     with pytest.raises(CheckpointError) as e:
-        cp.parse_partition_metadata(b"version: -1\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ", "F")
+        cp.read_partition_metadata(b"version: -1\ntopic_id: AAAAAAAAAAAAAAAAAAAAAQ", "F")
     assert e.value.message == "Unrecognized version of partition metadata file + (F): -1"
     with pytest.raises(CheckpointError, match="Invalid topic ID"):
-        cp.parse_partition_metadata(b"version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA")
+        cp.read_partition_metadata(b"version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA")
 
 
 # --------------------------------------------------------------------- meta.properties §6.10
 def test_meta_properties() -> None:
-    m = cp.parse_meta_properties(b"#\n#Tue\nversion=1\ncluster.id=abc\nnode.id=3\n")
+    m = cp.read_meta_properties(b"#\n#Tue\nversion=1\ncluster.id=abc\nnode.id=3\n")
     assert (m.version, m.cluster_id, m.node_id) == (1, "abc", 3)
-    assert cp.parse_meta_properties(b"broker.id=2\n").node_id == 2  # v0, version missing
+    assert cp.read_meta_properties(b"broker.id=2\n").node_id == 2  # v0, version missing
     with pytest.raises(Exception, match="Unknown meta.properties version number 2"):
-        cp.parse_meta_properties(b"version=2\n")
+        cp.read_meta_properties(b"version=2\n")
     with pytest.raises(Exception, match="Failed to find node.id"):
-        cp.parse_meta_properties(b"version=1\ncluster.id=x\n")
+        cp.read_meta_properties(b"version=1\ncluster.id=x\n")
     with pytest.raises(Exception, match="cluster.id was not found."):
-        cp.parse_meta_properties(b"version=1\nnode.id=1\n")
-    assert cp.parse_meta_properties(b" version = 0 \n").version == 0  # trimmed
+        cp.read_meta_properties(b"version=1\nnode.id=1\n")
+    assert cp.read_meta_properties(b" version = 0 \n").version == 0  # trimmed
 
 
 # ------------------------------------------------------------------- indexes §6.3 / §6.4
@@ -163,14 +163,14 @@ def test_txnindex_sanity() -> None:
 # ------------------------------------------------------------------------- .snapshot §6.7
 def test_snapshot_roundtrip_and_errors() -> None:
     e = snapshot.ProducerStateEntry(7, 1, 9, 100, 4, 1700000000000, 2, -1)
-    data = snapshot.encode([e])
-    assert snapshot.parse(data) == [e]
+    data = snapshot.write_snapshot([e])
+    assert snapshot.read_snapshot(data) == [e]
     assert e.first_sequence == 5
     bad_version = struct.pack(">h", 2) + data[2:]
     with pytest.raises(CorruptSnapshotError, match="unknown file version 2"):
-        snapshot.parse(bad_version)
+        snapshot.read_snapshot(bad_version)
     flipped = data[:-1] + bytes([data[-1] ^ 1])
     with pytest.raises(CorruptSnapshotError, match="CRC is no longer valid"):
-        snapshot.parse(flipped)
+        snapshot.read_snapshot(flipped)
     with pytest.raises(CorruptSnapshotError, match="Snapshot failed schema validation"):
-        snapshot.parse(data[:20])
+        snapshot.read_snapshot(data[:20])

@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 
 from conformance.errors import BufferUnderflowError, IllegalArgumentError
 from conformance.primitives.varint import (
-    encode_varint,
-    encode_varlong,
     read_varint,
     read_varint_stream,
     read_varlong,
     varint_anomaly,
+    write_varint,
+    write_varlong,
 )
 
 SPEC_VARINTS = [
@@ -39,14 +39,14 @@ SPEC_VARLONGS = [
 @pytest.mark.parametrize(("value", "hexed"), SPEC_VARINTS)
 def test_spec_varint_vectors(value: int, hexed: str) -> None:
     raw = bytes.fromhex(hexed)
-    assert encode_varint(value) == raw
+    assert write_varint(value) == raw
     assert read_varint(raw, 0, len(raw)) == (value, len(raw))
 
 
 @pytest.mark.parametrize(("value", "hexed"), SPEC_VARLONGS)
 def test_spec_varlong_vectors(value: int, hexed: str) -> None:
     raw = bytes.fromhex(hexed)
-    assert encode_varlong(value) == raw
+    assert write_varlong(value) == raw
     assert read_varlong(raw, 0, len(raw)) == (value, len(raw))
 
 
@@ -104,12 +104,12 @@ def test_stream_reader_reads_eof_as_ff() -> None:
 
 @given(st.integers(-(2**31), 2**31 - 1))
 def test_varint_roundtrip(v: int) -> None:
-    raw = encode_varint(v)
+    raw = write_varint(v)
     assert read_varint(raw, 0, len(raw)) == (v, len(raw))
     assert read_varint_stream(_Src(raw)) == v
 
 
 @given(st.integers(-(2**63), 2**63 - 1))
 def test_varlong_roundtrip(v: int) -> None:
-    raw = encode_varlong(v)
+    raw = write_varlong(v)
     assert read_varlong(raw, 0, len(raw)) == (v, len(raw))

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
+from conformance.codecs import CODEC_IDS
 from conformance.fileio import FileSource
 from conformance.logdir import checkpoint, snapshot
-from conformance.logdir.txnindex import AbortedTxn, TransactionIndex
+from conformance.logdir.txnindex import AbortedTxn, TransactionIndex, write_aborted_txn
 from conformance.logdir.verify import (
     FINDING_CODES,
     SEVERITY,
@@ -30,7 +31,7 @@ from conformance.stream.splitter import Splitter
 from conformance.wire.batch import seal_v2
 from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 
-CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
+CODECS = list(CODEC_IDS)  # every codec
 
 
 # ------------------------------------------------------------------------------- builders
@@ -575,7 +576,7 @@ def plant_txn_sanity(tmp: Path, clean: dict[str, Path]) -> Planted:
     pdir = copy(clean["txn"], tmp)
     t = _txn_segment(pdir, base_above_zero=True)
     base = int(t.stem)
-    pos = append(t, AbortedTxn(0, 1000, base - 5, base - 1, base).encode())
+    pos = append(t, write_aborted_txn(AbortedTxn(0, 1000, base - 5, base - 1, base)))
     return verify_dir(pdir), t, pos, set()
 
 
@@ -607,7 +608,7 @@ def plant_txn_extra(tmp: Path, clean: dict[str, Path]) -> Planted:
     pdir = copy(clean["txn"], tmp)
     t = _txn_segment(pdir)
     last = headers(t.with_suffix(".log"))[-1].last_offset
-    pos = append(t, AbortedTxn(0, 1000, last - 3, last + 100, last + 101).encode())
+    pos = append(t, write_aborted_txn(AbortedTxn(0, 1000, last - 3, last + 100, last + 101)))
     return verify_dir(pdir), t, pos, set()
 
 
@@ -620,9 +621,9 @@ def plant_txn_extra_at_commit(tmp: Path, clean: dict[str, Path]) -> Planted:
     new = AbortedTxn(
         0, commit.producer_id, commit.last_offset - 1, commit.last_offset, commit.last_offset + 1
     )
-    entries = [e.encode() for e in TransactionIndex.open(t)]
+    entries = [write_aborted_txn(e) for e in TransactionIndex.open(t)]
     k = sum(1 for e in TransactionIndex.open(t) if e.last_offset < commit.last_offset)
-    entries.insert(k, new.encode())
+    entries.insert(k, write_aborted_txn(new))
     t.write_bytes(b"".join(entries))
     return verify_dir(pdir), t, 34 * k, set()
 
@@ -645,7 +646,7 @@ def plant_txn_wrong_lso(tmp: Path, clean: dict[str, Path]) -> Planted:
 def plant_snapshot(tmp: Path, clean: dict[str, Path]) -> Planted:
     pdir = copy(clean["txn"], tmp)
     snap = sorted(pdir.glob("*.snapshot"))[-1]
-    assert len(snapshot.read(snap)) > 0
+    assert len(snapshot.read_snapshot_file(snap)) > 0
     patch(snap, 20, b"\x7f")
     return verify_dir(pdir), snap, 2, set()
 

@@ -29,13 +29,14 @@ from pathlib import Path
 
 import pytest
 
+from conformance.codecs import CODEC_IDS
 from conformance.logdir import snapshot, txnindex
 from conformance.logdir.writer import LogConfig, PartitionWriter
 from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 
 KAFKA_VERSION = "3.9.2"
 TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"
-CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
+CODECS = list(CODEC_IDS)  # every codec
 
 LOG_GEN_JAVA = r"""
 import java.io.*;
@@ -517,7 +518,8 @@ def ours(root: Path, case: Case) -> Path:
 def describe(name: str, ka: bytes, us: bytes) -> str:
     """A readable account of how two files differ."""
     if name.endswith(".snapshot"):
-        return f"snapshot entries:\n  kafka {snapshot.parse(ka)}\n  ours  {snapshot.parse(us)}"
+        kafka, ours = snapshot.read_snapshot(ka), snapshot.read_snapshot(us)
+        return f"snapshot entries:\n  kafka {kafka}\n  ours  {ours}"
     if name.endswith(".txnindex"):
 
         def parse(b: bytes) -> list:  # type: ignore[type-arg]

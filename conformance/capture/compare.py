@@ -22,6 +22,7 @@ from conformance import decode
 from conformance.capture.scenarios import mask, masked_keys
 from conformance.corpus.golden import RECORD_SUFFIXES, find_cases, read_manifest
 from conformance.fileio import read_bytes
+from conformance.jsondoc import json_text
 from conformance.stream import result as canonical
 
 __all__ = ["Difference", "compare", "decoded_content", "main"]
@@ -47,8 +48,8 @@ def decoded_content(case: Path) -> dict[str, str]:
             continue
         rel = f.relative_to(case).as_posix()
         if f.name.endswith(RECORD_SUFFIXES):  # leader-epoch-checkpoint has no suffix
-            doc = canonical.result_to_json(decode(read_bytes(f), mode="file", filename=f.name))
-            out[rel] = canonical.dumps(mask(doc, keys))
+            doc = canonical.result_to_dict(decode(read_bytes(f), mode="file", filename=f.name))
+            out[rel] = json_text(mask(doc, keys))
         else:
             out[rel] = "present"
     return out

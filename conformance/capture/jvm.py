@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -26,17 +25,16 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from conformance.capture import BrokerSpec, lifecycle
+from conformance.host.ports import accepts, free_port
 from conformance.jvm import kafka_jars
 from conformance.jvm import runtime as _jvm
 
 __all__ = [
-    "BROKERS",
     "CLUSTER_ID",
     "BrokerStartError",
     "COMMON_CONFIG",
     "JvmBroker",
     "broker_jvm_options",
-    "free_port",
     "java_version",
     "logging_files",
     "manifest_config",
@@ -87,34 +85,6 @@ _LEGACY_JVM_OPTS = (
     "--add-opens=java.base/java.lang=ALL-UNNAMED",
 )
 
-BROKERS: dict[str, BrokerSpec] = {
-    "kafka-3.9.2-kraft": BrokerSpec(
-        "kafka-3.9.2-kraft", "3.9.2", "kraft", {}, 2, "apache/kafka:3.9.2"
-    ),
-    "kafka-3.9.2-zk-ibp2.8": BrokerSpec(
-        "kafka-3.9.2-zk-ibp2.8",
-        "3.9.2",
-        "zookeeper",
-        {"inter.broker.protocol.version": "2.8"},
-        2,
-        "confluentinc/cp-kafka:7.9.2",
-    ),
-    "kafka-4.3.1-kraft": BrokerSpec(
-        "kafka-4.3.1-kraft", "4.3.1", "kraft", {}, 2, "apache/kafka:4.3.1"
-    ),
-    # the last 2.x release; in corpora/ as captured by the testcontainers backend
-    "kafka-2.8.2-zk": BrokerSpec(
-        "kafka-2.8.2-zk", "2.8.2", "zookeeper", {}, 2, "confluentinc/cp-kafka:6.2.15"
-    ),
-    "kafka-1.1.1-zk": BrokerSpec(
-        "kafka-1.1.1-zk", "1.1.1", "zookeeper", {}, 2, "confluentinc/cp-kafka:4.1.3"
-    ),
-    # the last broker without magic 2 (writes v0/v1 only)
-    "kafka-0.10.2.2-zk": BrokerSpec(
-        "kafka-0.10.2.2-zk", "0.10.2.2", "zookeeper", {}, 1, "confluentinc/cp-kafka:3.2.2"
-    ),
-}
-
 _LOG4J = """\
 # written by conformance.capture.jvm
 log4j.rootLogger=INFO, file
@@ -145,36 +115,6 @@ logger.zk.level = WARN
 
 class BrokerStartError(RuntimeError):
     """A broker (or its ZooKeeper) did not come up; the message carries the log tail."""
-
-
-# --------------------------------------------------------------------------------------------
-# ports
-
-
-_reserved: set[int] = set()
-_reserved_lock = threading.Lock()
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A currently free TCP port on ``host`` never handed out before by this process."""
-    for _ in range(200):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind((host, 0))
-            port = s.getsockname()[1]
-        with _reserved_lock:
-            if port not in _reserved:
-                _reserved.add(port)
-                return port
-    raise OSError("no free port found")
-
-
-def _accepts(host: str, port: int, timeout: float = 0.5) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
 
 
 # --------------------------------------------------------------------------------------------
@@ -455,7 +395,7 @@ class JvmBroker:
                     f"{self.spec.broker_id}: {name} exited with status {proc.returncode} "
                     f"before listening on 127.0.0.1:{port}\n{self.log_tail()}"
                 )
-            if _accepts("127.0.0.1", port):
+            if accepts("127.0.0.1", port):
                 return
             time.sleep(0.2)
         raise BrokerStartError(

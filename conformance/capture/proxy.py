@@ -67,7 +67,7 @@ class Exchange:
     rewritten: bool = False  # True when the client received a rewritten response
 
 
-def parse_request_header(frame: bytes | memoryview) -> RequestHeader:
+def read_request_header(frame: bytes | memoryview) -> RequestHeader:
     """Request header v0-v2 (the client id is never compact, even in flexible headers)."""
     if len(frame) < 10:
         raise ValueError(f"request frame too short for a header: {len(frame)} bytes")
@@ -206,7 +206,7 @@ class _Connection:
                 if frame is None:
                     break
                 try:
-                    hdr = parse_request_header(frame)
+                    hdr = read_request_header(frame)
                 except ValueError as e:
                     log.warning("proxy: unparseable request header (%s); forwarding", e)
                 else:
@@ -477,7 +477,7 @@ def _topic_names(exchanges: Iterable[Exchange]) -> dict[object, str]:
     return names
 
 
-def iter_fetch_partitions(
+def read_fetch_partitions(
     recording: RecordingProxy | Iterable[Exchange],
 ) -> Iterator[tuple[Exchange, str, int, int, bytes | None]]:
     """(exchange, topic, partition, error_code, records) for every partition of every Fetch."""
@@ -517,7 +517,7 @@ def fetch_records(
     In recording order; null and (unless ``include_empty``) empty records fields are skipped.
     """
     out = []
-    for _ex, topic, partition, _err, records in iter_fetch_partitions(recording):
+    for _ex, topic, partition, _err, records in read_fetch_partitions(recording):
         if records is None or (not records and not include_empty):
             continue
         out.append((topic, partition, records))
@@ -614,6 +614,6 @@ __all__ = [
     "RequestHeader",
     "capture_fetch",
     "fetch_records",
-    "iter_fetch_partitions",
-    "parse_request_header",
+    "read_fetch_partitions",
+    "read_request_header",
 ]

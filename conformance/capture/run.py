@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.capture import BrokerSpec, RunningBroker
+from conformance.capture.brokers import BROKERS
 from conformance.capture.scenarios import Scenario, scenarios_for
 
 __all__ = ["CaptureResult", "all_brokers", "capture", "copy_partition", "start"]
@@ -40,10 +41,7 @@ class CaptureResult:
 
 
 def all_brokers(backend: str = "jvm") -> dict[str, BrokerSpec]:
-    if backend == "testcontainers":
-        from conformance.capture.testcontainers_backend import BROKERS
-    else:
-        from conformance.capture.jvm import BROKERS
+    """The brokers ``backend`` can run: every one of ``capture.brokers.BROKERS``, on both."""
     return dict(BROKERS)
 
 

@@ -44,14 +44,10 @@ from conformance.capture import BrokerSpec, lifecycle
 from conformance.capture.containers import engine as _engine
 from conformance.capture.containers import images as _images
 from conformance.capture.jvm import (
-    BROKERS as _JVM_BROKERS,
-)
-from conformance.capture.jvm import (
     CLUSTER_ID,
     COMMON_CONFIG,
     BrokerStartError,
     broker_jvm_options,
-    free_port,
     java_version,
     logging_files,
     manifest_config,
@@ -60,13 +56,10 @@ from conformance.capture.jvm import (
     wait_metadata,
     zookeeper_properties,
 )
+from conformance.host.ports import free_port
 from conformance.jvm import kafka_jars
 
-__all__ = ["BROKERS", "ContainerBroker", "start_broker"]
-
-#: Every broker of the jvm backend: each runs on this machine's JDK, so each runs in an image
-#: built from it (KRaft and ZooKeeper mode).
-BROKERS: dict[str, BrokerSpec] = dict(_JVM_BROKERS)
+__all__ = ["ContainerBroker", "start_broker"]
 
 RUN_DIR = "/opt/kafka/run"
 LOG_DIR = "/var/lib/kafka/data"

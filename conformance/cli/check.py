@@ -6,24 +6,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
-from dataclasses import replace
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from conformance.cli.common import byte_size, output_problem, positive_int, shown, write_text
 from conformance.harness import cases as case_source
-from conformance.harness import divergences as dv
-from conformance.harness import registry
+from conformance.harness import registry, session
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import html, junit, markdown, model, terminal
 from conformance.harness.runner import (
-    Implementation,
-    ImplementationRun,
     Settings,
-    run_implementation,
 )
+from conformance.host.progress import Progress
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
 _PROG = "kafka-conformance check"
@@ -158,75 +154,29 @@ def _list() -> int:
     return EXIT_OK
 
 
-class _Progress:
-    def __init__(self, quiet: bool) -> None:
-        self.quiet, self.tty = quiet, sys.stderr.isatty()
-        self.last_step = -1
+def _progress(quiet: bool) -> Callable[[str, int, int, Any], None]:
+    """The runner's progress callback: one display per implementation (``host.progress``)."""
+    shown: dict[str, Progress] = {}
 
-    def __call__(self, impl: str, done: int, total: int, counts: Any) -> None:
-        if self.quiet:
+    def update(impl: str, done: int, total: int, counts: Any) -> None:
+        if quiet:
             return
-        text = (
-            f"{impl}: {done}/{total}  pass {counts['pass']}  fail {counts['fail']}  "
-            f"unsupported {counts['unsupported']}  error {counts['error']}"
+        bar = shown.get(impl)
+        if bar is None:
+            bar = shown[impl] = Progress(impl, total)
+        bar.update(
+            done,
+            f"pass {counts['pass']}  fail {counts['fail']}  "
+            f"unsupported {counts['unsupported']}  error {counts['error']}",
         )
-        step = done * 4 // max(total, 1)
-        if self.tty:
-            print("\r" + text, end="\n" if done == total else "", file=sys.stderr, flush=True)
-        elif step != self.last_step or done == total:
-            print(text, file=sys.stderr, flush=True)
-        self.last_step = 0 if done == total else step
+        if done >= total:
+            bar.close()
+
+    return update
 
 
-def _implementations(
-    args: argparse.Namespace,
-) -> tuple[list[Implementation], dict[str, Any], list[str]]:
-    """The implementations to run, build notes per built-in, and build failures."""
-    impls: list[Implementation] = []
-    builds: dict[str, Any] = {}
-    failures: list[str] = []
-    names = [n.strip() for spec in args.impl for n in spec.split(",") if n.strip()]
-    if names:
-        known = {a.name: a for a in registry.adapters()}
-        if "all" in names:
-            names = [n for n in known if registry.availability(known[n])[0] != "unavailable"]
-            for n, a in known.items():
-                state, why = registry.availability(a)
-                if state == "unavailable":
-                    print(f"{_PROG}: {n}: not run: {why}", file=sys.stderr)
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            raise ValueError(
-                f"unknown implementation {', '.join(unknown)} (known: {', '.join(known)})"
-            )
-        for name in dict.fromkeys(names):
-            adapter = known[name]
-            try:
-                built = registry.build(
-                    adapter, log=lambda m: print(f"{_PROG}: {m}", file=sys.stderr)
-                )
-            except registry.AdapterBuildError as exc:
-                print(f"{_PROG}: {exc}", file=sys.stderr)
-                failures.append(name)
-                continue
-            builds[name] = {"out": str(built.out), "seconds": built.build_seconds}
-            impls.append(
-                Implementation(name, tuple(built.argv), built.env, registry.describe(adapter))
-            )
-    for cmd in args.cmd:
-        argv = shlex.split(cmd)
-        if not argv:
-            raise ValueError("--cmd is empty")
-        impls.append(Implementation("", tuple(argv), None, {"command": cmd}))
-    return impls, builds, failures
-
-
-def _known_divergences() -> list[dv.Divergence]:
-    try:
-        root = registry.adapters_root()
-    except NoCheckout:
-        return []
-    return dv.load(root.glob("*/divergences.toml"), relative_to=root.parent)
+def _say(message: str) -> None:
+    print(f"{_PROG}: {message}", file=sys.stderr)
 
 
 def _render(report: dict[str, Any], args: argparse.Namespace) -> bool:
@@ -241,12 +191,6 @@ def _render(report: dict[str, Any], args: argparse.Namespace) -> bool:
         name = Path(args.html).name if args.html else "conformance-matrix.html"
         ok &= write_text(_PROG, args.markdown, markdown.render(report, html_name=name))
     return ok
-
-
-def _renamed(run: ImplementationRun, name: str) -> ImplementationRun:
-    for r in run.results:
-        r.impl = name
-    return replace(run, impl=replace(run.impl, name=name))
 
 
 def _exit_code(report: dict[str, Any], build_failures: list[str]) -> int:
@@ -283,9 +227,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print(f"{_PROG}: --timeout must be positive", file=sys.stderr)
         return EXIT_USAGE
     try:
-        every = case_source.load_cases(Path(args.corpora) if args.corpora else None)
-        impls, builds, failures = _implementations(args)
-        known = _known_divergences()
+        every = case_source.read_cases(Path(args.corpora) if args.corpora else None)
+        names = [n.strip() for spec in args.impl for n in spec.split(",") if n.strip()]
+        selection = session.implementations(names, args.cmd, log=_say)
+        known = session.known_divergences()
     except (ValueError, NoCheckout, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -297,16 +242,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     settings = Settings(jobs=args.jobs, timeout=args.timeout, output_limit=args.output_limit)
-    progress = _Progress(args.quiet)
+    progress = _progress(args.quiet)
     table = ProcessTable()
-    runs: list[ImplementationRun] = []
     try:
-        for impl in impls:
-            run = run_implementation(impl, selected, settings, table, progress)
-            taken = {r.impl.name for r in runs}
-            if run.impl.name in taken:  # two --cmd adapters declaring one name
-                run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
-            runs.append(run)
+        runs = session.run_all(selection.implementations, selected, settings, table, progress)
     except KeyboardInterrupt:
         table.kill_all()
         print(f"\n{_PROG}: interrupted; every adapter process was stopped", file=sys.stderr)
@@ -320,14 +259,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
         known,
         complete=len(selected) == len(every),
         globs=args.cases,
-        builds=builds,
+        builds=selection.builds,
     )
     print(terminal.summary(report))
     details = terminal.problems(report)
     if details:
         print("\n" + details)
-    for name in failures:
+    for name in selection.failures:
         print(f"{_PROG}: {name}: not run (its build failed, above)", file=sys.stderr)
     written = _render(report, args)
-    code = _exit_code(report, failures)
+    code = _exit_code(report, selection.failures)
     return code if written else max(code, EXIT_DIVERGED)

@@ -1,6 +1,7 @@
 """What the commands share: argument types (argparse ``type=`` functions that reject bad
-numbers with a usage error, exit 2), file names shown safely, counts with their noun, and the
-one-line message for a file that cannot be read."""
+numbers with a usage error, exit 2), the options several commands take (``--profile``,
+``--max-decompressed``: one definition each), file names shown safely, counts with their
+noun, and the one-line message for a file that cannot be read."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+from conformance.codecs import DEFAULT_DECOMPRESSED_LIMIT
 from conformance.fileio import printable_name as shown
+from conformance.stream.result import PROFILES
 
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
+    "add_max_decompressed",
+    "add_profile",
     "byte_size",
     "cannot_read",
     "int64",
@@ -133,3 +138,19 @@ def write_text(prog: str, out: str, text: str) -> bool:
         print(f"{prog}: cannot write {shown(out)}: {e.strerror or e}", file=sys.stderr)
         return False
     return True
+
+
+def add_profile(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--profile`` (every profile of ``stream.result.PROFILES``; default ``kafka``)."""
+    p.add_argument("--profile", choices=PROFILES, default="kafka", help=help_text)
+
+
+def add_max_decompressed(p: argparse.ArgumentParser, more: str = "") -> None:
+    """``--max-decompressed BYTES``: the kit's bound on the decompressed bytes of a batch."""
+    p.add_argument(
+        "--max-decompressed",
+        type=positive_int,
+        default=DEFAULT_DECOMPRESSED_LIMIT,
+        metavar="BYTES",
+        help=f"limit on decompressed bytes per batch (default %(default)s){more}",
+    )

@@ -9,10 +9,18 @@ import tempfile
 from typing import Any, TextIO
 
 from conformance import codecs
-from conformance.cli.common import cannot_read, plural, positive_int, shown
+from conformance.cli.common import (
+    add_max_decompressed,
+    add_profile,
+    cannot_read,
+    plural,
+    positive_int,
+    shown,
+)
 from conformance.fileio import FileSource, write_decode_json
 from conformance.stream.decoder import DEFAULT_MAX_RECORDS, StreamDecoder
 from conformance.stream.findings import FINDING_CODES
+from conformance.stream.splitter import MODES
 
 EXIT_OK = 0
 EXIT_DECODE_ERROR = 1
@@ -145,25 +153,17 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--as",
         dest="mode",
-        choices=("memory", "file"),
+        choices=MODES,
         default="memory",
         help="splitting semantics: memory (produce/fetch data, MemoryRecords; default) or file "
         "(log segment, FileRecords)",
     )
-    p.add_argument(
-        "--profile",
-        choices=("kafka", "strict"),
-        default="kafka",
-        help="kafka: Kafka's verdict only (default); strict: also report findings for "
+    add_profile(
+        p,
+        "kafka: Kafka's verdict only (default); strict: also report findings for "
         "anomalies Kafka accepts silently",
     )
-    p.add_argument(
-        "--max-decompressed",
-        type=positive_int,
-        default=codecs.DEFAULT_DECOMPRESSED_LIMIT,
-        metavar="BYTES",
-        help="limit on decompressed bytes per batch (default %(default)s)",
-    )
+    add_max_decompressed(p)
     p.add_argument(
         "--max-records",
         type=positive_int,

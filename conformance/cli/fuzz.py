@@ -251,7 +251,7 @@ def _coverage(args: argparse.Namespace) -> int:
             "'.[fuzz]', which scripts/bootstrap does)"
         )
     if args.json:
-        print(json.dumps(coverage.to_json(results), indent=2))
+        print(json.dumps(coverage.coverage_dict(results), indent=2))
     else:
         print(coverage.render(results))
     return EXIT_OK
@@ -266,7 +266,9 @@ def _out(args: argparse.Namespace) -> Path:
 def _list_findings(args: argparse.Namespace) -> int:
     from conformance.fuzz import store
 
-    found = store.load(_out(args) / "findings", args.target if args.target != "all" else None)
+    found = store.read_findings(
+        _out(args) / "findings", args.target if args.target != "all" else None
+    )
     if args.json:
         print(
             json.dumps(

@@ -68,7 +68,7 @@ def _timestamp(text: str) -> int:
 
 def _print(result: LookupResult | None, as_json: bool, special: int | None = None) -> int:
     if as_json:
-        print(json.dumps(None if result is None else result.to_json()))
+        print(json.dumps(None if result is None else result.to_dict()))
     elif result is None:
         print("not found: no segment can hold that target")
     elif special is not None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import Any
 
 from conformance.cli.common import byte_size, non_negative_int, plural, shown
 from conformance.corpus.synth import FORMAT, SynthReport, synthesize
+from conformance.host.progress import Progress
 
 _PROG = "kafka-conformance synth"
 
@@ -77,41 +77,6 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=_cmd_synth)
 
 
-class _Progress:
-    """Bytes written, on stderr: one line rewritten with ``\\r`` on a terminal, else a line
-    every 10%."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.tty = sys.stderr.isatty()
-        self.started = time.monotonic()
-        self.shown_at = 0.0
-        self.next_step = 10
-        self.drawn = False
-
-    def __call__(self, written: int) -> None:
-        percent = min(100, written * 100 // self.size)
-        if self.tty:
-            now = time.monotonic()
-            if now - self.shown_at < 0.2:
-                return
-            self.shown_at = now
-            print(f"\rsynth: {self._line(written, percent)}", end="", file=sys.stderr, flush=True)
-            self.drawn = True
-        elif percent >= self.next_step:
-            self.next_step = percent // 10 * 10 + 10
-            print(f"synth: {self._line(written, percent)}", file=sys.stderr, flush=True)
-
-    def _line(self, written: int, percent: int) -> str:
-        elapsed = time.monotonic() - self.started
-        rate = written / 1e6 / elapsed if elapsed > 0 else 0.0
-        return f"{written / 1e6:,.1f} of {self.size / 1e6:,.1f} MB ({percent}%), {rate:.1f} MB/s"
-
-    def done(self) -> None:
-        if self.drawn:
-            print(file=sys.stderr, flush=True)
-
-
 def _summary(report: SynthReport) -> str:
     counts = ", ".join(
         [
@@ -138,20 +103,19 @@ def _summary(report: SynthReport) -> str:
 
 
 def _cmd_synth(args: argparse.Namespace) -> int:
-    progress = _Progress(args.size)
-    try:
-        report = synthesize(
-            args.out, args.size, corrupt=args.corrupt, seed=args.seed, progress=progress
-        )
-    except ValueError as e:
-        progress.done()
-        print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as e:
-        progress.done()
-        name = f" {shown(e.filename)}" if e.filename is not None else ""
-        print(f"{_PROG}: cannot write{name}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_ERROR
-    progress.done()
+    with Progress("synth", args.size, unit="B") as progress:
+        try:
+            report = synthesize(
+                args.out, args.size, corrupt=args.corrupt, seed=args.seed, progress=progress.update
+            )
+        except ValueError as e:
+            progress.close()
+            print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)
+            return EXIT_USAGE
+        except OSError as e:
+            progress.close()
+            name = f" {shown(e.filename)}" if e.filename is not None else ""
+            print(f"{_PROG}: cannot write{name}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_ERROR
     print(_summary(report))
     return EXIT_OK

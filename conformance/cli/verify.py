@@ -90,7 +90,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     sys.stdout.write(report.format_table(quiet=args.quiet))
     written = True
     if args.json:
-        text = json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n"
+        text = json.dumps(report.to_dict(), indent=1, ensure_ascii=False) + "\n"
         if args.json == "-":
             sys.stdout.write(text)
         else:

@@ -10,10 +10,13 @@ import os
 import sys
 from typing import Any
 
-from conformance import codecs
-from conformance.cli.common import cannot_read, positive_int, shown
+from conformance.cli.common import (
+    add_max_decompressed,
+    cannot_read,
+    shown,
+)
 from conformance.fileio import check_regular_file
-from conformance.logdir.verify import FINDING_CODES, SEVERITY, Progress, verify_dir
+from conformance.logdir.verify import FINDING_CODES, SEVERITY, Status, verify_dir
 from conformance.logdir.verify.findings import DirReport
 
 _PROG = "kafka-conformance verify-dir"
@@ -58,14 +61,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("dir", metavar="DIR", help="partition directory, log directory or .log file")
     p.add_argument("--json", action="store_true", help="print one JSON document with the findings")
-    p.add_argument(
-        "--max-decompressed",
-        type=positive_int,
-        default=codecs.DEFAULT_DECOMPRESSED_LIMIT,
-        metavar="BYTES",
-        help="limit on decompressed bytes per batch (default %(default)s); a batch over it is "
-        "reported as log-decompressed-limit",
-    )
+    add_max_decompressed(p, "; a batch over it is reported as log-decompressed-limit")
     p.set_defaults(func=_cmd_verify_dir)
 
 
@@ -95,7 +91,7 @@ def _cmd_verify_dir(args: argparse.Namespace) -> int:
     except OSError as e:
         print(cannot_read(_PROG, e, args.dir), file=sys.stderr)
         return EXIT_USAGE
-    progress: Progress | None = _progress if sys.stderr.isatty() else None
+    progress: Status | None = _progress if sys.stderr.isatty() else None
     try:
         report = verify_dir(args.dir, max_decompressed=args.max_decompressed, progress=progress)
     except OSError as e:
@@ -110,7 +106,7 @@ def _cmd_verify_dir(args: argparse.Namespace) -> int:
         print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        print(json.dumps(report.to_json(), sort_keys=True))
+        print(json.dumps(report.to_dict(), sort_keys=True))
     else:
         print(_printable(report).format_text())
     return EXIT_CLEAN if report.ok else EXIT_FINDINGS

@@ -1,21 +1,28 @@
 """Compression codecs, read exactly as Kafka's Java input streams read them (docs/format.md §5).
 
-The registry and the two entry points; each codec's framing (reader and writer) lives in its own
-module, the Java read model they share in ``_stream``:
+:data:`CODECS` is the one list of codecs: every other part of the kit (the wire readers and
+writers, the strategies, the fuzzers, the corpora, the harness) takes the ids, names and
+properties from it. Each entry is a :class:`Codec` defined by the codec's own module (its
+``CODEC``), which holds the framing's byte layout, its reader and its writers:
 
-==  ======  =========  =========================================================================
-id  name    module     framing Kafka reads (Java class)
-==  ======  =========  =========================================================================
-0   none    —          —
-1   gzip    ``gzip``   RFC 1952 members (JDK ``GZIPInputStream``)
-2   snappy  ``snappy`` xerial ``82 'SNAPPY' 00 | int32 version | int32 compat`` then
-                       ``int32 len | raw block`` chunks, or one raw block (snappy-java
-                       ``SnappyInputStream``)
-3   lz4     ``lz4``    ``04 22 4D 18 | FLG | BD | [content size] | HC`` then
-                       ``uint32le size | block [| xxh32]`` ... ``0`` (Kafka's
-                       ``Lz4BlockInputStream``; HC ignored under magic 0, KAFKA-3160)
-4   zstd    ``zstd``   zstd frames and skippable frames (zstd-jni ``ZstdInputStreamNoFinalizer``)
-==  ======  =========  =========================================================================
+==  ======  ==========  ======================================================================
+id  name    module      framing Kafka reads (Java class)
+==  ======  ==========  ======================================================================
+0   none    ``none``    — (the records region itself)
+1   gzip    ``gzip``    RFC 1952 members (JDK ``GZIPInputStream``)
+2   snappy  ``snappy``  xerial ``82 'SNAPPY' 00 | int32 version | int32 compat`` then
+                        ``int32 len | raw block`` chunks, or one raw block (snappy-java
+                        ``SnappyInputStream``)
+3   lz4     ``lz4``     ``04 22 4D 18 | FLG | BD | [content size] | HC`` then
+                        ``uint32le size | block [| xxh32]`` ... ``0`` (Kafka's
+                        ``Lz4BlockInputStream``; HC ignored under magic 0, KAFKA-3160)
+4   zstd    ``zstd``    zstd frames and skippable frames (zstd-jni
+                        ``ZstdInputStreamNoFinalizer``); magic 2 only
+==  ======  ==========  ======================================================================
+
+Ids 5-7 fit the attributes' 3 codec bits but name no codec: Kafka's
+``CompressionType.forId`` raises ``IllegalArgumentException("Unknown compression type id:
+N")`` (:func:`codec`).
 
 A decompressed payload is modelled as the Java input stream Kafka reads it through: a list of
 *pieces* (the most one ``read(len)`` call of the Java codec stream can return) and a terminal
@@ -28,85 +35,81 @@ them (``KafkaException(cause)``). Decompression is bounded by ``limit`` bytes
 
 from __future__ import annotations
 
-from conformance.codecs import gzip, lz4, snappy, zstd
-from conformance.codecs._stream import (
-    FILL,
-    FILL_SIZE,
-    GZIP,
-    LZ4,
-    NONE,
-    PIECE,
-    SNAPPY,
-    ZSTD,
-    Decompressed,
-    Limit,
-)
+from conformance.codecs import gzip, lz4, none, snappy, zstd
+from conformance.codecs._stream import FILL, PIECE, Codec, Decompressed, Limit
 from conformance.errors import IllegalArgumentError
 
 __all__ = [
+    "CODECS",
     "CODEC_IDS",
-    "CODEC_NAMES",
     "DEFAULT_DECOMPRESSED_LIMIT",
     "FILL",
-    "FILL_SIZE",
     "GZIP",
     "LZ4",
     "NONE",
     "PIECE",
     "SNAPPY",
     "ZSTD",
+    "Codec",
     "Decompressed",
+    "codec",
     "codec_name",
-    "compress",
     "gzip",
+    "legacy_codecs",
     "lz4",
-    "open_stream",
+    "none",
+    "read_stream",
     "snappy",
+    "write_stream",
     "zstd",
 ]
 
-CODEC_NAMES = {NONE: "none", GZIP: "gzip", SNAPPY: "snappy", LZ4: "lz4", ZSTD: "zstd"}
-CODEC_IDS = {v: k for k, v in CODEC_NAMES.items()}
+#: every codec Kafka knows, by id (ascending): the kit's one list of codecs
+CODECS: dict[int, Codec] = {
+    c.id: c for c in (none.CODEC, gzip.CODEC, snappy.CODEC, lz4.CODEC, zstd.CODEC)
+}
+#: codec name -> id
+CODEC_IDS: dict[str, int] = {c.name: c.id for c in CODECS.values()}
+
+NONE, GZIP, SNAPPY, LZ4, ZSTD = (CODEC_IDS[n] for n in ("none", "gzip", "snappy", "lz4", "zstd"))
 
 DEFAULT_DECOMPRESSED_LIMIT = 256 * 1024 * 1024
 
 
+def codec(codec_id: int) -> Codec:
+    """``CompressionType.forId``: the codec of an id, else Kafka's IllegalArgumentException."""
+    found = CODECS.get(codec_id)
+    if found is None:
+        raise IllegalArgumentError(f"Unknown compression type id: {codec_id}")
+    return found
+
+
 def codec_name(codec_id: int) -> str:
-    return CODEC_NAMES.get(codec_id, f"unknown-{codec_id}")
+    """The codec's name; ``unknown-N`` for an id no codec has (canonical JSON)."""
+    found = CODECS.get(codec_id)
+    return f"unknown-{codec_id}" if found is None else found.name
 
 
-def open_stream(
+def legacy_codecs() -> list[Codec]:
+    """The codecs magic 0/1 message sets may use, by id."""
+    return [c for c in CODECS.values() if c.legacy_magics]
+
+
+def read_stream(
     codec_id: int, payload: bytes, magic: int, limit: int = DEFAULT_DECOMPRESSED_LIMIT
 ) -> Decompressed:
     """Decompress ``payload`` as Kafka's ``Compression.wrapForInput(buffer, magic)`` reads it.
 
     ``magic`` matters for lz4 only (header checksum ignored under magic 0). Raises
-    :class:`KafkaError` (or a raw unchecked error) for failures Java raises on open.
+    :class:`KafkaError` (or a raw unchecked error) for failures Java raises on open, and
+    Kafka's IllegalArgumentException for an id no codec has.
     """
-    lim = Limit(limit)
-    if codec_id == GZIP:
-        return gzip.read_stream(payload, lim)
-    if codec_id == SNAPPY:
-        return snappy.read_stream(payload, lim)
-    if codec_id == LZ4:
-        return lz4.read_stream(payload, lim, magic)
-    if codec_id == ZSTD:
-        return zstd.read_stream(payload, lim)
-    if codec_id == NONE:
-        return Decompressed([bytes(payload)])
-    raise IllegalArgumentError(f"Unknown compression type id: {codec_id}")
+    return codec(codec_id).read_stream(payload, Limit(limit), magic)
 
 
-def compress(codec_id: int, data: bytes, magic: int = 2) -> bytes:
-    """Compress as Kafka's Java producer frames it (each codec module's writer, defaults)."""
-    if codec_id == NONE:
-        return bytes(data)
-    if codec_id == GZIP:
-        return gzip.write_member(data)
-    if codec_id == SNAPPY:
-        return snappy.write_xerial(data)
-    if codec_id == LZ4:
-        return lz4.write_frame(data, magic=magic)
-    if codec_id == ZSTD:
-        return zstd.write_frame(data)
-    raise ValueError(f"unknown codec id {codec_id}")
+def write_stream(codec_id: int, data: bytes, magic: int = 2) -> bytes:
+    """Compress as Kafka's Java producer frames it (the codec module's writer, defaults)."""
+    found = CODECS.get(codec_id)
+    if found is None:
+        raise ValueError(f"unknown codec id {codec_id}")
+    return found.write_stream(data, magic)

@@ -2,17 +2,9 @@
 
 Mirrors how Kafka's ``Compression.wrapForInput`` streams are consumed by
 ``ChunkedBytesStream`` (docs/format.md §5.1, "Read granularity"). A payload decompresses
-to *pieces*, each what one ``read(len)`` of the Java codec stream can return:
-
-==  =======================================  ======  ========================
-id  codec (Java stream)                      policy  ChunkedBytesStream buffer
-==  =======================================  ======  ========================
-1   gzip (``GZIPInputStream``)               PIECE   16 KiB
-2   snappy (``SnappyInputStream``)           FILL    2 KiB
-3   lz4 (``Lz4BlockInputStream``)            PIECE   2 KiB
-4   zstd (``ZstdInputStreamNoFinalizer``)    PIECE   16 KiB
-==  =======================================  ======  ========================
-
+to *pieces*, each what one ``read(len)`` of the Java codec stream can return. How a read
+fills its buffer is the codec's *read policy*, declared with its ``ChunkedBytesStream``
+buffer size in the codec's :class:`Codec` entry (``codecs.CODECS``).
 ``PIECE``: one read returns at most the rest of the current piece (an lz4 block, what one gzip
 input fill inflates to, a zstd frame). ``FILL``: a read keeps taking pieces until ``len`` bytes
 or a -1 (snappy-java; a ``None`` piece is such a -1 mid-stream). A :class:`Decompressed` also
@@ -23,23 +15,43 @@ decompressed size (:class:`DecompressionLimitError`, a kit resource limit).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from conformance.errors import DecodeError, DecompressionLimitError, KafkaError
-
-#: codec ids (``CompressionType.id``, docs/format.md §5.1)
-NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
 
 #: how a Java codec stream's read(len) fills its buffer
 PIECE = "piece"  # at most the rest of the current piece (lz4 block, gzip member, zstd frame)
 FILL = "fill"  # keeps reading pieces until len bytes or a -1 (snappy-java)
 
-#: ChunkedBytesStream buffer size per codec (``Compression.decompressionOutputSize``)
-FILL_SIZE = {GZIP: 16 * 1024, SNAPPY: 2 * 1024, LZ4: 2 * 1024, ZSTD: 16 * 1024}
-
 #: Java exception classes the codec libraries throw
 IO_EXCEPTION = "java.io.IOException"
 EOF_EXCEPTION = "java.io.EOFException"
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    """One compression codec as Kafka has it: an entry of ``codecs.CODECS``, defined by its
+    own module (``codecs/<name>.py``, its ``CODEC``)."""
+
+    #: ``CompressionType.id``: the low 3 bits of the attributes
+    id: int
+    #: ``CompressionType.name``, the name in the canonical JSON and on the command line
+    name: str
+    #: the Java class Kafka reads it through (for documentation and messages)
+    java_stream: str
+    #: ``read_stream(payload, limit, magic)``: the payload as that Java stream reads it
+    read_stream: Callable[[bytes, Limit, int], Decompressed]
+    #: ``write_stream(data, magic)``: the payload as Kafka's Java producer frames it
+    write_stream: Callable[[bytes, int], bytes]
+    #: Kafka's quirk policy: how one ``read(len)`` of the Java stream fills its buffer
+    read_policy: str
+    #: the ``ChunkedBytesStream`` buffer size (``Compression.decompressionOutputSize``)
+    fill_size: int
+    #: whether magic 0/1 message sets may use it (zstd: magic 2 only, KIP-110)
+    legacy_magics: bool
+    #: the first Kafka release that has it
+    since: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)

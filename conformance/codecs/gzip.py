@@ -34,9 +34,8 @@ import zlib
 
 from conformance.codecs._stream import (
     EOF_EXCEPTION,
-    FILL_SIZE,
-    GZIP,
     PIECE,
+    Codec,
     Decompressed,
     Limit,
     open_error,
@@ -49,6 +48,7 @@ MAGIC = b"\x1f\x8b"
 FTEXT, FHCRC, FEXTRA, FNAME, FCOMMENT = 1, 2, 4, 8, 16
 
 _INPUT_CHUNK = 8 * 1024  # Kafka: new GZIPInputStream(in, 8 * 1024)
+_FILL_SIZE = 16 * 1024  # ChunkedBytesStream over it
 
 
 class _HeaderError(Exception):
@@ -107,7 +107,7 @@ def _zlib_message(e: zlib.error) -> str:
     return text[i + len(marker) :] if i >= 0 else "Invalid ZLIB data format"
 
 
-def read_stream(payload: bytes, limit: Limit) -> Decompressed:
+def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
     """``GZIPInputStream`` read by ``ChunkedBytesStream``, call for call.
 
     Each piece is what one ``read(b, 0, 16 KiB)`` returns: ``InflaterInputStream.read`` calls
@@ -123,7 +123,7 @@ def read_stream(payload: bytes, limit: Limit) -> Decompressed:
         raise open_error(e.err) from None
     pieces: list[bytes | None] = []
     n = len(payload)
-    read_size = FILL_SIZE[GZIP]
+    read_size = _FILL_SIZE
 
     def result(error: DecodeError | None = None, trailing: int = 0) -> Decompressed:
         return Decompressed(pieces, error, False, PIECE, read_size, trailing)
@@ -241,3 +241,21 @@ def write_member(
         (len(data) if isize is None else isize) & 0xFFFFFFFF
     ).to_bytes(4, "little")
     return hdr + body + trailer
+
+
+def write_stream(data: bytes, magic: int = 2) -> bytes:
+    """The payload as Kafka's Java producer writes it (``GZIPOutputStream``: one member)."""
+    return write_member(data)
+
+
+CODEC = Codec(
+    id=1,
+    name="gzip",
+    java_stream="java.util.zip.GZIPInputStream",
+    read_stream=read_stream,
+    write_stream=write_stream,
+    read_policy=PIECE,
+    fill_size=_FILL_SIZE,
+    legacy_magics=True,
+    since=(0, 8),
+)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conformance.codecs._stream import IO_EXCEPTION, Decompressed, Limit, open_error
+from conformance.codecs._stream import IO_EXCEPTION, PIECE, Codec, Decompressed, Limit, open_error
 from conformance.errors import (
     BufferUnderflowError,
     CodecError,
@@ -147,8 +147,10 @@ def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
             limit.add(len(data))
             out.append(data)
     except DecodeError as e:
-        return Decompressed(out, e, fill_size=_READ_SIZE, notes=tuple(notes))
-    return Decompressed(out, fill_size=_READ_SIZE, ignored_trailing=n - pos, notes=tuple(notes))
+        return Decompressed(out, e, policy=PIECE, fill_size=_READ_SIZE, notes=tuple(notes))
+    return Decompressed(
+        out, policy=PIECE, fill_size=_READ_SIZE, ignored_trailing=n - pos, notes=tuple(notes)
+    )
 
 
 # -------------------------------------------------------------------------------- writers
@@ -254,3 +256,22 @@ def write_frame(
         parts.append((content_checksum & 0xFFFFFFFF).to_bytes(4, "little"))
     parts.append(trailer)
     return b"".join(parts)
+
+
+def write_stream(data: bytes, magic: int = 2) -> bytes:
+    """The payload as Kafka's Java producer writes it (``Lz4BlockOutputStream``: one frame;
+    under magic 0 with Kafka's pre-0.10 header checksum)."""
+    return write_frame(data, magic=magic)
+
+
+CODEC = Codec(
+    id=3,
+    name="lz4",
+    java_stream="org.apache.kafka.common.compress.Lz4BlockInputStream",
+    read_stream=read_stream,
+    write_stream=write_stream,
+    read_policy=PIECE,
+    fill_size=_READ_SIZE,
+    legacy_magics=True,
+    since=(0, 8, 2),
+)

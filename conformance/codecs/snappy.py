@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from conformance.codecs._stream import (
     FILL,
     IO_EXCEPTION,
+    Codec,
     Decompressed,
     Limit,
     open_error,
@@ -91,7 +92,7 @@ def _read_block(block: bytes, limit: Limit, array: int | None = None) -> bytes:
     return out
 
 
-def read_stream(payload: bytes, limit: Limit) -> Decompressed:
+def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
     """``SnappyInputStream`` as ``ChunkedBytesStream`` reads it (each chunk one piece)."""
     n = len(payload)
     if n == 0:
@@ -230,3 +231,22 @@ def write_xerial(
             pieces.append(piece)
     parts.extend(write_chunk(write_raw(p)) for p in pieces)
     return b"".join(parts)
+
+
+def write_stream(data: bytes, magic: int = 2) -> bytes:
+    """The payload as Kafka's Java producer writes it (``SnappyOutputStream``: xerial framing,
+    32 KiB blocks)."""
+    return write_xerial(data)
+
+
+CODEC = Codec(
+    id=2,
+    name="snappy",
+    java_stream="org.xerial.snappy.SnappyInputStream",
+    read_stream=read_stream,
+    write_stream=write_stream,
+    read_policy=FILL,
+    fill_size=_READ_SIZE,
+    legacy_magics=True,
+    since=(0, 8),
+)

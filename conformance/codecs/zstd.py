@@ -30,7 +30,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conformance.codecs._stream import FILL_SIZE, PIECE, ZSTD, Decompressed, Limit
+from conformance.codecs._stream import PIECE, Codec, Decompressed, Limit
 from conformance.errors import CodecError
 
 _ZSTD_IO = "com.github.luben.zstd.ZstdIOException"
@@ -43,15 +43,16 @@ SKIPPABLE_MAGIC = 0x184D2A50  # the low nibble is free: 0x184D2A50..0x184D2A5F
 _EXPANSION = 32768
 #: ZSTD_isError(code): code > (size_t)-ZSTD_error_maxCode (120)
 _MAX_ERROR_CODE = 119
+_FILL_SIZE = 16 * 1024  # ChunkedBytesStream over the zstd-jni stream
 
 
-def read_stream(payload: bytes, limit: Limit) -> Decompressed:
+def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
     """zstd-jni's stream as ``ChunkedBytesStream`` reads it (each frame one piece)."""
     import zstandard
 
     dctx = zstandard.ZstdDecompressor()
     pieces: list[bytes | None] = []
-    size = FILL_SIZE[ZSTD]
+    size = _FILL_SIZE
     rest = payload
     out: list[int] = []  # sizes of the chunks of the current frame
     finished = False  # zstd-jni's frameFinished: a whole (non-skippable) frame was decoded
@@ -210,3 +211,22 @@ def write_skippable_frame(content: bytes, *, variant: int = 0, size: int | None 
         + (length & 0xFFFFFFFF).to_bytes(4, "little")
         + content
     )
+
+
+def write_stream(data: bytes, magic: int = 2) -> bytes:
+    """The payload as Kafka's Java producer writes it (zstd-jni's ``ZstdOutputStream``: one
+    frame)."""
+    return write_frame(data)
+
+
+CODEC = Codec(
+    id=4,
+    name="zstd",
+    java_stream="com.github.luben.zstd.ZstdInputStreamNoFinalizer",
+    read_stream=read_stream,
+    write_stream=write_stream,
+    read_policy=PIECE,
+    fill_size=_FILL_SIZE,
+    legacy_magics=False,
+    since=(2, 1),  # KIP-110,
+)

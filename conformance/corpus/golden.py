@@ -627,7 +627,7 @@ def _check_decode(case_dir: Path, rel: str, mode: str) -> Check:
         return Check("decode", rel, ERROR, [f"{type(exc).__name__}: {exc}"])
     try:
         with source:
-            actual = decode(source, mode=mode, filename=rel).to_json()  # type: ignore[arg-type]
+            actual = decode(source, mode=mode, filename=rel).to_dict()  # type: ignore[arg-type]
     except Exception as exc:  # the decoder must never raise: report it
         return Check(
             "decode",

@@ -11,12 +11,12 @@ Kafka's consumer accepts it. It is how the kit's memory bounds are measured
 from __future__ import annotations
 
 from conformance import codecs
-from conformance.wire.batch import encode_batch_v2, v2_attributes
-from conformance.wire.record import encode_record_v2
+from conformance.wire.batch import v2_attributes, write_batch_v2
+from conformance.wire.record import write_record_v2
 
 #: the smallest v2 record: length 6, then attributes, timestampDelta 0, offsetDelta 0,
 #: null key, null value, no headers
-TINY_RECORD = encode_record_v2()
+TINY_RECORD = write_record_v2()
 
 
 def tiny_records_batch(n: int, codec: str = "zstd", *, base_offset: int = 0) -> bytes:
@@ -24,7 +24,7 @@ def tiny_records_batch(n: int, codec: str = "zstd", *, base_offset: int = 0) -> 
     if n < 1:
         raise ValueError("n must be >= 1")
     codec_id = codecs.CODEC_IDS[codec]
-    return encode_batch_v2(
+    return write_batch_v2(
         [TINY_RECORD * n],
         base_offset=base_offset,
         attributes=v2_attributes(codec_id, "CreateTime", False, False, False),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.fileio import printable_name
+from conformance.jsondoc import JsonDocument
 
 __all__ = [
     "ERROR",
@@ -33,7 +34,7 @@ OK, MISMATCH, SKIPPED, ERROR = "ok", "mismatch", "skipped", "error"
 
 
 @dataclass
-class Check:
+class Check(JsonDocument):
     """One check of one case: ``kind`` is manifest, sha256, decode, dump or deep."""
 
     kind: str
@@ -50,7 +51,7 @@ class Check:
     def failed(self) -> bool:
         return self.status in (MISMATCH, ERROR)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "check": self.kind,
             "path": self.path,
@@ -61,7 +62,7 @@ class Check:
 
 
 @dataclass
-class CaseResult:
+class CaseResult(JsonDocument):
     case_id: str  # "<broker-id>/<scenario>"
     directory: Path
     broker_version: str | None = None
@@ -85,7 +86,7 @@ class CaseResult:
     def counts(self, *kinds: str) -> Counter[str]:
         return Counter(c.status for c in self.checks if c.kind in kinds)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "case": self.case_id,
             "broker_id": self.broker_id,
@@ -96,12 +97,12 @@ class CaseResult:
             "files": self.files,
             "dump": self.dump_note or "compared",
             "seconds": round(self.seconds, 6),
-            "checks": [c.to_json() for c in self.checks],
+            "checks": [c.to_dict() for c in self.checks],
         }
 
 
 @dataclass
-class CorpusReport:
+class CorpusReport(JsonDocument):
     root: Path
     cases: list[CaseResult] = field(default_factory=list)
     seconds: float = 0.0
@@ -124,7 +125,7 @@ class CorpusReport:
     def failures(self) -> list[tuple[CaseResult, Check]]:
         return [(case, c) for case, c in self.checks if c.failed]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         counts = self.counts()
         return {
             "format": REPORT_FORMAT,
@@ -137,7 +138,7 @@ class CorpusReport:
                 **{s: counts.get(s, 0) for s in (OK, MISMATCH, ERROR, SKIPPED)},
                 "seconds": round(self.seconds, 6),
             },
-            "cases": [c.to_json() for c in self.cases],
+            "cases": [c.to_dict() for c in self.cases],
         }
 
     def to_junit(self) -> str:

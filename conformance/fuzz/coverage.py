@@ -191,7 +191,7 @@ def render(results: dict[str, list[ModuleCoverage]]) -> str:
     return "\n".join(lines)
 
 
-def to_json(results: dict[str, list[ModuleCoverage]]) -> dict[str, object]:
+def coverage_dict(results: dict[str, list[ModuleCoverage]]) -> dict[str, object]:
     return {
         name: {
             "percent": round(_total(mods), 2),
@@ -201,4 +201,4 @@ def to_json(results: dict[str, list[ModuleCoverage]]) -> dict[str, object]:
     }
 
 
-__all__ = ["DECODER_MODULES", "ModuleCoverage", "measure", "render", "to_json", "TARGETS"]
+__all__ = ["DECODER_MODULES", "ModuleCoverage", "measure", "render", "coverage_dict", "TARGETS"]

@@ -24,7 +24,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.errors import DecompressionLimitError, largest_allocation
+from conformance.errors import Allocations, DecompressionLimitError
 from conformance.fuzz.store import FindingStore, diff_signature
 from conformance.fuzz.targets import DECOMPRESSED_LIMIT
 from conformance.jvm.oracle import OracleError, OracleServer
@@ -54,7 +54,7 @@ def reference(wire: bytes, mode: str) -> dict[str, Any]:
     )
     if isinstance(result.error, DecompressionLimitError):
         result = decode(wire, mode=mode, filename=FILENAME)  # type: ignore[arg-type]
-    return result.to_json()
+    return result.to_dict()
 
 
 def bounded(doc: dict[str, Any]) -> bool:
@@ -240,9 +240,9 @@ class Differential:
     def run(self, wire: bytes) -> Outcome:
         self.inputs += 1
         mode = mode_of(wire)
-        largest_allocation(reset=True)
-        ours = reference(wire, mode)
-        if largest_allocation() > HEAP_DEPENDENT or bounded(ours):
+        with Allocations() as allocations:
+            ours = reference(wire, mode)
+        if allocations.largest > HEAP_DEPENDENT or bounded(ours):
             # Java would allocate (and zero) that much before reading: its verdict and its
             # time (seconds per input) depend on the heap; not compared
             self.skipped += 1

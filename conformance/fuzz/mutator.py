@@ -2,7 +2,7 @@
 
 Byte flips alone almost never get past a batch's CRC-32C; this mutator gets mutated inputs to
 the deep parsing code. It reads the input with the kit's own layers (``Splitter``,
-``RecordBatchV2``, ``read_uncompressed``, ``LegacyBatch``, ``codecs.open_stream``), changes a
+``RecordBatchV2``, ``read_uncompressed``, ``LegacyBatch``, ``codecs.read_stream``), changes a
 field, a record, a header or the compressed payload, then re-seals what Kafka checks first:
 ``batchLength``, ``recordsCount`` / ``lastOffsetDelta``, CRC-32C (v2) or CRC-32 (v0/v1), and
 recompresses with one of the framings Kafka's readers accept. With a small probability a
@@ -56,8 +56,8 @@ from conformance.wire.layout import (
     RECORDS_COUNT_OFFSET,
     RECORDS_OFFSET,
 )
-from conformance.wire.legacy import LegacyBatch, encode_legacy_message, seal_legacy
-from conformance.wire.record import Record, encode_headers_v2, encode_record_v2, read_uncompressed
+from conformance.wire.legacy import LegacyBatch, seal_legacy, write_legacy_message
+from conformance.wire.record import Record, read_uncompressed, write_headers_v2, write_record_v2
 
 ByteMutate = Callable[[bytes, int], bytes]
 
@@ -206,19 +206,19 @@ class Mutator:
         if roll < 0.35 and codec:  # the compressed bytes themselves
             payload = self.bytes_of(raw[RECORDS_OFFSET:], rng, max_size)
             return self.seal(raw[:RECORDS_OFFSET] + payload, rng)
-        body = decompress(codec, raw[RECORDS_OFFSET:], MAGIC_VALUE_V2)
+        body = read_payload(codec, raw[RECORDS_OFFSET:], MAGIC_VALUE_V2)
         if body is None:
             return self.seal(
                 raw[:RECORDS_OFFSET] + self.bytes_of(raw[RECORDS_OFFSET:], rng, max_size), rng
             )
         new_codec = codec
         if roll < 0.45:  # another codec (or none)
-            new_codec = rng.choice((0, 1, 2, 3, 4))
+            new_codec = rng.choice(tuple(codecs.CODECS))
         chunks, trailing = split_records(
             body, batch.base_offset, batch.base_timestamp, batch.records_count
         )
         if roll >= 0.45:
-            chunks, trailing = self.records(chunks, trailing, rng, max_size)
+            chunks, trailing = self.mutate_records(chunks, trailing, rng, max_size)
         new_body = b"".join(c for c, _ in chunks) + trailing
         header = bytearray(raw[:RECORDS_OFFSET])
         low = ATTRIBUTES_OFFSET + 1  # the attributes' low byte holds the codec
@@ -228,14 +228,15 @@ class Mutator:
         deltas = [r.offset_delta for _, r in chunks if r is not None]
         if deltas and rng.random() < 0.9:
             struct.pack_into(">i", header, LAST_OFFSET_DELTA_OFFSET, _fits(">i", max(deltas)))
-        return self.seal(bytes(header) + recompress(new_codec, new_body, MAGIC_VALUE_V2, rng), rng)
+        payload = write_payload(new_codec, new_body, MAGIC_VALUE_V2, rng)
+        return self.seal(bytes(header) + payload, rng)
 
     def seal(self, raw: bytes, rng: random.Random) -> bytes:
         if len(raw) < RECORD_BATCH_OVERHEAD or rng.random() < _STALE:
             return raw
         return seal_v2(raw)
 
-    def records(
+    def mutate_records(
         self,
         chunks: list[tuple[bytes, Record | None]],
         trailing: bytes,
@@ -299,13 +300,13 @@ class Mutator:
                 (None, b"", self.bytes_of(fields[target] or b"x", rng, max_size))
             )
         elif op == 4 and codec and fields["value"] is not None:
-            inner = decompress(codec, fields["value"], fields["magic"])
+            inner = read_payload(codec, fields["value"], fields["magic"])
             if inner is not None:
                 inner = self.stream(inner, rng, max_size)
-                fields["value"] = recompress(codec, inner, fields["magic"], rng)
+                fields["value"] = write_payload(codec, inner, fields["magic"], rng)
         elif fields["value"] is not None:
             fields["value"] = self.bytes_of(fields["value"], rng, max_size)
-        out = encode_legacy_message(
+        out = write_legacy_message(
             fields["magic"],
             fields["offset"],
             fields["timestamp"],
@@ -333,18 +334,18 @@ class Mutator:
                 count = _fits(">i", interesting(rng, count))
             return codec_input(framing, count, payload)
         magic = 2 if framing < 2 else (1 if framing == 2 else 0)
-        content = decompress(self.codec, payload, magic)
+        content = read_payload(self.codec, payload, magic)
         if content is None:
             return data[:5] + self.bytes_of(payload, rng, max_size)
         if magic == 2:
             chunks, trailing = split_records(content, 0, 0, count)
-            chunks, trailing = self.records(chunks, trailing, rng, max_size)
+            chunks, trailing = self.mutate_records(chunks, trailing, rng, max_size)
             content = b"".join(c for c, _ in chunks) + trailing
             if rng.random() < 0.9:
                 count = len(chunks)
         else:
             content = self.stream(content, rng, max_size)
-        return codec_input(framing, count, recompress(self.codec, content, magic, rng))
+        return codec_input(framing, count, write_payload(self.codec, content, magic, rng))
 
     # ------------------------------------------------------------------------------ headers
     def headers(self, data: bytes, rng: random.Random, max_size: int) -> bytes:
@@ -353,11 +354,11 @@ class Mutator:
         try:
             batch = next(iter(Splitter(wrap_headers(data))))
             out: list[Record] = []
-            batch.records(out)
+            batch.read_records(out)
         except (DecodeError, StopIteration):
             return self.bytes_of(data, rng, max_size)
         headers = [(k.encode("utf-8"), v) for k, v in out[0].headers]
-        return encode_headers_v2(edit_headers(headers, rng))
+        return write_headers_v2(edit_headers(headers, rng))
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -424,13 +425,13 @@ def split_records(
     return chunks, body[pos:]
 
 
-def decompress(codec: int, payload: bytes, magic: int) -> bytes | None:
-    if codec == 0:
+def read_payload(codec: int, payload: bytes, magic: int) -> bytes | None:
+    if codec == codecs.NONE:
         return payload
-    if codec > 4:
+    if codec not in codecs.CODECS:
         return None
     try:
-        stream = codecs.open_stream(codec, payload, magic, _LIMIT)
+        stream = codecs.read_stream(codec, payload, magic, _LIMIT)
     except DecodeError:
         return None
     if stream.error is not None:
@@ -438,7 +439,7 @@ def decompress(codec: int, payload: bytes, magic: int) -> bytes | None:
     return stream.data
 
 
-def recompress(codec: int, data: bytes, magic: int, rng: random.Random) -> bytes:
+def write_payload(codec: int, data: bytes, magic: int, rng: random.Random) -> bytes:
     """``data`` compressed in one of the framings Kafka's readers accept."""
     if codec == codecs.SNAPPY and rng.random() < 0.3:
         return codecs.snappy.write_raw(data)
@@ -460,8 +461,8 @@ def recompress(codec: int, data: bytes, magic: int, rng: random.Random) -> bytes
             extra=b"ab" if rng.random() < 0.5 else b"",
             level=rng.choice((0, 1, 9)),
         )
-    if codec in (0, 1, 2, 3, 4):
-        return codecs.compress(codec, data, magic if magic < 2 else 2)
+    if codec in codecs.CODECS:
+        return codecs.write_stream(codec, data, magic if magic < 2 else 2)
     return data
 
 
@@ -482,7 +483,7 @@ def edit_record(r: Record, rng: random.Random) -> bytes:
         offset_delta = _fits(">i", interesting(rng, offset_delta))
     else:
         ts_delta = _fits(">q", interesting(rng, ts_delta))
-    return encode_record_v2(offset_delta, ts_delta, key, value, headers, attributes)
+    return write_record_v2(offset_delta, ts_delta, key, value, headers, attributes)
 
 
 def edit_headers(
@@ -533,6 +534,7 @@ __all__ = [
     "random_byte_mutate",
     "split",
     "split_records",
-    "recompress",
+    "read_payload",
+    "write_payload",
     "reseal_stream",
 ]

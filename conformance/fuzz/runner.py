@@ -36,16 +36,14 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from conformance.fuzz import store
 from conformance.fuzz.seeds import seed_root
 from conformance.fuzz.targets import MAX_LEN, get
+from conformance.host.progress import Status
 from conformance.jvm.runtime import NoCheckout, cache_root, checkout_root, no_checkout_message
-
-Progress = Callable[[str], None]
 
 _PULSE = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/(\S+).*?exec/s: (\d+)")
 #: the atheris entry point (a script: it must import the core itself, under instrumentation)
@@ -228,7 +226,7 @@ def run_target(
     rss_limit_mb: int = 2048,
     minimize_seconds: float = 30.0,
     extra: list[str] | None = None,
-    progress: Progress | None = print,
+    progress: Status | None = print,
 ) -> RunSummary:
     target = get(target_name)
     if differential and not target.differential:
@@ -254,7 +252,7 @@ def run_target(
             )
 
         ensure_built()  # build once here, not in every worker at once
-    before = {f.path.name for f in store.load(p["findings"], target.name)}
+    before = {f.path.name for f in store.read_findings(p["findings"], target.name)}
     summary = RunSummary(target.name, seconds, jobs, differential)
     say(
         f"fuzz {target.name}: {seconds}s x {jobs} job(s){' differential' if differential else ''}, "
@@ -328,7 +326,7 @@ def run_target(
                     execs = sum(q[0] for q in pulses)
                     rate = sum(q[3] for q in pulses)
                     left = max(0, int(deadline - time.monotonic()))
-                    found = len(store.load(p["findings"], target.name))
+                    found = len(store.read_findings(p["findings"], target.name))
                     say(
                         f"  {target.name}: {execs} execs, {rate} exec/s, "
                         f"cov {max(q[1] for q in pulses)}, "
@@ -380,7 +378,7 @@ def run_target(
 
     # ---- new findings from the workers themselves, minimized
     differential_runner = None
-    for finding in store.load(p["findings"], target.name):
+    for finding in store.read_findings(p["findings"], target.name):
         summary.findings[finding.kind] = summary.findings.get(finding.kind, 0) + 1
         if finding.path.name in before:
             continue
@@ -409,7 +407,7 @@ def merge(
     out: Path | None = None,
     *,
     max_len: int | None = None,
-    progress: Progress | None = print,
+    progress: Status | None = print,
 ) -> int:
     """Fold the working corpus into ``fuzz/corpus/<target>`` (libFuzzer ``-merge=1``: only
     inputs that add coverage are kept). Returns the number of files in the result.

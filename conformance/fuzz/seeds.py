@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from conformance import codecs
 from conformance.corpus.crafted import cases
 from conformance.jvm.runtime import checkout_root
 from conformance.logdir.writer import LogConfig, PartitionWriter
@@ -66,7 +67,7 @@ def _batch(base: int, n: int, **kw: object) -> bytes:
 def _write_partition(log_dir: Path) -> Path:
     w = PartitionWriter(log_dir, "topic", 0, LogConfig(segment_bytes=600, index_interval_bytes=100))
     off = 0
-    for i, codec in enumerate(("none", "gzip", "snappy", "lz4", "zstd", "none")):
+    for i, codec in enumerate([*codecs.CODEC_IDS, "none"]):  # every codec, then none again
         w.append(_batch(off, 3, compression=codec, partition_leader_epoch=i // 3))
         off += 3
     w.append(

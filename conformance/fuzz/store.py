@@ -149,7 +149,7 @@ class FindingStore:
         return self._save(kind, signature, data, {"log_tail": log_tail[-8000:]})
 
 
-def load(root: Path, target: str | None = None) -> list[FuzzFinding]:
+def read_findings(root: Path, target: str | None = None) -> list[FuzzFinding]:
     out = []
     for meta in sorted(Path(root).glob(f"{target or '*'}/*/finding.json")):
         try:
@@ -168,4 +168,4 @@ def load(root: Path, target: str | None = None) -> list[FuzzFinding]:
     return out
 
 
-__all__ = ["FuzzFinding", "FindingStore", "crash_signature", "diff_signature", "load"]
+__all__ = ["FuzzFinding", "FindingStore", "crash_signature", "diff_signature", "read_findings"]

@@ -50,10 +50,10 @@ from conformance.primitives.varint import (
     varint_anomaly,
 )
 from conformance.stream.decoder import decode
-from conformance.stream.result import DecodeResult
-from conformance.wire.batch import encode_batch_v2
-from conformance.wire.legacy import encode_legacy_message
-from conformance.wire.record import encode_headers_v2, encode_record_v2
+from conformance.stream.result import MODES, PROFILES, DecodeResult
+from conformance.wire.batch import write_batch_v2
+from conformance.wire.legacy import write_legacy_message
+from conformance.wire.record import write_headers_v2, write_record_v2
 
 #: decompressed bytes any one batch may produce under fuzzing (the kit's default is 256 MiB;
 #: a smaller bound keeps decompression bombs cheap - each one costs milliseconds, and the
@@ -95,7 +95,7 @@ def check_result(result: DecodeResult, data_len: int) -> None:
     if result.outcome == "ok":
         _check(consumed == data_len, "outcome ok but bytes left over")
     if not data_len % 4:  # one input in four (differential mode does it for every input)
-        result.to_json()  # the canonical JSON must always be producible
+        result.to_dict()  # the canonical JSON must always be producible
 
 
 def run_decode(
@@ -159,7 +159,7 @@ def t_varint(data: bytes) -> None:
 
 def wrap_headers(section: bytes) -> bytes:
     """One record (key and value null) whose header section is ``section``, in a sealed batch."""
-    record = encode_record_v2(key=None, value=None, end_after="value", trailing=section)
+    record = write_record_v2(key=None, value=None, end_after="value", trailing=section)
     return v2_envelope(record, attributes=0, count=1)
 
 
@@ -173,7 +173,7 @@ def v2_envelope(
     timestamp: int = 1_700_000_000_000,
 ) -> bytes:
     """A v2 batch header (partitionLeaderEpoch 0) around ``records``, length and CRC-32C true."""
-    return encode_batch_v2(
+    return write_batch_v2(
         base_offset=base_offset,
         partition_leader_epoch=0,
         attributes=attributes,
@@ -186,15 +186,15 @@ def v2_envelope(
 
 
 def t_headers(data: bytes) -> None:
-    run_decode(wrap_headers(data), profiles=("kafka", "strict"))
+    run_decode(wrap_headers(data), profiles=PROFILES)
 
 
 def t_batch(data: bytes) -> None:
-    run_decode(data, profiles=("kafka", "strict"))
+    run_decode(data, profiles=PROFILES)
 
 
 def t_legacy(data: bytes) -> None:
-    run_decode(data, profiles=("kafka", "strict"))
+    run_decode(data, profiles=PROFILES)
 
 
 def wrap_payload(codec: int, data: bytes) -> bytes:
@@ -207,7 +207,7 @@ def wrap_payload(codec: int, data: bytes) -> bytes:
         count = _I32.unpack(data[1:5])[0] if len(data) >= 5 else 0
         return v2_envelope(payload, attributes=codec, count=count)
     magic = 1 if framing == 2 else 0
-    return encode_legacy_message(magic, 0, 1_700_000_000_000, None, payload, attributes=codec)
+    return write_legacy_message(magic, 0, 1_700_000_000_000, None, payload, attributes=codec)
 
 
 def codec_input(framing: int, count: int, payload: bytes) -> bytes:
@@ -217,14 +217,14 @@ def codec_input(framing: int, count: int, payload: bytes) -> bytes:
 
 def _codec_target(codec: int) -> Callable[[bytes], None]:
     def run(data: bytes) -> None:
-        run_decode(wrap_payload(codec, data), profiles=("kafka", "strict"))
+        run_decode(wrap_payload(codec, data), profiles=PROFILES)
 
     run.__name__ = f"t_{codecs.codec_name(codec)}"
     return run
 
 
 def t_stream(data: bytes) -> None:
-    run_decode(data, modes=("memory", "file"))
+    run_decode(data, modes=MODES)
 
 
 def _check_lookups(
@@ -262,14 +262,14 @@ def t_index(data: bytes) -> None:
 
 
 def t_snapshot(data: bytes) -> None:
-    snapshot.parse(data)
+    snapshot.read_snapshot(data)
 
 
 _CHECKPOINT_PARSERS: tuple[Callable[[bytes], object], ...] = (
-    checkpoint.parse_offset_checkpoint,
-    checkpoint.parse_leader_epoch_checkpoint,
-    checkpoint.parse_partition_metadata,
-    checkpoint.parse_meta_properties,
+    checkpoint.read_offset_checkpoint,
+    checkpoint.read_leader_epoch_checkpoint,
+    checkpoint.read_partition_metadata,
+    checkpoint.read_meta_properties,
 )
 
 
@@ -336,12 +336,12 @@ def _seeds_headers(root: Path) -> Iterator[bytes]:
             continue
         out: list = []
         try:
-            b.records(out)  # type: ignore[attr-defined]
+            b.read_records(out)  # type: ignore[attr-defined]
         except DecodeError:
             continue
         for r in out:
             if r.headers:
-                yield encode_headers_v2(r.headers)
+                yield write_headers_v2(r.headers)
 
 
 def _codec_seeds(codec: int) -> Callable[[Path], Iterator[bytes]]:
@@ -422,7 +422,8 @@ class Target:
         return None
 
 
-CODEC_OF = {"gzip": codecs.GZIP, "snappy": codecs.SNAPPY, "lz4": codecs.LZ4, "zstd": codecs.ZSTD}
+#: codec targets: every codec with a compressed payload (not ``none``), by target name
+CODEC_OF = {c.name: c.id for c in codecs.CODECS.values() if c.id != codecs.NONE}
 _RECORD_MODULES = (
     "primitives.varint",
     "wire.record",
@@ -491,12 +492,7 @@ TARGETS: dict[str, Target] = {
                 modules=("codecs", "wire.record", "wire._record_fast", "wire.batch", "wire.legacy"),
                 differential=True,
             )
-            for name, cid in (
-                ("gzip", codecs.GZIP),
-                ("snappy", codecs.SNAPPY),
-                ("lz4", codecs.LZ4),
-                ("zstd", codecs.ZSTD),
-            )
+            for name, cid in CODEC_OF.items()
         ),
         Target(
             "stream",

@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.codecs import CODEC_IDS, CODECS
 from conformance.corpus import golden
 from conformance.wire import layout
 
-__all__ = ["Case", "Features", "case_features", "load_cases", "select"]
+__all__ = ["Case", "Features", "case_features", "read_cases", "select"]
 
 #: Kafka's checksum messages (v2 ``DefaultRecordBatch.ensureValid``, legacy ``LegacyRecord``)
 _CRC_MESSAGE = re.compile(r"is corrupt \(stored crc = ")
-_COMPRESSION_NAMES = ("none", "gzip", "snappy", "lz4", "zstd")
 DECODE_SUFFIX = ".decode.json"
 
 
@@ -134,7 +134,7 @@ def _regressions(root: Path) -> Iterable[Case]:
         )
 
 
-def load_cases(root: Path | None = None) -> list[Case]:
+def read_cases(root: Path | None = None) -> list[Case]:
     """Every case of the corpora under ``root`` (default: the checkout's ``corpora/``)."""
     root = Path(root) if root is not None else golden.default_root()
     return [*_crafted(root), *_golden(root), *_regressions(root)]
@@ -161,7 +161,7 @@ def _failing_header(data: bytes, position: int) -> tuple[int | None, str | None]
     if at >= len(data):
         return magic, None
     codec = data[at] & layout.COMPRESSION_CODEC_MASK
-    return magic, _COMPRESSION_NAMES[codec] if codec < len(_COMPRESSION_NAMES) else None
+    return magic, CODECS[codec].name if codec in CODECS else None
 
 
 def case_features(case: Case, data: bytes, expected: dict[str, Any]) -> Features:
@@ -170,9 +170,7 @@ def case_features(case: Case, data: bytes, expected: dict[str, Any]) -> Features
     whether the memory-mode verdict is the same."""
     # a batch with an invalid magic is not a feature: every decoder must refuse it
     magics = {b["magic"] for b in expected["batches"] if b["magic"] in (0, 1, 2)}
-    codecs = {
-        b["compression"] for b in expected["batches"] if b["compression"] in _COMPRESSION_NAMES
-    }
+    codecs = {b["compression"] for b in expected["batches"] if b["compression"] in CODEC_IDS}
     error = expected.get("error")
     crc_error = False
     if error:

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CLASSES", "Divergence", "DivergenceError", "classify", "load", "stale"]
+__all__ = ["CLASSES", "Divergence", "DivergenceError", "classify", "read_divergences", "stale"]
 
 CLASSES = ("real-bug", "leniency", "unsupported")
 CLASS_TITLES = {
@@ -55,7 +55,7 @@ class Divergence:
         return impl == self.impl and any(fnmatch.fnmatchcase(case_id, g) for g in self.cases)
 
 
-def load(files: Iterable[Path], relative_to: Path | None = None) -> list[Divergence]:
+def read_divergences(files: Iterable[Path], relative_to: Path | None = None) -> list[Divergence]:
     found: list[Divergence] = []
     for path in sorted(files):
         doc = tomllib.loads(path.read_text(encoding="utf-8"))

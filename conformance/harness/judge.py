@@ -12,8 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.codecs import CODEC_IDS
 from conformance.harness.cases import Features
+from conformance.jsondoc import JsonDocument
 from conformance.stream.compare import diff, messages_match
+from conformance.stream.result import FORMAT
 
 __all__ = [
     "Capabilities",
@@ -22,12 +25,12 @@ __all__ = [
     "Verdict",
     "error_family",
     "judge",
-    "parse_capabilities",
+    "read_capabilities",
     "unsupported_reason",
 ]
 
-FORMAT = "kafka-conformance/decode/1"
-CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+#: codec names an adapter may declare (``codecs.CODECS``)
+CODECS = tuple(CODEC_IDS)
 ERROR_CLASSES = ("exact", "class", "family", "none")
 SEMANTICS = ("streaming", "eager")
 OUTCOMES = ("ok", "partial", "error")
@@ -55,7 +58,7 @@ class CapabilityError(ValueError):
 
 
 @dataclass(frozen=True)
-class Capabilities:
+class Capabilities(JsonDocument):
     name: str
     version: str = ""
     magics: frozenset[int] = frozenset({0, 1, 2})
@@ -70,7 +73,7 @@ class Capabilities:
     #: False when the adapter's `capabilities` failed and these are the protocol's defaults
     declared: bool = True
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "version": self.version,
@@ -96,7 +99,7 @@ def _typed(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], default
     return value
 
 
-def parse_capabilities(text: str | None, fallback_name: str) -> Capabilities:
+def read_capabilities(text: str | None, fallback_name: str) -> Capabilities:
     """The adapter's capabilities; the protocol's defaults when ``text`` is None or not a JSON
     object (the adapter's ``capabilities`` failed). Raises :class:`CapabilityError` for a JSON
     object with invalid members."""

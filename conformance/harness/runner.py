@@ -24,10 +24,11 @@ from conformance.harness.judge import (
     CapabilityError,
     Verdict,
     judge,
-    parse_capabilities,
+    read_capabilities,
     unsupported_reason,
 )
 from conformance.harness.process import ProcessTable, Server, run_once
+from conformance.jsondoc import JsonDocument
 
 __all__ = [
     "CaseResult",
@@ -62,7 +63,7 @@ class Settings:
 
 
 @dataclass
-class CaseResult:
+class CaseResult(JsonDocument):
     impl: str
     case: str
     group: str
@@ -72,7 +73,7 @@ class CaseResult:
     stderr: str = ""
     seconds: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "impl": self.impl,
             "case": self.case,
@@ -97,7 +98,7 @@ class ImplementationRun:
         return Counter(r.status for r in self.results)
 
 
-Progress = Callable[[str, int, int, Counter[str]], None]
+ProgressCallback = Callable[[str, int, int, Counter[str]], None]
 
 
 def _capabilities(
@@ -116,7 +117,7 @@ def _capabilities(
     if exchange.problem:
         problem = f"`capabilities` failed ({exchange.problem}): the protocol's defaults apply"
     try:
-        caps = parse_capabilities(text, impl.name)
+        caps = read_capabilities(text, impl.name)
     except CapabilityError as exc:
         return Capabilities(name=impl.name, declared=False), f"{exc}: the protocol's defaults apply"
     if not caps.declared and problem is None:
@@ -134,7 +135,7 @@ def run_implementation(
     cases: Sequence[Case],
     settings: Settings,
     table: ProcessTable,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> ImplementationRun:
     """Every case through ``impl``; one :class:`CaseResult` per case, in the order of ``cases``."""
     started = time.monotonic()

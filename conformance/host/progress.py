@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self, TextIO
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "Status"]
+
+#: a callback taking one line of status text ("verifying x.log (1.2 MB)")
+Status = Callable[[str], None]
 
 
 class Progress:

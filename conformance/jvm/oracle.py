@@ -7,8 +7,8 @@ The oracle lives in ``oracle/`` (Maven project). This module builds it on demand
   rebuild only happens when the sources change; it returns the ``java`` command prefix.
 * :func:`decode_files` decodes files in one JVM run (``decode`` sub-command).
 * :class:`OracleServer` keeps one JVM running (``serve`` sub-command) for differential fuzzing.
-* :func:`encode_batches` builds batches with Kafka's own ``MemoryRecordsBuilder`` (``encode``
-  sub-command; ``OracleServer.encode_batches`` does the same in a running ``serve`` JVM).
+* :func:`write_batches` builds batches with Kafka's own ``MemoryRecordsBuilder`` (``encode``
+  sub-command; ``OracleServer.write_batches`` does the same in a running ``serve`` JVM).
 
 Every document follows docs/canonical-json.md (contract v1).
 
@@ -52,6 +52,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from conformance.jvm import runtime as jvm
+from conformance.stream.splitter import MODES
 
 __all__ = [
     "MODES",
@@ -60,13 +61,12 @@ __all__ = [
     "OracleUnavailable",
     "OracleServer",
     "decode_files",
-    "encode_batches",
+    "write_batches",
     "ensure_built",
     "main",
     "source_hash",
 ]
 
-MODES = ("memory", "file")
 _MODE_BYTE = {"memory": 0, "file": 1}
 _ENCODE_BYTE = 2
 
@@ -244,7 +244,7 @@ def _spec_json(spec: dict[str, Any]) -> str:
     return json.dumps(spec, separators=(",", ":"), ensure_ascii=True, default=default)
 
 
-def _parse_encoded(lines: Sequence[str], count: int) -> list[bytes | str]:
+def _read_written_batches(lines: Sequence[str], count: int) -> list[bytes | str]:
     if len(lines) != count:
         raise OracleError(f"oracle encode printed {len(lines)} lines for {count} specs")
     out: list[bytes | str] = []
@@ -267,7 +267,7 @@ def _parse_encoded(lines: Sequence[str], count: int) -> list[bytes | str]:
     return out
 
 
-def encode_batches(
+def write_batches(
     specs: Sequence[dict[str, Any]], *, server: OracleServer | None = None
 ) -> list[bytes | str]:
     """Build each spec with Kafka's ``MemoryRecordsBuilder``: its bytes, or Kafka's error string.
@@ -277,7 +277,7 @@ def encode_batches(
     ``server`` when given. A malformed spec raises :class:`ValueError`.
     """
     if server is not None:
-        return server.encode_batches(specs)
+        return server.write_batches(specs)
     if not specs:
         return []
     command = ensure_built()
@@ -288,7 +288,7 @@ def encode_batches(
         raise OracleError(
             f"oracle encode exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}"
         )
-    return _parse_encoded(proc.stdout.decode("utf-8").splitlines(), len(specs))
+    return _read_written_batches(proc.stdout.decode("utf-8").splitlines(), len(specs))
 
 
 class OracleServer:
@@ -296,7 +296,7 @@ class OracleServer:
 
     with OracleServer() as oracle:
         doc = oracle.decode(data, mode="memory")
-        [data_or_error] = oracle.encode_batches([{"magic": 2, "records": [...]}])
+        [data_or_error] = oracle.write_batches([{"magic": 2, "records": [...]}])
     """
 
     def __init__(self, repo_root: Path | None = None) -> None:
@@ -374,17 +374,13 @@ class OracleServer:
             raise OracleError(f"oracle sent malformed JSON: {exc}") from exc
         return document
 
-    def encode_batches(self, specs: Sequence[dict[str, Any]]) -> list[bytes | str]:
-        """Like :func:`encode_batches`, in this JVM (one request for all ``specs``)."""
+    def write_batches(self, specs: Sequence[dict[str, Any]]) -> list[bytes | str]:
+        """Like :func:`write_batches`, in this JVM (one request for all ``specs``)."""
         if not specs:
             return []
         payload = "\n".join(_spec_json(s) for s in specs).encode("ascii")
         body = self._request(_ENCODE_BYTE, payload)
-        return _parse_encoded(body.decode("utf-8").split("\n"), len(specs))
-
-    def encode(self, spec: dict[str, Any]) -> bytes | str:
-        """One spec: the bytes Kafka's builder made, or its error string."""
-        return self.encode_batches([spec])[0]
+        return _read_written_batches(body.decode("utf-8").split("\n"), len(specs))
 
     def _request(self, mode_byte: int, data: bytes) -> bytes:
         self._send(mode_byte, data)

@@ -132,11 +132,11 @@ def _epoch_entry(line: str) -> EpochEntry | None:
     return EpochEntry(java_parse_int(parts[0]), java_parse_int(parts[1], 64))
 
 
-def parse_offset_checkpoint(data: bytes, location: str = "<checkpoint>") -> list[OffsetEntry]:
+def read_offset_checkpoint(data: bytes, location: str = "<checkpoint>") -> list[OffsetEntry]:
     return _read_checkpoint(data, location, _offset_entry)  # type: ignore[no-any-return]
 
 
-def parse_leader_epoch_checkpoint(data: bytes, location: str = "<checkpoint>") -> list[EpochEntry]:
+def read_leader_epoch_checkpoint(data: bytes, location: str = "<checkpoint>") -> list[EpochEntry]:
     return _read_checkpoint(data, location, _epoch_entry)  # type: ignore[no-any-return]
 
 
@@ -183,7 +183,7 @@ class PartitionMetadata:
     topic_id: str
 
 
-def parse_partition_metadata(
+def read_partition_metadata(
     data: bytes, location: str = "<partition.metadata>"
 ) -> PartitionMetadata:
     """``PartitionMetadataReadBuffer.read``."""
@@ -225,7 +225,7 @@ def write_partition_metadata(topic_id: str) -> bytes:
 # ---------------------------------------------------------------------------- meta.properties
 
 
-def parse_java_properties(data: bytes) -> dict[str, str]:
+def read_java_properties(data: bytes) -> dict[str, str]:
     """``java.util.Properties.load(InputStream)``: ISO-8859-1, ``\\`` escapes, continuations."""
     text = data.decode("latin-1")
     props: dict[str, str] = {}
@@ -298,9 +298,9 @@ class MetaProperties:
     directory_id: str | None
 
 
-def parse_meta_properties(data: bytes) -> MetaProperties:
+def read_meta_properties(data: bytes) -> MetaProperties:
     """``MetaProperties.Builder(Properties)`` plus ``build()`` checks."""
-    props = parse_java_properties(data)
+    props = read_java_properties(data)
     raw_version = props.get("version", "0").strip()
     if raw_version not in ("0", "1"):
         raise JavaRuntimeError(

@@ -203,9 +203,9 @@ def _binary_search(key, target: int, lo: int, hi: int) -> int:  # type: ignore[n
     return lo
 
 
-def encode_offset_entry(base_offset: int, offset: int, position: int) -> bytes:
+def write_offset_entry(base_offset: int, offset: int, position: int) -> bytes:
     return OFFSET_ENTRY.pack(offset - base_offset, position)
 
 
-def encode_time_entry(base_offset: int, timestamp: int, offset: int) -> bytes:
+def write_time_entry(base_offset: int, timestamp: int, offset: int) -> bytes:
     return TIME_ENTRY.pack(timestamp, offset - base_offset)

@@ -28,6 +28,7 @@ from typing import Any
 
 from conformance.errors import DecodeError
 from conformance.fileio import FileSource, read_bytes
+from conformance.jsondoc import JsonDocument
 from conformance.logdir import checkpoint
 from conformance.logdir.index import OffsetIndex, TimeIndex, base_offset_from_name
 from conformance.stream.splitter import Batch, Splitter
@@ -84,7 +85,7 @@ def segments(partition_dir: str | os.PathLike[str]) -> list[Segment]:
 
 
 @dataclass
-class LookupResult:
+class LookupResult(JsonDocument):
     segment: str
     index_entry: tuple[int, int]  # (offset or timestamp, position or offset) that was used
     position: int | None
@@ -92,7 +93,7 @@ class LookupResult:
     record_offset: int | None = None
     record_timestamp: int | None = None
 
-    def to_json(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, object]:
         b = self.batch
         return {
             "segment": self.segment,
@@ -141,7 +142,7 @@ def _checkpointed_log_start(partition_dir: Path) -> int | None:
         return None
     path = partition_dir.resolve().parent / "log-start-offset-checkpoint"
     try:
-        entries = checkpoint.parse_offset_checkpoint(read_bytes(path), str(path))
+        entries = checkpoint.read_offset_checkpoint(read_bytes(path), str(path))
     except (OSError, DecodeError):
         return None  # absent: the first segment's base offset decides
     for e in entries:
@@ -253,11 +254,11 @@ def _first_record_at(batch: Any, target: int, starting_offset: int) -> Record | 
                 raise _Found(r)
 
         try:
-            batch.iterator_records(RecordList(keep=0, visit=check))
+            batch.read_records_eagerly(RecordList(keep=0, visit=check))
         except _Found as f:
             return f.record
         return None
-    for off, msg in batch.iter_messages():
+    for off, msg in batch.read_messages():
         if msg.timestamp >= target and off >= starting_offset:
             return Record(off, msg.timestamp, None, None)
     return None

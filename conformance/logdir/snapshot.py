@@ -60,7 +60,7 @@ def _schema_error(field: str, detail: str) -> CorruptSnapshotError:
     )
 
 
-def parse(data: bytes) -> list[ProducerStateEntry]:
+def read_snapshot(data: bytes) -> list[ProducerStateEntry]:
     """``ProducerStateManager.readSnapshot``."""
     n = len(data)
     if n < CRC_OFFSET:
@@ -116,11 +116,11 @@ def _partial_entry_error(available: int) -> str:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def read(path: str | os.PathLike[str]) -> list[ProducerStateEntry]:
-    return parse(read_bytes(path))
+def read_snapshot_file(path: str | os.PathLike[str]) -> list[ProducerStateEntry]:
+    return read_snapshot(read_bytes(path))
 
 
-def encode(entries: list[ProducerStateEntry]) -> bytes:
+def write_snapshot(entries: list[ProducerStateEntry]) -> bytes:
     """``ProducerStateManager.writeSnapshot``."""
     body = struct.pack(">i", len(entries)) + b"".join(
         ENTRY.pack(

@@ -29,13 +29,13 @@ from conformance.logdir import checkpoint, snapshot, txnindex
 from conformance.logdir.index import (
     OFFSET_ENTRY,
     TIME_ENTRY,
-    encode_offset_entry,
-    encode_time_entry,
+    write_offset_entry,
+    write_time_entry,
 )
 from conformance.primitives.java import wrap32
 from conformance.stream.decoder import StreamDecoder
 from conformance.wire.batch import RecordBatchV2
-from conformance.wire.control import parse_type_id
+from conformance.wire.control import read_control_key
 from conformance.wire.layout import MAGIC_OFFSET, MAGIC_VALUE_V2
 from conformance.wire.legacy import LegacyBatch
 from conformance.wire.record import Record
@@ -69,7 +69,7 @@ class _Segment:
         """``TimeIndex.maybeAppend``: only a strictly larger timestamp gets an entry."""
         last_ts = -1 if self.last_time is None else self.last_time[0]
         if timestamp > last_ts:
-            self.time_entries.append(encode_time_entry(self.base_offset, timestamp, offset))
+            self.time_entries.append(write_time_entry(self.base_offset, timestamp, offset))
             self.last_time = (timestamp, offset)
 
 
@@ -154,7 +154,7 @@ class PartitionWriter:
         if max_ts > seg.max_ts:
             seg.max_ts, seg.max_ts_offset = max_ts, last_offset
         if seg.bytes_since_last_index_entry > self.config.index_interval_bytes:
-            seg.offset_entries.append(encode_offset_entry(seg.base_offset, last_offset, position))
+            seg.offset_entries.append(write_offset_entry(seg.base_offset, last_offset, position))
             seg.maybe_append_time(seg.max_ts, seg.max_ts_offset)
             seg.bytes_since_last_index_entry = 0
         seg.bytes_since_last_index_entry += len(batch)
@@ -194,7 +194,7 @@ class PartitionWriter:
                 return
             marker = records[0]
             self._maybe_new_epoch(p, header.producer_epoch)
-            if p.txn_first_offset >= 0 and parse_type_id(marker.key) == 0:  # ABORT
+            if p.txn_first_offset >= 0 and read_control_key(marker.key) == 0:  # ABORT
                 others = [
                     q.txn_first_offset
                     for k, q in self.producers.items()
@@ -202,9 +202,9 @@ class PartitionWriter:
                 ]
                 lso = min(others) if others else header.base_offset + 1
                 self.active.txn_entries.append(
-                    txnindex.AbortedTxn(
-                        0, pid, p.txn_first_offset, header.base_offset, lso
-                    ).encode()
+                    txnindex.write_aborted_txn(
+                        txnindex.AbortedTxn(0, pid, p.txn_first_offset, header.base_offset, lso)
+                    )
                 )
             control = marker.control or {}
             p.coordinator_epoch = int(control.get("coordinatorEpoch", -1))  # type: ignore[call-overload]
@@ -273,7 +273,7 @@ class PartitionWriter:
             )
             for pid, p in _java_hashmap_order(self.producers)
         ]
-        self._path(offset, ".snapshot").write_bytes(snapshot.encode(entries))
+        self._path(offset, ".snapshot").write_bytes(snapshot.write_snapshot(entries))
 
     def close(self, *, clean: bool = True) -> Path:
         """Shut down; returns the partition directory."""

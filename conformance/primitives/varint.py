@@ -132,7 +132,7 @@ def read_varlong_stream(src: ByteSource) -> int:
             return (value >> 1) ^ -(value & 1)
 
 
-def encode_unsigned_varint(u: int) -> bytes:
+def write_unsigned_varint(u: int) -> bytes:
     if u < 0:
         raise ValueError("unsigned varint must be >= 0")
     out = bytearray()
@@ -143,18 +143,18 @@ def encode_unsigned_varint(u: int) -> bytes:
     return bytes(out)
 
 
-def encode_varint(v: int) -> bytes:
+def write_varint(v: int) -> bytes:
     """Minimal zig-zag encoding of a signed 32-bit value (what Kafka's writers emit)."""
     if not -(1 << 31) <= v < (1 << 31):
         raise ValueError(f"varint out of int32 range: {v}")
-    return encode_unsigned_varint(((v << 1) ^ (v >> 31)) & _MASK32)
+    return write_unsigned_varint(((v << 1) ^ (v >> 31)) & _MASK32)
 
 
-def encode_varlong(v: int) -> bytes:
+def write_varlong(v: int) -> bytes:
     """Minimal zig-zag encoding of a signed 64-bit value."""
     if not -(1 << 63) <= v < (1 << 63):
         raise ValueError(f"varlong out of int64 range: {v}")
-    return encode_unsigned_varint(((v << 1) ^ (v >> 63)) & _MASK64)
+    return write_unsigned_varint(((v << 1) ^ (v >> 63)) & _MASK64)
 
 
 def varint_anomaly(buf: bytes, start: int, end: int, *, is_long: bool = False) -> str | None:

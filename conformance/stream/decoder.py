@@ -20,6 +20,7 @@ from conformance import codecs
 from conformance.errors import DecodeError
 from conformance.stream.findings import check_batch
 from conformance.stream.result import (
+    PROFILES,
     DecodedBatch,
     DecodeResult,
     Finding,
@@ -81,8 +82,8 @@ class StreamDecoder:
         keep: int | None = None,
         max_records: int | None = DEFAULT_MAX_RECORDS,
     ) -> None:
-        if profile not in ("kafka", "strict"):
-            raise ValueError(f"profile must be 'kafka' or 'strict', not {profile!r}")
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be {' or '.join(map(repr, PROFILES))}, not {profile!r}")
         _check_source(data)
         _check_count("decompressed_limit", decompressed_limit)
         if keep is not None:
@@ -126,7 +127,7 @@ class StreamDecoder:
                         assert self.findings is not None
                         check_batch(header, current.records, index, limit, self.findings)
                     else:
-                        header.records(current.records, limit)
+                        header.read_records(current.records, limit)
                 except DecodeError:
                     self._pending = current
                     raise

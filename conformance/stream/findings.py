@@ -77,7 +77,7 @@ def check_batch(
         anomalies: Anomalies = []
         stream = None
         try:
-            stream = header.records(out, decompressed_limit, anomalies)
+            stream = header.read_records(out, decompressed_limit, anomalies)
         finally:
             base = header.position
             compressed = header.compression_id != 0
@@ -88,7 +88,7 @@ def check_batch(
                     add(code, message, base + RECORDS_OFFSET + p)
         _v2_checks(header, out, stream, add)
     else:
-        stream = header.records(out, decompressed_limit)
+        stream = header.read_records(out, decompressed_limit)
         _legacy_checks(header, out, stream, add)
     if stream is not None:
         if stream.ignored_trailing:

@@ -3,32 +3,33 @@ Java oracle and with third-party adapters.
 
 :class:`DecodeResult` is what :func:`conformance.decode` returns: the batches with the records
 Kafka hands out, the error Kafka raises (if any), the partial tail, and the strict-profile
-:class:`Finding` list. ``to_json()`` gives the canonical document; 64-bit integers are decimal
-strings, bytes are base64.
+:class:`Finding` list. ``to_dict()`` gives the canonical document and ``to_json()`` its text
+(``conformance.jsondoc``); 64-bit integers are decimal strings, bytes are base64.
 """
 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, Literal, overload
+from typing import Any, Literal, get_args, overload
 
 from conformance.codecs import codec_name
 from conformance.errors import DecodeError
-from conformance.stream.splitter import Batch
+from conformance.jsondoc import JsonDocument, json_text
+from conformance.stream.splitter import MODES, Batch, Mode
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.record import Record, RecordList
 
-Mode = Literal["memory", "file"]
 Profile = Literal["kafka", "strict"]
+#: every profile (``decode(profile=...)``, ``--profile``): the one list
+PROFILES: tuple[Profile, ...] = get_args(Profile)
 Outcome = Literal["ok", "partial", "error"]
 
 
 @dataclass(slots=True)
-class Finding:
+class Finding(JsonDocument):
     """An anomaly Kafka silently accepts (profile ``strict``)."""
 
     code: str
@@ -36,7 +37,7 @@ class Finding:
     batch_index: int
     position: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
             "message": self.message,
@@ -106,16 +107,16 @@ class AllRecords(Sequence[Record]):
 
 
 @dataclass(slots=True)
-class Tail:
+class Tail(JsonDocument):
     position: int
     bytes: int
 
-    def to_json(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, int]:
         return {"position": self.position, "bytes": self.bytes}
 
 
 @dataclass(slots=True)
-class DecodeResult:
+class DecodeResult(JsonDocument):
     outcome: Outcome
     mode: Mode
     batches: list[DecodedBatch]
@@ -132,11 +133,12 @@ class DecodeResult:
     def ok(self) -> bool:
         return self.outcome != "error"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The canonical JSON document (docs/canonical-json.md)."""
-        return result_to_json(self)
+        return result_to_dict(self)
 
 
+#: the ``format`` member of every canonical decode document
 FORMAT = "kafka-conformance/decode/1"
 
 
@@ -144,7 +146,7 @@ def _b64(b: bytes | None) -> str | None:
     return None if b is None else base64.b64encode(b).decode("ascii")
 
 
-def record_to_json(r: Record) -> dict[str, Any]:
+def record_to_dict(r: Record) -> dict[str, Any]:
     out: dict[str, Any] = {
         "offset": str(r.offset),
         "timestamp": str(r.timestamp),
@@ -157,20 +159,20 @@ def record_to_json(r: Record) -> dict[str, Any]:
     return out
 
 
-def batch_to_json(b: DecodedBatch) -> dict[str, Any]:
+def batch_to_dict(b: DecodedBatch) -> dict[str, Any]:
     out = _batch_head_json(b)
-    out["records"] = [record_to_json(r) for r in b.records]
+    out["records"] = [record_to_dict(r) for r in b.records]
     return out
 
 
 def write_batch_json(b: DecodedBatch, write: Callable[[str], object]) -> None:
-    """``dumps(batch_to_json(b))``, written a record at a time: memory does not grow with the
-    records (no list of record documents is built)."""
-    head = dumps(_batch_head_json(b))
+    """``json_text(batch_to_dict(b))``, written a record at a time: memory does not grow with
+    the records (no list of record documents is built)."""
+    head = json_text(_batch_head_json(b))
     write(head[:-1] + ',"records":[')
     sep = ""
     for r in b.records:
-        write(sep + dumps(record_to_json(r)))
+        write(sep + json_text(record_to_dict(r)))
         sep = ","
     write("]}")
 
@@ -209,33 +211,32 @@ def _batch_head_json(b: DecodedBatch) -> dict[str, Any]:
     return out
 
 
-def result_to_json(result: DecodeResult) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def result_head(
+    mode: str, outcome: str, error: DecodeError | None, tail: Tail | None
+) -> dict[str, Any]:
+    """The members of a canonical document before ``batches`` (one definition for the whole
+    document and for the streamed one, ``fileio.write_decode_json``)."""
+    return {
         "format": FORMAT,
-        "mode": result.mode,
-        "outcome": result.outcome,
-        "error": None if result.error is None else _error_json(result),
-        "tail": None if result.tail is None else result.tail.to_json(),
-        "batches": [batch_to_json(b) for b in result.batches],
+        "mode": mode,
+        "outcome": outcome,
+        "error": None if error is None else error.to_dict(),
+        "tail": None if tail is None else tail.to_dict(),
     }
+
+
+def result_to_dict(result: DecodeResult) -> dict[str, Any]:
+    out = result_head(result.mode, result.outcome, result.error, result.tail)
+    out["batches"] = [batch_to_dict(b) for b in result.batches]
     if result.findings is not None:
-        out["findings"] = [f.to_json() for f in result.findings]
+        out["findings"] = [f.to_dict() for f in result.findings]
     return out
-
-
-def _error_json(result: DecodeResult) -> dict[str, Any]:
-    e = result.error
-    assert e is not None
-    return e.to_json()
-
-
-def dumps(doc: dict[str, Any]) -> str:
-    """One line, ASCII-safe, key order preserved."""
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=True)
 
 
 __all__ = [
     "FORMAT",
+    "MODES",
+    "PROFILES",
     "DecodeResult",
     "DecodedBatch",
     "Finding",
@@ -243,9 +244,9 @@ __all__ = [
     "Outcome",
     "Profile",
     "Tail",
-    "batch_to_json",
-    "dumps",
-    "record_to_json",
-    "result_to_json",
+    "batch_to_dict",
+    "record_to_dict",
+    "result_head",
+    "result_to_dict",
     "write_batch_json",
 ]

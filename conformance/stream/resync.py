@@ -28,17 +28,24 @@ from __future__ import annotations
 import re
 import struct
 
+from conformance.codecs import CODECS
 from conformance.errors import DecodeError
 from conformance.stream.splitter import Source
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import (
+    ATTRIBUTES_OFFSET,
+    COMPRESSION_CODEC_MASK,
     HEADER_SIZE_UP_TO_MAGIC,
+    LAST_OFFSET_DELTA_OFFSET,
     LOG_OVERHEAD,
     MAGIC_OFFSET,
     MAGIC_VALUE_V0,
     MAGIC_VALUE_V2,
+    MESSAGE_KEY_SIZE_OFFSET_V0,
+    MESSAGE_KEY_SIZE_OFFSET_V1,
     MIN_RECORD_OVERHEAD,
     RECORD_BATCH_OVERHEAD,
+    RECORDS_COUNT_OFFSET,
     SIZE_OFFSET,
 )
 from conformance.wire.legacy import LegacyMessage
@@ -69,19 +76,24 @@ def _plausible(head: bytes, q: int, total: int, max_batch_bytes: int) -> int:
     if magic == MAGIC_VALUE_V2:
         if batch_size < RECORD_BATCH_OVERHEAD or len(head) < RECORD_BATCH_OVERHEAD:
             return 0
-        attributes = _I16.unpack_from(head, 21)[0]
-        if attributes & ~0x7F or attributes & 0x07 > 4:
+        attributes = _I16.unpack_from(head, ATTRIBUTES_OFFSET)[0]
+        if attributes & ~0x7F or (attributes & COMPRESSION_CODEC_MASK) not in CODECS:
             return 0
-        if _I32.unpack_from(head, 23)[0] < 0 or _I32.unpack_from(head, 57)[0] < 0:
+        if (
+            _I32.unpack_from(head, LAST_OFFSET_DELTA_OFFSET)[0] < 0
+            or _I32.unpack_from(head, RECORDS_COUNT_OFFSET)[0] < 0
+        ):
             return 0
         return batch_size
     if magic > MAGIC_VALUE_V2:
         return 0
     attributes = head[MAGIC_OFFSET + 1]
     unused = 0xF8 if magic == MAGIC_VALUE_V0 else 0xF0
-    if attributes & unused or attributes & 0x07 > 4:
+    if attributes & unused or (attributes & COMPRESSION_CODEC_MASK) not in CODECS:
         return 0
-    key_at = MAGIC_OFFSET + 2 + (0 if magic == MAGIC_VALUE_V0 else 8)
+    key_at = LOG_OVERHEAD + (
+        MESSAGE_KEY_SIZE_OFFSET_V0 if magic == MAGIC_VALUE_V0 else MESSAGE_KEY_SIZE_OFFSET_V1
+    )
     if len(head) < key_at + 4:
         return 0
     key_length = _I32.unpack_from(head, key_at)[0]

@@ -40,7 +40,7 @@ from conformance.stream.result import DecodedBatch, Profile
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch
 from conformance.stream.splitter import Source
 from conformance.wire.batch import RecordBatchV2
-from conformance.wire.layout import RECORD_BATCH_OVERHEAD
+from conformance.wire.layout import MAGIC_OFFSET, RECORD_BATCH_OVERHEAD
 
 __all__ = ["Region", "VERDICTS", "all_zero", "scan"]
 
@@ -203,7 +203,7 @@ def scan(
 
 
 def _magic(source: Source, p: int) -> int | None:
-    head = source[p + 16 : p + 17]
+    head = source[p + MAGIC_OFFSET : p + MAGIC_OFFSET + 1]
     return None if not head else (head[0] if head[0] < 128 else head[0] - 256)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Literal, Protocol, get_args
 
 from conformance.errors import CorruptRecordError, IllegalArgumentError
 from conformance.wire.batch import RecordBatchV2
@@ -56,6 +56,10 @@ class ByteSource(Protocol):
 
 Source = bytes | ByteSource
 
+#: Kafka's two splitting semantics (docs/format.md §1): the one list
+Mode = Literal["memory", "file"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+
 
 class Splitter:
     """Iterates batches of ``data``; ``position`` is where the next batch would start.
@@ -64,8 +68,8 @@ class Splitter:
     """
 
     def __init__(self, data: Source, mode: str = "memory", filename: str = "<input>") -> None:
-        if mode not in ("memory", "file"):
-            raise ValueError(f"mode must be 'memory' or 'file', not {mode!r}")
+        if mode not in MODES:
+            raise ValueError(f"mode must be {' or '.join(map(repr, MODES))}, not {mode!r}")
         self.data = data
         self.mode = mode
         self.filename = filename

@@ -20,7 +20,7 @@
 61  records               ...     or one compressed payload
 ==  ====================  ======  ===============================================
 
-One writer, at the end (``# --- writer ---``): :func:`encode_batch_v2` (the header packing of
+One writer, at the end (``# --- writer ---``): :func:`write_batch_v2` (the header packing of
 ``DefaultRecordBatch.writeHeader``), :func:`seal_v2`, :func:`v2_attributes`.
 """
 
@@ -30,7 +30,7 @@ import struct
 from collections.abc import Iterable, Iterator
 
 from conformance import codecs
-from conformance.errors import CorruptRecordError, IllegalArgumentError, InvalidRecordError
+from conformance.errors import CorruptRecordError, InvalidRecordError
 from conformance.primitives.crc import crc32c
 from conformance.primitives.java import wrap32, wrap64
 from conformance.wire._record_fast import read_records_fast
@@ -64,8 +64,10 @@ from conformance.wire.record import (
     read_stream_region,
 )
 
-#: let :meth:`RecordBatchV2.records` try the fast path (``wire/_record_fast.py``) before the
-#: reference reader; ``False`` forces the reference everywhere (tests/test_fast_path.py)
+#: Process-wide, deliberately (docs/architecture.md, "Conventions: State"): let
+#: :meth:`RecordBatchV2.read_records` try the fast path (``wire/_record_fast.py``) before the
+#: reference reader. Never changed by the kit; ``False`` forces the reference everywhere, which
+#: is how tests hold the fast path to the reference (tests/test_fast_path.py)
 FAST_PATH = True
 
 
@@ -192,7 +194,7 @@ class RecordBatchV2:
             )
 
     # --- iteration ---------------------------------------------------------------------------
-    def records(
+    def read_records(
         self,
         out: RecordSink,
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
@@ -208,13 +210,11 @@ class RecordBatchV2:
         (:func:`~conformance.wire._record_fast.read_records_fast`); when it declines, or
         :data:`FAST_PATH` is off, the reference reader of ``wire/record.py`` decides.
         """
-        codec = self.attributes_raw & COMPRESSION_CODEC_MASK
-        if codec > 4:
-            raise IllegalArgumentError(f"Unknown compression type id: {codec}")
+        codec = codecs.codec(self.attributes_raw & COMPRESSION_CODEC_MASK).id
         log_append_time = self.max_timestamp if self.attributes_raw & TIMESTAMP_TYPE_MASK else None
         base_offset = self.base_offset
         base_timestamp = self.base_timestamp
-        if codec == 0:
+        if codec == codecs.NONE:
             count = self._checked_count()
             if count == 0:
                 return None
@@ -227,7 +227,7 @@ class RecordBatchV2:
                 return None
             read_region(buf, count, base_offset, base_timestamp, log_append_time, out, anomalies)
             return None
-        stream = codecs.open_stream(
+        stream = codecs.read_stream(
             codec, self.raw[RECORDS_OFFSET:], self.magic, decompressed_limit
         )
         count = self._checked_count()
@@ -243,7 +243,7 @@ class RecordBatchV2:
         )
         return stream
 
-    def iterator_records(
+    def read_records_eagerly(
         self, out: RecordSink, decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT
     ) -> None:
         """``iterator()`` (what DumpLogSegments and ``for (Record r : batch)`` use).
@@ -255,16 +255,16 @@ class RecordBatchV2:
         if self.records_count == 0:
             return
         if self.attributes_raw & COMPRESSION_CODEC_MASK == 0:
-            self.records(out, decompressed_limit)
+            self.read_records(out, decompressed_limit)
             return
         if type(out) is list:
             whole: list[Record] = []
-            self.records(whole, decompressed_limit)
+            self.read_records(whole, decompressed_limit)
             out.extend(whole)
             return
         # decide the whole batch first (records counted, not kept), then hand them out
-        self.records(RecordList(keep=0), decompressed_limit)
-        self.records(out, decompressed_limit)
+        self.read_records(RecordList(keep=0), decompressed_limit)
+        self.read_records(out, decompressed_limit)
 
     def _checked_count(self) -> int:
         if self.records_count < 0:
@@ -275,7 +275,7 @@ class RecordBatchV2:
 
     def __iter__(self) -> Iterator[Record]:
         out: list[Record] = []
-        self.records(out)
+        self.read_records(out)
         return iter(out)
 
     def __repr__(self) -> str:
@@ -322,7 +322,7 @@ def _signed(x: int, bits: int) -> int:
     return x - (1 << bits) if x >> (bits - 1) else x
 
 
-def encode_batch_v2(
+def write_batch_v2(
     records: Iterable[bytes] = (),
     *,
     base_offset: int = 0,
@@ -343,12 +343,13 @@ def encode_batch_v2(
     """One v2 batch: the 61-byte header, then the records (docs/format.md §3.1).
 
     The one batch writer (BatchBuilder, ``empty_batch``, the crafted corpus). ``records`` (each
-    from :func:`~conformance.wire.record.encode_record_v2`) are concatenated and compressed as
-    Kafka's producer does when ``attributes`` names codec 1-4. Defaults: ``count`` = the
-    number of records, ``last_offset_delta`` = count - 1 (0 when empty), ``max_timestamp`` =
-    ``base_timestamp``. Fault knobs: ``payload`` = the bytes after the header verbatim (no
-    compression); ``crc`` = the stored CRC (default: the true CRC-32C); ``batch_length`` = the
-    stored length (default: the true one); ``magic`` and ``attributes`` are stored as raw
+    from :func:`~conformance.wire.record.write_record_v2`) are concatenated and compressed as
+    Kafka's producer does when ``attributes`` names a codec (``codecs.CODECS``). Defaults:
+    ``count`` = the number of records, ``last_offset_delta`` = count - 1 (0 when empty),
+    ``max_timestamp`` = ``base_timestamp``. Fault knobs: ``payload`` = the bytes after the
+    header verbatim (no compression); ``crc`` = the stored CRC (default: the true CRC-32C);
+    ``batch_length`` = the stored length (default: the true one); ``magic`` and ``attributes``
+    are stored as raw
     int8 / int16 (any bits).
     """
     recs = list(records)
@@ -361,8 +362,8 @@ def encode_batch_v2(
     if payload is None:
         payload = b"".join(recs)
         codec = attributes & COMPRESSION_CODEC_MASK
-        if codecs.GZIP <= codec <= codecs.ZSTD:
-            payload = codecs.compress(codec, payload, MAGIC_VALUE_V2)
+        if codec in codecs.CODECS:
+            payload = codecs.write_stream(codec, payload, MAGIC_VALUE_V2)
     header = V2_HEADER.pack(
         base_offset,
         RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(payload)

@@ -5,10 +5,10 @@ What :meth:`BatchBuilder.build` emits, and the one writer that writes each part:
 =========  ==========================================  =========================================
 magic      bytes                                       writer
 =========  ==========================================  =========================================
-2          61-byte header + records (or one            ``wire.batch.encode_batch_v2``,
-           compressed payload)                         ``wire.record.encode_record_v2``
-0/1 plain  ``offset | size | message`` per record      ``wire.legacy.encode_legacy_message``
-0/1 codec  one wrapper entry whose value is the        ``wire.legacy.encode_legacy_wrapper``
+2          61-byte header + records (or one            ``wire.batch.write_batch_v2``,
+           compressed payload)                         ``wire.record.write_record_v2``
+0/1 plain  ``offset | size | message`` per record      ``wire.legacy.write_legacy_message``
+0/1 codec  one wrapper entry whose value is the        ``wire.legacy.write_legacy_wrapper``
            compressed inner entries
 control    key ``version | type``, value               ``wire.control.write_control_key``,
            ``version | coordinatorEpoch``              ``write_end_txn_marker_value``
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from conformance import codecs
 from conformance.errors import EncodeError
 from conformance.primitives.java import wrap32, wrap64
-from conformance.wire.batch import encode_batch_v2, v2_attributes
+from conformance.wire.batch import v2_attributes, write_batch_v2
 from conformance.wire.control import (
     ABORT,
     COMMIT,
@@ -55,17 +55,16 @@ from conformance.wire.layout import (
     TIMESTAMP_TYPE_MASK,
     TimestampType,
 )
-from conformance.wire.legacy import encode_legacy_message, encode_legacy_wrapper
-from conformance.wire.record import HeaderInput, encode_record_v2
+from conformance.wire.legacy import write_legacy_message, write_legacy_wrapper
+from conformance.wire.record import HeaderInput, write_record_v2
 
 
 def _codec_id(compression: str | int) -> int:
-    if isinstance(compression, int):
-        return compression
-    try:
-        return codecs.CODEC_IDS[compression]
-    except KeyError:
-        raise EncodeError(f"unknown compression {compression!r}") from None
+    """A codec of ``codecs.CODECS`` by name or id (``CompressionType.forName``/``forId``)."""
+    found = codecs.CODEC_IDS.get(compression) if isinstance(compression, str) else compression
+    if found not in codecs.CODECS:
+        raise EncodeError(f"unknown compression {compression!r}")
+    return found
 
 
 @dataclass
@@ -106,7 +105,7 @@ class BatchBuilder:
                 raise EncodeError(f"Transactional records are not supported for magic {self.magic}")
             if self.is_control:
                 raise EncodeError(f"Control records are not supported for magic {self.magic}")
-            if codec == codecs.ZSTD:
+            if not codecs.CODECS[codec].legacy_magics:  # zstd: KIP-110
                 raise EncodeError(f"ZStandard compression is not supported for magic {self.magic}")
             if self.delete_horizon_ms != NO_TIMESTAMP:
                 raise EncodeError(
@@ -206,9 +205,9 @@ class BatchBuilder:
         attrs = v2_attributes(
             codec, self.timestamp_type, self.is_transactional, self.is_control, has_dh
         )
-        return encode_batch_v2(
+        return write_batch_v2(
             (
-                encode_record_v2(
+                write_record_v2(
                     r.offset - self.base_offset,
                     wrap64(r.timestamp - base_ts),  # Java long arithmetic
                     r.key,
@@ -243,7 +242,7 @@ class BatchBuilder:
                 inner_offset = r.offset - self.base_offset
             else:
                 inner_offset = r.offset
-            entries.append(encode_legacy_message(magic, inner_offset, ts, r.key, r.value, ts_bit))
+            entries.append(write_legacy_message(magic, inner_offset, ts, r.key, r.value, ts_bit))
         if codec == codecs.NONE or not entries:
             return b"".join(entries)
         if lat:
@@ -251,12 +250,12 @@ class BatchBuilder:
         else:
             wrapper_ts = max((r.timestamp for r in self._records), default=NO_TIMESTAMP)
             wrapper_ts = max(wrapper_ts, NO_TIMESTAMP)
-        return encode_legacy_wrapper(
+        return write_legacy_wrapper(
             magic, self._records[-1].offset, wrapper_ts, entries, codec, ts_bit
         )
 
 
-def build_batch(
+def write_batch(
     records: Iterable[
         tuple[int, bytes | None, bytes | None]
         | tuple[int, bytes | None, bytes | None, Sequence[HeaderInput]]
@@ -264,7 +263,7 @@ def build_batch(
     **options: object,
 ) -> bytes:
     """Convenience:
-    ``build_batch([(ts, key, value[, headers]), ...], magic=2, compression="lz4")``."""
+    ``write_batch([(ts, key, value[, headers]), ...], magic=2, compression="lz4")``."""
     builder = BatchBuilder(**options)  # type: ignore[arg-type]
     for rec in records:
         ts, key, value = rec[0], rec[1], rec[2]
@@ -288,7 +287,7 @@ def empty_batch(
 ) -> bytes:
     """``DefaultRecordBatch.writeEmptyHeader``: a v2 batch with no records, as the log cleaner
     keeps one to preserve producer state (baseTimestamp -1, maxTimestamp = ``timestamp``)."""
-    return encode_batch_v2(
+    return write_batch_v2(
         base_offset=base_offset,
         partition_leader_epoch=partition_leader_epoch,
         attributes=v2_attributes(codecs.NONE, timestamp_type, is_transactional, is_control, False),
@@ -327,7 +326,7 @@ def end_txn_marker_batch(
 __all__ = [
     "BatchBuilder",
     "HeaderInput",
-    "build_batch",
+    "write_batch",
     "empty_batch",
     "end_txn_marker_batch",
 ]

@@ -76,7 +76,7 @@ def _npe() -> NullPointerError:
     return NullPointerError(None)
 
 
-def parse_type_id(key: bytes | None) -> int:
+def read_control_key(key: bytes | None) -> int:
     """``ControlRecordType.parseTypeId``."""
     if key is None:
         raise _npe()
@@ -97,7 +97,7 @@ def type_name(type_id: int) -> str:
     return CONTROL_TYPES.get(type_id, "UNKNOWN")
 
 
-def parse_end_txn_coordinator_epoch(type_id: int, value: bytes | None) -> int:
+def read_end_txn_marker_value(type_id: int, value: bytes | None) -> int:
     """``EndTransactionMarker.deserializeValue``: the coordinator epoch."""
     if type_id not in (ABORT, COMMIT):
         raise IllegalArgumentError(
@@ -268,7 +268,7 @@ def _reader(value: bytes | None) -> _ValueReader:
     return _ValueReader(value)
 
 
-def parse_snapshot_header(value: bytes | None) -> SnapshotHeader:
+def read_snapshot_header(value: bytes | None) -> SnapshotHeader:
     """``ControlRecordUtils.deserializeSnapshotHeaderRecord``."""
     r = _reader(value)
     version = r.int16()
@@ -277,7 +277,7 @@ def parse_snapshot_header(value: bytes | None) -> SnapshotHeader:
     return SnapshotHeader(version, ts)
 
 
-def parse_snapshot_footer(value: bytes | None) -> SnapshotFooter:
+def read_snapshot_footer(value: bytes | None) -> SnapshotFooter:
     """``ControlRecordUtils.deserializeSnapshotFooterRecord``."""
     r = _reader(value)
     version = r.int16()
@@ -285,7 +285,7 @@ def parse_snapshot_footer(value: bytes | None) -> SnapshotFooter:
     return SnapshotFooter(version)
 
 
-def parse_kraft_version(value: bytes | None) -> KRaftVersion:
+def read_kraft_version(value: bytes | None) -> KRaftVersion:
     """``ControlRecordUtils.deserializeKRaftVersionRecord``."""
     r = _reader(value)
     version = r.int16()
@@ -294,7 +294,7 @@ def parse_kraft_version(value: bytes | None) -> KRaftVersion:
     return KRaftVersion(version, kraft)
 
 
-def parse_voters(value: bytes | None) -> Voters:
+def read_voters(value: bytes | None) -> Voters:
     """``ControlRecordUtils.deserializeVotersRecord``."""
     r = _reader(value)
     version = r.int16()
@@ -318,25 +318,25 @@ def parse_voters(value: bytes | None) -> Voters:
     return Voters(version, tuple(voters))
 
 
-def parse_kraft_control_value(type_id: int, value: bytes | None) -> KRaftControlValue:
+def read_kraft_control_value(type_id: int, value: bytes | None) -> KRaftControlValue:
     """The value of a KRaft control record of type ``type_id`` (3-6)."""
     if type_id == SNAPSHOT_HEADER:
-        return parse_snapshot_header(value)
+        return read_snapshot_header(value)
     if type_id == SNAPSHOT_FOOTER:
-        return parse_snapshot_footer(value)
+        return read_snapshot_footer(value)
     if type_id == KRAFT_VERSION:
-        return parse_kraft_version(value)
+        return read_kraft_version(value)
     if type_id == KRAFT_VOTERS:
-        return parse_voters(value)
+        return read_voters(value)
     raise IllegalArgumentError(f"Not a KRaft control record type: {type_name(type_id)}({type_id})")
 
 
 def attach_control(record: Record) -> None:
     """Parse ``record`` as a control record and store the result in ``record.control``."""
-    type_id = parse_type_id(record.key)
+    type_id = read_control_key(record.key)
     control: dict[str, object] = {"typeId": type_id, "type": type_name(type_id)}
     if type_id in (ABORT, COMMIT):
-        control["coordinatorEpoch"] = parse_end_txn_coordinator_epoch(type_id, record.value)
+        control["coordinatorEpoch"] = read_end_txn_marker_value(type_id, record.value)
     record.control = control
 
 

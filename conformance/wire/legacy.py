@@ -19,8 +19,8 @@ A compressed *wrapper* message carries, as its value, a compressed run of inner 
 v0 inner offsets are absolute, v1 inner offsets are relative to ``wrapper offset - last inner
 offset`` (wrapper offset 0 means "use as stored").
 
-One writer, at the end (``# --- writer ---``): :func:`encode_legacy_message` and
-:func:`encode_legacy_wrapper` (``LegacyRecord.write``).
+One writer, at the end (``# --- writer ---``): :func:`write_legacy_message` and
+:func:`write_legacy_wrapper` (``LegacyRecord.write``).
 """
 
 from __future__ import annotations
@@ -226,7 +226,7 @@ class LegacyBatch:
     is_control = False
     is_transactional = False
 
-    def records(
+    def read_records(
         self,
         out: RecordSink,
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
@@ -235,21 +235,19 @@ class LegacyBatch:
         offset, timestamp, key, value. Returns a wrapper's decompressed payload (for strict
         checks), else None."""
         state: list[codecs.Decompressed] = []
-        for offset, message in self.iter_messages(decompressed_limit, state):
+        for offset, message in self.read_messages(decompressed_limit, state):
             out.append(_to_record(offset, message))
         return state[0] if state else None
 
-    def iter_messages(
+    def read_messages(
         self,
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
         state: list[codecs.Decompressed] | None = None,
     ) -> Iterator[tuple[int, LegacyMessage]]:
         """``iterator()`` as Kafka runs it: (absolute offset, message) pairs, errors raised
         where Java raises them (a wrapper is read completely before its first message)."""
-        codec = self.message.compression_id
-        if codec > 4:
-            raise IllegalArgumentError(f"Unknown compression type id: {codec}")
-        if codec == 0:
+        codec = codecs.codec(self.message.compression_id).id
+        if codec == codecs.NONE:
             yield self.offset, self.message
             return
         entries, base, stream = self._deep_entries(codec, decompressed_limit)
@@ -258,10 +256,7 @@ class LegacyBatch:
         wrapper_v1 = self.message.magic == MAGIC_VALUE_V1
         for inner_offset, inner in entries:
             offset = wrap64(base + inner_offset) if wrapper_v1 else inner_offset
-            inner_codec = inner.compression_id
-            if inner_codec > 4:
-                raise IllegalArgumentError(f"Unknown compression type id: {inner_codec}")
-            if inner_codec != 0:
+            if codecs.codec(inner.compression_id).id != codecs.NONE:
                 raise InvalidRecordError("Inner messages must not be compressed")
             yield offset, inner
 
@@ -275,7 +270,7 @@ class LegacyBatch:
             raise InvalidRecordError(
                 f"Invalid wrapper magic found in legacy deep record iterator {wrapper_magic}"
             )
-        if codec == codecs.ZSTD:
+        if not codecs.CODECS[codec].legacy_magics:  # zstd
             raise InvalidRecordError(
                 "Invalid wrapper compressionType found in legacy deep record iterator "
                 f"{wrapper_magic}"
@@ -285,7 +280,7 @@ class LegacyBatch:
             raise InvalidRecordError(
                 f"Found invalid compressed record set with null value (magic = {wrapper_magic})"
             )
-        stream = codecs.open_stream(codec, value, wrapper_magic, decompressed_limit)
+        stream = codecs.read_stream(codec, value, wrapper_magic, decompressed_limit)
         wrapper_timestamp = wrapper.timestamp
         wrapper_ts_type = wrapper.timestamp_type
         src = JavaStreamReader(stream)
@@ -355,7 +350,7 @@ def _to_record(offset: int, message: LegacyMessage) -> Record:
 
 
 # --- writer ---------------------------------------------------------------------------------
-def encode_legacy_message(
+def write_legacy_message(
     magic: int,
     offset: int,
     timestamp: int,
@@ -391,7 +386,7 @@ def encode_legacy_message(
     return struct.pack(">qi", offset, len(message) if size is None else size) + message
 
 
-def encode_legacy_wrapper(
+def write_legacy_wrapper(
     magic: int,
     offset: int,
     timestamp: int,
@@ -407,8 +402,8 @@ def encode_legacy_wrapper(
     as the value of one message; ``attributes`` adds bits to the codec's. Fault knobs:
     ``payload`` = the value verbatim; ``key``; ``crc``."""
     if payload is None:
-        payload = codecs.compress(codec, b"".join(entries), magic)
-    return encode_legacy_message(
+        payload = codecs.write_stream(codec, b"".join(entries), magic)
+    return write_legacy_message(
         magic,
         offset,
         timestamp,

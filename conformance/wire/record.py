@@ -31,7 +31,7 @@ Two readers, because Kafka has two (and they disagree on edge cases):
 them. This module is the reference; the fast path for well-formed regions lives beside it in
 :mod:`conformance.wire._record_fast` (never mixed in here), chosen by ``RecordBatchV2.records``.
 
-One writer, at the end (``# --- writer ---``): :func:`encode_record_v2` (``DefaultRecord.writeTo``).
+One writer, at the end (``# --- writer ---``): :func:`write_record_v2` (``DefaultRecord.writeTo``).
 """
 
 from __future__ import annotations
@@ -54,12 +54,12 @@ from conformance.errors import (
 )
 from conformance.primitives.java import java_utf8, wrap64
 from conformance.primitives.varint import (
-    encode_varint,
-    encode_varlong,
     read_varint,
     read_varint_stream,
     read_varlong,
     varint_anomaly,
+    write_varint,
+    write_varlong,
 )
 
 #: strict-mode notes collected while parsing: (position in the parsed buffer, code, message)
@@ -723,7 +723,7 @@ class Raw(bytes):
 def _bytes_field(b: bytes | None) -> bytes:
     if isinstance(b, Raw):
         return bytes(b)
-    return encode_varint(-1) if b is None else encode_varint(len(b)) + b
+    return write_varint(-1) if b is None else write_varint(len(b)) + b
 
 
 def _header_key(k: str | bytes | None) -> bytes:
@@ -734,20 +734,20 @@ def _header_key(k: str | bytes | None) -> bytes:
     )
 
 
-def encode_headers_v2(headers: Sequence[HeaderInput], *, count: int | bytes | None = None) -> bytes:
+def write_headers_v2(headers: Sequence[HeaderInput], *, count: int | bytes | None = None) -> bytes:
     """The headers section of a v2 record: ``headerCount`` varint, then each key and value.
 
     Fault knobs: ``count`` = the count declared (default ``len(headers)``; bytes = raw); a
     :class:`Raw` key or value is written verbatim."""
-    n = encode_varint(len(headers)) if count is None else _varint(count)
+    n = write_varint(len(headers)) if count is None else _varint(count)
     return n + b"".join(_header_key(hk) + _bytes_field(hv) for hk, hv in headers)
 
 
-def _varint(x: int | bytes, enc: Callable[[int], bytes] = encode_varint) -> bytes:
+def _varint(x: int | bytes, enc: Callable[[int], bytes] = write_varint) -> bytes:
     return bytes(x) if isinstance(x, (bytes, bytearray)) else enc(x)
 
 
-def encode_record_v2(
+def write_record_v2(
     offset_delta: int | bytes = 0,
     timestamp_delta: int | bytes = 0,
     key: bytes | None = None,
@@ -771,7 +771,7 @@ def encode_record_v2(
     """
     parts = [
         bytes([attributes & 0xFF]),
-        _varint(timestamp_delta, encode_varlong),
+        _varint(timestamp_delta, write_varlong),
         _varint(offset_delta),
         _bytes_field(key),
         _bytes_field(value),
@@ -780,9 +780,9 @@ def encode_record_v2(
         parts = parts[: RECORD_FIELDS.index(end_after) + 1]
     elif end_after == "header_count":
         parts.append(
-            encode_headers_v2((), count=len(headers) if header_count is None else header_count)
+            write_headers_v2((), count=len(headers) if header_count is None else header_count)
         )
     else:
-        parts.append(encode_headers_v2(headers, count=header_count))
+        parts.append(write_headers_v2(headers, count=header_count))
     body = b"".join(parts) + trailing
     return _varint(len(body) if length is None else length) + body

@@ -29,7 +29,7 @@ behaviour, command = sys.argv[1], sys.argv[2:3]
 def reference(data: bytes, mode: str) -> bytes:
     from conformance import decode
 
-    return json.dumps(decode(data, mode=mode).to_json()).encode()
+    return decode(data, mode=mode).to_json().encode()
 
 
 def hang() -> None:

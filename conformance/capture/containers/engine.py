@@ -79,7 +79,7 @@ def run_script(command: str, timeout: float = 900) -> subprocess.CompletedProces
     )
 
 
-def _parse_env(text: str) -> dict[str, str]:
+def _read_env(text: str) -> dict[str, str]:
     env = {}
     for line in text.splitlines():
         m = _EXPORT.match(line.strip())
@@ -111,7 +111,7 @@ def ensure_engine(*, start: bool = True) -> Engine:
                     f"{up.stderr.strip()}"
                 )
             found, started = up, "starting podman system service" in up.stderr
-        env = _parse_env(found.stdout)
+        env = _read_env(found.stdout)
         if "DOCKER_HOST" not in env:
             raise EngineUnavailable(f"engine.sh printed no DOCKER_HOST:\n{found.stdout}")
         engine = Engine(env["DOCKER_HOST"], env, started)

@@ -32,11 +32,12 @@ import subprocess
 import tarfile
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.host.progress import Status
 from conformance.jvm import kafka_jars
 from conformance.jvm import runtime as jvm
 
@@ -63,8 +64,6 @@ _DESKTOP_LIBS = frozenset(
 _SKIP_JDK = frozenset({"src.zip", "ct.sym"})
 _SHELL_TOOLS = ("sh", "sleep", "mkdir", "cat", "ls")
 _LDD_PATH = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x")
-
-Progress = Callable[[str], None]
 
 
 class ImageBuildError(RuntimeError):
@@ -271,7 +270,7 @@ def _image(image: Any, tag: str, built: bool) -> Image:
 
 
 def _build(
-    client: Any, tag: str, entries: list[_Entry], containerfile: str, progress: Progress
+    client: Any, tag: str, entries: list[_Entry], containerfile: str, progress: Status
 ) -> Image:
     import docker  # type: ignore[import-not-found]
 
@@ -317,7 +316,7 @@ def _build(
     return _image(image, tag, built=True)
 
 
-def jre_image(client: Any, progress: Progress = lambda m: None) -> Image:
+def jre_image(client: Any, progress: Status = lambda m: None) -> Image:
     """``kafka-conformance/jre:<java.version>`` from this machine's JDK (built if needed)."""
     from conformance.capture.jvm import java_version
 
@@ -332,7 +331,7 @@ def jre_image(client: Any, progress: Progress = lambda m: None) -> Image:
     )
 
 
-def kafka_image(client: Any, version: str, progress: Progress = lambda m: None) -> Image:
+def kafka_image(client: Any, version: str, progress: Status = lambda m: None) -> Image:
     """``kafka-conformance/kafka:<version>``: the JRE image plus Kafka ``version``'s jars
     (resolved from Maven Central on first use, as for the jvm backend) and the start script."""
     base = jre_image(client, progress)

@@ -9,7 +9,6 @@ from typing import Any
 
 from conformance.capture import RunningBroker
 from conformance.capture.scenarios.base import (
-    CODECS,
     KP_CODECS,
     ND_KP_GZIP,
     ND_TOPIC_ID,
@@ -21,6 +20,7 @@ from conformance.capture.scenarios.base import (
     sends,
 )
 from conformance.capture.scenarios.producers import kafka_python_produce, produce
+from conformance.codecs import CODECS, NONE
 
 
 def _codec_body(codec: str, magic: int, producer: str) -> Callable[[RunningBroker, str], dict]:
@@ -40,8 +40,9 @@ def _codec_body(codec: str, magic: int, producer: str) -> Callable[[RunningBroke
 
 
 for _magic in (0, 1, 2):
-    for _codec in CODECS:
-        if _codec == "zstd" and _magic < 2:
+    for _c in CODECS.values():
+        _codec = _c.name
+        if _magic < 2 and not _c.legacy_magics:
             continue  # zstd needs magic 2 (UNSUPPORTED_COMPRESSION_TYPE otherwise)
         for _producer in ("kafka-python", "java"):
             if _producer == "kafka-python" and _codec not in KP_CODECS:
@@ -64,7 +65,7 @@ for _magic in (0, 1, 2):
                     topic_configs=configs_for(_magic),
                     body=_codec_body(_codec, _magic, _producer),
                     magic=_magic,
-                    min_version=(2, 1) if _codec == "zstd" else (0,),
+                    min_version=_c.since,
                     non_deterministic=tuple(nd),
                 )
             )
@@ -82,8 +83,9 @@ def _recompress_body(magic: int) -> Callable[[RunningBroker, str], dict]:
 
 
 for _magic in (0, 1, 2):
-    for _codec in ("gzip", "snappy", "lz4", "zstd"):
-        if _codec == "zstd" and _magic < 2:
+    for _c in CODECS.values():
+        _codec = _c.name
+        if _c.id == NONE or (_magic < 2 and not _c.legacy_magics):
             continue
         add(
             Scenario(
@@ -94,7 +96,7 @@ for _magic in (0, 1, 2):
                 topic_configs=configs_for(_magic, {"compression.type": _codec}),
                 body=_recompress_body(_magic),
                 magic=_magic,
-                min_version=(2, 1) if _codec == "zstd" else (0,),
+                min_version=_c.since,
                 non_deterministic=(ND_TOPIC_ID,),
             )
         )

@@ -20,9 +20,9 @@ Byte builders (re-exported here, usable on their own, e.g. in tests): from ``_bu
 :func:`v2_record`, :func:`v2_batch`, :func:`reseal`, :func:`legacy_message`,
 :func:`legacy_wrapper`, :func:`v1_inner`, :func:`ctl_key`, :func:`ctl_value`,
 :func:`control_batch` - the crafted defaults (timestamp :data:`TS`, key ``k``, value ``v``)
-over the one writer of each structure in ``conformance.wire`` (``record.encode_record_v2``,
-``batch.encode_batch_v2`` / ``seal_v2``, ``legacy.encode_legacy_message`` /
-``encode_legacy_wrapper``, ``control.write_control_key`` / ``write_end_txn_marker_value``),
+over the one writer of each structure in ``conformance.wire`` (``record.write_record_v2``,
+``batch.write_batch_v2`` / ``seal_v2``, ``legacy.write_legacy_message`` /
+``write_legacy_wrapper``, ``control.write_control_key`` / ``write_end_txn_marker_value``),
 whose keyword knobs make the faults; :class:`~conformance.wire.record.Raw` marks field bytes
 written verbatim. The codec framings are the codec modules' writers, re-exported
 under their earlier names: :func:`lz4_custom` (``codecs.lz4.write_frame``), :func:`xerial` /

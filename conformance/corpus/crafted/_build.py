@@ -2,9 +2,9 @@
 the crafted defaults for the wire writers.
 
 There is no record, batch or message writer here: every structure is written by the one writer
-next to its reader (``conformance.wire.record.encode_record_v2``,
-``conformance.wire.batch.encode_batch_v2`` / ``seal_v2``,
-``conformance.wire.legacy.encode_legacy_message`` / ``encode_legacy_wrapper``,
+next to its reader (``conformance.wire.record.write_record_v2``,
+``conformance.wire.batch.write_batch_v2`` / ``seal_v2``,
+``conformance.wire.legacy.write_legacy_message`` / ``write_legacy_wrapper``,
 ``conformance.wire.control.write_control_key`` / ``write_end_txn_marker_value``), whose
 keyword knobs make the faults (wrong length, stale CRC, raw varints, ...). The helpers below
 only give those writers the crafted cases' defaults: timestamp :data:`TS`, key ``b"k"``,
@@ -22,15 +22,16 @@ from functools import partial
 from typing import Any
 
 from conformance.codecs import GZIP, LZ4, NONE, SNAPPY, ZSTD
-from conformance.wire.batch import encode_batch_v2, seal_v2
+from conformance.stream.splitter import MODES
+from conformance.wire.batch import seal_v2, write_batch_v2
 from conformance.wire.control import write_control_key, write_end_txn_marker_value
 from conformance.wire.layout import (
     CONTROL_FLAG_MASK,
     MAGIC_VALUE_V1,
     TRANSACTIONAL_FLAG_MASK,
 )
-from conformance.wire.legacy import encode_legacy_message, encode_legacy_wrapper
-from conformance.wire.record import HeaderInput, Raw, encode_record_v2
+from conformance.wire.legacy import write_legacy_message, write_legacy_wrapper
+from conformance.wire.record import HeaderInput, Raw, write_record_v2
 
 __all__ = [
     "AREAS",
@@ -82,7 +83,7 @@ AREAS = (
     "mixed-",
 )
 _NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-BOTH = ("memory", "file")
+BOTH = MODES
 MEMORY = ("memory",)
 
 
@@ -137,14 +138,14 @@ def v2_record(
     headers: Sequence[HeaderInput] = (),
     **knobs: Any,
 ) -> bytes:
-    """``encode_record_v2`` with key ``b"k"`` and value ``b"v"`` by default; every keyword
+    """``write_record_v2`` with key ``b"k"`` and value ``b"v"`` by default; every keyword
     (``offset_delta``, ``timestamp_delta``, ``attributes`` and the fault knobs ``length``,
     ``header_count``, ``trailing``, ``end_after``) goes to the writer."""
-    return encode_record_v2(key=key, value=value, headers=headers, **knobs)
+    return write_record_v2(key=key, value=value, headers=headers, **knobs)
 
 
-#: ``encode_batch_v2`` with baseTimestamp :data:`TS` by default (every knob as there)
-v2_batch = partial(encode_batch_v2, base_timestamp=TS)
+#: ``write_batch_v2`` with baseTimestamp :data:`TS` by default (every knob as there)
+v2_batch = partial(write_batch_v2, base_timestamp=TS)
 #: recompute batchLength and/or the CRC-32C after a field was corrupted
 reseal = seal_v2
 
@@ -179,10 +180,10 @@ def legacy_message(
     offset: int = 0,
     **knobs: Any,
 ) -> bytes:
-    """``encode_legacy_message`` with the crafted defaults (a v1 message ``k`` -> ``v`` at
+    """``write_legacy_message`` with the crafted defaults (a v1 message ``k`` -> ``v`` at
     offset 0, timestamp :data:`TS`); the fault knobs (``crc``, ``size``, ``key_length``,
     ``value_length``, ``trailing``, ``truncate``) go to the writer."""
-    return encode_legacy_message(magic, offset, timestamp, key, value, attributes, **knobs)
+    return write_legacy_message(magic, offset, timestamp, key, value, attributes, **knobs)
 
 
 def legacy_wrapper(
@@ -195,9 +196,9 @@ def legacy_wrapper(
     extra_attributes: int = 0,
     **knobs: Any,
 ) -> bytes:
-    """``encode_legacy_wrapper`` with the crafted defaults (v1, gzip, offset 0, :data:`TS`);
+    """``write_legacy_wrapper`` with the crafted defaults (v1, gzip, offset 0, :data:`TS`);
     the fault knobs (``payload``, ``key``, ``crc``) go to the writer."""
-    return encode_legacy_wrapper(magic, offset, timestamp, inner, codec, extra_attributes, **knobs)
+    return write_legacy_wrapper(magic, offset, timestamp, inner, codec, extra_attributes, **knobs)
 
 
 def v1_inner(

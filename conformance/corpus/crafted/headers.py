@@ -11,7 +11,7 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
-from conformance.primitives.varint import encode_varint
+from conformance.primitives.varint import write_varint
 
 
 def add_cases(add: Collector) -> None:
@@ -49,12 +49,12 @@ def add_cases(add: Collector) -> None:
     add(
         "hdr-key-size-negative-c52",
         "C52/§3.5(a): header key length -1: 'Invalid negative header key size -1'",
-        hb(headers=[(Raw(encode_varint(-1)), b"x")]),
+        hb(headers=[(Raw(write_varint(-1)), b"x")]),
     )
     add(
         "hdr-key-size-minus-7",
         "§3.5(a): header key length -7",
-        hb(headers=[(Raw(encode_varint(-7)), b"x")]),
+        hb(headers=[(Raw(write_varint(-7)), b"x")]),
     )
     add(
         "hdr-key-empty",
@@ -117,17 +117,17 @@ def add_cases(add: Collector) -> None:
     add(
         "hdr-value-minus-9",
         "§3.4: header value length -9 read as null",
-        hb(headers=[("h", Raw(encode_varint(-9)))]),
+        hb(headers=[("h", Raw(write_varint(-9)))]),
     )
     add(
         "hdr-value-past-end",
         "§3.5(a) step 6: header value length past the end",
-        hb(headers=[("h", Raw(encode_varint(40) + b"x"))]),
+        hb(headers=[("h", Raw(write_varint(40) + b"x"))]),
     )
     add(
         "hdr-key-past-end",
         "§3.5(a) step 6: header key length past the end",
-        hb(header_count=1, trailing=encode_varint(40) + b"h"),
+        hb(header_count=1, trailing=write_varint(40) + b"h"),
     )
     add(
         "hdr-duplicate-keys-c52",
@@ -152,7 +152,7 @@ def add_cases(add: Collector) -> None:
     add(
         "hdr-gzip-key-size-negative",
         "§3.5(b): gzip batch, header key length -1",
-        v2_batch([v2_record(headers=[(Raw(encode_varint(-1)), b"x")])], attributes=GZIP),
+        v2_batch([v2_record(headers=[(Raw(write_varint(-1)), b"x")])], attributes=GZIP),
     )
     add(
         "hdr-gzip-invalid-utf8",

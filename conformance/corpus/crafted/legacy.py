@@ -7,7 +7,6 @@ from conformance.codecs.zstd import write_frame as zstd_std
 from conformance.corpus.crafted._build import (
     BOTH,
     GZIP,
-    LZ4,
     SNAPPY,
     TS,
     ZSTD,
@@ -195,7 +194,7 @@ def add_cases(add: Collector) -> None:
     )
     # ---- wrappers
     for magic in (0, 1):
-        for codec, cname in ((GZIP, "gzip"), (SNAPPY, "snappy"), (LZ4, "lz4")):
+        for codec, cname in ((c.id, c.name) for c in codecs.legacy_codecs() if c.id != codecs.NONE):
             inner = v1_inner(3, magic=magic, offsets=[100, 101, 102] if magic == 0 else None)
             add(
                 f"legacy-v{magic}-{cname}-wrapper",
@@ -283,7 +282,7 @@ def add_cases(add: Collector) -> None:
         "legacy-v1-wrapper-only-short-fragment",
         "§2.5: v1 wrapper whose value decompresses to 8 bytes "
         "(less than an entry prefix): no inner records",
-        legacy_wrapper([], offset=0, payload=codecs.compress(GZIP, b"\x00" * 8)),
+        legacy_wrapper([], offset=0, payload=codecs.write_stream(GZIP, b"\x00" * 8)),
     )
     add(
         "legacy-v1-inner-compressed",
@@ -306,7 +305,7 @@ def add_cases(add: Collector) -> None:
         "legacy-v1-inner-truncated",
         "§2.5: last inner message truncated inside the compressed value: dropped silently",
         legacy_wrapper(
-            v1_inner(2), payload=codecs.compress(GZIP, b"".join(v1_inner(3))[:-5]), offset=1
+            v1_inner(2), payload=codecs.write_stream(GZIP, b"".join(v1_inner(3))[:-5]), offset=1
         ),
     )
     add(
@@ -337,7 +336,7 @@ def add_cases(add: Collector) -> None:
     add(
         "legacy-v1-wrapper-codec-6",
         "§2.5: v1 wrapper attributes codec 6: IAE",
-        legacy_message(None, codecs.compress(GZIP, b"".join(v1_inner(1))), attributes=6),
+        legacy_message(None, codecs.write_stream(GZIP, b"".join(v1_inner(1))), attributes=6),
     )
     add(
         "legacy-v1-wrapper-inner-v2",

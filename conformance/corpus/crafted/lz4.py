@@ -36,7 +36,7 @@ def add_cases(add: Collector) -> None:
     add(
         "lz4-v2-java",
         "§5.4/A.3: v2 lz4 batch as Java writes it (FLG 60 BD 40 HC 82)",
-        lb(codecs.compress(LZ4, raw, 2)),
+        lb(codecs.write_stream(LZ4, raw, 2)),
     )
     big_recs = simple_records(30, value_size=3000)
     add(
@@ -200,18 +200,18 @@ def add_cases(add: Collector) -> None:
     add(
         "lz4-bad-magic",
         "§5.4: magic 05 22 4d 18: 'Stream unsupported (invalid magic bytes)'",
-        lb(b"\x05" + codecs.compress(LZ4, raw, 2)[1:]),
+        lb(b"\x05" + codecs.write_stream(LZ4, raw, 2)[1:]),
     )
     add(
         "lz4-short-5-bytes",
         "§5.4: 5-byte payload: 'Stream ended prematurely'",
-        lb(codecs.compress(LZ4, raw, 2)[:5]),
+        lb(codecs.write_stream(LZ4, raw, 2)[:5]),
     )
     add("lz4-empty", "§5.4: empty lz4 payload", lb(b""))
     add(
         "lz4-header-only",
         "§5.4: frame header (7 bytes) and nothing else",
-        lb(codecs.compress(LZ4, raw, 2)[:7]),
+        lb(codecs.write_stream(LZ4, raw, 2)[:7]),
     )
     good_frame = write_frame([raw])
     add(
@@ -223,7 +223,7 @@ def add_cases(add: Collector) -> None:
     add(
         "lz4-truncated-frame",
         "C3/§5.4: frame truncated inside the block (batch resealed)",
-        lb(codecs.compress(LZ4, raw, 2)[:30]),
+        lb(codecs.write_stream(LZ4, raw, 2)[:30]),
     )
     add(
         "lz4-legacy-v1-content-checksum-missing",

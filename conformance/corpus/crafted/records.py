@@ -14,7 +14,7 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
-from conformance.primitives.varint import encode_varint
+from conformance.primitives.varint import write_varint
 
 
 def add_cases(add: Collector) -> None:
@@ -85,18 +85,18 @@ def add_cases(add: Collector) -> None:
     add(
         "rec-key-length-past-end",
         "§3.5(a) step 6: key length past the end of the batch: 'Found invalid record structure'",
-        v2_batch([v2_record(key=Raw(encode_varint(100) + b"abc"), end_after="key")]),
+        v2_batch([v2_record(key=Raw(write_varint(100) + b"abc"), end_after="key")]),
     )
     add(
         "rec-value-length-past-end",
         "§3.5(a) step 6: value length past the end of the batch",
-        v2_batch([v2_record(value=Raw(encode_varint(50) + b"xy"), end_after="value")]),
+        v2_batch([v2_record(value=Raw(write_varint(50) + b"xy"), end_after="value")]),
     )
     add(
         "rec-key-past-batch-end-c5",
         "C5/§3.5(a): key length runs past the batch into the next batch's bytes: "
         "bounded by the batch",
-        v2_batch([v2_record(key=Raw(encode_varint(70) + b"ab"), end_after="key")])
+        v2_batch([v2_record(key=Raw(write_varint(70) + b"ab"), end_after="key")])
         + simple_batch(1, base_offset=1),
     )
     add(
@@ -105,7 +105,7 @@ def add_cases(add: Collector) -> None:
         "length check catches it",
         v2_batch(
             [
-                v2_record(value=Raw(encode_varint(12) + b"v"), length=7),
+                v2_record(value=Raw(write_varint(12) + b"v"), length=7),
                 v2_record(offset_delta=1),
             ]
         ),
@@ -129,12 +129,12 @@ def add_cases(add: Collector) -> None:
     add(
         "rec-key-null-minus-2",
         "§3.4: key length -2 read as null",
-        v2_batch([v2_record(key=Raw(encode_varint(-2)))]),
+        v2_batch([v2_record(key=Raw(write_varint(-2)))]),
     )
     add(
         "rec-value-null-minus-100",
         "§3.4: value length -100 read as null",
-        v2_batch([v2_record(value=Raw(encode_varint(-100)))]),
+        v2_batch([v2_record(value=Raw(write_varint(-100)))]),
     )
     matrix = []
     i = 0
@@ -163,7 +163,7 @@ def add_cases(add: Collector) -> None:
     add(
         "rec-truncated-body-last",
         "§3.5(a): last record truncated (length says 10, 4 bytes left)",
-        v2_batch([v2_record(key=Raw(encode_varint(1)), end_after="key", length=10)]),
+        v2_batch([v2_record(key=Raw(write_varint(1)), end_after="key", length=10)]),
     )
     # compressed path (§3.5 b)
     add(
@@ -210,9 +210,7 @@ def add_cases(add: Collector) -> None:
     add(
         "rec-gzip-key-past-end",
         "§3.5(b): gzip batch, key length past the record: 'Found invalid record structure'",
-        v2_batch(
-            [v2_record(key=Raw(encode_varint(30) + b"abc"), end_after="key")], attributes=GZIP
-        ),
+        v2_batch([v2_record(key=Raw(write_varint(30) + b"abc"), end_after="key")], attributes=GZIP),
     )
     add(
         "rec-gzip-overlong-varlong-body",

@@ -20,7 +20,7 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
-from conformance.primitives.varint import encode_unsigned_varint
+from conformance.primitives.varint import write_unsigned_varint
 
 
 def add_cases(add: Collector) -> None:
@@ -45,7 +45,7 @@ def add_cases(add: Collector) -> None:
     # snappy-java reads the uncompressed length as a Java int and allocates before it
     # decompresses (found by differential fuzzing)
     for length in (3_000_000_000, 2147483646):
-        block = encode_unsigned_varint(length) + b"\x00" * 12
+        block = write_unsigned_varint(length) + b"\x00" * 12
         add(
             f"snappy-raw-length-{length}",
             "raw snappy whose uncompressed length is >= 2^31 (new byte[negative]) or above "
@@ -58,7 +58,7 @@ def add_cases(add: Collector) -> None:
             sb(write_header() + write_chunk(block), 1),
         )
     first = write_raw(recs[0])
-    bad = encode_unsigned_varint(0xFFFFFFFF) + b"\x00" * 12
+    bad = write_unsigned_varint(0xFFFFFFFF) + b"\x00" * 12
     add(
         "snappy-xerial-second-chunk-length-negative",
         "a later xerial chunk whose length reads as a negative int: no new array (-1 is not "

@@ -9,7 +9,7 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
-from conformance.primitives.varint import encode_unsigned_varint
+from conformance.primitives.varint import write_unsigned_varint
 
 
 def add_cases(add: Collector) -> None:
@@ -105,7 +105,7 @@ def add_cases(add: Collector) -> None:
     add(
         "varint-unsigned-ff-int-min",
         "§3.6: length field FF FF FF FF 0F (zig-zag Integer.MIN) as a key length: null key",
-        v2_batch([rec_with(kl=encode_unsigned_varint(0xFFFFFFFF), kd=b"")]),
+        v2_batch([rec_with(kl=write_unsigned_varint(0xFFFFFFFF), kd=b"")]),
     )
     add(
         "varint-nonminimal-gzip",

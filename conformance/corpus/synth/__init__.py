@@ -70,7 +70,7 @@ from conformance.corpus.synth.model import (
     FORMAT,
     KINDS,
     Planted,
-    Progress,
+    ProgressCallback,
     SynthFile,
     SynthReport,
 )
@@ -109,7 +109,7 @@ def synthesize(
     *,
     corrupt: int = 0,
     seed: int = 0,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> SynthReport:
     """Write a synthetic log directory of about ``size`` bytes of ``.log`` under ``out`` (a new
     or empty directory), plant ``corrupt`` corruptions, write ``out/planted.json``.
@@ -152,7 +152,7 @@ def synthesize(
         elapsed=0.0,
     )
     (root / "planted.json").write_text(
-        json.dumps(report.to_json(), sort_keys=True, indent=2) + "\n"
+        json.dumps(report.to_dict(), sort_keys=True, indent=2) + "\n"
     )
     report.elapsed = time.perf_counter() - started
     return report
@@ -162,7 +162,7 @@ __all__ = [
     "FORMAT",
     "KINDS",
     "Planted",
-    "Progress",
+    "ProgressCallback",
     "SynthFile",
     "SynthReport",
     "synthesize",

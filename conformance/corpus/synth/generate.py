@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.codecs import CODEC_IDS, legacy_codecs
 from conformance.corpus.synth.model import (
     BASE_TIMESTAMP,
     FORMAT,
@@ -25,7 +26,7 @@ from conformance.corpus.synth.model import (
     V2,
     WRAPPER,
     FileLayout,
-    Progress,
+    ProgressCallback,
 )
 from conformance.logdir import checkpoint
 from conformance.logdir.writer import LogConfig, PartitionWriter, filename_prefix
@@ -34,10 +35,13 @@ from conformance.wire.layout import NO_TIMESTAMP
 
 __all__ = ["PartitionGen", "Plan", "partitions", "write_root_files"]
 
-_V2_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
-_V2_WEIGHTS = (0.3, 0.15, 0.2, 0.2, 0.15)
-_LEGACY_CODECS = ("none", "gzip", "snappy", "lz4")
-_LEGACY_WEIGHTS = (0.35, 0.25, 0.2, 0.2)
+#: how often each codec is drawn, per batch (a codec not named here: 0.15)
+_V2_SHARE = {"none": 0.3, "gzip": 0.15, "snappy": 0.2, "lz4": 0.2, "zstd": 0.15}
+_LEGACY_SHARE = {"none": 0.35, "gzip": 0.25, "snappy": 0.2, "lz4": 0.2}
+_V2_CODECS = tuple(CODEC_IDS)
+_V2_WEIGHTS = tuple(_V2_SHARE.get(name, 0.15) for name in _V2_CODECS)
+_LEGACY_CODECS = tuple(c.name for c in legacy_codecs())
+_LEGACY_WEIGHTS = tuple(_LEGACY_SHARE.get(name, 0.15) for name in _LEGACY_CODECS)
 _POOL = 8192
 
 
@@ -369,7 +373,7 @@ def write_root_files(out: Path, done: Sequence[tuple[Plan, PartitionGen]], seed:
 
 
 def partitions(
-    out: Path, size: int, seed: int, progress: Progress | None
+    out: Path, size: int, seed: int, progress: ProgressCallback | None
 ) -> Iterator[tuple[Plan, PartitionGen]]:
     pools = _Pools(seed)
     total = 0

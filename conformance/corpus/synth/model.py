@@ -11,6 +11,8 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from conformance.jsondoc import JsonDocument
+
 FORMAT = "kafka-conformance/synth-1"
 KINDS = ("bitflip", "bad-length", "zero-fill", "torn-tail")
 TOPICS = ("orders", "events")
@@ -22,26 +24,26 @@ BASE_TIMESTAMP = 1_700_000_000_000  # 2023-11-14T22:13:20Z
 MAX_RECORDS = 500
 
 #: progress callback: ``.log`` bytes written so far
-Progress = Callable[[int], None]
+ProgressCallback = Callable[[int], None]
 
 #: batch kinds of a file layout: a v2 batch, an uncompressed v0/v1 message, a v0/v1 wrapper
 V2, PLAIN, WRAPPER = 0, 1, 2
 
 
 @dataclass(frozen=True, slots=True)
-class SynthFile:
+class SynthFile(JsonDocument):
     """One ``.log`` file of the corpus."""
 
     path: str  # relative to the corpus root, posix
     size: int  # final size (after planting)
     batches: int  # batches written
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "size": self.size, "batches": self.batches}
 
 
 @dataclass(frozen=True, slots=True)
-class Planted:
+class Planted(JsonDocument):
     """One planted corruption (see the module docstring for the fields)."""
 
     kind: str
@@ -53,7 +55,7 @@ class Planted:
     detail: str
     resume: int | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "file": self.file,
@@ -67,7 +69,7 @@ class Planted:
 
 
 @dataclass
-class SynthReport:
+class SynthReport(JsonDocument):
     """What :func:`synthesize` wrote: ``planted.json`` plus counts and the time it took."""
 
     root: Path
@@ -87,15 +89,15 @@ class SynthReport:
     def mb_per_s(self) -> float:
         return self.total_bytes / 1e6 / self.elapsed if self.elapsed > 0 else 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The ``planted.json`` document."""
         return {
             "format": FORMAT,
             "seed": self.seed,
             "size": self.size,
             "corrupt": self.corrupt,
-            "files": [f.to_json() for f in self.files],
-            "planted": [p.to_json() for p in self.planted],
+            "files": [f.to_dict() for f in self.files],
+            "planted": [p.to_dict() for p in self.planted],
         }
 
 

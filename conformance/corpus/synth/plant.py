@@ -81,11 +81,11 @@ def _assign(layouts: list[FileLayout], n: int, rng: random.Random) -> list[list[
     assigned: list[list[str]] = [[] for _ in layouts]
     for kind in kinds:
 
-        def load(i: int, kind: str = kind) -> tuple[int, bool, float]:
+        def occupancy(i: int, kind: str = kind) -> tuple[int, bool, float]:
             torn_elsewhere = kind == "torn-tail" and not layouts[i].last_in_partition
             return len(assigned[i]), torn_elsewhere, tie[i]
 
-        for i in sorted(range(len(layouts)), key=load):
+        for i in sorted(range(len(layouts)), key=occupancy):
             trial = _ordered(assigned[i] + [kind])
             if (
                 trial.count("torn-tail") <= 1

@@ -73,7 +73,7 @@ def build(
     for run in runs:
         known_count = 0
         for r in run.results:
-            doc = r.to_json()
+            doc = r.to_dict()
             entry = dv.classify(known, r.impl, r.case) if r.status in ("fail", "error") else None
             doc["divergence"] = index[id(entry)] if entry is not None else None
             if entry is not None:
@@ -88,7 +88,7 @@ def build(
                 "name": run.impl.name,
                 "argv": list(run.impl.argv),
                 "source": run.impl.source or None,
-                "capabilities": run.capabilities.to_json(),
+                "capabilities": run.capabilities.to_dict(),
                 "capabilities_problem": run.capabilities_problem,
                 "seconds": round(run.seconds, 1),
                 "counts": {s: counts.get(s, 0) for s in STATUSES},

@@ -23,13 +23,12 @@ from conformance.logdir.dump.javaemu import (
     JFile,
     Uncaught,
     optional_long,
-    parse_long,
     read_file,
 )
 from conformance.logdir.dump.session import DumpSession
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
-from conformance.primitives.java import wrap64
+from conformance.primitives.java import java_parse_int, wrap64
 from conformance.wire.legacy import LegacyMessage
 from conformance.wire.record import Record
 
@@ -40,7 +39,7 @@ class EntryDumper(DumpSession):
     # -- .txnindex ----------------------------------------------------------------------------
     def dump_txn_index(self, file: JFile) -> None:
         name = file.name
-        start = parse_long(name[: name.find(".")])
+        start = java_parse_int(name[: name.find(".")])
         if not os.path.exists(file.path):
             return  # TransactionIndex opens no channel: no entries
         data = read_file(file.path, file.path, "rw")
@@ -55,7 +54,7 @@ class EntryDumper(DumpSession):
     def dump_producer_snapshot(self, file: JFile) -> None:
         data = read_file(file.path, file.path, "all")
         try:
-            entries = snapshot.parse(data)
+            entries = snapshot.read_snapshot(data)
         except CorruptSnapshotError as e:
             self.eprintln(str(e.message))
             return

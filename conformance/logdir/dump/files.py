@@ -31,9 +31,8 @@ from conformance.logdir.dump.javaemu import (
     JFile,
     Uncaught,
     io_error,
-    parse_long,
 )
-from conformance.primitives.java import wrap64
+from conformance.primitives.java import java_parse_int, wrap64
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import (
@@ -201,10 +200,7 @@ class FileBatch:
         return self.header().timestamp_type
 
     def compression_name(self) -> str:
-        cid = self.header().compression_id
-        if cid not in codecs.CODEC_NAMES:
-            raise IllegalArgumentError(f"Unknown compression type id: {cid}")
-        return codecs.codec_name(cid)
+        return codecs.codec(self.header().compression_id).name
 
     def is_valid(self) -> bool:
         b = self.batch
@@ -226,9 +222,9 @@ class FileBatch:
             # count() = getInt(RECORDS_COUNT_OFFSET) on a short buffer
             if len(b.raw) < RECORD_BATCH_OVERHEAD:
                 raise IndexOutOfBoundsError()  # JDK 17 Buffer.checkIndex: no message
-            b.iterator_records(RecordList(keep=0, visit=lambda r: on_record(r.offset, r, None)))
+            b.read_records_eagerly(RecordList(keep=0, visit=lambda r: on_record(r.offset, r, None)))
             return
-        for offset, message in b.iter_messages():
+        for offset, message in b.read_messages():
             on_record(offset, None, message)
 
 
@@ -241,7 +237,7 @@ def start_offset(file: JFile) -> tuple[int, str]:
         raise Uncaught(
             "java.lang.ArrayIndexOutOfBoundsException", "Index 0 out of bounds for length 0"
         )
-    return parse_long(parts[0]), parts[0]
+    return java_parse_int(parts[0]), parts[0]
 
 
 def open_index(cls: type, file: JFile, base: int) -> Any:

@@ -10,7 +10,7 @@ import re
 from typing import Any, TextIO
 
 from conformance.errors import DecodeError
-from conformance.primitives.java import java_parse_int, java_utf8
+from conformance.primitives.java import java_parse_int
 
 INT_MAX = 0x7FFFFFFF
 #: ``--max-message-size`` default (5 MiB)
@@ -53,11 +53,6 @@ def optional_long(v: int | None) -> str:
 
 def utf16_len(s: str) -> int:
     return len(s.encode("utf-16-le", "surrogatepass")) // 2
-
-
-def parse_long(s: str, bits: int = 64) -> int:
-    """``Long.parseLong`` / ``Integer.parseInt``."""
-    return java_parse_int(s, bits)
 
 
 class JFile:
@@ -185,12 +180,7 @@ class Console:
             self.parts.clear()
 
 
-def decode_string(b: bytes) -> str:
-    """``StringDecoder``: ``new String(bytes, UTF_8)``."""
-    return java_utf8(b)
-
-
-def parse_snapshot_name(name: str) -> tuple[int, int]:
+def read_snapshot_name(name: str) -> tuple[int, int]:
     """``Snapshots.parse(path).get()`` for a ``.checkpoint`` name."""
     n = utf16_len(name)
 
@@ -202,9 +192,9 @@ def parse_snapshot_name(name: str) -> tuple[int, int]:
             )
         return name[begin:end]
 
-    end_offset = parse_long(substring(0, SNAPSHOT_OFFSET_WIDTH))
+    end_offset = java_parse_int(substring(0, SNAPSHOT_OFFSET_WIDTH))
     epoch_start = SNAPSHOT_OFFSET_WIDTH + 1  # after the "-"
-    epoch = parse_long(substring(epoch_start, epoch_start + SNAPSHOT_EPOCH_WIDTH), bits=32)
+    epoch = java_parse_int(substring(epoch_start, epoch_start + SNAPSHOT_EPOCH_WIDTH), bits=32)
     return end_offset, epoch
 
 

@@ -5,13 +5,13 @@ for the other kinds.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from conformance.errors import DecodeError
 from conformance.fileio import FileSource, write_decode_json
+from conformance.jsondoc import json_text
 from conformance.logdir import snapshot
 from conformance.logdir.dump.files import open_index
 from conformance.logdir.dump.javaemu import (
@@ -19,11 +19,11 @@ from conformance.logdir.dump.javaemu import (
     JFile,
     Uncaught,
     io_error,
-    parse_long,
     read_file,
 )
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
+from conformance.primitives.java import java_parse_int
 from conformance.stream.decoder import StreamDecoder
 
 
@@ -63,7 +63,7 @@ def _entries_json(file: JFile, kind: str) -> dict[str, Any]:
         if kind == "unknown":
             return doc
         name = file.name
-        base = parse_long(name[: name.find(".")] if kind == "txnindex" else name.split(".")[0])
+        base = java_parse_int(name[: name.find(".")] if kind == "txnindex" else name.split(".")[0])
         doc["baseOffset"] = str(base) if kind != "snapshot" else None
         if kind == "txnindex" and not os.path.exists(file.path):
             return doc
@@ -92,7 +92,7 @@ def _entries_json(file: JFile, kind: str) -> dict[str, Any]:
                 )
         else:
             doc["baseOffset"] = str(base)
-            for p in snapshot.parse(read_file(file.path, file.path, "all")):
+            for p in snapshot.read_snapshot(read_file(file.path, file.path, "all")):
                 entries.append(
                     {
                         "producerId": str(p.producer_id),
@@ -155,12 +155,12 @@ def dump_json(
                     "entries": [],
                     "error": _error_json(e),
                 }
-                out.write(json.dumps(doc, separators=(",", ":"), ensure_ascii=True) + "\n")
+                out.write(json_text(doc) + "\n")
             continue
         if kind == "unknown":
             err.write(f"Ignoring unknown file {file}\n")
         doc = _entries_json(file, kind)
         if doc["error"] is not None:
             status = 1
-        out.write(json.dumps(doc, separators=(",", ":"), ensure_ascii=True) + "\n")
+        out.write(json_text(doc) + "\n")
     return status

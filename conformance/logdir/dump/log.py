@@ -24,14 +24,13 @@ from conformance.logdir.dump.files import FileBatch, FileRecords, start_offset
 from conformance.logdir.dump.javaemu import (
     INT_MAX,
     JFile,
-    decode_string,
     jbool,
     json_str,
     optional_long,
-    parse_snapshot_name,
+    read_snapshot_name,
 )
 from conformance.logdir.dump.session import DumpSession
-from conformance.primitives.java import wrap64
+from conformance.primitives.java import java_utf8, wrap64
 from conformance.wire import control
 from conformance.wire.batch import increment_sequence
 from conformance.wire.layout import RECORD_OVERHEAD_V0
@@ -52,7 +51,7 @@ class LogDumper(DumpSession):
             if name == "bootstrap.checkpoint":
                 self.con.println("KRaft bootstrap snapshot")
             else:
-                end_offset, epoch = parse_snapshot_name(name)
+                end_offset, epoch = read_snapshot_name(name)
                 self.con.println(f"Snapshot end offset: {end_offset}, epoch: {epoch}")
         opened = FileRecords.open(file)
         try:
@@ -128,9 +127,9 @@ class LogDumper(DumpSession):
         elif self.print_data:
             prefix = " "
             if r.key is not None:
-                con.print(f"{prefix}key: {decode_string(r.key)}")
+                con.print(f"{prefix}key: {java_utf8(r.key)}")
             if r.value is not None:
-                con.print(f" payload: {decode_string(r.value)}")
+                con.print(f" payload: {java_utf8(r.value)}")
         con.println()
 
     def _control_text(self, r: Record) -> str:
@@ -138,14 +137,14 @@ class LogDumper(DumpSession):
             raise NullPointerError(
                 'Cannot invoke "java.nio.ByteBuffer.remaining()" because "key" is null'
             )
-        type_id = control.parse_type_id(r.key)
+        type_id = control.read_control_key(r.key)
         name = control.CONTROL_TYPES.get(type_id, "UNKNOWN")
         if type_id in (control.ABORT, control.COMMIT):
             if r.value is None:
                 raise NullPointerError(
                     'Cannot invoke "java.nio.ByteBuffer.remaining()" because "value" is null'
                 )
-            epoch = control.parse_end_txn_coordinator_epoch(type_id, r.value)
+            epoch = control.read_end_txn_marker_value(type_id, r.value)
             return f" endTxnMarker: {name} coordinatorEpoch: {epoch}"
         if type_id in control.KRAFT_CONTROL_TYPES:
             return kraft_control_text(type_id, r.value)
@@ -164,9 +163,9 @@ class LogDumper(DumpSession):
             key = m.key if m.key_size >= 0 else None
             value = m.value if m.value_size >= 0 else None
             if key is not None:
-                con.print(f" key: {decode_string(key)}")
+                con.print(f" key: {java_utf8(key)}")
             if value is not None:
-                con.print(f" payload: {decode_string(value)}")
+                con.print(f" payload: {java_utf8(value)}")
         con.println()
 
 
@@ -178,7 +177,7 @@ def _uuid_string(raw: bytes) -> str:
 def kraft_control_text(type_id: int, value: bytes | None) -> str:
     """``SnapshotHeader {json}`` etc.: ``ControlRecordUtils.deserialize*`` (``wire.control``)
     followed by the generated ``*JsonConverter.write`` (Jackson, compact)."""
-    v = control.parse_kraft_control_value(type_id, value)
+    v = control.read_kraft_control_value(type_id, value)
     if isinstance(v, control.SnapshotHeader):
         return (
             f' SnapshotHeader {{"version":{v.version},'

@@ -64,6 +64,7 @@ import re
 from pathlib import Path
 
 from conformance import codecs
+from conformance.host.progress import Status
 from conformance.logdir import checkpoint
 from conformance.logdir.index import base_offset_from_name
 from conformance.logdir.verify.files import (
@@ -78,7 +79,6 @@ from conformance.logdir.verify.findings import (
     SEVERITY,
     DirFinding,
     DirReport,
-    Progress,
     Sink,
 )
 from conformance.logdir.verify.segment import (
@@ -114,7 +114,7 @@ def _classify_partition_file(name: str, is_dir: bool, kraft: bool) -> str | None
 
 
 def _verify_partition(
-    pdir: Path, sink: Sink, limit: int, progress: Progress | None, report: DirReport
+    pdir: Path, sink: Sink, limit: int, progress: Status | None, report: DirReport
 ) -> None:
     part = PartitionState(sink, limit, progress, cleaned_upto=cleaned_upto(pdir))
     kraft = pdir.name.startswith("__cluster_metadata-")
@@ -177,7 +177,7 @@ def _is_log_dir(path: Path) -> bool:
 
 
 def _verify_log_dir(
-    root: Path, sink: Sink, limit: int, progress: Progress | None, report: DirReport
+    root: Path, sink: Sink, limit: int, progress: Status | None, report: DirReport
 ) -> None:
     for name in sorted(os.listdir(root)):
         p = root / name
@@ -212,7 +212,7 @@ def verify_segment(
     log_path: str | os.PathLike[str],
     *,
     max_decompressed: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
-    progress: Progress | None = None,
+    progress: Status | None = None,
 ) -> list[DirFinding]:
     """Verify one ``<base>.log`` and its ``.index``/``.timeindex``/``.txnindex``.
 
@@ -232,7 +232,7 @@ def verify_dir(
     path: str | os.PathLike[str],
     *,
     max_decompressed: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
-    progress: Progress | None = None,
+    progress: Status | None = None,
 ) -> DirReport:
     """Verify a partition directory, a log directory (several partitions plus root checkpoint
     files) or a single ``.log`` file. Raises ``FileNotFoundError`` / ``ValueError`` for a path
@@ -272,7 +272,7 @@ __all__ = [
     "SEVERITY",
     "DirFinding",
     "DirReport",
-    "Progress",
+    "Status",
     "verify_dir",
     "verify_segment",
 ]

@@ -97,13 +97,13 @@ def verify_text_file(path: Path, sink: Sink) -> None:
     name = path.name
     try:
         if name in checkpoint.OFFSET_CHECKPOINTS:
-            checkpoint.parse_offset_checkpoint(data, location)
+            checkpoint.read_offset_checkpoint(data, location)
         elif name == checkpoint.LEADER_EPOCH_CHECKPOINT:
-            checkpoint.parse_leader_epoch_checkpoint(data, location)
+            checkpoint.read_leader_epoch_checkpoint(data, location)
         elif name == checkpoint.PARTITION_METADATA:
-            checkpoint.parse_partition_metadata(data, location)
+            checkpoint.read_partition_metadata(data, location)
         elif name == checkpoint.META_PROPERTIES:
-            checkpoint.parse_meta_properties(data)
+            checkpoint.read_meta_properties(data)
     except DecodeError as e:
         if name == checkpoint.META_PROPERTIES:
             code, position = "metadata-unreadable", _properties_error_position(data, e)
@@ -124,7 +124,7 @@ def verify_snapshot(path: Path, sink: Sink) -> None:
         sink.add("io-error", str(path), 0, f"cannot read: {e.strerror or e}")
         return
     try:
-        snapshot.parse(data)
+        snapshot.read_snapshot(data)
     except DecodeError as e:
         message = e.message or ""
         if "CRC" in message:

@@ -7,9 +7,10 @@ Codes are stable: they appear in ``verify-dir --json`` and in the tests (docs/fo
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from conformance.jsondoc import JsonDocument
 
 # ------------------------------------------------------------------------------------ codes
 
@@ -152,11 +153,10 @@ SEVERITY: dict[str, str] = {
 }
 
 MAX_FINDINGS_PER_FILE_AND_CODE = 100
-Progress = Callable[[str], None]
 
 
 @dataclass(slots=True)
-class DirFinding:
+class DirFinding(JsonDocument):
     code: str
     file: str
     position: int
@@ -167,7 +167,7 @@ class DirFinding:
     def severity(self) -> str:
         return SEVERITY[self.code]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "code": self.code,
             "severity": self.severity,
@@ -181,7 +181,7 @@ class DirFinding:
 
 
 @dataclass
-class DirReport:
+class DirReport(JsonDocument):
     root: str
     findings: list[DirFinding] = field(default_factory=list)
     partitions: int = 0
@@ -206,7 +206,7 @@ class DirReport:
             out.setdefault(f.file, []).append(f)
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "format": "kafka-conformance/verify-dir/1",
             "root": self.root,
@@ -216,7 +216,7 @@ class DirReport:
             "batches": self.batches,
             "log_bytes": self.log_bytes,
             "findings": [
-                f.to_json()
+                f.to_dict()
                 for f in sorted(self.findings, key=lambda f: (f.file, f.position, f.code))
             ],
             "suppressed": [

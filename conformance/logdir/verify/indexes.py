@@ -9,7 +9,10 @@ file         entry           fields
 .timeindex   ``TIME_ENTRY``    timestamp int64 | relativeOffset int32 (12 bytes)
 ===========  ==============  =============================================================
 
-Finding positions are entry positions (``n * entry size``). docs/format.md §6.3-6.4.
+What both indexes share is checked once (:class:`_IndexCheck`): the preallocated zero tail,
+Kafka's ``sanityCheck`` (with and without that tail) and the order of the entries; each
+subclass checks its entries against the batches of the walk. Finding positions are entry
+positions (``n * entry size``). docs/format.md §6.3-6.4.
 """
 
 from __future__ import annotations
@@ -29,86 +32,135 @@ from conformance.logdir.verify.logwalk import (
     map_file,
 )
 
-_OFFSET_ENTRY_SIZE = OFFSET_ENTRY.size  # 8
-_TIME_ENTRY_SIZE = TIME_ENTRY.size  # 12
 
-# ------------------------------------------------------------------------- .index checks
+class _IndexCheck:
+    """An index file mapped and checked on its own; its entries, in order, on ``cursor``."""
 
+    #: finding codes start with it
+    code: str
+    index_type: type[OffsetIndex] | type[TimeIndex]
+    entry_size: int
+    #: what the two fields of an entry are called in findings
+    fields: tuple[str, str]
 
-class OffsetIndexCheck:
-    def __init__(self, path: str, base: int, log_size: int, sink: Sink) -> None:
+    def __init__(self, path: str, base: int, sink: Sink) -> None:
         self.path = path
         self.sink = sink
-        self.log_size = log_size
         self.buf = map_file(path)
-        index = OffsetIndex(self.buf, base, absolute(path))
-        self.index = index
-        n = index.entries
-        self.count = (
-            last_nonzero(self.buf, n * _OFFSET_ENTRY_SIZE) + _OFFSET_ENTRY_SIZE
-        ) // _OFFSET_ENTRY_SIZE  # entries before the zero tail
-        if self.count < n:
-            sink.add(
-                "index-zero-tail",
-                path,
-                self.count * _OFFSET_ENTRY_SIZE,
-                f"{n - self.count} zero-filled entries from byte {self.count * _OFFSET_ENTRY_SIZE} "
-                f"(file length {index.length}: preallocated, not trimmed)",
-            )
-        self._sanity()
+        self.index = self.index_type(self.buf, base, absolute(path))
+        size = self.entry_size
+        n = self.index.entries
+        #: entries before the zero tail
+        self.count = (last_nonzero(self.buf, n * size) + size) // size
+        self._zero_tail_and_sanity(n)
         self.cursor = Peek(self._entries())
+
+    def _zero_tail_and_sanity(self, n: int) -> None:
+        index, size = self.index, self.entry_size
+        full = _sanity(index)
+        # Kafka's check fails only because of the zero tail: it passes on the entries before it
+        tail_only = (
+            full is not None
+            and self.count < n
+            and index.length % size == 0
+            and self._passes_before_the_tail()
+        )
+        if self.count < n:
+            self.sink.add(
+                f"{self.code}-zero-tail",
+                self.path,
+                self.count * size,
+                f"{n - self.count} zero-filled entries from byte {self.count * size} "
+                f"(file length {index.length}: preallocated, not trimmed)"
+                + ("; Kafka's sanityCheck fails on them" if tail_only else ""),
+            )
+        if full is not None and not tail_only:
+            position = n * size if index.length % size else max(0, self.count - 1) * size
+            self.sink.add(
+                f"{self.code}-sanity-check",
+                self.path,
+                position,
+                full.message or "",
+                full.kafka_exception,
+            )
+
+    def _passes_before_the_tail(self) -> bool:
+        """Kafka's ``sanityCheck`` on the entries before the zero tail (a view, no copy: an
+        index may be as large as ``segment.index.bytes``)."""
+        view = memoryview(self.buf)[: self.count * self.entry_size] if self.count else b""
+        try:
+            index = self.index_type(view, self.index.base_offset, self.index.path)  # type: ignore[arg-type]
+            return _sanity(index) is None
+        finally:
+            if isinstance(view, memoryview):
+                view.release()
+
+    def _pair(self, n: int) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def _follows(self, previous: tuple[int, int], current: tuple[int, int]) -> bool:
+        raise NotImplementedError
+
+    def _entries(self) -> Iterator[tuple[int, int, int]]:
+        """``(n, first field, second field)`` of the entries in order; an entry that does not
+        follow the last one in order is a finding and skipped."""
+        a_name, b_name = self.fields
+        previous: tuple[int, int] | None = None
+        for n in range(self.count):
+            a, b = current = self._pair(n)
+            if previous is not None and not self._follows(previous, current):
+                self.sink.add(
+                    f"{self.code}-not-monotonic",
+                    self.path,
+                    n * self.entry_size,
+                    f"entry {n} ({a_name} {a}, {b_name} {b}) does not follow "
+                    f"({a_name} {previous[0]}, {b_name} {previous[1]})",
+                )
+                continue
+            previous = current
+            yield n, a, b
+
+    def close(self) -> None:
+        self.cursor = Peek(iter(()))
+        close_map(self.buf)
+
+
+def _sanity(index: OffsetIndex | TimeIndex) -> CorruptIndexError | None:
+    try:
+        index.sanity_check()
+    except CorruptIndexError as e:
+        return e
+    return None
+
+
+# ---------------------------------------------------------------------------- .index checks
+
+
+class OffsetIndexCheck(_IndexCheck):
+    code = "index"
+    index_type = OffsetIndex
+    entry_size = OFFSET_ENTRY.size  # 8
+    fields = ("offset", "position")
+
+    def __init__(self, path: str, base: int, log_size: int, sink: Sink) -> None:
+        self.log_size = log_size
+        super().__init__(path, base, sink)
         # an entry whose offset is above its batch's last offset: (entry, offset, position,
         # that batch's last offset), resolved by the batches that follow
         self.pending: tuple[int, int, int, int] | None = None
 
-    def _sanity(self) -> None:
-        index = self.index
-        try:
-            index.sanity_check()
-            return
-        except CorruptIndexError as e:
-            full = e
-        if index.length % _OFFSET_ENTRY_SIZE == 0 and self.count < index.entries:
-            view = memoryview(self.buf)[: self.count * _OFFSET_ENTRY_SIZE] if self.count else b""
-            try:
-                OffsetIndex(view, index.base_offset, index.path).sanity_check()
-                return  # only the zero tail makes it fail
-            except CorruptIndexError:
-                pass
-            finally:
-                if isinstance(view, memoryview):
-                    view.release()
-        position = (
-            index.entries * _OFFSET_ENTRY_SIZE
-            if index.length % _OFFSET_ENTRY_SIZE
-            else max(0, self.count - 1) * _OFFSET_ENTRY_SIZE
-        )
-        self.sink.add(
-            "index-sanity-check", self.path, position, full.message or "", full.kafka_exception
-        )
+    def _pair(self, n: int) -> tuple[int, int]:
+        entry = self.index.entry(n)  # the one .index entry reader (conformance.logdir.index)
+        return entry.offset, entry.position  # type: ignore[union-attr]
 
-    def _entries(self) -> Iterator[tuple[int, int, int]]:
-        previous: tuple[int, int] | None = None
-        for n in range(self.count):
-            entry = self.index.entry(n)  # the one .index entry parser (conformance.logdir.index)
-            offset, pos = entry.offset, entry.position
-            if previous is not None and (offset <= previous[0] or pos <= previous[1]):
-                self.sink.add(
-                    "index-not-monotonic",
-                    self.path,
-                    n * _OFFSET_ENTRY_SIZE,
-                    f"entry {n} (offset {offset}, position {pos}) does not follow "
-                    f"(offset {previous[0]}, position {previous[1]})",
-                )
-                continue
-            previous = (offset, pos)
-            yield n, offset, pos
+    def _follows(self, previous: tuple[int, int], current: tuple[int, int]) -> bool:
+        return current[0] > previous[0] and current[1] > previous[1]
 
     def _outside(self, n: int, offset: int, pos: int) -> None:
         self.sink.add(
             "index-position-outside",
             self.path,
-            n * _OFFSET_ENTRY_SIZE,
+            n * self.entry_size,
             f"entry {n} (offset {offset}) points at position {pos}, outside the "
             f".log ({self.log_size} bytes)",
         )
@@ -117,7 +169,7 @@ class OffsetIndexCheck:
         self.sink.add(
             "index-offset-mismatch",
             self.path,
-            n * _OFFSET_ENTRY_SIZE,
+            n * self.entry_size,
             f"entry {n} names offset {offset}, but the batch at position {pos} "
             f"ends at offset {last}",
         )
@@ -130,7 +182,7 @@ class OffsetIndexCheck:
                     self.sink.add(
                         "index-entry-multi-batch",
                         self.path,
-                        n * _OFFSET_ENTRY_SIZE,
+                        n * self.entry_size,
                         f"entry {n} pairs offset {offset} (last offset of the batch "
                         f"at {b.position}) with the position {pos} of an earlier batch",
                     )
@@ -146,7 +198,7 @@ class OffsetIndexCheck:
                 self.sink.add(
                     "index-not-batch-boundary",
                     self.path,
-                    n * _OFFSET_ENTRY_SIZE,
+                    n * self.entry_size,
                     f"entry {n} (offset {offset}) points at position {pos}, inside a batch",
                 )
         if cursor.head is not None and cursor.head[2] == b.position:
@@ -171,90 +223,32 @@ class OffsetIndexCheck:
                 self.sink.add(
                     "index-not-batch-boundary",
                     self.path,
-                    n * _OFFSET_ENTRY_SIZE,
+                    n * self.entry_size,
                     f"entry {n} (offset {offset}) points at position {pos}, after "
                     f"the last complete batch (ends at {end.valid_end})",
                 )
 
-    def close(self) -> None:
-        self.cursor = Peek(iter(()))
-        close_map(self.buf)
+
+# ------------------------------------------------------------------------ .timeindex checks
 
 
-# --------------------------------------------------------------------- .timeindex checks
+class TimeIndexCheck(_IndexCheck):
+    code = "timeindex"
+    index_type = TimeIndex
+    entry_size = TIME_ENTRY.size  # 12
+    fields = ("timestamp", "offset")
 
-
-class TimeIndexCheck:
     def __init__(self, path: str, base: int, sink: Sink) -> None:
-        self.path = path
-        self.sink = sink
-        self.buf = map_file(path)
-        index = TimeIndex(self.buf, base, absolute(path))
-        self.index = index
-        n = index.entries
-        self.count = (
-            last_nonzero(self.buf, n * _TIME_ENTRY_SIZE) + _TIME_ENTRY_SIZE
-        ) // _TIME_ENTRY_SIZE
-        self._sanity(n)
-        self.cursor = Peek(self._entries())
+        super().__init__(path, base, sink)
         self.running_max = -1  # TimestampOffset.UNKNOWN
         self.running_max_offset: int | None = None
 
-    def _sanity(self, n: int) -> None:
-        index = self.index
-        full: CorruptIndexError | None = None
-        try:
-            index.sanity_check()
-        except CorruptIndexError as e:
-            full = e
-        if self.count < n:
-            self.sink.add(
-                "timeindex-zero-tail",
-                self.path,
-                self.count * _TIME_ENTRY_SIZE,
-                f"{n - self.count} zero-filled entries from byte {self.count * _TIME_ENTRY_SIZE} "
-                f"(file length {index.length}: preallocated, not trimmed)"
-                + ("; Kafka's sanityCheck fails on them" if full is not None else ""),
-            )
-        if full is None:
-            return
-        if index.length % _TIME_ENTRY_SIZE == 0 and self.count < n:
-            view = memoryview(self.buf)[: self.count * _TIME_ENTRY_SIZE] if self.count else b""
-            try:
-                TimeIndex(view, index.base_offset, index.path).sanity_check()
-                return
-            except CorruptIndexError:
-                pass
-            finally:
-                if isinstance(view, memoryview):
-                    view.release()
-        position = (
-            n * _TIME_ENTRY_SIZE
-            if index.length % _TIME_ENTRY_SIZE
-            else max(0, self.count - 1) * _TIME_ENTRY_SIZE
-        )
-        self.sink.add(
-            "timeindex-sanity-check", self.path, position, full.message or "", full.kafka_exception
-        )
+    def _pair(self, n: int) -> tuple[int, int]:
+        entry = self.index.entry(n)  # the one .timeindex entry reader (conformance.logdir.index)
+        return entry.timestamp, entry.offset  # type: ignore[union-attr]
 
-    def _entries(self) -> Iterator[tuple[int, int, int]]:
-        previous: tuple[int, int] | None = None
-        for n in range(self.count):
-            entry = self.index.entry(
-                n
-            )  # the one .timeindex entry parser (conformance.logdir.index)
-            ts, offset = entry.timestamp, entry.offset
-            if previous is not None and (ts <= previous[0] or offset < previous[1]):
-                self.sink.add(
-                    "timeindex-not-monotonic",
-                    self.path,
-                    n * _TIME_ENTRY_SIZE,
-                    f"entry {n} (timestamp {ts}, offset {offset}) does not follow "
-                    f"(timestamp {previous[0]}, offset {previous[1]})",
-                )
-                continue
-            previous = (ts, offset)
-            yield n, ts, offset
+    def _follows(self, previous: tuple[int, int], current: tuple[int, int]) -> bool:
+        return current[0] > previous[0] and current[1] >= previous[1]
 
     def on_batch(self, b: BatchInfo) -> None:
         if b.last_offset is None:
@@ -269,7 +263,7 @@ class TimeIndexCheck:
             self.sink.add(
                 "timeindex-offset-mismatch",
                 self.path,
-                n * _TIME_ENTRY_SIZE,
+                n * self.entry_size,
                 f"entry {n} (timestamp {ts}) names offset {offset}, which is not the "
                 "last offset of a batch",
             )
@@ -285,7 +279,7 @@ class TimeIndexCheck:
             self.sink.add(
                 "timeindex-timestamp-mismatch",
                 self.path,
-                n * _TIME_ENTRY_SIZE,
+                n * self.entry_size,
                 f"entry {n} (timestamp {ts}, offset {offset}): the segment's max "
                 f"timestamp up to that batch is {self.running_max} ({where})",
             )
@@ -297,10 +291,6 @@ class TimeIndexCheck:
             self.sink.add(
                 "timeindex-offset-mismatch",
                 self.path,
-                n * _TIME_ENTRY_SIZE,
+                n * self.entry_size,
                 f"entry {n} (timestamp {ts}) names offset {offset}, after the segment's last batch",
             )
-
-    def close(self) -> None:
-        self.cursor = Peek(iter(()))
-        close_map(self.buf)

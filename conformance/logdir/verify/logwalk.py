@@ -34,7 +34,8 @@ from conformance.errors import (
     KafkaError,
 )
 from conformance.fileio import FileSource
-from conformance.logdir.verify.findings import Progress, Sink
+from conformance.host.progress import Status
+from conformance.logdir.verify.findings import Sink
 from conformance.stream.decoder import StreamDecoder
 from conformance.stream.scan import all_zero
 from conformance.stream.splitter import Splitter
@@ -211,7 +212,7 @@ class WalkEnd:
 
 
 def walk_log(
-    path: str, sink: Sink, limit: int, end: WalkEnd, progress: Progress | None
+    path: str, sink: Sink, limit: int, end: WalkEnd, progress: Status | None
 ) -> Iterator[BatchInfo]:
     size = os.path.getsize(path)
     start = 0

@@ -13,9 +13,10 @@ from typing import Any
 
 from conformance.errors import DecodeError
 from conformance.fileio import FileSource
+from conformance.host.progress import Status
 from conformance.logdir import checkpoint, snapshot
 from conformance.logdir.index import base_offset_from_name
-from conformance.logdir.verify.findings import Progress, Sink
+from conformance.logdir.verify.findings import Sink
 from conformance.logdir.verify.indexes import OffsetIndexCheck, TimeIndexCheck
 from conformance.logdir.verify.logwalk import BatchInfo, WalkEnd, walk_log
 from conformance.logdir.verify.transactions import TxnIndexCheck, TxnState
@@ -29,7 +30,7 @@ PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")
 class PartitionState:
     sink: Sink
     limit: int
-    progress: Progress | None
+    progress: Status | None
     cleaned_upto: int | None = None
     txn: TxnState | None = None
     previous_last: int | None = None
@@ -46,7 +47,7 @@ def cleaned_upto(partition_dir: Path) -> int | None:
     if m is None or not ckpt.is_file():
         return None
     try:
-        entries = checkpoint.parse_offset_checkpoint(ckpt.read_bytes(), str(ckpt))
+        entries = checkpoint.read_offset_checkpoint(ckpt.read_bytes(), str(ckpt))
     except (DecodeError, OSError):
         return None
     for e in entries:
@@ -61,7 +62,7 @@ def _seed_txn_state(log_path: Path, cleaned_upto: int | None) -> TxnState:
         return TxnState(True, cleaned_upto)
     snap = log_path.with_name(f"{log_path.name.split('.')[0]}.snapshot")
     try:
-        entries = snapshot.read(snap)
+        entries = snapshot.read_snapshot_file(snap)
     except (DecodeError, OSError):
         return TxnState(False, cleaned_upto)
     state = TxnState(True, cleaned_upto)

@@ -1,0 +1,117 @@
+"""One ``check`` run: the implementations it runs, their known divergences, and every
+implementation over the cases.
+
+* :func:`implementations`: built-in adapters by name (``all`` = every one buildable here),
+  each built on demand (``registry.build``), and ``--cmd`` command lines; a built-in whose
+  build fails is reported, not run.
+* :func:`known_divergences`: every built-in adapter's ``divergences.toml``.
+* :func:`run_all`: each implementation in turn over the cases (``runner``); two adapters that
+  declare the same name get ``name#N`` so reports keep them apart.
+
+The command line (``cli/check.py``) parses arguments and prints; the work is here.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from conformance.harness import divergences as dv
+from conformance.harness import registry
+from conformance.harness.cases import Case
+from conformance.harness.process import ProcessTable
+from conformance.harness.runner import (
+    Implementation,
+    ImplementationRun,
+    ProgressCallback,
+    Settings,
+    run_implementation,
+)
+from conformance.host.progress import Status
+from conformance.jvm.runtime import NoCheckout
+
+__all__ = ["Selection", "implementations", "known_divergences", "run_all"]
+
+
+@dataclass
+class Selection:
+    """What :func:`implementations` found: the runnable implementations, build notes per
+    built-in (``out``, ``seconds``) and the built-ins whose build failed."""
+
+    implementations: list[Implementation] = field(default_factory=list)
+    builds: dict[str, Any] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+
+def implementations(
+    names: Sequence[str], commands: Sequence[str], log: Status = lambda _: None
+) -> Selection:
+    """The built-in adapters ``names`` (``all``: every one that can be built here) and the
+    adapter command lines ``commands``. ValueError for an unknown name or an empty command;
+    ``NoCheckout`` when built-ins are asked for outside a checkout."""
+    found = Selection()
+    if names:
+        known = {a.name: a for a in registry.adapters()}
+        if "all" in names:
+            names = [n for n in known if registry.availability(known[n])[0] != "unavailable"]
+            for n, a in known.items():
+                state, why = registry.availability(a)
+                if state == "unavailable":
+                    log(f"{n}: not run: {why}")
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(
+                f"unknown implementation {', '.join(unknown)} (known: {', '.join(known)})"
+            )
+        for name in dict.fromkeys(names):
+            adapter = known[name]
+            try:
+                built = registry.build(adapter, log=log)
+            except registry.AdapterBuildError as exc:
+                log(str(exc))
+                found.failures.append(name)
+                continue
+            found.builds[name] = {"out": str(built.out), "seconds": built.build_seconds}
+            found.implementations.append(
+                Implementation(name, tuple(built.argv), built.env, registry.describe(adapter))
+            )
+    for cmd in commands:
+        argv = shlex.split(cmd)
+        if not argv:
+            raise ValueError("--cmd is empty")
+        found.implementations.append(Implementation("", tuple(argv), None, {"command": cmd}))
+    return found
+
+
+def known_divergences() -> list[dv.Divergence]:
+    """The built-in adapters' known divergences (none outside a checkout)."""
+    try:
+        root = registry.adapters_root()
+    except NoCheckout:
+        return []
+    return dv.read_divergences(root.glob("*/divergences.toml"), relative_to=root.parent)
+
+
+def run_all(
+    impls: Sequence[Implementation],
+    cases: Sequence[Case],
+    settings: Settings,
+    table: ProcessTable,
+    progress: ProgressCallback | None = None,
+) -> list[ImplementationRun]:
+    """Each implementation over ``cases``, in turn; names made unique (``name#N``)."""
+    runs: list[ImplementationRun] = []
+    for impl in impls:
+        run = run_implementation(impl, cases, settings, table, progress)
+        if run.impl.name in {r.impl.name for r in runs}:  # two --cmd adapters, one name
+            run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
+        runs.append(run)
+    return runs
+
+
+def _renamed(run: ImplementationRun, name: str) -> ImplementationRun:
+    for r in run.results:
+        r.impl = name
+    return replace(run, impl=replace(run.impl, name=name))
