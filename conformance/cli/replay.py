@@ -167,10 +167,10 @@ def run(args: argparse.Namespace, master: str | None) -> int:
         print(result.table)
         print(f"\nwritten: {shown(str(result.out))}/batches (Parquet), summary.json, summary.txt")
     s = result.summary
-    if not s["accounting_exact"]:
+    if not s.accounting_exact:
         return EXIT_FAILED
-    flagged = s["flagged_count"] or any(
-        p["kind"] in ("unreadable", "not-kafka", "no-match") for p in s["problems"]
+    flagged = s.flagged_count or any(
+        p.kind in ("unreadable", "not-kafka", "no-match") for p in s.problems
     )
     return EXIT_FLAGGED if flagged else EXIT_CLEAN
 
