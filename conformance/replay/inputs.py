@@ -117,7 +117,8 @@ def _is_uri(path: str) -> bool:
 def _arrow_fs(uri: str) -> tuple[Any, str]:
     from pyarrow import fs as pafs  # the replay extra; only remote inputs need it here
 
-    return pafs.FileSystem.from_uri(uri)
+    fs, path = pafs.FileSystem.from_uri(uri)
+    return fs, str(path)
 
 
 def _is_companion(name: str) -> bool:
@@ -277,7 +278,7 @@ class ArrowSource:
     def __init__(self, uri: str) -> None:
         fs, path = _arrow_fs(uri)
         self._file = fs.open_input_file(path)
-        self._size = self._file.size()
+        self._size: int = self._file.size()
 
     def __len__(self) -> int:
         return self._size

@@ -89,7 +89,8 @@ def _index_positions(index_path: str, size: int) -> Callable[[int], int | None]:
     entries = len(data) // OFFSET_ENTRY.size
 
     def position(i: int) -> int:
-        return OFFSET_ENTRY.unpack_from(data, i * OFFSET_ENTRY.size)[1]
+        entry: tuple[int, int] = OFFSET_ENTRY.unpack_from(data, i * OFFSET_ENTRY.size)
+        return entry[1]
 
     # a preallocated index ends in zero entries: only the non-zero prefix counts
     lo, hi = 0, entries
