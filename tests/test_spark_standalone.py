@@ -1,8 +1,9 @@
-"""A real Spark standalone cluster (``conformance.replay.standalone``): one master and two
-workers on 127.0.0.1 run a PySpark ``mapInArrow`` job submitted with ``spark-submit``, and
-nothing the cluster or ``spark-submit`` started survives them: not on a normal exit, not on
-an exception in the ``with`` body (while executors and their Python workers run), not on
-Ctrl-C or SIGTERM, not on a ``spark-submit`` timeout.
+"""A real Spark standalone cluster (``conformance.replay.cluster``, its processes supervised by
+``conformance.host.sessions``): one master and two workers on 127.0.0.1 run a PySpark
+``mapInArrow`` job submitted with ``spark-submit``, and nothing the cluster or
+``spark-submit`` started survives them: not on a normal exit, not on an exception in the
+``with`` body (while executors and their Python workers run), not on Ctrl-C or SIGTERM (the
+``kafka-conformance spark-cluster`` command), not on a ``spark-submit`` timeout.
 
 Leftovers are looked for in ``/proc``: the pids started, every process in their sessions
 (executors and pyspark's daemon live there), and any ``java`` whose command line or working
@@ -27,9 +28,11 @@ from typing import Any
 
 import pytest
 
+from conformance.cli import main
+from conformance.host import ports
 from conformance.jvm.runtime import java_executable
-from conformance.replay import standalone
-from conformance.replay.standalone import (
+from conformance.replay import cluster as spark_cluster
+from conformance.replay.cluster import (
     HOST,
     SparkSubmitTimeout,
     StandaloneCluster,
@@ -40,8 +43,8 @@ from conformance.replay.standalone import (
 if not Path("/proc/self/stat").exists():
     pytest.skip("the leftover checks read /proc (Linux only)", allow_module_level=True)
 try:
-    standalone.spark_home()
-except standalone.SparkUnavailable as exc:
+    spark_cluster.spark_home()
+except spark_cluster.SparkUnavailable as exc:
     pytest.skip(
         f"no Spark standalone cluster without pyspark and Java: {exc}", allow_module_level=True
     )
@@ -208,7 +211,7 @@ def busy_ports() -> Iterator[list[int]]:
 def cluster(busy_ports: list[int]) -> Iterator[StandaloneCluster]:
     """The cluster; its start-up loses two port races (the master's RPC port, the first
     worker's web-UI port: ports in use are handed out for them) and must recover."""
-    real = standalone.free_port
+    real = ports.free_port
     calls = itertools.count()
     # calls: master RPC, master UI (both again after the first master exits), worker-0 UI,
     # worker-1 UI, worker-0 UI again
@@ -219,7 +222,7 @@ def cluster(busy_ports: list[int]) -> Iterator[StandaloneCluster]:
         return racy.get(n) or real(host)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(standalone, "free_port", racy_free_port)
+        mp.setattr(spark_cluster, "free_port", racy_free_port)  # as the cluster imported it
         c = StandaloneCluster(workers=2, cores_per_worker=1, memory_per_worker="1g").start()
     try:
         yield c
@@ -286,7 +289,7 @@ def test_submit_timeout_kills_the_driver(cluster: StandaloneCluster, tmp_path: P
             conf={"spark.executor.memory": "512m"},
             timeout=15,
         )
-    assert 15 <= time.monotonic() - began < 15 + standalone.STOP_GRACE + 30
+    assert 15 <= time.monotonic() - began < 15 + spark_cluster.STOP_GRACE + 30
     assert "did not finish within 15 s" in str(info.value)
     assert "log4j" in info.value.stderr  # the output rides along
     assert started.exists()  # the Python driver was running when it was killed
@@ -382,12 +385,12 @@ def test_exception_in_body_stops_busy_executors(tmp_path: Path) -> None:
     ("signum", "status"), [(signal.SIGINT, 0), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
 )
 def test_signal_stops_the_command(tmp_path: Path, signum: int, status: int) -> None:
-    """``python -m conformance.replay.standalone``: up until Ctrl-C / SIGTERM, then nothing
-    survives (exit status 0 on Ctrl-C, 143 on SIGTERM)."""
+    """``kafka-conformance spark-cluster``: up until Ctrl-C / SIGTERM, then nothing survives
+    (exit status 0 on Ctrl-C, 143 on SIGTERM)."""
     out, err = tmp_path / "stdout", tmp_path / "stderr"
     with open(out, "w") as fout, open(err, "w") as ferr:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "conformance.replay.standalone", "--workers", "1"],
+            [sys.executable, "-m", "conformance.cli", "spark-cluster", "--workers", "1"],
             stdout=fout,
             stderr=ferr,
             cwd=ROOT,
@@ -427,22 +430,22 @@ def test_signal_stops_the_command(tmp_path: Path, signum: int, status: int) -> N
 
 GUARD_CHECK = """
 import signal
-from conformance.replay import standalone as s
+from conformance.host import sessions as s
 
 def mine(signum, frame):
     pass
 
 signal.signal(signal.SIGTERM, mine)
-assert s._guard_sigterm() and s._guard_sigterm()
+assert s.guard_sigterm() and s.guard_sigterm()
 assert signal.getsignal(signal.SIGTERM) is s._raise_terminated
-s._unguard_sigterm()
+s.unguard_sigterm()
 try:
     signal.raise_signal(signal.SIGTERM)
 except s.TerminatedBySignal as exc:
     assert exc.code == 143, exc.code
 else:
     raise AssertionError("SIGTERM did not raise TerminatedBySignal")
-s._unguard_sigterm()
+s.unguard_sigterm()
 assert signal.getsignal(signal.SIGTERM) is mine
 print("ok")
 """
@@ -468,14 +471,14 @@ def test_spark_env_pins_python_and_address(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("SPARK_MASTER_HOST", "10.0.0.1")
     env = spark_env({"HADOOP_CONF_DIR": "/given"})
     assert env["PYSPARK_PYTHON"] == env["PYSPARK_DRIVER_PYTHON"] == sys.executable
-    assert env["SPARK_LOCAL_IP"] == HOST and env["SPARK_HOME"] == str(standalone.spark_home())
+    assert env["SPARK_LOCAL_IP"] == HOST and env["SPARK_HOME"] == str(spark_cluster.spark_home())
     assert "SPARK_CONF_DIR" not in env and "SPARK_MASTER_HOST" not in env
     assert env["HADOOP_CONF_DIR"] == "/given"
     assert env["PATH"] == os.environ["PATH"]
 
 
 def test_memory_notation() -> None:
-    assert [standalone._parse_memory_mb(m) for m in ("512m", "1g", "1536M", "2gb")] == [
+    assert [spark_cluster.read_memory_mb(m) for m in ("512m", "1g", "1536M", "2gb")] == [
         512,
         1024,
         1536,
@@ -484,3 +487,6 @@ def test_memory_notation() -> None:
     for bad in ("lots", "2048"):  # Spark would read a bare number as bytes
         with pytest.raises(ValueError):
             StandaloneCluster(memory_per_worker=bad)
+        with pytest.raises(SystemExit) as usage:  # the command says so before starting anything
+            main(["spark-cluster", "--memory", bad])
+        assert usage.value.code == 2

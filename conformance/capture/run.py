@@ -15,7 +15,7 @@ import shutil
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import Any
 from conformance.capture import BrokerSpec, RunningBroker
 from conformance.capture.brokers import BROKERS
 from conformance.capture.scenarios import Scenario, scenarios_for
+from conformance.host.progress import Status
 
 __all__ = ["CaptureResult", "all_brokers", "capture", "copy_partition", "start"]
 
@@ -147,7 +148,7 @@ def capture(
     scenario_names: Sequence[str] | str,
     out_dir: Path,
     backend: str = "jvm",
-    progress: Callable[[str], None] = print,
+    progress: Status = print,
     *,
     expectations: bool = True,
     keep_workdir: bool = False,

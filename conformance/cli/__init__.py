@@ -20,13 +20,26 @@ from conformance.cli import (
     fuzz,
     lookup,
     replay,
+    spark_cluster,
     synth,
     verify,
     verify_dir,
 )
 
 #: the command modules, in the order ``--help`` lists them
-COMMANDS = (decode, dump, verify_dir, lookup, verify, capture, fuzz, replay, synth, check)
+COMMANDS = (
+    decode,
+    dump,
+    verify_dir,
+    lookup,
+    verify,
+    capture,
+    fuzz,
+    replay,
+    spark_cluster,
+    synth,
+    check,
+)
 
 EXIT_OK = 0
 #: a command ran out of memory (the message says so; no traceback)

@@ -8,8 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance import codecs
-from conformance.cli.common import byte_size, positive_int, shown
+from conformance.cli.common import add_max_decompressed, add_profile, byte_size, shown
 
 _PROG = "kafka-conformance replay"
 
@@ -82,11 +81,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="spark",
         help="spark (default), or process: the plain single-process loop, no Spark",
     )
-    p.add_argument(
-        "--profile",
-        choices=("kafka", "strict"),
-        default="kafka",
-        help="kafka: Kafka's verdict (default); strict: plus finding codes for what "
+    add_profile(
+        p,
+        "kafka: Kafka's verdict (default); strict: plus finding codes for what "
         "Kafka accepts silently",
     )
     p.add_argument(
@@ -96,13 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="bytes per range (one task each; default 64MiB); units: KB, MB, GB, KiB, MiB, GiB",
     )
-    p.add_argument(
-        "--max-decompressed",
-        type=positive_int,
-        default=codecs.DEFAULT_DECOMPRESSED_LIMIT,
-        metavar="BYTES",
-        help="limit on decompressed bytes per batch (default %(default)s)",
-    )
+    add_max_decompressed(p)
     p.add_argument(
         "--conf",
         action="append",
@@ -167,10 +158,10 @@ def run(args: argparse.Namespace, master: str | None) -> int:
         print(result.table)
         print(f"\nwritten: {shown(str(result.out))}/batches (Parquet), summary.json, summary.txt")
     s = result.summary
-    if not s["accounting_exact"]:
+    if not s.accounting_exact:
         return EXIT_FAILED
-    flagged = s["flagged_count"] or any(
-        p["kind"] in ("unreadable", "not-kafka", "no-match") for p in s["problems"]
+    flagged = s.flagged_count or any(
+        p.kind in ("unreadable", "not-kafka", "no-match") for p in s.problems
     )
     return EXIT_FLAGGED if flagged else EXIT_CLEAN
 

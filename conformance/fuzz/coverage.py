@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.errors import DecodeError
 from conformance.fuzz.seeds import has_corpora, write_builtin_root
 from conformance.fuzz.targets import TARGETS, get
+from conformance.host.progress import Status
 from conformance.jvm.runtime import checkout_root
 
 #: the decoding core: what "the decoder's branches" means (encoders, CLI and shells excluded;
@@ -76,7 +77,7 @@ def measure(
     *,
     root: Path | None = None,
     include_seeds: bool = True,
-    progress: Callable[[str], None] | None = None,
+    progress: Status | None = None,
 ) -> dict[str, list[ModuleCoverage]]:
     """``{target: [ModuleCoverage...], "all": [...]}`` over the decoder modules.
 
@@ -95,7 +96,7 @@ def _measure(
     root: Path | None,
     seeds_from: Path | None,
     include_seeds: bool,
-    progress: Callable[[str], None] | None,
+    progress: Status | None,
 ) -> dict[str, list[ModuleCoverage]]:
     import coverage
 

@@ -27,11 +27,11 @@ import subprocess
 import sys
 import time
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.host.progress import Status
 from conformance.jvm import runtime
 
 __all__ = ["Adapter", "AdapterBuildError", "Built", "adapters", "availability", "build"]
@@ -181,7 +181,7 @@ def _fill(text: str, values: dict[str, str]) -> str:
     return text
 
 
-def build(adapter: Adapter, log: Callable[[str], None] = lambda _: None) -> Built:
+def build(adapter: Adapter, log: Status = lambda _: None) -> Built:
     """Build ``adapter`` unless its current build exists; return how to run it.
 
     Raises :class:`AdapterBuildError` (toolchain missing, a step failed: with the log's tail)."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.fileio import FileSource, check_regular_file, printable_name
+from conformance.jsondoc import JsonDocument
 
 __all__ = ["InputFile", "Inputs", "Problem", "expand", "open_source"]
 
@@ -57,7 +58,7 @@ _SEGMENT_NAME = re.compile(r"^(\d+)\.log$")
 
 
 @dataclass(frozen=True, slots=True)
-class InputFile:
+class InputFile(JsonDocument):
     """One file to replay."""
 
     path: str  # a local path, or a URI (``scheme://...``)
@@ -68,12 +69,38 @@ class InputFile:
     segment_base: int | None  # base offset from a segment's name
     index: str | None  # the segment's offset index, when present and non-empty
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "size": self.size,
+            "directory": self.directory,
+            "group": self.group,
+            "segment_base": self.segment_base,
+            "index": self.index,
+        }
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> InputFile:
+        return cls(
+            doc["path"],
+            doc["kind"],
+            doc["size"],
+            doc["directory"],
+            doc["group"],
+            doc["segment_base"],
+            doc["index"],
+        )
+
 
 @dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(JsonDocument):
     path: str
     kind: str  # "unreadable" | "not-kafka" | "skipped" | "no-match"
     message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "kind": self.kind, "message": self.message}
 
 
 @dataclass
@@ -90,7 +117,8 @@ def _is_uri(path: str) -> bool:
 def _arrow_fs(uri: str) -> tuple[Any, str]:
     from pyarrow import fs as pafs  # the replay extra; only remote inputs need it here
 
-    return pafs.FileSystem.from_uri(uri)
+    fs, path = pafs.FileSystem.from_uri(uri)
+    return fs, str(path)
 
 
 def _is_companion(name: str) -> bool:
@@ -250,7 +278,7 @@ class ArrowSource:
     def __init__(self, uri: str) -> None:
         fs, path = _arrow_fs(uri)
         self._file = fs.open_input_file(path)
-        self._size = self._file.size()
+        self._size: int = self._file.size()
 
     def __len__(self) -> int:
         return self._size

@@ -1,18 +1,25 @@
 """The replay job: inputs -> ranges -> tasks -> Parquet rows + ``summary.json``.
 
-Ranges are packed into tasks (``pack``: a large range alone, small files together), and each
-task runs ``task.run_task``: it replays its ranges and writes their rows to its own Parquet
-part, renamed into place when complete. Two engines run the tasks:
+:func:`replay` plans the ranges (``plan``), packs them into tasks once (:func:`pack`: a large
+range alone, small files together), hands the tasks to an engine, and fills the run
+information (``summary.RunInfo``) in one place from the plan and what the engine measured
+(:class:`EngineRun`); then it merges the range summaries (``summary.merge``) and writes the
+outputs. Each task runs ``task.run_task``: it replays its ranges and writes their rows to its
+own Parquet part, renamed into place when complete. Two engines run the tasks:
 
 * ``spark`` (default): one Spark task per task through ``mapInArrow``: the task descriptions
-  go in as an Arrow column, the range summaries come back as one (rows never pass through the
-  JVM: docs/benchmarks-replay.md measures it against ``DataFrame.write.parquet``). A task that
-  dies is retried by Spark; its part is written whole or not at all, and the driver checks
-  each part's row count against the summaries.
+  go in as an Arrow column (``plan.write_ranges`` text), the range summaries come back as one
+  (``RangeSummary.to_json`` text; rows never pass through the JVM: docs/benchmarks-replay.md
+  measures it against ``DataFrame.write.parquet``). A task that dies is retried by Spark; its
+  part is written whole or not at all, and the driver checks each part's row count against
+  the summaries.
   Files are read by the tasks themselves (``os.pread`` or ``pyarrow.fs``), never through
   Spark's ``binaryFile`` source, so segments over 2 GiB work and no task holds more than a
   batch of its file.
 * ``process``: the plain single-process loop over the same tasks, no Spark.
+
+Progress (``host.progress.Progress``, on stderr): bytes of the tasks done for the process
+engine; tasks done for Spark, polled from its status tracker.
 
 Output directory: ``batches/`` (Parquet parts, ``task.row_schema``), ``summary.json``,
 ``summary.txt`` (the table printed at the end).
@@ -20,6 +27,7 @@ Output directory: ``batches/`` (Parquet parts, ``task.row_schema``), ``summary.j
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -32,17 +40,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.host.progress import Progress, Status
+from conformance.replay.counts import RangeSummary, read_range_summary
 from conformance.replay.inputs import expand
-from conformance.replay.plan import DEFAULT_SPLIT_BYTES, Range, plan
-from conformance.replay.summary import merge, render
+from conformance.replay.plan import DEFAULT_SPLIT_BYTES, Range, plan, read_ranges, write_ranges
+from conformance.replay.summary import ReplaySummary, RunInfo, SparkRun, merge, render
 from conformance.replay.task import TaskOptions, run_task
 
-__all__ = ["OUTPUTS", "ReplayOptions", "ReplayResult", "replay"]
+__all__ = [
+    "OUTPUTS",
+    "EngineRun",
+    "OutputExists",
+    "ReplayOptions",
+    "ReplayResult",
+    "local_master",
+    "pack",
+    "replay",
+]
 
 #: what a replay writes into ``--out`` (``--force`` removes exactly these first)
 OUTPUTS = ("batches", "summary.json", "summary.txt")
 
-Say = Callable[[str], None]
+#: a task: its ranges, replayed in order
+Task = list[Range]
 
 
 @dataclass
@@ -59,9 +79,24 @@ class ReplayOptions:
 
 @dataclass
 class ReplayResult:
-    summary: dict[str, Any]
+    summary: ReplaySummary
+    #: the table printed at the end (summary.txt)
     table: str
     out: Path
+
+
+@dataclass(frozen=True, slots=True)
+class EngineRun:
+    """What an engine brings back: the range summaries, and what it measured."""
+
+    #: ``process`` or ``spark <master>``
+    engine: str
+    summaries: list[RangeSummary]
+    #: before the first task could run (Spark session and warm-up job; 0 for the process)
+    startup_seconds: float
+    #: every task run and its range summaries collected
+    replay_seconds: float
+    spark: SparkRun | None = None
 
 
 class OutputExists(ValueError):
@@ -93,7 +128,9 @@ def local_master(master: str) -> str:
     return f"local[{m.group(1) or 1},4]"
 
 
-def replay(inputs: Sequence[str], options: ReplayOptions, say: Say | None = None) -> ReplayResult:
+def replay(
+    inputs: Sequence[str], options: ReplayOptions, say: Status | None = None
+) -> ReplayResult:
     """Replay ``inputs`` (paths, globs, URIs) into ``options.out``."""
     say = say or (lambda s: None)
     started = time.perf_counter()
@@ -104,28 +141,50 @@ def replay(inputs: Sequence[str], options: ReplayOptions, say: Say | None = None
         "planning ranges..."
     )
     ranges = plan(found.files, options.split_bytes, max_batch_bytes=options.task.max_batch_bytes)
+    tasks = pack(ranges, options.split_bytes)
     (options.out / "batches").mkdir()
     planned = time.perf_counter()
-    run: dict[str, Any] = {
-        "inputs": list(inputs),
-        "profile": options.task.profile,
-        "split_bytes": options.split_bytes,
-        "planning_seconds": round(planned - started, 3),
-    }
     if options.engine == "process":
-        summaries = _run_process(ranges, options, say)
-        run["engine"] = "process"
-        run["tasks"] = len(pack(ranges, options.split_bytes))
-        run["startup_seconds"] = 0.0
-        run["replay_seconds"] = round(time.perf_counter() - planned, 3)
+        measured = _run_process(tasks, options)
     else:
-        summaries = _run_spark(ranges, options, say, run)
-    run["seconds"] = round(time.perf_counter() - started, 3)
-    summary = merge(found, ranges, summaries, run=run, parts=_parts(options.out / "batches"))
-    table = render(summary)
-    (options.out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=False) + "\n")
+        measured = _run_spark(tasks, options, say)
+    run = RunInfo(
+        inputs=list(inputs),
+        profile=options.task.profile,
+        split_bytes=options.split_bytes,
+        planning_seconds=round(planned - started, 3),
+        engine=measured.engine,
+        tasks=len(tasks),
+        startup_seconds=measured.startup_seconds,
+        replay_seconds=measured.replay_seconds,
+        seconds=round(time.perf_counter() - started, 3),
+        spark=measured.spark,
+    )
+    summary = merge(
+        found, ranges, measured.summaries, run=run, parts=_parts(options.out / "batches")
+    )
+    doc = summary.to_dict()
+    table = render(doc)
+    (options.out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n")
     (options.out / "summary.txt").write_text(table + "\n")
     return ReplayResult(summary, table, options.out)
+
+
+def pack(ranges: Sequence[Range], split_bytes: int) -> list[Task]:
+    """Ranges grouped into tasks: a large range alone, small ones (small files) together up to
+    ``split_bytes``, so a corpus of many small files is not one task per file."""
+    tasks: list[Task] = []
+    size = 0
+    for r in ranges:
+        if not tasks or size + r.size > split_bytes:
+            tasks.append([])
+            size = 0
+        tasks[-1].append(r)
+        size += r.size
+    # largest first: Spark starts tasks in order, so the last ones to finish are small
+    # (longest-processing-time-first; docs/benchmarks-replay.md: scaling 0.83 -> 0.86)
+    tasks.sort(key=lambda t: -sum(r.size for r in t))
+    return tasks
 
 
 def _parts(batches: Path) -> dict[str, int]:
@@ -142,18 +201,23 @@ def _parts(batches: Path) -> dict[str, int]:
 # ----------------------------------------------------------------------------- process engine
 
 
-def _run_process(ranges: list[Range], options: ReplayOptions, say: Say) -> list[dict[str, Any]]:
-    tasks = pack(ranges, options.split_bytes)
-    summaries: list[dict[str, Any]] = []
-    total = sum(r.end - r.start for r in ranges)
+def _run_process(tasks: Sequence[Task], options: ReplayOptions) -> EngineRun:
+    started = time.perf_counter()
+    batches_dir = str(options.out / "batches")
+    summaries: list[RangeSummary] = []
     done = 0
-    progress = _Progress(say, enabled=options.progress)
-    for task_id, task in enumerate(tasks):
-        summaries.extend(run_task(task_id, task, options.task, str(options.out / "batches")))
-        done += sum(r.end - r.start for r in task)
-        progress.update(task_id + 1, len(tasks), done, total)
-    progress.close()
-    return summaries
+    total = sum(r.size for task in tasks for r in task)
+    with Progress("replay", total, unit="B", enabled=options.progress) as progress:
+        for task_id, task in enumerate(tasks):
+            summaries.extend(run_task(task_id, task, options.task, batches_dir))
+            done += sum(r.size for r in task)
+            progress.update(done, detail=f"{task_id + 1}/{len(tasks)} tasks")
+    return EngineRun(
+        engine="process",
+        summaries=summaries,
+        startup_seconds=0.0,
+        replay_seconds=round(time.perf_counter() - started, 3),
+    )
 
 
 # ------------------------------------------------------------------------------- spark engine
@@ -165,48 +229,25 @@ def spark_environment() -> None:
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
-def pack(ranges: Sequence[Range], split_bytes: int) -> list[list[Range]]:
-    """Ranges grouped into tasks: a large range alone, small ones (small files) together up to
-    ``split_bytes``, so a corpus of many small files is not one task per file."""
-    tasks: list[list[Range]] = []
-    size = 0
-    for r in ranges:
-        n = r.end - r.start
-        if not tasks or size + n > split_bytes:
-            tasks.append([])
-            size = 0
-        tasks[-1].append(r)
-        size += n
-    # largest first: Spark starts tasks in order, so the last ones to finish are small
-    # (longest-processing-time-first; docs/benchmarks-replay.md: scaling 0.83 -> 0.86)
-    tasks.sort(key=lambda t: -sum(r.end - r.start for r in t))
-    return tasks
-
-
 def _arrow_task(options: TaskOptions, batches_dir: str) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """The ``mapInArrow`` function: tasks in (task id and a JSON list of its ranges, so a
-    task receives only its own), range summaries out; the rows go to the task's Parquet part
-    (``task.run_task``), never through the JVM."""
+    """The ``mapInArrow`` function: tasks in (task id and its ranges as ``plan.write_ranges``
+    text, so a task receives only its own), range summaries out (``RangeSummary.to_json``
+    text); the rows go to the task's Parquet part (``task.run_task``), never through the JVM."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
+        schema = pa.schema([("summary", pa.string())])
         for batch in batches:
             ids = batch.column(0).to_pylist()
-            for task_id, task in zip(ids, batch.column(1).to_pylist()):
-                ranges = [Range.from_json(doc) for doc in json.loads(task)]
-                summaries = run_task(task_id, ranges, options, batches_dir)
-                yield pa.record_batch(
-                    {"summary": [json.dumps(s) for s in summaries]},
-                    schema=pa.schema([("summary", pa.string())]),
-                )
+            for task_id, text in zip(ids, batch.column(1).to_pylist()):
+                summaries = run_task(task_id, read_ranges(text), options, batches_dir)
+                yield pa.record_batch({"summary": [s.to_json() for s in summaries]}, schema=schema)
 
     return run
 
 
-def _run_spark(
-    ranges: list[Range], options: ReplayOptions, say: Say, run: dict[str, Any]
-) -> list[dict[str, Any]]:
+def _run_spark(tasks: Sequence[Task], options: ReplayOptions, say: Status) -> EngineRun:
     spark_environment()
     from pyspark.sql import SparkSession
 
@@ -222,37 +263,63 @@ def _run_spark(
     try:
         spark.sparkContext.setLogLevel("ERROR")
         sc = spark.sparkContext
-        run["engine"] = f"spark {sc.master}"
-        run["spark_version"] = spark.version
-        run["session_seconds"] = round(time.perf_counter() - t0, 3)
+        session_seconds = round(time.perf_counter() - t0, 3)
         _warm_up(spark, sc.defaultParallelism)
-        run["startup_seconds"] = round(time.perf_counter() - t0, 3)
+        startup_seconds = round(time.perf_counter() - t0, 3)
         t1 = time.perf_counter()
-        tasks = pack(ranges, options.split_bytes)
-        run["tasks"] = len(tasks)
         say(
-            f"replay: {len(ranges)} ranges in {len(tasks)} tasks on {sc.master} "
+            f"replay: {sum(len(t) for t in tasks)} ranges in {len(tasks)} tasks on {sc.master} "
             f"(Spark {spark.version}, {sc.defaultParallelism} cores)"
         )
         work = spark.createDataFrame(
             sc.parallelize(
-                [(i, json.dumps([r.to_json() for r in t])) for i, t in enumerate(tasks)],
+                [(i, write_ranges(t)) for i, t in enumerate(tasks)],
                 max(1, len(tasks)),
             ),
             "task_id int, ranges string",
         )
         batches_dir = str((options.out / "batches").absolute())
-        watcher = _SparkProgress(sc, say, len(tasks), enabled=options.progress)
-        try:
-            collected = work.mapInArrow(
-                _arrow_task(options.task, batches_dir), "summary string"
-            ).collect()
-        finally:
-            watcher.stop()
-        run["replay_seconds"] = round(time.perf_counter() - t1, 3)
-        return [json.loads(r[0]) for r in collected]
+        with Progress("replay", len(tasks), unit="tasks", enabled=options.progress) as progress:
+            with _tasks_done(sc, len(tasks), progress):
+                collected = work.mapInArrow(
+                    _arrow_task(options.task, batches_dir), "summary string"
+                ).collect()
+            progress.update(len(tasks))  # the poller has stopped: the last word is ours
+        return EngineRun(
+            engine=f"spark {sc.master}",
+            summaries=[read_range_summary(row[0]) for row in collected],
+            startup_seconds=startup_seconds,
+            replay_seconds=round(time.perf_counter() - t1, 3),
+            spark=SparkRun(version=spark.version, session_seconds=session_seconds),
+        )
     finally:
         spark.stop()
+
+
+@contextlib.contextmanager
+def _tasks_done(sc: Any, tasks: int, progress: Progress) -> Iterator[None]:
+    """While the block runs, a thread polls Spark's status tracker (every 0.5 s) and shows the
+    tasks done of the running stage with ``tasks`` tasks."""
+    stop = threading.Event()
+
+    def poll() -> None:
+        tracker = sc.statusTracker()
+        while not stop.wait(0.5):
+            try:
+                infos = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
+            except Exception:  # noqa: BLE001 - the context is stopping
+                return
+            infos = [i for i in infos if i is not None and i.numTasks == tasks]
+            if infos:
+                progress.update(max(i.numCompletedTasks for i in infos))
+
+    thread = threading.Thread(target=poll, name="replay-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=2)
 
 
 def _warm_up(spark: Any, slots: int) -> None:
@@ -274,63 +341,3 @@ def _warm_up(spark: Any, slots: int) -> None:
         .mapInArrow(touch, "n long")
         .collect()
     )
-
-
-class _Progress:
-    """One status line on stderr: rewritten in place on a terminal, every 10% otherwise."""
-
-    def __init__(self, say: Say, *, enabled: bool, noun: str = "ranges") -> None:
-        self.say = say
-        self.noun = noun
-        self.enabled = enabled
-        self.tty = sys.stderr.isatty()
-        self.next_tenth = 1
-        self.last = 0.0
-
-    def update(self, ranges_done: int, ranges: int, done: int = 0, total: int = 0) -> None:
-        if not self.enabled or ranges == 0:
-            return
-        text = f"replay: {ranges_done}/{ranges} {self.noun}"
-        if total:
-            text += f", {done / 1e6:,.1f}/{total / 1e6:,.1f} MB"
-        if self.tty:
-            now = time.monotonic()
-            if now - self.last > 0.2 or ranges_done == ranges:
-                sys.stderr.write("\r" + text + "\x1b[K")
-                sys.stderr.flush()
-                self.last = now
-        elif ranges_done * 10 >= self.next_tenth * ranges:
-            self.say(text)
-            self.next_tenth = ranges_done * 10 // ranges + 1
-
-    def close(self) -> None:
-        if self.enabled and self.tty:
-            sys.stderr.write("\n")
-
-
-class _SparkProgress:
-    """Polls Spark's status tracker: tasks done of the running stages."""
-
-    def __init__(self, sc: Any, say: Say, ranges: int, *, enabled: bool) -> None:
-        self.sc = sc
-        self.ranges = ranges
-        self.progress = _Progress(say, enabled=enabled, noun="tasks")
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._poll, daemon=True)
-        self.thread.start()
-
-    def _poll(self) -> None:
-        tracker = self.sc.statusTracker()
-        while not self.done.wait(0.5):
-            try:
-                infos = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
-            except Exception:  # noqa: BLE001 - the context is stopping
-                return
-            infos = [i for i in infos if i is not None and i.numTasks == self.ranges]
-            if infos:
-                self.progress.update(max(i.numCompletedTasks for i in infos), self.ranges)
-
-    def stop(self) -> None:
-        self.done.set()
-        self.thread.join(timeout=2)
-        self.progress.close()

@@ -17,23 +17,27 @@ a header walk                 (no index, or no usable entry in the window) 17 by
 Every candidate must pass ``resync.is_batch_start`` (an intact batch starts there, its
 checksum verified), so a stale index entry or a corrupted batch is never a cut; the next
 candidate is tried instead. Planning never reads a file whole.
+
+A :class:`Range` crosses into a Spark task as JSON text (:func:`write_ranges`, read back by
+:func:`read_ranges` on the executor).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from conformance.errors import DecodeError
 from conformance.fileio import map_readonly
+from conformance.jsondoc import JsonDocument, json_text
 from conformance.logdir.index import OFFSET_ENTRY
 from conformance.replay.inputs import InputFile, open_source
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch, is_batch_start
 from conformance.stream.splitter import Source, file_frame
 
-__all__ = ["DEFAULT_SPLIT_BYTES", "Range", "plan", "plan_file"]
+__all__ = ["DEFAULT_SPLIT_BYTES", "Range", "plan", "plan_file", "read_ranges", "write_ranges"]
 
 #: bytes per range unless told otherwise (``--split-bytes``)
 DEFAULT_SPLIT_BYTES = 64 << 20
@@ -42,7 +46,7 @@ _MAX_TRIES = 64
 
 
 @dataclass(frozen=True, slots=True)
-class Range:
+class Range(JsonDocument):
     """One task's work: the bytes ``[start, end)`` of ``file``."""
 
     range_id: int
@@ -50,17 +54,32 @@ class Range:
     start: int
     end: int
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+    def to_dict(self) -> dict[str, Any]:
         return {
             "range_id": self.range_id,
-            "file": dataclasses.asdict(self.file),
+            "file": self.file.to_dict(),
             "start": self.start,
             "end": self.end,
         }
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> Range:
-        return cls(doc["range_id"], InputFile(**doc["file"]), doc["start"], doc["end"])
+    def from_dict(cls, doc: dict[str, Any]) -> Range:
+        return cls(doc["range_id"], InputFile.from_dict(doc["file"]), doc["start"], doc["end"])
+
+
+def write_ranges(ranges: Sequence[Range]) -> str:
+    """A task's ranges as JSON text (a list of :meth:`Range.to_dict`): how a task description
+    crosses into a Spark task."""
+    return json_text([r.to_dict() for r in ranges])
+
+
+def read_ranges(text: str) -> list[Range]:
+    """The ranges of :func:`write_ranges` text."""
+    return [Range.from_dict(doc) for doc in json.loads(text)]
 
 
 def _index_positions(index_path: str, size: int) -> Callable[[int], int | None]:
@@ -70,7 +89,8 @@ def _index_positions(index_path: str, size: int) -> Callable[[int], int | None]:
     entries = len(data) // OFFSET_ENTRY.size
 
     def position(i: int) -> int:
-        return OFFSET_ENTRY.unpack_from(data, i * OFFSET_ENTRY.size)[1]
+        entry: tuple[int, int] = OFFSET_ENTRY.unpack_from(data, i * OFFSET_ENTRY.size)
+        return entry[1]
 
     # a preallocated index ends in zero entries: only the non-zero prefix counts
     lo, hi = 0, entries

@@ -1,4 +1,22 @@
-"""The replay's ``summary.json`` and its table: range summaries (``task``) merged.
+"""The replay's ``summary.json`` and its table: range summaries (``counts.RangeSummary``)
+combined, in small typed steps, into a :class:`ReplaySummary`.
+
+==========================  =================================================================
+step                        gives
+==========================  =================================================================
+:class:`Reported`           each planned range's summary, once (a range reported twice, or
+                            never, is an accounting error); each task's Parquet part must
+                            hold exactly the rows its ranges reported
+:class:`FileAccount`        per file: its ranges' counts added up (``Counts.add``), whether
+                            their regions tile it, whether its bytes add up to its size
+:class:`DirectoryAccount`   per directory: its files' bytes and verdicts
+:func:`follow_offsets`      per group: offsets across segments and ranges (``Offsets``)
+:class:`WorkerUsage`        per Python worker: its peak RSS; the tasks' time
+:class:`RunInfo`            how the replay ran (filled by ``job``)
+==========================  =================================================================
+
+:meth:`ReplaySummary.to_dict` is the document of ``summary.json``
+(``kafka-conformance/replay-1``); :func:`render` its table.
 
 Byte accounting: for every file ``bytes_total = bytes_decoded + bytes_corrupt +
 bytes_trailing`` and ``bytes_total`` is the file's size; the regions of its ranges must also
@@ -9,20 +27,35 @@ twice makes ``accounting_exact`` false and is listed under ``accounting_errors``
 Offsets are followed per group (a partition directory; a raw file alone), segments in
 base-offset order, ranges in position order: a batch whose first offset is above the
 previous batch's last offset + 1 is a *gap* (normal after compaction, or where damaged bytes
-hid batches), at or below it an *overlap*.
+hid batches), at or below it an *overlap* (``counts.offset_step``).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.replay.inputs import Inputs
+from conformance.jsondoc import JsonDocument
+from conformance.replay.counts import ByteCounts, Counts, Offsets, RangeSummary
+from conformance.replay.inputs import InputFile, Inputs, Problem
 from conformance.replay.plan import Range
 from conformance.replay.task import part_name
 
-__all__ = ["FORMAT", "merge", "render"]
+__all__ = [
+    "FORMAT",
+    "DirectoryAccount",
+    "FileAccount",
+    "ReplaySummary",
+    "Reported",
+    "RunInfo",
+    "SparkRun",
+    "WorkerUsage",
+    "follow_offsets",
+    "merge",
+    "render",
+]
 
 FORMAT = "kafka-conformance/replay-1"
 #: examples kept in summary.json (counts are always exact)
@@ -30,232 +63,363 @@ MAX_FLAGGED = 1000
 MAX_OFFSET_EXAMPLES = 100
 
 
-def _count(into: Counter[str], items: dict[str, int]) -> None:
-    for k, v in items.items():
-        into[k] += v
+# --------------------------------------------------------------------------------------------
+# how the replay ran
+
+
+@dataclass(frozen=True, slots=True)
+class SparkRun:
+    """What the Spark engine adds to :class:`RunInfo`."""
+
+    version: str
+    #: SparkSession start-up alone (``startup_seconds`` adds the warm-up job)
+    session_seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo(JsonDocument):
+    """``run`` in summary.json: the replay's settings and what the engine measured."""
+
+    inputs: list[str]
+    profile: str
+    split_bytes: int
+    planning_seconds: float
+    #: ``process`` or ``spark <master>``
+    engine: str
+    tasks: int
+    startup_seconds: float
+    replay_seconds: float
+    seconds: float
+    #: None for the process engine
+    spark: SparkRun | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "inputs": list(self.inputs),
+            "profile": self.profile,
+            "split_bytes": self.split_bytes,
+            "planning_seconds": self.planning_seconds,
+            "engine": self.engine,
+        }
+        if self.spark is None:
+            doc["tasks"] = self.tasks
+            doc["startup_seconds"] = self.startup_seconds
+        else:  # in the order Spark measures them
+            doc["spark_version"] = self.spark.version
+            doc["session_seconds"] = self.spark.session_seconds
+            doc["startup_seconds"] = self.startup_seconds
+            doc["tasks"] = self.tasks
+        doc["replay_seconds"] = self.replay_seconds
+        doc["seconds"] = self.seconds
+        return doc
+
+
+# --------------------------------------------------------------------------------------------
+# the steps
+
+
+@dataclass(slots=True)
+class Reported:
+    """The range summaries that came back: the first of each range (a second one is counted
+    as a duplicate and ignored)."""
+
+    by_id: dict[int, RangeSummary] = field(default_factory=dict)
+    duplicates: int = 0
+
+    @classmethod
+    def collect(cls, range_summaries: Iterable[RangeSummary]) -> Reported:
+        out = cls()
+        for s in range_summaries:
+            if s.range_id in out.by_id:
+                out.duplicates += 1
+            else:
+                out.by_id[s.range_id] = s
+        return out
+
+    def of(self, ranges: Iterable[Range]) -> list[RangeSummary]:
+        """The summaries of those of ``ranges`` that reported, in position order."""
+        found = [self.by_id[r.range_id] for r in ranges if r.range_id in self.by_id]
+        return sorted(found, key=lambda s: s.start)
+
+    def errors(self, ranges: Sequence[Range], parts: Mapping[str, int] | None) -> list[str]:
+        """Ranges reported twice or never; with ``parts`` (rows per Parquet part), parts that
+        do not hold exactly the rows their task reported."""
+        errors: list[str] = []
+        if self.duplicates:
+            errors.append(f"{self.duplicates} range summaries reported twice (ignored)")
+        missing = [r.range_id for r in ranges if r.range_id not in self.by_id]
+        if missing:
+            errors.append(f"ranges never reported: {missing[:20]}")
+        if parts is not None:
+            expected: Counter[str] = Counter()
+            for s in self.by_id.values():
+                expected[part_name(s.task)] += s.rows
+            for name in sorted(set(expected) | set(parts)):
+                if parts.get(name) != expected.get(name):
+                    errors.append(
+                        f"batches/{name}: {parts.get(name)} rows written, "
+                        f"{expected.get(name)} reported"
+                    )
+        return errors
+
+
+def _tiled(parts: Sequence[RangeSummary], size: int) -> bool:
+    """Whether the regions of ``parts`` (in position order) tile ``size`` bytes: each starts
+    where the previous one ended, from 0 to ``size``."""
+    expected = 0
+    tiled = True
+    for s in parts:
+        if s.tiling_errors or (s.first_position is not None and s.first_position != expected):
+            tiled = False
+        if s.end_position is not None:
+            expected = s.end_position
+    return tiled and expected == size
+
+
+@dataclass(slots=True)
+class FileAccount(JsonDocument):
+    """One file's account: its ranges' counts added up; ``files_detail`` in summary.json."""
+
+    file: InputFile
+    #: ranges planned for it
+    ranges: int
+    #: those that reported
+    reported: int
+    counts: Counts
+    tiled: bool
+
+    @classmethod
+    def of(cls, f: InputFile, ranges: int, parts: Sequence[RangeSummary]) -> FileAccount:
+        counts = Counts()
+        for s in parts:
+            counts.add(s.counts)
+        return cls(f, ranges, len(parts), counts, _tiled(parts, f.size))
+
+    @property
+    def exact(self) -> bool:
+        complete = self.reported == self.ranges
+        return complete and self.tiled and self.counts.bytes.total == self.file.size
+
+    def error(self) -> str | None:
+        """The accounting error of an inexact file, None when it is exact."""
+        if self.exact:
+            return None
+        b = self.counts.bytes
+        return (
+            f"{self.file.path}: {b.total} bytes accounted for (decoded {b.decoded} + corrupt "
+            f"{b.corrupt} + trailing {b.trailing}) of {self.file.size}"
+            + ("" if self.tiled else "; its ranges do not tile it")
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        f, b = self.file, self.counts.bytes
+        return {
+            "file": f.path,
+            "kind": f.kind,
+            "directory": f.directory,
+            "bytes_total": f.size,
+            "bytes_decoded": b.decoded,
+            "bytes_corrupt": b.corrupt,
+            "bytes_trailing": b.trailing,
+            "ranges": self.ranges,
+            "verdicts": dict(sorted(self.counts.verdicts.items())),
+            "exact": self.exact,
+        }
+
+
+@dataclass(slots=True)
+class DirectoryAccount(JsonDocument):
+    """A directory's files, bytes and verdicts (``directories`` in summary.json)."""
+
+    files: int = 0
+    bytes_total: int = 0
+    bytes: ByteCounts = field(default_factory=ByteCounts)
+    verdicts: Counter[str] = field(default_factory=Counter)
+
+    def add(self, account: FileAccount) -> None:
+        self.files += 1
+        self.bytes_total += account.file.size
+        self.bytes.add(account.counts.bytes)
+        self.verdicts.update(account.counts.verdicts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "bytes_total": self.bytes_total,
+            "bytes_decoded": self.bytes.decoded,
+            "bytes_corrupt": self.bytes.corrupt,
+            "bytes_trailing": self.bytes.trailing,
+            "verdicts": dict(sorted(self.verdicts.items())),
+        }
+
+
+@dataclass(slots=True)
+class WorkerUsage(JsonDocument):
+    """Peak RSS of every Python worker that ran a range (by pid), and the ranges' time."""
+
+    peak_rss_kib: dict[str, int] = field(default_factory=dict)
+    range_seconds: float = 0.0
+
+    def add(self, s: RangeSummary) -> None:
+        pid = str(s.pid)
+        self.peak_rss_kib[pid] = max(self.peak_rss_kib.get(pid, 0), s.peak_rss_kib)
+        self.range_seconds += s.seconds
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "peak_rss_kib": dict(self.peak_rss_kib),
+            "max_peak_rss_kib": max(self.peak_rss_kib.values(), default=0),
+            "range_seconds": round(self.range_seconds, 3),
+        }
+
+
+def follow_offsets(
+    inputs: Inputs, ranges_of: Mapping[str, Sequence[Range]], reported: Reported
+) -> dict[str, Offsets]:
+    """Offsets per group (sorted by name): segments in base-offset order (raw files first, by
+    path), each file's ranges in position order."""
+    groups: dict[str, list[InputFile]] = defaultdict(list)
+    for f in inputs.files:
+        groups[f.group].append(f)
+    out: dict[str, Offsets] = {}
+    for group, files in sorted(groups.items()):
+        files.sort(key=lambda f: (-1 if f.segment_base is None else f.segment_base, f.path))
+        offsets = Offsets()
+        for f in files:
+            for r in sorted(ranges_of[f.path], key=lambda r: r.start):
+                s = reported.by_id.get(r.range_id)
+                if s is not None:
+                    offsets.extend(
+                        s.offsets, file=f.path, position=s.first_position, limit=MAX_OFFSET_EXAMPLES
+                    )
+        out[group] = offsets
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the summary
+
+
+@dataclass(slots=True)
+class ReplaySummary(JsonDocument):
+    """The summary of a replay; :meth:`to_dict` is the document of summary.json."""
+
+    run: RunInfo
+    inputs: Inputs
+    ranges: int
+    #: every file's counts added up (``flagged``: sorted by file and position)
+    counts: Counts
+    accounting_errors: list[str]
+    files: list[FileAccount]
+    directories: dict[str, DirectoryAccount]
+    offsets: dict[str, Offsets]
+    #: the inputs' problems, then the ranges that could not be read
+    problems: list[Problem]
+    workers: WorkerUsage
+
+    @property
+    def accounting_exact(self) -> bool:
+        return not self.accounting_errors
+
+    @property
+    def flagged_count(self) -> int:
+        return self.counts.flagged_count
+
+    def to_dict(self) -> dict[str, Any]:
+        c, b, files = self.counts, self.counts.bytes, self.inputs.files
+        return {
+            "format": FORMAT,
+            "run": self.run.to_dict(),
+            "files": {
+                "count": len(files),
+                "segments": sum(1 for f in files if f.kind == "segment"),
+                "raw": sum(1 for f in files if f.kind == "raw"),
+                "companions": self.inputs.companions,
+            },
+            "ranges": self.ranges,
+            "totals": {
+                "bytes_total": sum(f.size for f in files),
+                "bytes_decoded": b.decoded,
+                "bytes_corrupt": b.corrupt,
+                "bytes_trailing": b.trailing,
+                "batches": c.batches,
+                "records": c.records,
+            },
+            "accounting_exact": self.accounting_exact,
+            "accounting_errors": list(self.accounting_errors),
+            "verdicts": dict(sorted(c.verdicts.items())),
+            "exceptions": dict(sorted(c.exceptions.items())),
+            "codecs": dict(sorted(c.codecs.items())),
+            "findings": dict(sorted(c.findings.items())),
+            "directories": {k: d.to_dict() for k, d in sorted(self.directories.items())},
+            "offsets": {k: o.to_dict() for k, o in self.offsets.items()},
+            "flagged_count": c.flagged_count,
+            "flagged": [x.to_dict() for x in c.flagged[:MAX_FLAGGED]],
+            "problems": [p.to_dict() for p in self.problems],
+            "files_detail": [a.to_dict() for a in self.files],
+            "workers": self.workers.to_dict(),
+        }
+
+
+def _unreadable(f: InputFile, parts: Iterable[RangeSummary]) -> list[Problem]:
+    """The ranges of ``f`` that could not be read (to their end)."""
+    return [
+        Problem(
+            f.path,
+            "unreadable",
+            f"{f.path}: {s.error} (while replaying bytes {s.start}..{s.end})",
+        )
+        for s in parts
+        if s.error
+    ]
 
 
 def merge(
     inputs: Inputs,
     ranges: Sequence[Range],
-    range_summaries: Iterable[dict[str, Any]],
+    range_summaries: Iterable[RangeSummary],
     *,
-    run: dict[str, Any],
-    parts: dict[str, int] | None = None,
-) -> dict[str, Any]:
-    """The summary document of a replay (module docstring)."""
-    by_id: dict[int, dict[str, Any]] = {}
-    duplicates = 0
-    for s in range_summaries:
-        if s["range_id"] in by_id:
-            duplicates += 1
-            continue
-        by_id[s["range_id"]] = s
-    accounting_errors: list[str] = []
-    if duplicates:
-        accounting_errors.append(f"{duplicates} range summaries reported twice (ignored)")
-    missing = [r.range_id for r in ranges if r.range_id not in by_id]
-    if missing:
-        accounting_errors.append(f"ranges never reported: {missing[:20]}")
-    if parts is not None:  # every task's Parquet part holds exactly the rows it reported
-        expected_rows: Counter[str] = Counter()
-        for s in by_id.values():
-            expected_rows[part_name(s["task"])] += s["rows"]
-        for name in sorted(set(expected_rows) | set(parts)):
-            if parts.get(name) != expected_rows.get(name):
-                accounting_errors.append(
-                    f"batches/{name}: {parts.get(name)} rows written, "
-                    f"{expected_rows.get(name)} reported"
-                )
-
-    verdicts: Counter[str] = Counter()
-    exceptions: Counter[str] = Counter()
-    codecs: Counter[str] = Counter()
-    findings: Counter[str] = Counter()
-    totals = {
-        "bytes_total": 0,
-        "bytes_decoded": 0,
-        "bytes_corrupt": 0,
-        "bytes_trailing": 0,
-        "batches": 0,
-        "records": 0,
-    }
-    flagged: list[dict[str, Any]] = []
-    flagged_count = 0
-    workers: dict[str, int] = {}
-    task_seconds = 0.0
-    problems = [{"path": p.path, "kind": p.kind, "message": p.message} for p in inputs.problems]
-    per_file: list[dict[str, Any]] = []
-    directories: dict[str, dict[str, Any]] = {}
-    file_ranges: dict[str, list[Range]] = defaultdict(list)
+    run: RunInfo,
+    parts: Mapping[str, int] | None = None,
+) -> ReplaySummary:
+    """The summary of a replay (module docstring); ``parts``: rows per Parquet part."""
+    reported = Reported.collect(range_summaries)
+    accounting_errors = reported.errors(ranges, parts)
+    ranges_of: dict[str, list[Range]] = defaultdict(list)
     for r in ranges:
-        file_ranges[r.file.path].append(r)
+        ranges_of[r.file.path].append(r)
 
+    counts = Counts()
+    files: list[FileAccount] = []
+    directories: dict[str, DirectoryAccount] = {}
+    problems = list(inputs.problems)
+    workers = WorkerUsage()
     for f in inputs.files:
-        parts = sorted(
-            (by_id[r.range_id] for r in file_ranges[f.path] if r.range_id in by_id),
-            key=lambda s: s["start"],
-        )
-        b = {"decoded": 0, "corrupt": 0, "trailing": 0}
-        fv: Counter[str] = Counter()
-        expected = 0
-        tiled = True
-        for s in parts:
-            for k in b:
-                b[k] += s["bytes"][k]
-            _count(fv, s["verdicts"])
-            _count(exceptions, s["exceptions"])
-            _count(codecs, s["codecs"])
-            _count(findings, s["findings"])
-            totals["batches"] += s["batches"]
-            totals["records"] += s["records"]
-            flagged_count += s["flagged_count"]
-            flagged.extend(s["flagged"])
-            workers[str(s["pid"])] = max(workers.get(str(s["pid"]), 0), s["peak_rss_kib"])
-            task_seconds += s["seconds"]
-            if s["error"]:
-                problems.append(
-                    {
-                        "path": f.path,
-                        "kind": "unreadable",
-                        "message": f"{f.path}: {s['error']} (while replaying bytes "
-                        f"{s['start']}..{s['end']})",
-                    }
-                )
-            if s["tiling_errors"] or (
-                s["first_position"] is not None and s["first_position"] != expected
-            ):
-                tiled = False
-            if s["end_position"] is not None:
-                expected = s["end_position"]
-        if expected != f.size:
-            tiled = False
-        accounted = sum(b.values())
-        exact = tiled and accounted == f.size and len(parts) == len(file_ranges[f.path])
-        if not exact:
-            accounting_errors.append(
-                f"{f.path}: {accounted} bytes accounted for (decoded {b['decoded']} + corrupt "
-                f"{b['corrupt']} + trailing {b['trailing']}) of {f.size}"
-                + ("" if tiled else "; its ranges do not tile it")
-            )
-        verdicts.update(fv)
-        totals["bytes_total"] += f.size
-        totals["bytes_decoded"] += b["decoded"]
-        totals["bytes_corrupt"] += b["corrupt"]
-        totals["bytes_trailing"] += b["trailing"]
-        per_file.append(
-            {
-                "file": f.path,
-                "kind": f.kind,
-                "directory": f.directory,
-                "bytes_total": f.size,
-                "bytes_decoded": b["decoded"],
-                "bytes_corrupt": b["corrupt"],
-                "bytes_trailing": b["trailing"],
-                "ranges": len(file_ranges[f.path]),
-                "verdicts": dict(sorted(fv.items())),
-                "exact": exact,
-            }
-        )
-        d = directories.setdefault(
-            f.directory,
-            {
-                "files": 0,
-                "bytes_total": 0,
-                "bytes_decoded": 0,
-                "bytes_corrupt": 0,
-                "bytes_trailing": 0,
-                "verdicts": Counter(),
-            },
-        )
-        d["files"] += 1
-        d["bytes_total"] += f.size
-        for k in b:
-            d[f"bytes_{k}"] += b[k]
-        d["verdicts"].update(fv)
+        parts_of_f = reported.of(ranges_of[f.path])
+        account = FileAccount.of(f, len(ranges_of[f.path]), parts_of_f)
+        files.append(account)
+        counts.add(account.counts)
+        directories.setdefault(f.directory, DirectoryAccount()).add(account)
+        problems.extend(_unreadable(f, parts_of_f))
+        for s in parts_of_f:
+            workers.add(s)
+        error = account.error()
+        if error is not None:
+            accounting_errors.append(error)
+    counts.flagged.sort(key=lambda x: (x.file, x.position))
 
-    for d in directories.values():
-        d["verdicts"] = dict(sorted(d["verdicts"].items()))
-    flagged.sort(key=lambda x: (x["file"], x["position"]))
-    return {
-        "format": FORMAT,
-        "run": run,
-        "files": {
-            "count": len(inputs.files),
-            "segments": sum(1 for f in inputs.files if f.kind == "segment"),
-            "raw": sum(1 for f in inputs.files if f.kind == "raw"),
-            "companions": inputs.companions,
-        },
-        "ranges": len(ranges),
-        "totals": totals,
-        "accounting_exact": not accounting_errors,
-        "accounting_errors": accounting_errors,
-        "verdicts": dict(sorted(verdicts.items())),
-        "exceptions": dict(sorted(exceptions.items())),
-        "codecs": dict(sorted(codecs.items())),
-        "findings": dict(sorted(findings.items())),
-        "directories": dict(sorted(directories.items())),
-        "offsets": _offsets(inputs, file_ranges, by_id),
-        "flagged_count": flagged_count,
-        "flagged": flagged[:MAX_FLAGGED],
-        "problems": problems,
-        "files_detail": per_file,
-        "workers": {
-            "peak_rss_kib": workers,
-            "max_peak_rss_kib": max(workers.values(), default=0),
-            "range_seconds": round(task_seconds, 3),
-        },
-    }
-
-
-def _offsets(
-    inputs: Inputs, file_ranges: dict[str, list[Range]], by_id: dict[int, dict[str, Any]]
-) -> dict[str, Any]:
-    """Gaps and overlaps per group, across segments and ranges."""
-    groups: dict[str, list[Any]] = defaultdict(list)
-    for f in inputs.files:
-        groups[f.group].append(f)
-    out: dict[str, Any] = {}
-    for group, files in sorted(groups.items()):
-        files.sort(key=lambda f: (-1 if f.segment_base is None else f.segment_base, f.path))
-        g: dict[str, Any] = {
-            "first_offset": None,
-            "last_offset": None,
-            "gaps": 0,
-            "overlaps": 0,
-            "examples": [],
-        }
-        last: int | None = None
-        for f in files:
-            for r in sorted(file_ranges[f.path], key=lambda r: r.start):
-                s = by_id.get(r.range_id)
-                if s is None or s["first_offset"] is None:
-                    continue
-                g["gaps"] += s["gaps"]
-                g["overlaps"] += s["overlaps"]
-                examples = list(s["offset_examples"])
-                first = s["first_offset"]
-                if last is None:
-                    g["first_offset"] = first
-                elif first > last + 1 or first <= last:
-                    kind = "gap" if first > last + 1 else "overlap"
-                    g["gaps" if kind == "gap" else "overlaps"] += 1
-                    examples.insert(
-                        0,
-                        {
-                            "kind": kind,
-                            "file": f.path,
-                            "position": s["first_position"],
-                            "previous_last": last,
-                            "base": first,
-                        },
-                    )
-                room = MAX_OFFSET_EXAMPLES - len(g["examples"])
-                g["examples"].extend(examples[: max(0, room)])
-                last = s["last_offset"] if last is None else max(last, s["last_offset"])
-        g["last_offset"] = last
-        out[group] = g
-    return out
+    return ReplaySummary(
+        run=run,
+        inputs=inputs,
+        ranges=len(ranges),
+        counts=counts,
+        accounting_errors=accounting_errors,
+        files=files,
+        directories=directories,
+        offsets=follow_offsets(inputs, ranges_of, reported),
+        problems=problems,
+        workers=workers,
+    )
 
 
 def _n(x: int) -> str:
@@ -269,8 +433,9 @@ def _bytes(x: int) -> str:
     return f"{x} B"
 
 
-def render(doc: dict[str, Any], *, flagged: int = 20) -> str:
-    """A readable table of a summary document."""
+def render(doc: Mapping[str, Any], *, flagged: int = 20) -> str:
+    """A readable table of a summary document (:meth:`ReplaySummary.to_dict`, or summary.json
+    read back)."""
     t = doc["totals"]
     run = doc.get("run", {})
     lines = [

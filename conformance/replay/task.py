@@ -1,7 +1,12 @@
-"""One replay task: a byte range of a file through ``stream.scan``, into rows and a range
-summary. Spark-free: the Spark job and the plain single-process loop run the same function.
+"""One replay task: byte ranges of files through ``stream.scan``, into Parquet rows and range
+summaries. Spark-free: the Spark job and the plain single-process loop run the same function,
+:func:`run_task` (a task's ranges in order, their rows into the task's own Parquet part).
 
-Rows (the Parquet schema, :data:`ROW_SCHEMA`), one per region of the range:
+The two outputs of a range stay apart: :meth:`RangeReplay.rows` yields the rows (column
+chunks) and fills the range summary (``counts.RangeSummary``) as it goes; the summary is read
+from :attr:`RangeReplay.summary` once the rows are exhausted.
+
+Rows (the Parquet schema, :func:`row_schema`), one per region of the range:
 
 ==================  =========  ==================================================================
 column              type       value
@@ -19,7 +24,7 @@ verdict             string     ok, corrupt, partial, zero-tail (``stream.scan``)
 kafka_exception     string     the Java exception class Kafka raises there (null: none)
 message             string     its message, or what Kafka's reader does instead
 findings            list       strict-profile finding codes (``--profile strict``)
-range_id            int32      the task that produced the row
+range_id            int32      the range that produced the row
 ==================  =========  ==================================================================
 """
 
@@ -27,20 +32,27 @@ from __future__ import annotations
 
 import os
 import resource
-import signal
 import time
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from conformance import codecs
+from conformance.replay.counts import RangeSummary
 from conformance.replay.inputs import open_source
 from conformance.replay.plan import Range
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES
 from conformance.stream.scan import Region, scan
 
-__all__ = ["ROW_COLUMNS", "TaskOptions", "part_name", "replay_range", "row_schema", "run_task"]
+__all__ = [
+    "ROW_COLUMNS",
+    "Columns",
+    "RangeReplay",
+    "TaskOptions",
+    "part_name",
+    "row_schema",
+    "run_task",
+]
 
 ROW_COLUMNS = (
     "file",
@@ -59,10 +71,8 @@ ROW_COLUMNS = (
     "findings",
     "range_id",
 )
-#: byte-accounting bucket of each verdict
-BUCKETS = {"ok": "decoded", "corrupt": "corrupt", "partial": "trailing", "zero-tail": "trailing"}
-#: gaps, overlaps and flagged regions listed per range (counts are always exact)
-EXAMPLES_PER_RANGE = 20
+#: rows as Arrow takes them: ``{column: values}``, every column of :data:`ROW_COLUMNS`
+Columns = dict[str, list[Any]]
 
 
 def row_schema() -> Any:
@@ -91,105 +101,19 @@ def row_schema() -> Any:
 
 @dataclass(frozen=True, slots=True)
 class TaskOptions:
+    """How a task replays its ranges (the same in every task of a replay)."""
+
+    #: ``kafka`` (Kafka's verdict) or ``strict`` (plus finding codes)
     profile: str = "kafka"
+    #: limit on decompressed bytes per batch
     decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT
+    #: largest batch the resynchronisation after damage takes for one
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: rows per column chunk (Parquet record batch)
     rows_per_batch: int = 8192
-    #: test knob: ``(range_id, marker path)``: the first attempt of that range kills its own
-    #: Python worker (SIGKILL) after emitting rows, as a lost executor would; the marker file
-    #: makes the retry run normally
-    kill_once: tuple[int, str] | None = None
 
 
-class _Summary:
-    """A range summary, built region by region (``summary.merge`` combines them)."""
-
-    def __init__(self, r: Range) -> None:
-        self.doc: dict[str, Any] = {
-            "range_id": r.range_id,
-            "file": r.file.path,
-            "start": r.start,
-            "end": r.end,
-            "first_position": None,
-            "end_position": None,
-            "tiling_errors": 0,
-            "bytes": {"decoded": 0, "corrupt": 0, "trailing": 0},
-            "verdicts": Counter(),
-            "exceptions": Counter(),
-            "codecs": Counter(),
-            "findings": Counter(),
-            "records": 0,
-            "batches": 0,
-            "first_offset": None,
-            "last_offset": None,
-            "gaps": 0,
-            "overlaps": 0,
-            "offset_examples": [],
-            "flagged": [],
-            "flagged_count": 0,
-            "error": None,
-        }
-
-    def add(self, region: Region) -> None:
-        d = self.doc
-        if d["first_position"] is None:
-            d["first_position"] = region.position
-        elif region.position != d["end_position"]:
-            d["tiling_errors"] += 1
-        d["end_position"] = region.end
-        d["bytes"][BUCKETS[region.verdict]] += region.size
-        d["verdicts"][region.verdict] += 1
-        d["records"] += region.record_count
-        for code in region.findings:
-            d["findings"][code] += 1
-        if region.verdict != "ok":
-            d["exceptions"][region.kafka_exception or "(none)"] += 1
-            d["flagged_count"] += 1
-            if len(d["flagged"]) < EXAMPLES_PER_RANGE:
-                d["flagged"].append(
-                    {
-                        "file": d["file"],
-                        "position": region.position,
-                        "size": region.size,
-                        "verdict": region.verdict,
-                        "kafka_exception": region.kafka_exception,
-                        "message": region.message,
-                    }
-                )
-            return
-        d["batches"] += 1
-        d["codecs"][region.codec] += 1
-        if region.base_offset is None or region.last_offset is None:
-            return
-        last = d["last_offset"]
-        if last is None:
-            d["first_offset"] = region.base_offset
-        elif region.base_offset > last + 1 or region.base_offset <= last:
-            kind = "gap" if region.base_offset > last + 1 else "overlap"
-            d["gaps" if kind == "gap" else "overlaps"] += 1
-            if len(d["offset_examples"]) < EXAMPLES_PER_RANGE:
-                d["offset_examples"].append(
-                    {
-                        "kind": kind,
-                        "file": d["file"],
-                        "position": region.position,
-                        "previous_last": last,
-                        "base": region.base_offset,
-                    }
-                )
-        d["last_offset"] = region.last_offset if last is None else max(last, region.last_offset)
-
-    def finish(self, seconds: float) -> dict[str, Any]:
-        d = self.doc
-        for key in ("verdicts", "exceptions", "codecs", "findings"):
-            d[key] = dict(sorted(d[key].items()))
-        d["seconds"] = round(seconds, 6)
-        d["pid"] = os.getpid()
-        d["peak_rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        return d
-
-
-def _columns(r: Range, regions: list[Region]) -> dict[str, list[Any]]:
+def _columns(r: Range, regions: list[Region]) -> Columns:
     f = r.file
     n = len(regions)
     return {
@@ -211,59 +135,73 @@ def _columns(r: Range, regions: list[Region]) -> dict[str, list[Any]]:
     }
 
 
-def replay_range(r: Range, options: TaskOptions) -> Iterator[dict[str, list[Any]] | dict[str, Any]]:
-    """Replay ``r``: yields row chunks (``{column: values}``, at most ``rows_per_batch`` rows
-    each) and, last, the range summary (a dict with ``"range_id"``). A file that cannot be
-    read gives no rows and a summary with ``error`` set."""
-    started = time.perf_counter()
-    summary = _Summary(r)
-    try:
-        source = open_source(r.file.path)
-    except OSError as e:
-        summary.doc["error"] = f"{e.strerror or e}"
-        yield summary.finish(time.perf_counter() - started)
-        return
-    chunk: list[Region] = []
-    emitted = False
-    try:
-        for region in scan(
-            source,
-            start=r.start,
-            end=r.end,
-            profile=options.profile,  # type: ignore[arg-type]
-            filename=r.file.path,
-            decompressed_limit=options.decompressed_limit,
-            max_batch_bytes=options.max_batch_bytes,
-        ):
-            summary.add(region)
-            chunk.append(region)
-            if len(chunk) >= options.rows_per_batch:
-                yield _columns(r, chunk)
-                emitted = True
-                chunk = []
-                _maybe_die(r, options)
-    except OSError as e:  # the file changed or vanished under the task
-        summary.doc["error"] = f"{e.strerror or e}"
-    finally:
-        source.close()
-    if chunk:
-        yield _columns(r, chunk)
-        emitted = True
-    if emitted:
-        _maybe_die(r, options)
-    yield summary.finish(time.perf_counter() - started)
+class RangeReplay:
+    """The replay of one range, two outputs apart: :meth:`rows` yields the rows (column
+    chunks of at most ``rows_per_batch`` rows) while it fills the range summary, which
+    :attr:`summary` gives once the rows are exhausted. A file that cannot be read gives no
+    rows and a summary with ``error`` set."""
 
+    def __init__(self, r: Range, options: TaskOptions, *, task: int = 0) -> None:
+        self.range = r
+        self.options = options
+        self._summary = RangeSummary.of_range(r, task)
+        self._started = False
+        self._done = False
 
-def _maybe_die(r: Range, options: TaskOptions) -> None:
-    if options.kill_once is None or options.kill_once[0] != r.range_id:
-        return
-    marker = options.kill_once[1]
-    try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
-        return
-    os.close(fd)
-    os.kill(os.getpid(), signal.SIGKILL)
+    @property
+    def summary(self) -> RangeSummary:
+        """The range summary (rows written, counts, offsets, time, memory)."""
+        if not self._done:
+            raise RuntimeError("the range summary is complete only after rows() is exhausted")
+        return self._summary
+
+    def rows(self) -> Iterator[Columns]:
+        """The rows of the range, in position order (once: the summary counts them)."""
+        if self._started:
+            raise RuntimeError("a range is replayed once")
+        self._started = True
+        r, options, summary = self.range, self.options, self._summary
+        started = time.perf_counter()
+        try:
+            source = open_source(r.file.path)
+        except OSError as e:
+            summary.error = f"{e.strerror or e}"
+            self._finish(started)
+            return
+        chunk: list[Region] = []
+        try:
+            for region in scan(
+                source,
+                start=r.start,
+                end=r.end,
+                profile=options.profile,  # type: ignore[arg-type]
+                filename=r.file.path,
+                decompressed_limit=options.decompressed_limit,
+                max_batch_bytes=options.max_batch_bytes,
+            ):
+                summary.add(region)
+                chunk.append(region)
+                if len(chunk) >= options.rows_per_batch:
+                    yield self._columns(chunk)
+                    chunk = []
+        except OSError as e:  # the file changed or vanished under the task
+            summary.error = f"{e.strerror or e}"
+        finally:
+            source.close()
+        if chunk:
+            yield self._columns(chunk)
+        self._finish(started)
+
+    def _columns(self, regions: list[Region]) -> Columns:
+        self._summary.rows += len(regions)
+        return _columns(self.range, regions)
+
+    def _finish(self, started: float) -> None:
+        summary = self._summary
+        summary.seconds = round(time.perf_counter() - started, 6)
+        summary.pid = os.getpid()
+        summary.peak_rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        self._done = True
 
 
 def part_name(task_id: int) -> str:
@@ -272,8 +210,8 @@ def part_name(task_id: int) -> str:
 
 
 def run_task(
-    task_id: int, ranges: list[Range], options: TaskOptions, batches_dir: str
-) -> list[dict[str, Any]]:
+    task_id: int, ranges: Sequence[Range], options: TaskOptions, batches_dir: str
+) -> list[RangeSummary]:
     """One task: replay ``ranges`` in order, write their rows to ``batches_dir/part-<id>.parquet``
     and return their range summaries (each with ``rows``: the rows written for it).
 
@@ -287,19 +225,14 @@ def run_task(
     schema = row_schema()
     final = os.path.join(batches_dir, part_name(task_id))
     tmp = os.path.join(batches_dir, f".part-{task_id:05d}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    summaries: list[dict[str, Any]] = []
+    summaries: list[RangeSummary] = []
     try:
         with pq.ParquetWriter(tmp, schema) as writer:
             for r in ranges:
-                rows = 0
-                for item in replay_range(r, options):
-                    if isinstance(item.get("file"), str):  # the range summary
-                        item["rows"] = rows
-                        item["task"] = task_id
-                        summaries.append(item)
-                    else:
-                        writer.write_batch(pa.record_batch(item, schema=schema))
-                        rows += len(item["position"])
+                replay = RangeReplay(r, options, task=task_id)
+                for columns in replay.rows():
+                    writer.write_batch(pa.record_batch(columns, schema=schema))
+                summaries.append(replay.summary)
         os.replace(tmp, final)
     finally:
         if os.path.exists(tmp):

@@ -7,9 +7,9 @@ org.apache.spark.deploy.master.Master --host 127.0.0.1 --port P --webui-port U
 --cores C --memory M --work-dir W --webui-port U' --properties-file F spark://127.0.0.1:P``,
 and jobs go in with ``bin/spark-submit --master spark://127.0.0.1:P ... script``.
 
-* **Ports.** All free ports picked here. ``F`` sets ``spark.port.maxRetries=0`` (Spark would
-  silently move to the next port, and ``master_url`` would lie) and turns the master's REST
-  server off (fixed port 6066). A daemon that loses a port race exits with a
+* **Ports.** All free ports (``host.ports.free_port``). ``F`` sets ``spark.port.maxRetries=0``
+  (Spark would silently move to the next port, and ``master_url`` would lie) and turns the
+  master's REST server off (fixed port 6066). A daemon that loses a port race exits with a
   ``BindException`` and is started again on fresh ports (``PORT_ATTEMPTS``). The master is up
   when its web UI's JSON (``http://127.0.0.1:U/json/``, fetched without proxy) answers with
   *its* URL; the cluster is ready when that JSON lists every worker ``ALIVE``.
@@ -20,34 +20,32 @@ and jobs go in with ``bin/spark-submit --master spark://127.0.0.1:P ... script``
   this environment's packages (pyarrow), not the system ``python3``. Scratch space
   (``SPARK_LOCAL_DIRS``, the JVMs' ``java.io.tmpdir``) is under the cluster's directory, or a
   temporary directory per ``spark-submit``: a killed driver leaves no ``/tmp/spark-*``.
-* **Processes.** Each child starts in a session of its own (``start_new_session=True``) that
-  all it spawns inherits: ``spark-class`` execs ``java`` (same pid), executors stay in their
-  worker's process group, and pyspark's Python daemon, which makes a group of its own
-  (``os.setpgid``), stays in the session. Stopping (workers first, then the master) is SIGTERM
-  to the group, a grace period, SIGKILL to the group and to whatever still runs in the
-  session, plus any ``java`` naming the cluster (its properties file in the command line, or
-  working in a worker's directory) that escaped the sessions. A leader is reaped only after
-  its session is empty (``waitid(WNOWAIT)`` reads its state), so its pid, thus the group and
-  session ids, cannot be reused meanwhile.
+* **Processes** (``host.sessions``). Each daemon and each ``spark-submit`` is a
+  :class:`~conformance.host.sessions.Child`, in a session of its own that all it spawns
+  inherits: ``spark-class`` execs ``java`` (same pid), executors stay in their worker's process
+  group, and pyspark's Python daemon, which makes a group of its own (``os.setpgid``), stays in
+  the session. Stopping (workers first, then the master) is ``sessions.terminate``: SIGTERM to
+  the group, a grace period, SIGKILL to the group and to whatever still runs in the session,
+  plus any ``java`` naming the cluster (its properties file in the command line, or working in
+  a worker's directory) that escaped the sessions; leaders are reaped last.
 * **When stop runs.** :meth:`StandaloneCluster.stop` is idempotent and runs on every exit of
   the ``with`` block, exceptions and Ctrl-C included. While a cluster or :func:`spark_submit`
   runs in the main thread, SIGTERM raises :class:`TerminatedBySignal` (``SystemExit``, status
-  143) so the same path runs; the previous handler is restored when the last one ends. A
-  signal during stop does not cut it short (it is raised again afterwards). Clusters never
-  stopped are stopped at interpreter exit (``atexit``).
+  143) so the same path runs (``sessions.guard_sigterm``); the previous handler is restored
+  when the last one ends. A signal during stop does not cut it short (it is raised again
+  afterwards). Clusters never stopped are stopped at interpreter exit (``atexit``).
 * **Logs.** stdout+stderr of each daemon go to ``<log_dir>/<name>.log`` (executors log in
   their worker's work directory); errors carry the tail of every log. The cluster's directory
   (temporary unless ``work_dir`` is given) is removed at stop, unless a daemon failed (the
   error says where the logs are). ``spark-submit``'s output goes to temporary files; the last
   ``OUTPUT_LIMIT`` bytes of each stream are returned.
 
-For humans: ``python -m conformance.replay.standalone --workers 2`` starts a cluster, prints
-its URLs and keeps it up until Ctrl-C.
+For humans: ``kafka-conformance spark-cluster --workers 2`` (``conformance.cli.spark_cluster``)
+starts a cluster, prints its URLs and keeps it up until Ctrl-C.
 """
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import contextlib
 import importlib.util
@@ -55,31 +53,45 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import TracebackType
 from typing import Any, Self
 
+from conformance.host.ports import free_port
+from conformance.host.sessions import (
+    OUTPUT_LIMIT,
+    STOP_GRACE,
+    Child,
+    Escaped,
+    TerminatedBySignal,
+    finish,
+    guard_sigterm,
+    last_lines,
+    read_tail,
+    sigterm_guarded,
+    terminate,
+    unguard_sigterm,
+)
 from conformance.jvm.runtime import JvmToolMissing, java_executable
 
 __all__ = [
+    "HOST",
+    "OUTPUT_LIMIT",
+    "STOP_GRACE",
     "ClusterError",
     "ClusterStartError",
     "SparkSubmitTimeout",
     "SparkUnavailable",
     "StandaloneCluster",
     "TerminatedBySignal",
-    "free_port",
-    "main",
+    "read_memory_mb",
     "spark_env",
     "spark_home",
     "spark_submit",
@@ -90,10 +102,6 @@ MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 #: how many times a daemon is started on fresh ports after losing a port race
 PORT_ATTEMPTS = 5
-#: bytes of each output stream kept by :func:`spark_submit` (and shown from logs on errors)
-OUTPUT_LIMIT = 1 << 20
-#: SIGTERM grace before SIGKILL, in seconds
-STOP_GRACE = 10.0
 #: settings of the master and the workers (``--properties-file``)
 DAEMON_CONF: dict[str, str] = {"spark.port.maxRetries": "0", "spark.master.rest.enabled": "false"}
 #: settings of every :func:`spark_submit` unless the caller's ``conf`` says otherwise
@@ -123,16 +131,8 @@ class SparkSubmitTimeout(TimeoutError):
         self.cmd, self.timeout, self.stdout, self.stderr = list(cmd), timeout, stdout, stderr
         super().__init__(
             f"spark-submit did not finish within {timeout:g} s and was killed: "
-            f"{' '.join(self.cmd)}\n--- stderr (tail) ---\n{_last_lines(stderr, 40)}"
+            f"{' '.join(self.cmd)}\n--- stderr (tail) ---\n{last_lines(stderr, 40)}"
         )
-
-
-class TerminatedBySignal(SystemExit):
-    """SIGTERM arrived while a cluster or a ``spark-submit`` was running (exit status 143)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(128 + signum)
-        self.signum = signum
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,224 +194,7 @@ def spark_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------------------------
-# ports, signals, processes
-
-_reserved: set[int] = set()
-_reserved_lock = threading.Lock()
-
-
-def free_port(host: str = HOST) -> int:
-    """A currently free TCP port on ``host`` that this process has not handed out before."""
-    for _ in range(200):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.bind((host, 0))
-            port: int = s.getsockname()[1]
-        with _reserved_lock:
-            if port not in _reserved:
-                _reserved.add(port)
-                return port
-    raise OSError(f"no free port on {host}")
-
-
-_guard_lock = threading.Lock()
-_guard_depth = 0
-_guard_previous: Any = None
-
-
-def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise TerminatedBySignal(signum)
-
-
-def _guard_sigterm() -> bool:
-    """Turn SIGTERM into :class:`TerminatedBySignal` until the matching :func:`_unguard`;
-    nests. False (nothing installed) outside the main thread."""
-    global _guard_depth, _guard_previous
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    with _guard_lock:
-        if _guard_depth == 0:
-            _guard_previous = signal.getsignal(signal.SIGTERM)
-            if _guard_previous is not signal.SIG_IGN:  # ignored on purpose: leave it so
-                signal.signal(signal.SIGTERM, _raise_terminated)
-        _guard_depth += 1
-    return True
-
-
-def _unguard_sigterm() -> None:
-    global _guard_depth, _guard_previous
-    with _guard_lock:
-        _guard_depth -= 1
-        if _guard_depth == 0:
-            previous = _guard_previous
-            _guard_previous = None
-            with contextlib.suppress(ValueError):  # stopped from another thread: left as is
-                signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
-
-
-def _finish(step: Callable[[], None]) -> None:
-    """Run ``step`` (idempotent) to its end even if Ctrl-C or SIGTERM interrupts it: it runs
-    again; the first interruption is raised once it is done."""
-    pending: BaseException | None = None
-    while True:
-        try:
-            step()
-            break
-        except (KeyboardInterrupt, SystemExit) as exc:
-            pending = pending or exc
-    if pending is not None:
-        raise pending
-
-
-class _Child:
-    """One process started in a session of its own, with its log."""
-
-    def __init__(
-        self,
-        name: str,
-        cmd: list[str],
-        env: Mapping[str, str],
-        log: Path,
-        cwd: Path | None = None,
-        stdout: Path | None = None,
-    ) -> None:
-        """stdout and stderr are appended to ``log``; stdout to ``stdout`` instead if given."""
-        self.name = name
-        self.cmd = cmd
-        self.log = log
-        self.log_start = log.stat().st_size if log.exists() else 0
-        with open(log, "ab") as err, open(stdout or os.devnull, "ab") as out:
-            self.popen = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=err if stdout is None else out,
-                stderr=err,
-                env=dict(env),
-                cwd=cwd,
-                start_new_session=True,
-            )
-        self.pid = self.popen.pid
-
-    @property
-    def reaped(self) -> bool:
-        return self.popen.returncode is not None
-
-    def exited(self) -> bool:
-        return self.exit_code() is not None
-
-    def exit_code(self) -> int | None:
-        """The leader's exit status (-signal if killed), None while it runs; read without
-        reaping it, so its pid (and group and session ids) stays reserved."""
-        if self.reaped:
-            return self.popen.returncode
-        try:
-            info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:  # reaped behind our back
-            return -1
-        if info is None:
-            return None
-        return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
-
-    def signal_group(self, sig: int) -> None:
-        if not self.reaped:  # an unreaped leader keeps its group id from being reused
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, sig)
-
-    def new_output(self) -> str:
-        """What the process wrote since it was started."""
-        return _read_tail(self.log, OUTPUT_LIMIT, start=self.log_start)
-
-
-def _read_tail(path: Path, limit: int, start: int = 0) -> str:
-    try:
-        with open(path, "rb") as f:
-            size = f.seek(0, os.SEEK_END)
-            begin = max(start, size - limit)
-            f.seek(begin)
-            data = f.read()
-    except OSError:
-        return ""
-    text = data.decode("utf-8", "replace")
-    if begin > start:
-        text = f"[... {begin - start} bytes not shown ...]\n" + text.partition("\n")[2]
-    return text
-
-
-def _last_lines(text: str, lines: int) -> str:
-    return "\n".join(text.splitlines()[-lines:])
-
-
-def _proc_stat(pid: int) -> tuple[str, int, int] | None:
-    """(state, process group, session) of ``pid``, None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            raw = f.read().decode("ascii", "replace")
-    except OSError:
-        return None
-    fields = raw.rpartition(")")[2].split()
-    return fields[0], int(fields[2]), int(fields[3])
-
-
-def _stray_pids(
-    sessions: set[int], names: Sequence[str] = (), dirs: Sequence[str] = ()
-) -> list[int]:
-    """Live processes (zombies are dead) in one of ``sessions``, or ``java`` processes with one
-    of ``names`` in their command line or working in one of ``dirs``; never this process."""
-    found: list[int] = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        pid = int(entry.name)
-        stat = _proc_stat(pid)
-        if stat is None or stat[0] in ("Z", "X"):
-            continue
-        if stat[2] in sessions or (names or dirs) and _java_naming(pid, names, dirs):
-            found.append(pid)
-    return found
-
-
-def _java_naming(pid: int, names: Sequence[str], dirs: Sequence[str]) -> bool:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            argv = f.read().decode("utf-8", "replace").split("\0")
-        if not argv or os.path.basename(argv[0]) != "java":
-            return False
-        if any(name in arg for name in names for arg in argv):
-            return True
-        cwd = os.readlink(f"/proc/{pid}/cwd")
-    except OSError:
-        return False
-    return any(cwd == d or cwd.startswith(d + os.sep) for d in dirs)
-
-
-def _terminate(
-    children: Sequence[_Child],
-    grace: float = STOP_GRACE,
-    names: Sequence[str] = (),
-    dirs: Sequence[str] = (),
-) -> None:
-    """SIGTERM the groups of ``children``, wait up to ``grace`` s for their sessions to empty,
-    SIGKILL groups and stragglers (and ``java`` naming ``names``/in ``dirs``), reap leaders."""
-    live = [c for c in children if not c.reaped]
-    sessions = {c.pid for c in live}
-    for child in live:
-        child.signal_group(signal.SIGTERM)
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and _stray_pids(sessions):
-        time.sleep(0.1)
-    kill_deadline = time.monotonic() + 30.0
-    while True:
-        for child in live:
-            child.signal_group(signal.SIGKILL)
-        strays = _stray_pids(sessions, names, dirs)
-        for pid in strays:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        if not strays or time.monotonic() > kill_deadline:
-            break
-        time.sleep(0.05)
-    for child in live:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            child.popen.wait(timeout=30)
+# scratch space, memory sizes
 
 
 def _scratch_env(scratch: Path, given: Mapping[str, str], opts_var: str) -> dict[str, str]:
@@ -422,7 +205,7 @@ def _scratch_env(scratch: Path, given: Mapping[str, str], opts_var: str) -> dict
     return {"SPARK_LOCAL_DIRS": str(scratch), **given, opts_var: opts}
 
 
-def _parse_memory_mb(memory: str) -> int:
+def read_memory_mb(memory: str) -> int:
     """A worker's ``--memory`` (``512m``, ``1g``, ``1536M``, ``2gb``) in MiB."""
     m = re.fullmatch(r"([0-9]+)([kmgt])b?", memory.strip(), re.IGNORECASE)
     if not m:
@@ -467,13 +250,13 @@ class StandaloneCluster:
         self.workers = workers
         self.cores_per_worker = cores_per_worker
         self.memory_per_worker = memory_per_worker
-        self.memory_mb = _parse_memory_mb(memory_per_worker)
+        self.memory_mb = read_memory_mb(memory_per_worker)
         self.startup_timeout = startup_timeout
         self._given_dir = Path(work_dir).resolve() if work_dir is not None else None
         self._root: Path | None = None
-        self._master: _Child | None = None
-        self._workers: list[_Child | None] = []
-        self._children: list[_Child] = []
+        self._master: Child | None = None
+        self._workers: list[Child | None] = []
+        self._children: list[Child] = []
         self._rpc_port = 0
         self._ui_port = 0
         self._env = dict(env or {})
@@ -516,7 +299,7 @@ class StandaloneCluster:
 
     def status(self) -> dict[str, Any]:
         """The master's JSON status (``/json/``): workers, apps, cores."""
-        state = self._master_json(timeout=10.0)
+        state = self._master_status(timeout=10.0)
         if state is None:
             raise RuntimeError(f"the master at {self.ui_url} does not answer")
         return state
@@ -583,7 +366,7 @@ class StandaloneCluster:
         if self._state != "new":
             raise RuntimeError(f"a cluster is started once (this one is {self._state})")
         self._state = "starting"
-        self._guarded = _guard_sigterm()
+        self._guarded = guard_sigterm()
         _live_clusters.add(self)
         if not _atexit_registered:
             atexit.register(_stop_live_clusters)
@@ -634,7 +417,7 @@ class StandaloneCluster:
                 "--webui-port",
                 str(self._ui_port),
             ]
-            master = _Child(
+            master = Child(
                 "master",
                 self._class_cmd(home, MASTER_CLASS, args),
                 env,
@@ -644,7 +427,7 @@ class StandaloneCluster:
             self._master = master
             self._children.append(master)
             while True:
-                state = self._master_json()
+                state = self._master_status()
                 if (
                     state is not None
                     and state.get("url") == self.master_url
@@ -681,7 +464,7 @@ class StandaloneCluster:
                 raise ClusterStartError(
                     "the master exited while the workers started" + self._log_tails()
                 )
-            state = self._master_json()
+            state = self._master_status()
             if state is not None:
                 alive = sum(1 for w in state.get("workers", []) if w.get("state") == "ALIVE")
                 if max(alive, int(state.get("aliveworkers", 0))) >= self.workers:
@@ -709,7 +492,7 @@ class StandaloneCluster:
         env = spark_env(
             _scratch_env(self.work_dir / f"{name}-local", self._env, "SPARK_DAEMON_JAVA_OPTS")
         )
-        worker = _Child(
+        worker = Child(
             name,
             self._class_cmd(home, WORKER_CLASS, args),
             env,
@@ -719,12 +502,12 @@ class StandaloneCluster:
         self._workers[i] = worker
         self._children.append(worker)
 
-    def _retry_port_race(self, child: _Child, attempt: int) -> bool:
+    def _retry_port_race(self, child: Child, attempt: int) -> bool:
         """Reap ``child`` (exited during start-up); True if it lost a port race and may be
         started again."""
         lost_race = bool(_BIND_FAILURE.search(child.new_output()))
         if lost_race and attempt < PORT_ATTEMPTS:
-            _terminate([child], grace=0.0)
+            terminate([child], grace=0.0)
             self._children.remove(child)
             return True
         return False
@@ -733,7 +516,7 @@ class StandaloneCluster:
         if time.monotonic() > deadline:
             raise ClusterStartError(f"{what} within {self.startup_timeout:g} s" + self._log_tails())
 
-    def _master_json(self, timeout: float = 2.0) -> dict[str, Any] | None:
+    def _master_status(self, timeout: float = 2.0) -> dict[str, Any] | None:
         if not self._ui_port:
             return None
         # no proxy: $http_proxy must not see a request for 127.0.0.1
@@ -748,7 +531,7 @@ class StandaloneCluster:
     def _log_tails(self, lines: int = 30) -> str:
         parts = [f"\n(logs kept in {self.log_dir})"] if self._root is not None else []
         for child in self._children:
-            text = _last_lines(child.new_output(), lines)
+            text = last_lines(child.new_output(), lines)
             parts.append(f"--- {child.name} (pid {child.pid}), {child.log.name} ---\n{text}")
         return "\n".join(parts)
 
@@ -764,22 +547,25 @@ class StandaloneCluster:
         if self._state in ("new", "stopped"):
             return
         try:
-            _finish(self._stop_once)
+            finish(self._stop_once)
         finally:
             self._state = "stopped"
             _live_clusters.discard(self)
             if self._guarded:
                 self._guarded = False
-                _unguard_sigterm()
+                unguard_sigterm()
 
     def _stop_once(self) -> None:
-        _terminate([w for w in self._workers if w is not None])
+        terminate([w for w in self._workers if w is not None])
         if self._master is not None:
-            _terminate([self._master])
+            terminate([self._master])
         if self._root is not None:  # java naming the cluster (even if its root is shared)
-            names = [str(self._root / "spark-daemons.conf")]
-            dirs = [str(self._root / f"worker-{i}") for i in range(self.workers)]
-            _terminate(self._children, grace=0.0, names=names, dirs=dirs)
+            escaped = Escaped(
+                "java",
+                names=[str(self._root / "spark-daemons.conf")],
+                dirs=[str(self._root / f"worker-{i}") for i in range(self.workers)],
+            )
+            terminate(self._children, grace=0.0, escaped=escaped)
         if self._root is not None and self._given_dir is None and not self._keep_dir:
             shutil.rmtree(self._root, ignore_errors=True)
 
@@ -812,83 +598,19 @@ def spark_submit(
     if py_files:
         cmd += ["--py-files", ",".join(str(p) for p in py_files)]
     cmd += [str(script), *(str(a) for a in args)]
-    guarded = _guard_sigterm()
-    try:
-        with tempfile.TemporaryDirectory(prefix="spark-submit-") as tmp_name:
-            tmp = Path(tmp_name)
-            environment = spark_env(_scratch_env(tmp / "local", env or {}, "SPARK_SUBMIT_OPTS"))
-            out, err = tmp / "stdout", tmp / "stderr"
-            child = _Child("spark-submit", cmd, environment, err, stdout=out)
-            try:
-                deadline = time.monotonic() + timeout
-                while not child.exited() and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                timed_out = not child.exited()
-            finally:  # at once if it finished; else SIGTERM, grace, SIGKILL
-                _finish(lambda: _terminate([child]))
-            stdout, stderr = _read_tail(out, OUTPUT_LIMIT), _read_tail(err, OUTPUT_LIMIT)
-            if timed_out:
-                raise SparkSubmitTimeout(cmd, timeout, stdout, stderr)
-            return subprocess.CompletedProcess(cmd, child.popen.returncode, stdout, stderr)
-    finally:
-        if guarded:
-            _unguard_sigterm()
-
-
-# --------------------------------------------------------------------------------------------
-# for humans
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m conformance.replay.standalone",
-        description="Start a Spark standalone cluster (one master, N workers) on 127.0.0.1 "
-        "from the pyspark distribution and keep it up until Ctrl-C.",
-        epilog="example:\n  python -m conformance.replay.standalone --workers 2 --cores 1 "
-        "--memory 1g\n  # then, in another shell:\n  spark-submit --master "
-        "spark://127.0.0.1:PORT --conf spark.executor.memory=512m job.py",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--workers", type=int, default=2, help="number of workers (2)")
-    parser.add_argument("--cores", type=int, default=1, help="cores per worker (1)")
-    parser.add_argument("--memory", default="1g", help="memory per worker (1g)")
-    parser.add_argument(
-        "--work-dir",
-        type=Path,
-        default=None,
-        help="keep logs and work directories here (default: a temporary "
-        "directory, removed at exit)",
-    )
-    parser.add_argument(
-        "--startup-timeout",
-        type=float,
-        default=120.0,
-        help="seconds to wait for every worker (120)",
-    )
-    ns = parser.parse_args(argv)
-    if threading.current_thread() is threading.main_thread():
-        # Ctrl-C must work even if our parent started us with SIGINT ignored (``cmd &``)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    cluster = StandaloneCluster(ns.workers, ns.cores, ns.memory, ns.work_dir, ns.startup_timeout)
-    try:
-        began = time.monotonic()
-        with cluster:
-            print(
-                f"master  {cluster.master_url}\nweb UI  {cluster.ui_url}\n"
-                f"logs    {cluster.log_dir}\npids    {cluster.processes}\n"
-                f"up in {time.monotonic() - began:.1f} s; Ctrl-C stops the cluster",
-                flush=True,
-            )
-            while True:
-                cluster.check()
-                time.sleep(1.0)
-    except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
-        return 0
-    except (ClusterError, SparkUnavailable) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    with sigterm_guarded(), tempfile.TemporaryDirectory(prefix="spark-submit-") as tmp_name:
+        tmp = Path(tmp_name)
+        environment = spark_env(_scratch_env(tmp / "local", env or {}, "SPARK_SUBMIT_OPTS"))
+        out, err = tmp / "stdout", tmp / "stderr"
+        child = Child("spark-submit", cmd, environment, err, stdout=out)
+        try:
+            deadline = time.monotonic() + timeout
+            while not child.exited() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            timed_out = not child.exited()
+        finally:  # at once if it finished; else SIGTERM, grace, SIGKILL
+            finish(lambda: terminate([child]))
+        stdout, stderr = read_tail(out, OUTPUT_LIMIT), read_tail(err, OUTPUT_LIMIT)
+        if timed_out:
+            raise SparkSubmitTimeout(cmd, timeout, stdout, stderr)
+        return subprocess.CompletedProcess(cmd, child.popen.returncode, stdout, stderr)
