@@ -621,9 +621,10 @@ def test_capture_fetch_against_real_broker(tmp_path) -> None:  # type: ignore[no
     from kafka.admin import KafkaAdminClient, NewTopic
 
     from conformance.capture import jvm
+    from conformance.capture.brokers import BROKERS
     from conformance.capture.proxy import capture_fetch
 
-    with jvm.start_broker(jvm.BROKERS["kafka-3.9.2-kraft"], tmp_path / "broker") as b:
+    with jvm.start_broker(BROKERS["kafka-3.9.2-kraft"], tmp_path / "broker") as b:
         admin = KafkaAdminClient(bootstrap_servers=b.bootstrap)
         admin.create_topics([NewTopic("t", 1, 1)])
         admin.close()
