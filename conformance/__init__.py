@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from conformance.broker.profile import ProduceContext, decode
 from conformance.errors import (
     BufferUnderflowError,
     CodecError,
@@ -23,7 +24,7 @@ from conformance.errors import (
     OutOfMemoryError,
     RecordLimitError,
 )
-from conformance.stream.decoder import StreamDecoder, decode
+from conformance.stream.decoder import StreamDecoder
 from conformance.stream.result import DecodedBatch, DecodeResult, Finding, Tail
 from conformance.wire.builder import BatchBuilder
 from conformance.wire.record import Record
@@ -49,6 +50,7 @@ __all__ = [
     "KafkaError",
     "NullPointerError",
     "OutOfMemoryError",
+    "ProduceContext",
     "Record",
     "StreamDecoder",
     "Tail",

@@ -18,6 +18,9 @@ IndexOutOfBoundsError                java.lang.IndexOutOfBoundsException
 BufferUnderflowError                 java.nio.BufferUnderflowException
 NullPointerError                     java.lang.NullPointerException
 OutOfMemoryError                     java.lang.OutOfMemoryError (JVM array size limit)
+BrokerError and its subclasses       the broker's exceptions for a produced batch, e.g.
+                                     RecordTooLargeException, InvalidTimestampException,
+                                     OutOfOrderSequenceException (``conformance.broker``)
 CorruptIndexError                    org.apache.kafka.storage.internals.log.CorruptIndexException
 CorruptSnapshotError                 org.apache.kafka.storage.internals.log.CorruptSnapshotException
 CheckpointError                      java.io.IOException (checkpoint and metadata files)
@@ -99,6 +102,16 @@ class KafkaError(DecodeError):
         return cls(cause.java_string(), cause=cause)
 
 
+#: the end of every message of a kit resource limit (:class:`DecompressionLimitError`,
+#: :class:`RecordLimitError`): Kafka has no such limit, so a verdict carrying it is the kit's
+RESOURCE_LIMIT = "(kafka-conformance resource limit)"
+
+
+def is_resource_limit(message: str | None) -> bool:
+    """Whether an error message is a kit resource limit's (not Kafka's verdict)."""
+    return RESOURCE_LIMIT in (message or "")
+
+
 class DecompressionLimitError(KafkaError):
     """The decompressed size of one batch exceeded the configured limit.
 
@@ -137,6 +150,12 @@ class NullPointerError(JavaRuntimeError):
     kafka_exception = "java.lang.NullPointerException"
 
 
+class IllegalStateError(JavaRuntimeError):
+    """``java.lang.IllegalStateException`` (Kafka's ``AbstractIterator`` handed a null)."""
+
+    kafka_exception = "java.lang.IllegalStateException"
+
+
 class OutOfMemoryError(DecodeError):
     """The JVM refuses a buffer Kafka allocates from a length read off the wire.
 
@@ -154,6 +173,10 @@ class OutOfMemoryError(DecodeError):
 
 #: the largest ``byte[]`` 64-bit HotSpot allocates (``arrayOopDesc::max_array_length``)
 JVM_MAX_BYTE_ARRAY = 2147483645
+#: a JVM that allocates more than this (256 MiB) before it reads on answers according to its
+#: heap (OutOfMemoryError under the oracles' -Xmx1g, or after seconds of zeroing): the
+#: differential fuzzers do not compare such inputs (:class:`Allocations` measures them)
+HEAP_DEPENDENT = 256 * 1024 * 1024
 
 
 class Allocations:
@@ -239,6 +262,69 @@ class NumberFormatError(JavaRuntimeError):
     kafka_exception = "java.lang.NumberFormatException"
 
 
+# --------------------------------------------------------------------------- the broker's verdict
+# What a broker raises while validating a Produce request (``conformance.broker``); each class
+# is the Java exception of that name. ``broker.codes.error_for`` maps them to the protocol's
+# error codes as ``Errors.forException`` does.
+
+
+class BrokerError(DecodeError):
+    """An exception a broker raises for a produced batch (``conformance.broker``)."""
+
+
+class RecordTooLargeError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.RecordTooLargeException"
+
+
+class RecordBatchTooLargeError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.RecordBatchTooLargeException"
+
+
+class InvalidTimestampError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.InvalidTimestampException"
+
+
+class UnsupportedCompressionTypeError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.UnsupportedCompressionTypeException"
+
+
+class UnsupportedForMessageFormatError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.UnsupportedForMessageFormatException"
+
+
+class UnsupportedVersionError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.UnsupportedVersionException"
+
+
+class OutOfOrderSequenceError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.OutOfOrderSequenceException"
+
+
+class InvalidProducerEpochError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.InvalidProducerEpochException"
+
+
+class InvalidTxnStateError(BrokerError):
+    kafka_exception = "org.apache.kafka.common.errors.InvalidTxnStateException"
+
+
+class UnsupportedOperationError(JavaRuntimeError):
+    kafka_exception = "java.lang.UnsupportedOperationException"
+
+
+class RecordValidationError(BrokerError):
+    """``RecordValidationException``: records of a batch failed validation; ``invalid`` is the
+    exception the partition is answered with, ``record_errors`` the ``(batch index, message)``
+    pairs (KIP-467) of every failing record."""
+
+    kafka_exception = "org.apache.kafka.common.errors.RecordValidationException"
+
+    def __init__(self, invalid: DecodeError, record_errors: list[tuple[int, str | None]]) -> None:
+        super().__init__(invalid.message)
+        self.invalid = invalid
+        self.record_errors = record_errors
+
+
 class EncodeError(ValueError):
     """The encoder was asked for something Kafka's builders refuse (mirrors their IAE)."""
 
@@ -246,6 +332,9 @@ class EncodeError(ValueError):
 
 
 __all__ = [
+    "HEAP_DEPENDENT",
+    "RESOURCE_LIMIT",
+    "BrokerError",
     "BufferUnderflowError",
     "CheckpointError",
     "CodecError",
@@ -257,10 +346,23 @@ __all__ = [
     "RecordLimitError",
     "EncodeError",
     "IllegalArgumentError",
+    "IllegalStateError",
     "IndexOutOfBoundsError",
+    "InvalidProducerEpochError",
     "InvalidRecordError",
+    "InvalidTimestampError",
+    "InvalidTxnStateError",
     "JavaRuntimeError",
     "KafkaError",
     "NullPointerError",
     "NumberFormatError",
+    "OutOfOrderSequenceError",
+    "RecordBatchTooLargeError",
+    "RecordTooLargeError",
+    "RecordValidationError",
+    "UnsupportedCompressionTypeError",
+    "UnsupportedForMessageFormatError",
+    "UnsupportedOperationError",
+    "UnsupportedVersionError",
+    "is_resource_limit",
 ]

@@ -113,6 +113,46 @@ def batches(
 
 
 @st.composite
+def produce_batches(
+    draw: st.DrawFn,
+    now: int,
+    compression: str | None = None,
+    max_records: int = 20,
+    idempotent: bool | None = None,
+    keys: bool = False,
+) -> BatchCase:
+    """A batch as a correct producer sends it in a Produce request: magic 2, base offset 0,
+    offsets 0, 1, 2, ..., CreateTime timestamps within a minute of ``now`` (every broker's
+    default bounds accept them), no leader epoch (-1); ``idempotent`` (None: drawn) gives it
+    a producer id, epoch and base sequence; ``keys`` makes every key non-null (a compacted
+    topic's requirement)."""
+    codec = draw(st.sampled_from(CODECS_BY_MAGIC[2])) if compression is None else compression
+    options: dict[str, object] = {"magic": 2, "compression": codec, "base_offset": 0}
+    if draw(st.booleans()) if idempotent is None else idempotent:
+        options["producer_id"] = draw(st.integers(0, 2**40))
+        options["producer_epoch"] = draw(st.integers(0, 32767))
+        options["base_sequence"] = draw(st.integers(0, 2**31 - 1))
+    key = st.binary(max_size=64) if keys else nullable_bytes()
+    recs = draw(
+        st.lists(
+            st.builds(
+                RecordInput,
+                timestamp=st.integers(now - 60_000, now + 60_000),
+                key=key,
+                value=nullable_bytes(256),
+                headers=headers(),
+            ),
+            min_size=1,
+            max_size=max_records,
+        )
+    )
+    builder = BatchBuilder(**options)  # type: ignore[arg-type]
+    for i, r in enumerate(recs):
+        builder.append(r.timestamp, r.key, r.value, r.headers, offset=i)
+    return BatchCase(2, codec, options, recs, list(range(len(recs))), builder.build())
+
+
+@st.composite
 def record_streams(draw: st.DrawFn, max_batches: int = 4) -> list[BatchCase]:
     """Several batches, possibly of different magics, as one fetch response / segment holds."""
     return draw(st.lists(batches(max_records=6), min_size=1, max_size=max_batches))
@@ -125,6 +165,7 @@ __all__ = [
     "header_keys",
     "headers",
     "nullable_bytes",
+    "produce_batches",
     "record_inputs",
     "record_streams",
 ]

@@ -81,6 +81,8 @@ _LEFTOVER_PATTERNS = (
     "/adapters/",
     "kafka-conformance-broken-adapter",
     "oracle.jar serve",
+    # conformance.jvm.broker_oracle's JVMs (its MAIN_CLASS)
+    "org.kafkaconformance.brokeroracle.BrokerOracle serve",
 )
 _before: set[int] = set()
 
@@ -102,6 +104,14 @@ def processes(patterns: tuple[str, ...] = _LEFTOVER_PATTERNS) -> dict[int, str]:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     _before.update(processes())
+    # the broker model of Kafka 2.x reads zstd with Kafka 2.8.2's own libzstd (from its jars,
+    # resolved with Maven on first use); without them those cases fail with a clear message
+    try:
+        from conformance.jvm.kafka_jars import use_kafka2_zstd
+
+        use_kafka2_zstd()
+    except Exception as e:  # noqa: BLE001 - reported, not fatal to the other tests
+        print(f"conftest: no Kafka 2.x libzstd ({e})", file=sys.stderr)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

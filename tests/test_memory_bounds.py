@@ -210,11 +210,11 @@ def test_streamed_json_document_equals_the_decoded_one() -> None:
 
     from conformance.fileio import write_decode_json
     from conformance.fuzz.targets import DECOMPRESSED_LIMIT
-    from conformance.stream.result import PROFILES
+    from conformance.stream.result import CONSUMER_PROFILES
 
     diffs = []
     for case_id, data, mode in tfp.CASES:
-        for profile in PROFILES:
+        for profile in CONSUMER_PROFILES:
             whole = (
                 decode(
                     data,
@@ -237,3 +237,25 @@ def test_streamed_json_document_equals_the_decoded_one() -> None:
             if out.getvalue() != whole:
                 diffs.append(f"{case_id} [{profile}]")
     assert not diffs, f"{len(diffs)} differ, e.g. {diffs[:10]}"
+
+
+def test_the_broker_profile_rebuilds_a_million_records_within_the_cap(tmp_path: Path) -> None:
+    """A 1,000,000-record zstd batch (760 KB) to a gzip topic: the broker rebuilds it record by
+    record; the kit streams the records into the new batch (no list of them) and keeps the
+    consumer's records only after the broker's verdict (about 390 MB peak measured)."""
+    from conformance.corpus.hostile import numbered_records_batch
+
+    path = tmp_path / "records.bin"
+    path.write_bytes(numbered_records_batch(1_000_000))
+    r = _run(
+        [
+            "decode", "--profile", "broker", "--now", "1700000060000",
+            "--topic-config", "compression.type=gzip",
+            "--topic-config", "max.message.bytes=10000000", str(path),
+        ],
+        tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+    assert "NONE, appended at base offset 0" in r.stdout
+    assert "rebuilt: recompressed zstd -> gzip" in r.stdout

@@ -19,6 +19,7 @@ from conformance.cli import (
     dump,
     fuzz,
     lookup,
+    partition,
     replay,
     spark_cluster,
     synth,
@@ -39,6 +40,7 @@ COMMANDS = (
     spark_cluster,
     synth,
     check,
+    partition,
 )
 
 EXIT_OK = 0

@@ -140,9 +140,12 @@ def write_text(prog: str, out: str, text: str) -> bool:
     return True
 
 
-def add_profile(p: argparse.ArgumentParser, help_text: str) -> None:
-    """``--profile`` (every profile of ``stream.result.PROFILES``; default ``kafka``)."""
-    p.add_argument("--profile", choices=PROFILES, default="kafka", help=help_text)
+def add_profile(
+    p: argparse.ArgumentParser, help_text: str, choices: tuple[str, ...] = PROFILES
+) -> None:
+    """``--profile`` (``choices``: every profile of ``stream.result.PROFILES`` unless the
+    command judges only the consumer's verdict; default ``kafka``)."""
+    p.add_argument("--profile", choices=choices, default="kafka", help=help_text)
 
 
 def add_max_decompressed(p: argparse.ArgumentParser, more: str = "") -> None:

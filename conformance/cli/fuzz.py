@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.broker.versions import VERSIONS as BROKER_VERSIONS
 from conformance.cli.common import positive_int, shown
 from conformance.fileio import read_bytes
 from conformance.fuzz.targets import TARGETS
@@ -30,6 +31,7 @@ examples:
   kafka-conformance fuzz varint --time 60
   kafka-conformance fuzz batch --time 600 --jobs 2
   kafka-conformance fuzz stream --time 3600 --differential      # vs Kafka's Java classes
+  kafka-conformance fuzz produce --time 3600 --jobs 2 --differential --broker 2.8.2
   kafka-conformance fuzz all --time 30                          # smoke of every target
   kafka-conformance fuzz batch --merge                          # keep the new corpus in git
   kafka-conformance fuzz --coverage                             # decoder branch coverage
@@ -87,7 +89,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--differential",
         action="store_true",
-        help="also decode every input with the Java oracle and kafka-python",
+        help="also judge every input with Kafka's own code: the Java oracle and kafka-python "
+        "(record streams), or each version's broker oracle (produce)",
     )
     p.add_argument(
         "--out",
@@ -125,6 +128,13 @@ def register(subparsers: Any) -> None:
         default=30.0,
         metavar="S",
         help="time to minimize each new finding (default %(default)s)",
+    )
+    p.add_argument(
+        "--broker",
+        metavar="VERSION",
+        default=None,
+        help="produce target: judge every input on this broker version "
+        f"({', '.join(BROKER_VERSIONS)}; default: each input's selector byte picks one)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--name", help="--promote: the regression's file name (a-z0-9-)")
@@ -189,6 +199,12 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         names = [n for n in names if TARGETS[n].differential] if args.target == "all" else names
         if not TARGETS[names[0]].differential:
             return _err(f"target {names[0]!r} has no differential oracle (not a record stream)")
+    if args.broker is not None:
+        if args.broker not in BROKER_VERSIONS:
+            return _err(f"--broker: unknown version {args.broker!r} (known: "
+                        f"{', '.join(BROKER_VERSIONS)})")  # fmt: skip
+        if any(TARGETS[n].oracle != "broker" for n in names):
+            return _err("--broker applies to the produce target only")
     extra = list(args.engine_arg)
     from conformance.jvm.oracle import OracleError
 
@@ -208,6 +224,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                     minimize_seconds=args.minimize_seconds,
                     extra=extra,
                     progress=_say,
+                    broker=args.broker,
                 )
             )
     except (RuntimeError, OracleError) as e:
@@ -228,7 +245,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                 f"{s.coverage:6} {s.corpus_files:7}  {found}"
             )
             if s.differential:
-                print(f"{'':10} differential inputs (vs Java oracle): {s.differential_inputs}")
+                judge = f"Kafka {s.broker}" if s.broker else "Java oracle"
+                print(f"{'':10} differential inputs (vs {judge}): {s.differential_inputs}")
             for f in s.new_findings:
                 print(f"  NEW {f}")
     return EXIT_FINDINGS if any(s.failed for s in summaries) else EXIT_OK

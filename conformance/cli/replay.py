@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cli.common import add_max_decompressed, add_profile, byte_size, shown
+from conformance.stream.result import CONSUMER_PROFILES
 
 _PROG = "kafka-conformance replay"
 
@@ -85,6 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         p,
         "kafka: Kafka's verdict (default); strict: plus finding codes for what "
         "Kafka accepts silently",
+        CONSUMER_PROFILES,
     )
     p.add_argument(
         "--split-bytes",

@@ -35,14 +35,26 @@ them (``KafkaException(cause)``). Decompression is bounded by ``limit`` bytes
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conformance.codecs import gzip, lz4, none, snappy, zstd
-from conformance.codecs._stream import FILL, PIECE, Codec, Decompressed, Limit
+from conformance.codecs._stream import (
+    CLIENTS,
+    EOF_EXCEPTION,
+    FILL,
+    PIECE,
+    Codec,
+    Decompressed,
+    Limit,
+)
 from conformance.errors import IllegalArgumentError
 
 __all__ = [
+    "CLIENTS",
     "CODECS",
     "CODEC_IDS",
     "DEFAULT_DECOMPRESSED_LIMIT",
+    "EOF_EXCEPTION",
     "FILL",
     "GZIP",
     "LZ4",
@@ -96,15 +108,26 @@ def legacy_codecs() -> list[Codec]:
 
 
 def read_stream(
-    codec_id: int, payload: bytes, magic: int, limit: int = DEFAULT_DECOMPRESSED_LIMIT
+    codec_id: int,
+    payload: bytes,
+    magic: int,
+    limit: int = DEFAULT_DECOMPRESSED_LIMIT,
+    clients: str = CLIENTS[0],
 ) -> Decompressed:
     """Decompress ``payload`` as Kafka's ``Compression.wrapForInput(buffer, magic)`` reads it.
 
-    ``magic`` matters for lz4 only (header checksum ignored under magic 0). Raises
-    :class:`KafkaError` (or a raw unchecked error) for failures Java raises on open, and
-    Kafka's IllegalArgumentException for an id no codec has.
+    ``magic`` matters for lz4 only (header checksum ignored under magic 0); ``clients`` is the
+    Kafka clients line whose codec libraries read it (:data:`CLIENTS`; the broker model of
+    Kafka 2.x passes "2.8"). Raises :class:`KafkaError` (or a raw unchecked error) for
+    failures Java raises on open, and Kafka's IllegalArgumentException for an id no codec has.
     """
-    return codec(codec_id).read_stream(payload, Limit(limit), magic)
+    if clients not in CLIENTS:
+        raise ValueError(f"clients: {clients!r} is not one of {', '.join(CLIENTS)}")
+    found = codec(codec_id)
+    decoded = found.read_stream(payload, Limit(limit), magic, clients)
+    if clients == "2.8":  # no ChunkedBytesStream: Kafka 2.x's own buffering (or none)
+        decoded = replace(decoded, fill_size=found.fill_size_2_8)
+    return decoded
 
 
 def write_stream(codec_id: int, data: bytes, magic: int = 2) -> bytes:

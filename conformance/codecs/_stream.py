@@ -18,11 +18,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from conformance.errors import DecodeError, DecompressionLimitError, KafkaError
+from conformance.errors import RESOURCE_LIMIT, DecodeError, DecompressionLimitError, KafkaError
 
 #: how a Java codec stream's read(len) fills its buffer
 PIECE = "piece"  # at most the rest of the current piece (lz4 block, gzip member, zstd frame)
 FILL = "fill"  # keeps reading pieces until len bytes or a -1 (snappy-java)
+
+#: the Kafka clients lines whose codec libraries differ where the kit models them: "3.5"
+#: (Kafka 3.x/4.x: snappy-java 1.1.10, zstd-jni 1.5, lz4-java 1.8) and "2.8" (Kafka 2.x:
+#: snappy-java 1.1.8.1, zstd-jni 1.4.9, lz4-java 1.7); the first is the default
+CLIENTS = ("3.5", "2.8")
 
 #: Java exception classes the codec libraries throw
 IO_EXCEPTION = "java.io.IOException"
@@ -40,14 +45,18 @@ class Codec:
     name: str
     #: the Java class Kafka reads it through (for documentation and messages)
     java_stream: str
-    #: ``read_stream(payload, limit, magic)``: the payload as that Java stream reads it
-    read_stream: Callable[[bytes, Limit, int], Decompressed]
+    #: ``read_stream(payload, limit, magic, clients)``: the payload as that Java stream of the
+    #: ``clients`` line (:data:`CLIENTS`) reads it
+    read_stream: Callable[[bytes, Limit, int, str], Decompressed]
     #: ``write_stream(data, magic)``: the payload as Kafka's Java producer frames it
     write_stream: Callable[[bytes, int], bytes]
     #: Kafka's quirk policy: how one ``read(len)`` of the Java stream fills its buffer
     read_policy: str
     #: the ``ChunkedBytesStream`` buffer size (``Compression.decompressionOutputSize``)
     fill_size: int
+    #: Kafka 2.x (clients "2.8"): the ``BufferedInputStream`` around the stream (gzip, zstd:
+    #: 16 KiB), or 1 where the record reader's ``DataInputStream`` reads it directly
+    fill_size_2_8: int
     #: whether magic 0/1 message sets may use it (zstd: magic 2 only, KIP-110)
     legacy_magics: bool
     #: the first Kafka release that has it
@@ -90,7 +99,7 @@ class Limit:
         if self.total > self.limit:
             raise DecompressionLimitError(
                 f"Decompressed size exceeds the configured limit of {self.limit} bytes "
-                "(kafka-conformance resource limit)"
+                f"{RESOURCE_LIMIT}"
             )
 
 

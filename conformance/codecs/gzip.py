@@ -33,6 +33,7 @@ from __future__ import annotations
 import zlib
 
 from conformance.codecs._stream import (
+    CLIENTS,
     EOF_EXCEPTION,
     PIECE,
     Codec,
@@ -107,7 +108,9 @@ def _zlib_message(e: zlib.error) -> str:
     return text[i + len(marker) :] if i >= 0 else "Invalid ZLIB data format"
 
 
-def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
+def read_stream(
+    payload: bytes, limit: Limit, magic: int = 2, clients: str = CLIENTS[0]
+) -> Decompressed:
     """``GZIPInputStream`` read by ``ChunkedBytesStream``, call for call.
 
     Each piece is what one ``read(b, 0, 16 KiB)`` returns: ``InflaterInputStream.read`` calls
@@ -256,6 +259,7 @@ CODEC = Codec(
     write_stream=write_stream,
     read_policy=PIECE,
     fill_size=_FILL_SIZE,
+    fill_size_2_8=16 * 1024,
     legacy_magics=True,
     since=(0, 8),
 )

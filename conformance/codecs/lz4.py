@@ -30,7 +30,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conformance.codecs._stream import IO_EXCEPTION, PIECE, Codec, Decompressed, Limit, open_error
+from conformance.codecs._stream import (
+    CLIENTS,
+    IO_EXCEPTION,
+    PIECE,
+    Codec,
+    Decompressed,
+    Limit,
+    open_error,
+)
 from conformance.errors import (
     BufferUnderflowError,
     CodecError,
@@ -87,7 +95,9 @@ def _read_header(payload: bytes, magic: int) -> tuple[int, int, int]:
     return flg, max_block, pos + 1
 
 
-def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
+def read_stream(
+    payload: bytes, limit: Limit, magic: int = 2, clients: str = CLIENTS[0]
+) -> Decompressed:
     """``Lz4BlockInputStream`` as ``ChunkedBytesStream`` reads it (each block one piece);
     ``magic`` is the enclosing batch's (the HC is ignored under 0)."""
     try:
@@ -272,6 +282,7 @@ CODEC = Codec(
     write_stream=write_stream,
     read_policy=PIECE,
     fill_size=_READ_SIZE,
+    fill_size_2_8=1,
     legacy_magics=True,
     since=(0, 8, 2),
 )

@@ -8,12 +8,14 @@ that magic 0/1 may use it).
 
 from __future__ import annotations
 
-from conformance.codecs._stream import PIECE, Codec, Decompressed, Limit
+from conformance.codecs._stream import CLIENTS, PIECE, Codec, Decompressed, Limit
 
 __all__ = ["CODEC", "read_stream", "write_stream"]
 
 
-def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
+def read_stream(
+    payload: bytes, limit: Limit, magic: int = 2, clients: str = CLIENTS[0]
+) -> Decompressed:
     """The payload as one piece (not bounded by ``limit``: nothing is decompressed)."""
     return Decompressed([bytes(payload)])
 
@@ -30,6 +32,7 @@ CODEC = Codec(
     write_stream=write_stream,
     read_policy=PIECE,
     fill_size=0,
+    fill_size_2_8=0,
     legacy_magics=True,
     since=(0, 8),
 )

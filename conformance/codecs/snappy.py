@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from conformance.codecs._stream import (
+    CLIENTS,
     FILL,
     IO_EXCEPTION,
     Codec,
@@ -92,7 +93,9 @@ def _read_block(block: bytes, limit: Limit, array: int | None = None) -> bytes:
     return out
 
 
-def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
+def read_stream(
+    payload: bytes, limit: Limit, magic: int = 2, clients: str = CLIENTS[0]
+) -> Decompressed:
     """``SnappyInputStream`` as ``ChunkedBytesStream`` reads it (each chunk one piece)."""
     n = len(payload)
     if n == 0:
@@ -119,6 +122,7 @@ def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
     pos = 16
     trailing = 0
     array: int | None = None  # the length of snappy-java's current output array
+    array_in: int | None = None  # the length of its compressed-chunk array (1.1.8.1)
     try:
         while True:
             if n - pos < 4:
@@ -153,12 +157,26 @@ def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
                         java_class=_SNAPPY_IO,
                     )
                 continue
-            if size < 0:
+            if clients == "2.8":
+                # snappy-java 1.1.8.1 (Kafka 2.x) has neither bound check (CVE-2023-34455):
+                # it allocates the chunk's array first
+                if size < 0 and array_in is None:
+                    raise CodecError(str(size), java_class="java.lang.NegativeArraySizeException")
+                if size < 0:
+                    # the array of the previous chunk is kept and handed to the native
+                    # decompressor with a negative length (read as a huge size_t): it decodes
+                    # that chunk again, then runs into memory past it and fails (the error
+                    # Kafka 2.8.2 gives; undefined behaviour in snappy-java 1.1.8.1)
+                    raise CodecError("FAILED_TO_UNCOMPRESS(5)", java_class=IO_EXCEPTION)
+                if array_in is None or size > array_in:
+                    jvm_allocate(size)
+                    array_in = size
+            elif size < 0:
                 raise CodecError(
                     f"[INVALID_CHUNK_SIZE] chunkSize is too big or negative : {size}",
                     java_class=_SNAPPY_ERROR,
                 )
-            if size > _MAX_CHUNK:
+            elif size > _MAX_CHUNK:
                 raise CodecError(
                     f"[FAILED_TO_UNCOMPRESS] Received chunkSize {size:,} is greater than max "
                     f"configured chunk size {_MAX_CHUNK:,}",
@@ -247,6 +265,7 @@ CODEC = Codec(
     write_stream=write_stream,
     read_policy=FILL,
     fill_size=_READ_SIZE,
+    fill_size_2_8=1,
     legacy_magics=True,
     since=(0, 8),
 )

@@ -27,10 +27,10 @@ reads as an error code.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from conformance.codecs._stream import PIECE, Codec, Decompressed, Limit
+from conformance.codecs._stream import CLIENTS, PIECE, Codec, Decompressed, Limit
 from conformance.errors import CodecError
 
 _ZSTD_IO = "com.github.luben.zstd.ZstdIOException"
@@ -46,8 +46,20 @@ _MAX_ERROR_CODE = 119
 _FILL_SIZE = 16 * 1024  # ChunkedBytesStream over the zstd-jni stream
 
 
-def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
-    """zstd-jni's stream as ``ChunkedBytesStream`` reads it (each frame one piece)."""
+def read_stream(
+    payload: bytes, limit: Limit, magic: int = 2, clients: str = CLIENTS[0]
+) -> Decompressed:
+    """zstd-jni's stream as ``ChunkedBytesStream`` reads it (each frame one piece).
+
+    ``clients`` "2.8": Kafka 2.x's zstd-jni 1.4.9-1 with its own libzstd 1.4.9, whose decoder
+    refuses frames libzstd 1.5 reads (and reads others differently): :func:`_read_stream_2_8`
+    runs zstd-jni's read loop over that very library (registered by :func:`use_kafka2_reader`)."""
+    if clients == "2.8":
+        return _read_stream_2_8(payload, limit)
+    return _read_stream(payload, limit)
+
+
+def _read_stream(payload: bytes, limit: Limit) -> Decompressed:
     import zstandard
 
     dctx = zstandard.ZstdDecompressor()
@@ -107,6 +119,35 @@ def read_stream(payload: bytes, limit: Limit, magic: int = 2) -> Decompressed:
             pieces.append(delivered)
         return Decompressed(pieces, CodecError(text, java_class=_ZSTD_IO), False, PIECE, size)
     return Decompressed(pieces, None, False, PIECE, size)
+
+
+# ---------------------------------------------------------------- Kafka 2.x: libzstd 1.4.9
+
+#: reads a payload as Kafka 2.x does (zstd-jni 1.4.9-1 over its libzstd 1.4.9)
+Kafka2Reader = Callable[[bytes, Limit], Decompressed]
+_kafka2: Kafka2Reader | None = None
+
+
+class LibzstdUnavailable(RuntimeError):
+    """The Kafka 2.x zstd model needs libzstd 1.4.9 and none was registered."""
+
+
+def use_kafka2_reader(reader: Kafka2Reader | None) -> None:
+    """Register how Kafka 2.x's zstd is read (None: none). The core loads no library: the
+    JVM edge registers zstd-jni 1.4.9's read loop over the libzstd 1.4.9 that Kafka 2.8.2's
+    jars carry (``conformance.jvm.kafka_jars.use_kafka2_zstd``)."""
+    global _kafka2
+    _kafka2 = reader
+
+
+def _read_stream_2_8(payload: bytes, limit: Limit) -> Decompressed:
+    if _kafka2 is None:
+        raise LibzstdUnavailable(
+            "judging zstd as Kafka 2.x does needs its libzstd 1.4.9: call "
+            "conformance.jvm.kafka_jars.use_kafka2_zstd() (it takes the one in the Kafka "
+            "2.8.2 jars, resolved with Maven on first use)"
+        )
+    return _kafka2(payload, limit)
 
 
 def _skip_hint(frame: bytes) -> int | None:
@@ -227,6 +268,7 @@ CODEC = Codec(
     write_stream=write_stream,
     read_policy=PIECE,
     fill_size=_FILL_SIZE,
+    fill_size_2_8=16 * 1024,
     legacy_magics=False,
     since=(2, 1),  # KIP-110,
 )

@@ -109,7 +109,7 @@ DUMP_FORMAT_SINCE = (3, 3)
 DUMP_FORMAT_UNTIL = (4, 1)
 
 #: top-level directories of ``corpora/`` that are not broker captures (own tests)
-NOT_BROKERS = frozenset({"crafted", "samples"})
+NOT_BROKERS = frozenset({"crafted", "samples", "produce"})
 
 _KIND_BY_SUFFIX = {
     ".log": "log",

@@ -32,3 +32,20 @@ def tiny_records_batch(n: int, codec: str = "zstd", *, base_offset: int = 0) -> 
         last_offset_delta=0,
         base_timestamp=1_700_000_000_000,
     )
+
+
+def numbered_records_batch(n: int, codec: str = "zstd") -> bytes:
+    """One v2 batch of ``n`` minimal records with offset deltas 0 .. n-1, as a producer sends
+    them: what a broker accepts and, to another codec, rebuilds record by record (the broker
+    profile's worst case, docs/memory.md)."""
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    body = b"".join(write_record_v2(offset_delta=i) for i in range(n))
+    return write_batch_v2(
+        [body],
+        attributes=v2_attributes(codecs.CODEC_IDS[codec], "CreateTime", False, False, False),
+        count=n,
+        last_offset_delta=n - 1,
+        base_timestamp=1_700_000_000_000,
+        max_timestamp=1_700_000_000_000,
+    )

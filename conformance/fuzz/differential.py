@@ -24,7 +24,12 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.errors import Allocations, DecompressionLimitError
+from conformance.errors import (
+    HEAP_DEPENDENT,
+    Allocations,
+    DecompressionLimitError,
+    is_resource_limit,
+)
 from conformance.fuzz.store import FindingStore, diff_signature
 from conformance.fuzz.targets import DECOMPRESSED_LIMIT
 from conformance.jvm.oracle import OracleError, OracleServer
@@ -34,8 +39,6 @@ from conformance.stream.decoder import decode
 
 _ORACLE_TMP = re.compile(r"\S*kafka-conformance-oracle-\d+\.log")
 FILENAME = "<input>"
-#: buffers above this (the kit's default decompression bound) make Java's verdict heap-dependent
-HEAP_DEPENDENT = 256 * 1024 * 1024
 
 
 def mode_of(wire: bytes) -> str:
@@ -61,7 +64,7 @@ def bounded(doc: dict[str, Any]) -> bool:
     """Our verdict is the kit's decompression bound (256 MiB): Java, with no bound, allocates
     and goes on, so what it says next depends on its heap - not comparable."""
     err = doc.get("error")
-    return bool(err) and "(kafka-conformance resource limit)" in (err.get("message") or "")
+    return bool(err) and is_resource_limit(err.get("message"))
 
 
 def normalize_java(doc: dict[str, Any]) -> dict[str, Any]:
@@ -259,6 +262,11 @@ class Differential:
             out.kp = kp
             out.kp_differences = compare_kafka_python(java, kp)
         return out
+
+    def divergence_signature(self, wire: bytes) -> str | None:
+        """The signature of the divergence ``wire`` shows (None: none)."""
+        o = self.run(wire)
+        return our_signature(o) if o.differences else None
 
     def check(self, data: bytes, wire: bytes, store: FindingStore) -> Outcome:
         """Run and save whatever differs (``data`` is the target's input, ``wire`` its stream)."""

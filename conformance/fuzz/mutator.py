@@ -33,6 +33,7 @@ from collections.abc import Callable
 
 from conformance import codecs
 from conformance.errors import DecodeError
+from conformance.fuzz.produce import mutate_selector
 from conformance.fuzz.targets import CODEC_OF, codec_input, wrap_headers
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2, seal_v2
@@ -152,6 +153,11 @@ class Mutator:
                 out = self.codec_payload(data, rng, max_size)
             elif self.shape == "headers":
                 out = self.headers(data, rng, max_size)
+            elif self.shape == "produce":  # a selector byte, then a record stream
+                if data and rng.random() < 0.1:
+                    out = mutate_selector(data, rng)
+                else:
+                    out = data[:1] + self.stream(data[1:], rng, max(max_size - 1, 1))
             else:
                 out = self.byte_mutate(data, max_size)
         except DecodeError:

@@ -40,8 +40,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from conformance.fuzz import store
+from conformance.fuzz.produce import pinned_broker
 from conformance.fuzz.seeds import seed_root
-from conformance.fuzz.targets import MAX_LEN, get
+from conformance.fuzz.targets import MAX_LEN, Target, get
+from conformance.host import sessions
 from conformance.host.progress import Status
 from conformance.jvm.runtime import NoCheckout, cache_root, checkout_root, no_checkout_message
 
@@ -76,6 +78,8 @@ class RunSummary:
     corpus_files: int = 0
     findings: dict[str, int] = field(default_factory=dict)
     new_findings: list[str] = field(default_factory=list)
+    #: the broker version every input was judged on (``produce`` with ``--broker``)
+    broker: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -227,10 +231,51 @@ def run_target(
     minimize_seconds: float = 30.0,
     extra: list[str] | None = None,
     progress: Status | None = print,
+    broker: str | None = None,
 ) -> RunSummary:
+    """Fuzz one target for ``seconds`` with ``jobs`` workers; ``broker`` pins the broker
+    version of the ``produce`` target (else each input's selector byte picks one)."""
     target = get(target_name)
     if differential and not target.differential:
         raise ValueError(f"target {target.name!r} has no differential oracle")
+    if broker is not None and target.oracle != "broker":
+        raise ValueError(f"--broker applies to the produce target, not {target.name!r}")
+    if target.oracle == "broker":
+        from conformance.jvm.kafka_jars import use_kafka2_zstd
+
+        use_kafka2_zstd()  # here for the minimizer; each worker does the same (worker.build)
+    with pinned_broker(broker):
+        return _run_target(
+            target,
+            seconds=seconds,
+            jobs=jobs,
+            differential=differential,
+            out=out,
+            max_len=max_len,
+            timeout=timeout,
+            rss_limit_mb=rss_limit_mb,
+            minimize_seconds=minimize_seconds,
+            extra=extra,
+            progress=progress,
+            broker=broker,
+        )
+
+
+def _run_target(
+    target: Target,
+    *,
+    seconds: int,
+    jobs: int,
+    differential: bool,
+    out: Path | None,
+    max_len: int | None,
+    timeout: int,
+    rss_limit_mb: int,
+    minimize_seconds: float,
+    extra: list[str] | None,
+    progress: Status | None,
+    broker: str | None,
+) -> RunSummary:
     root = checkout_root()
     out = Path(out or default_out())
     p = paths(out, target.name)
@@ -251,11 +296,18 @@ def run_target(
                 )
             )
 
-        ensure_built()  # build once here, not in every worker at once
+        if target.oracle == "broker":
+            from conformance.jvm import broker_oracle
+
+            for version in [broker] if broker else broker_oracle.SUPPORTED_VERSIONS:
+                broker_oracle.ensure_built(version)  # once here, not in every worker
+        else:
+            ensure_built()  # build once here, not in every worker at once
     before = {f.path.name for f in store.read_findings(p["findings"], target.name)}
-    summary = RunSummary(target.name, seconds, jobs, differential)
+    summary = RunSummary(target.name, seconds, jobs, differential, broker=broker)
     say(
-        f"fuzz {target.name}: {seconds}s x {jobs} job(s){' differential' if differential else ''}, "
+        f"fuzz {target.name}: {seconds}s x {jobs} job(s){' differential' if differential else ''}"
+        f"{f' on Kafka {broker}' if broker else ''}, "
         f"{n_seeds} seeds{' (built in: no checkout corpora/)' if built_in else ''}, "
         f"findings -> {p['findings'] / target.name}"
     )
@@ -294,10 +346,12 @@ def run_target(
             )
         workers[job] = (proc, log, time.monotonic())
 
-    for job in range(jobs):
-        start(job)
-    last_report = time.monotonic()
+    # SIGTERM (a CI timeout, ``kill``) stops the workers as Ctrl-C does: through ``finally``
+    guarded = sessions.guard_sigterm()
     try:
+        for job in range(jobs):
+            start(job)
+        last_report = time.monotonic()
         while workers:
             time.sleep(0.5)
             for job, (proc, log, started) in list(workers.items()):
@@ -333,13 +387,20 @@ def run_target(
                         f"findings {found}, {left}s left"
                     )
     finally:
-        for proc, _log, _run in workers.values():
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+
+        def stop_workers() -> None:
+            for proc, _log, _run in workers.values():
+                if proc.poll() is None:
+                    proc.terminate()
+                    try:
+                        proc.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+
+        sessions.finish(stop_workers)
+        if guarded:
+            sessions.unguard_sigterm()
 
     # ---- totals: libFuzzer's final count when the worker ended normally, else the worker's
     # own (written every couple of seconds)
@@ -384,9 +445,14 @@ def run_target(
             continue
         summary.new_findings.append(f"{finding.kind}/{target.name}/{finding.path.name}")
         if finding.kind in ("divergence", "kafka-python") and differential_runner is None:
-            from conformance.fuzz.differential import Differential
+            if target.oracle == "broker":
+                from conformance.fuzz.produce import ProduceDifferential
 
-            differential_runner = Differential()
+                differential_runner = ProduceDifferential()
+            else:
+                from conformance.fuzz.differential import Differential
+
+                differential_runner = Differential()
         from conformance.fuzz.minimize import minimize
 
         small = minimize(finding, differential=differential_runner, seconds=minimize_seconds)

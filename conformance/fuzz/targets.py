@@ -38,6 +38,8 @@ from pathlib import Path
 
 from conformance import codecs
 from conformance.errors import DecodeError
+from conformance.fuzz.produce import seeds as produce_seeds
+from conformance.fuzz.produce import t_produce
 from conformance.logdir import checkpoint, snapshot
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
@@ -50,7 +52,7 @@ from conformance.primitives.varint import (
     varint_anomaly,
 )
 from conformance.stream.decoder import decode
-from conformance.stream.result import MODES, PROFILES, DecodeResult
+from conformance.stream.result import CONSUMER_PROFILES, MODES, DecodeResult
 from conformance.wire.batch import write_batch_v2
 from conformance.wire.legacy import write_legacy_message
 from conformance.wire.record import write_headers_v2, write_record_v2
@@ -186,15 +188,15 @@ def v2_envelope(
 
 
 def t_headers(data: bytes) -> None:
-    run_decode(wrap_headers(data), profiles=PROFILES)
+    run_decode(wrap_headers(data), profiles=CONSUMER_PROFILES)
 
 
 def t_batch(data: bytes) -> None:
-    run_decode(data, profiles=PROFILES)
+    run_decode(data, profiles=CONSUMER_PROFILES)
 
 
 def t_legacy(data: bytes) -> None:
-    run_decode(data, profiles=PROFILES)
+    run_decode(data, profiles=CONSUMER_PROFILES)
 
 
 def wrap_payload(codec: int, data: bytes) -> bytes:
@@ -217,7 +219,7 @@ def codec_input(framing: int, count: int, payload: bytes) -> bytes:
 
 def _codec_target(codec: int) -> Callable[[bytes], None]:
     def run(data: bytes) -> None:
-        run_decode(wrap_payload(codec, data), profiles=PROFILES)
+        run_decode(wrap_payload(codec, data), profiles=CONSUMER_PROFILES)
 
     run.__name__ = f"t_{codecs.codec_name(codec)}"
     return run
@@ -410,6 +412,9 @@ class Target:
     modules: tuple[str, ...] = field(default_factory=tuple)
     #: the input is a record stream the Java oracle can decode (differential mode)
     differential: bool = False
+    #: which oracle the differential asks: "consumer" (Kafka's record classes) or "broker"
+    #: (each broker version's own log, ``fuzz.produce``)
+    oracle: str = "consumer"
 
     def wire_bytes(self, data: bytes) -> bytes | None:
         """The record stream this input decodes as (differential mode), else None."""
@@ -417,7 +422,7 @@ class Target:
             return wrap_payload(CODEC_OF[self.name], data)
         if self.shape == "headers":
             return wrap_headers(data)
-        if self.shape in ("stream",):
+        if self.shape in ("stream", "produce"):
             return data
         return None
 
@@ -502,6 +507,17 @@ TARGETS: dict[str, Target] = {
             shape="stream",
             modules=(*_RECORD_MODULES, "wire.legacy", "codecs"),
             differential=True,
+        ),
+        Target(
+            "produce",
+            t_produce,
+            "a Produce request's records judged by the broker model (a selector byte picks the "
+            "broker version, Produce version and topic)",
+            produce_seeds,
+            shape="produce",
+            modules=("broker", "wire.record_partial"),
+            differential=True,
+            oracle="broker",
         ),
         Target(
             "index",

@@ -37,15 +37,24 @@ def build(
     of seconds (libFuzzer ends the process with a C ``exit()``: no Python exit hooks run)."""
     target = get(target_name)
     store = FindingStore(findings, target.name)
+    if target.oracle == "broker":
+        from conformance.jvm.kafka_jars import use_kafka2_zstd
+
+        use_kafka2_zstd()  # the model of Kafka 2.x reads zstd with Kafka 2.x's libzstd
     checker = None
     if differential:
         if not target.differential:
             raise SystemExit(
                 f"target {target.name!r} has no differential oracle (it is not a record stream)"
             )
-        from conformance.fuzz.differential import Differential
+        if target.oracle == "broker":
+            from conformance.fuzz.produce import ProduceDifferential
 
-        checker = Differential()
+            checker = ProduceDifferential()
+        else:
+            from conformance.fuzz.differential import Differential
+
+            checker = Differential()
     stats: dict[str, float] = {
         "execs": 0,
         "crashes": 0,

@@ -34,9 +34,11 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
+import platform
 import re
 import shlex
 import shutil
@@ -49,7 +51,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.codecs import zstd
 from conformance.jvm import runtime as jvm
+from conformance.jvm import zstd_jni
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -62,10 +66,12 @@ __all__ = [
     "command_line",
     "dump_log_segments",
     "find_main_class",
+    "kafka2_libzstd",
     "java_command",
     "main",
     "maven_profile",
     "run_class",
+    "use_kafka2_zstd",
 ]
 
 #: The version the decoder oracle pins (oracle/pom.xml).
@@ -236,6 +242,48 @@ def classpath(version: str, repo_root: Path | None = None, *, refresh: bool = Fa
             if jars is not None:
                 return jars
         return _resolve(version, root, directory, refresh=refresh)
+
+
+#: the Kafka release whose zstd-jni (1.4.9-1, libzstd 1.4.9) reads zstd for every 2.x line
+KAFKA2_ZSTD_FROM = "2.8.2"
+
+
+def kafka2_libzstd(repo_root: Path | None = None) -> Path:
+    """The libzstd of Kafka 2.x: ``libzstd-jni.so`` of the zstd-jni jar among Kafka
+    ``KAFKA2_ZSTD_FROM``'s jars (resolved with Maven on first use), extracted once into that
+    version's cache directory. It exports libzstd 1.4.9's own API, which
+    ``conformance.codecs.zstd`` drives as zstd-jni does (docs/broker.md)."""
+    root = _root(repo_root)
+    jars = [j for j in classpath(KAFKA2_ZSTD_FROM, root) if j.name.startswith("zstd-jni-")]
+    if not jars:
+        raise KafkaJarsUnavailable(f"no zstd-jni jar among Kafka {KAFKA2_ZSTD_FROM}'s jars")
+    machine = {"x86_64": "amd64", "aarch64": "aarch64"}.get(platform.machine(), platform.machine())
+    member = f"linux/{machine}/libzstd-jni.so"
+    target = cache_dir(KAFKA2_ZSTD_FROM, root) / "native" / jars[0].stem / member
+    if not target.is_file():
+        with zipfile.ZipFile(jars[0]) as z:
+            try:
+                data = z.read(member)
+            except KeyError:
+                raise KafkaJarsUnavailable(f"{jars[0].name} has no {member}") from None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _write_bytes_atomically(target, data)
+    return target
+
+
+def use_kafka2_zstd(repo_root: Path | None = None) -> Path:
+    """Have the broker model of Kafka 2.x read zstd as Kafka 2.x does (``jvm.zstd_jni``: its
+    zstd-jni read loop over its libzstd 1.4.9) in this process; returns the library."""
+    path = kafka2_libzstd(repo_root)
+    lib = zstd_jni.open_libzstd(path)
+    zstd.use_kafka2_reader(functools.partial(zstd_jni.read_stream_kafka2, lib))
+    return path
+
+
+def _write_bytes_atomically(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
 
 
 def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> list[Path]:

@@ -102,19 +102,24 @@ def cache_root() -> Path:
     return root / ".cache" if root is not None else user_cache_dir()
 
 
-def java_executable() -> str:
-    """``$JAVA_HOME/bin/java``, else ``java`` on PATH."""
+def jdk_tool(name: str) -> str:
+    """``$JAVA_HOME/bin/<name>``, else ``<name>`` on PATH (``java``, ``javac``, ...)."""
     java_home = os.environ.get("JAVA_HOME")
     if java_home:
-        candidate = Path(java_home) / "bin" / "java"
+        candidate = Path(java_home) / "bin" / name
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
-    java = shutil.which("java")
-    if java is None:
+    found = shutil.which(name)
+    if found is None:
         raise JvmToolMissing(
-            "no java: neither $JAVA_HOME/bin/java nor java on PATH (JDK 17+ needed)"
+            f"no {name}: neither $JAVA_HOME/bin/{name} nor {name} on PATH (JDK 17+ needed)"
         )
-    return java
+    return found
+
+
+def java_executable() -> str:
+    """``$JAVA_HOME/bin/java``, else ``java`` on PATH."""
+    return jdk_tool("java")
 
 
 def tail(text: str, lines: int = 40) -> str:

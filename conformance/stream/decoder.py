@@ -20,6 +20,7 @@ from conformance import codecs
 from conformance.errors import DecodeError
 from conformance.stream.findings import check_batch
 from conformance.stream.result import (
+    CONSUMER_PROFILES,
     PROFILES,
     DecodedBatch,
     DecodeResult,
@@ -84,6 +85,11 @@ class StreamDecoder:
     ) -> None:
         if profile not in PROFILES:
             raise ValueError(f"profile must be {' or '.join(map(repr, PROFILES))}, not {profile!r}")
+        if profile not in CONSUMER_PROFILES:
+            raise ValueError(
+                "profile 'broker' needs the Produce request's context: use conformance.decode("
+                "..., profile='broker', produce=ProduceContext(...)) or conformance.broker"
+            )
         _check_source(data)
         _check_count("decompressed_limit", decompressed_limit)
         if keep is not None:

@@ -22,9 +22,12 @@ from conformance.stream.splitter import MODES, Batch, Mode
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.record import Record, RecordList
 
-Profile = Literal["kafka", "strict"]
-#: every profile (``decode(profile=...)``, ``--profile``): the one list
+Profile = Literal["kafka", "strict", "broker"]
+#: every profile (``conformance.decode(profile=...)``, ``--profile``): the one list
 PROFILES: tuple[Profile, ...] = get_args(Profile)
+#: the profiles of the consumer's verdict alone (``StreamDecoder``); ``broker`` adds the
+#: broker's answer (``conformance.broker``)
+CONSUMER_PROFILES: tuple[Profile, ...] = ("kafka", "strict")
 Outcome = Literal["ok", "partial", "error"]
 
 
@@ -123,6 +126,9 @@ class DecodeResult(JsonDocument):
     error: DecodeError | None = None
     tail: Tail | None = None
     findings: list[Finding] | None = None
+    #: profile ``broker``: the broker's answer to the same bytes in a Produce request
+    #: (``conformance.broker.ProduceVerdict``), else None
+    broker: JsonDocument | None = None
 
     @property
     def records(self) -> AllRecords:
@@ -230,10 +236,13 @@ def result_to_dict(result: DecodeResult) -> dict[str, Any]:
     out["batches"] = [batch_to_dict(b) for b in result.batches]
     if result.findings is not None:
         out["findings"] = [f.to_dict() for f in result.findings]
+    if result.broker is not None:
+        out["broker"] = result.broker.to_dict()
     return out
 
 
 __all__ = [
+    "CONSUMER_PROFILES",
     "FORMAT",
     "MODES",
     "PROFILES",

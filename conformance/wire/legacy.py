@@ -243,14 +243,16 @@ class LegacyBatch:
         self,
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
         state: list[codecs.Decompressed] | None = None,
+        clients: str = codecs.CLIENTS[0],
     ) -> Iterator[tuple[int, LegacyMessage]]:
         """``iterator()`` as Kafka runs it: (absolute offset, message) pairs, errors raised
-        where Java raises them (a wrapper is read completely before its first message)."""
+        where Java raises them (a wrapper is read completely before its first message);
+        ``clients``: whose codec libraries decompress a wrapper (``codecs.CLIENTS``)."""
         codec = codecs.codec(self.message.compression_id).id
         if codec == codecs.NONE:
             yield self.offset, self.message
             return
-        entries, base, stream = self._deep_entries(codec, decompressed_limit)
+        entries, base, stream = self._deep_entries(codec, decompressed_limit, clients)
         if state is not None:
             state.append(stream)
         wrapper_v1 = self.message.magic == MAGIC_VALUE_V1
@@ -261,7 +263,7 @@ class LegacyBatch:
             yield offset, inner
 
     def _deep_entries(
-        self, codec: int, decompressed_limit: int
+        self, codec: int, decompressed_limit: int, clients: str
     ) -> tuple[list[tuple[int, LegacyMessage]], int, codecs.Decompressed]:
         """``DeepRecordsIterator``'s constructor: everything is read eagerly."""
         wrapper = self.message
@@ -280,7 +282,7 @@ class LegacyBatch:
             raise InvalidRecordError(
                 f"Found invalid compressed record set with null value (magic = {wrapper_magic})"
             )
-        stream = codecs.read_stream(codec, value, wrapper_magic, decompressed_limit)
+        stream = codecs.read_stream(codec, value, wrapper_magic, decompressed_limit, clients)
         wrapper_timestamp = wrapper.timestamp
         wrapper_ts_type = wrapper.timestamp_type
         src = JavaStreamReader(stream)

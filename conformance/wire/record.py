@@ -40,8 +40,9 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import starmap
 from typing import overload
 
-from conformance.codecs import FILL, Decompressed
+from conformance.codecs import EOF_EXCEPTION, FILL, Decompressed
 from conformance.errors import (
+    RESOURCE_LIMIT,
     BufferUnderflowError,
     CodecError,
     DecodeError,
@@ -211,7 +212,7 @@ class RecordList(Sequence[Record]):
             if self.limit is not None and self.total + n > self.limit:
                 raise RecordLimitError(
                     f"Batch hands out more than {self.limit} records, the limit on records "
-                    "kept per batch (kafka-conformance resource limit)"
+                    f"kept per batch {RESOURCE_LIMIT}"
                 )
             return n
         return max(0, min(n, self.keep - len(self._items)))
@@ -294,8 +295,11 @@ class RecordList(Sequence[Record]):
 RecordSink = list[Record] | RecordList
 
 
-_STRUCTURE = "Found invalid record structure"
-_PREMATURE = "Incorrect declared batch size, premature EOF reached"
+#: the messages of Kafka's record readers and iterators (``DefaultRecord``,
+#: ``DefaultRecordBatch.StreamRecordIterator``), shared by every reader of the kit
+INVALID_STRUCTURE = "Found invalid record structure"
+PREMATURE_EOF = "Incorrect declared batch size, premature EOF reached"
+RECORDS_REMAINING = "Incorrect declared batch size, records still remaining in file"
 
 
 def _varint_field(
@@ -322,7 +326,7 @@ def _nullable_bytes(
     return buf[pos : pos + n], pos + n
 
 
-def _body(
+def read_body(
     buf: bytes,
     pos: int,
     length: int,
@@ -381,9 +385,9 @@ def _body(
                 f"but instead read {pos - start}"
             )
     except IndexError:
-        raise InvalidRecordError(_STRUCTURE, cause=BufferUnderflowError()) from None
+        raise InvalidRecordError(INVALID_STRUCTURE, cause=BufferUnderflowError()) from None
     except (BufferUnderflowError, IllegalArgumentError) as e:
-        raise InvalidRecordError(_STRUCTURE, cause=e) from None
+        raise InvalidRecordError(INVALID_STRUCTURE, cause=e) from None
     return (
         Record(offset, timestamp, key, value, headers, attributes, offset_delta, ts_delta),
         pos,
@@ -404,7 +408,7 @@ def read_uncompressed(
     """
     end = len(buf)
     if pos >= end:
-        raise InvalidRecordError(_PREMATURE)
+        raise InvalidRecordError(PREMATURE_EOF)
     b = buf[pos]
     if b < 0x80:
         length = (b >> 1) ^ -(b & 1)
@@ -413,7 +417,7 @@ def read_uncompressed(
         try:
             length, p2 = read_varint(buf, pos, end)
         except BufferUnderflowError:
-            raise InvalidRecordError(_PREMATURE) from None
+            raise InvalidRecordError(PREMATURE_EOF) from None
         # an over-long varint escapes as a raw IllegalArgumentException (docs/format.md §3.5a)
         if anomalies is not None:
             _note_varint(anomalies, buf, pos, p2, "record length")
@@ -423,7 +427,7 @@ def read_uncompressed(
             f"Invalid record size: expected {length} bytes in record payload, but instead the "
             f"buffer has only {end - pos} remaining bytes."
         )
-    record, new_pos = _body(
+    record, new_pos = read_body(
         buf, pos, length, base_offset, base_timestamp, log_append_time, anomalies
     )
     record.size = new_pos - pos
@@ -473,6 +477,7 @@ class JavaStreamReader:
         self.po = 0
         if self.pi >= len(self.pieces):
             self.pi = len(self.pieces)
+            self.cur = b""  # nothing is read again after the end (Java keeps returning -1)
             self.eof = True
             if self.error is not None:
                 raise self.error
@@ -537,6 +542,10 @@ class JavaStreamReader:
             r = self._under_read(self.size)
             self.buf = r or b""
             if not self.buf:
+                if r == b"" and self.size == 1:
+                    # no buffer in between (Kafka 2.x lz4): read() of an empty block is
+                    # decompressedBuffer.get() on nothing
+                    raise BufferUnderflowError()
                 return -1
         b = self.buf[self.bpos]
         self.bpos += 1
@@ -595,7 +604,32 @@ class JavaStreamReader:
         return self.read() == -1
 
 
-def _stream_failure(e: CodecError, text: str) -> DecodeError:
+class StreamEof(Exception):
+    """``EOFException`` of a ``DataInputStream`` read (Kafka 2.x's record readers)."""
+
+
+class DataInputReader:
+    """``DataInputStream.readByte`` over a :class:`JavaStreamReader`: the end of the stream
+    raises :class:`StreamEof` instead of reading as -1."""
+
+    __slots__ = ("src",)
+
+    def __init__(self, src: JavaStreamReader) -> None:
+        self.src = src
+
+    def read(self) -> int:
+        b = self.src.read()
+        if b < 0:
+            raise StreamEof()
+        return b
+
+
+def stream_failure(e: CodecError, text: str, *, eof_is_premature: bool = False) -> DecodeError:
+    """The exception ``StreamRecordIterator`` turns a codec's exception into: an
+    ``IOException`` is wrapped as ``KafkaException(text)``, unchecked ones escape; 2.x
+    (``eof_is_premature``) first catches ``EOFException``: "premature EOF reached"."""
+    if eof_is_premature and e.kafka_exception == EOF_EXCEPTION:
+        return InvalidRecordError(PREMATURE_EOF)
     if e.is_io_exception:
         return KafkaError(text, cause=e)
     return e  # unchecked (SnappyError, BufferUnderflowException, ...) escapes raw
@@ -627,14 +661,14 @@ def read_from_stream(
                 "record payload reached EOF."
             )
     except IllegalArgumentError as e:
-        raise InvalidRecordError(_PREMATURE, cause=e) from None
+        raise InvalidRecordError(PREMATURE_EOF, cause=e) from None
     except CodecError as e:
-        raise _stream_failure(e, "Failed to decompress record stream") from None
+        raise stream_failure(e, "Failed to decompress record stream") from None
     if anomalies is None:
-        record, _ = _body(body, 0, length, base_offset, base_timestamp, log_append_time)
+        record, _ = read_body(body, 0, length, base_offset, base_timestamp, log_append_time)
     else:
         local: Anomalies = []
-        record, _ = _body(body, 0, length, base_offset, base_timestamp, log_append_time, local)
+        record, _ = read_body(body, 0, length, base_offset, base_timestamp, log_append_time, local)
         anomalies.extend(local)
     record.size = length
     return record
@@ -645,10 +679,7 @@ def stream_has_leftover(src: JavaStreamReader) -> bool:
     try:
         return not src.at_end()
     except CodecError as e:
-        raise _stream_failure(e, "Error checking for remaining bytes after reading batch") from None
-
-
-_REMAINING = "Incorrect declared batch size, records still remaining in file"
+        raise stream_failure(e, "Error checking for remaining bytes after reading batch") from None
 
 
 def read_region(
@@ -673,7 +704,7 @@ def read_region(
             buf, pos, base_offset, base_timestamp, log_append_time, anomalies
         )
         if i == last and pos != len(buf):
-            raise InvalidRecordError(_REMAINING)
+            raise InvalidRecordError(RECORDS_REMAINING)
         append(record)
 
 
@@ -697,7 +728,7 @@ def read_stream_region(
     for i in range(count):
         record = read_from_stream(src, base_offset, base_timestamp, log_append_time, anomalies)
         if i == last and stream_has_leftover(src):
-            raise InvalidRecordError(_REMAINING)
+            raise InvalidRecordError(RECORDS_REMAINING)
         append(record)
 
 

@@ -1,0 +1,66 @@
+"""Comparing two produce verdicts (``verdict.py``'s document): the kit's and Kafka's.
+
+Exact, field by field, over ``scope``, ``response`` and ``exception`` (``stream.compare.diff``,
+with its one relaxation for compression libraries' own wording), and over ``stored`` with one
+rule: a batch the broker *rebuilt with compression* holds Java's compressor output, which
+another compressor need not reproduce byte for byte (Kafka does not pin it either). Such
+stored bytes agree when they decode (consumer, memory mode) to the same document apart from
+what the compressed bytes decide: each batch's ``sizeInBytes``, ``crc`` and the positions
+after it. Stored bytes of uncompressed or in-place batches must be identical.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from conformance.codecs import NONE
+from conformance.errors import DecodeError
+from conformance.stream.compare import diff
+from conformance.stream.decoder import decode
+from conformance.stream.splitter import Splitter
+
+__all__ = ["COMPARED", "diff_verdicts"]
+
+#: the members of a verdict that are compared (the others name who answered)
+COMPARED = ("scope", "response", "exception", "stored")
+
+
+def diff_verdicts(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
+    """Every difference between Kafka's verdict ``expected`` and ``actual`` (empty: agree)."""
+    out = diff(
+        {k: expected.get(k) for k in COMPARED if k != "stored"},
+        {k: actual.get(k) for k in COMPARED if k != "stored"},
+    )
+    e, a = expected.get("stored"), actual.get("stored")
+    if e == a:
+        return out
+    if e is None or a is None:
+        return [*out, f"$.stored: {_short(e)} != {_short(a)}"]
+    eb, ab = base64.b64decode(e), base64.b64decode(a)
+    if not (_recompressed(eb) and _recompressed(ab)):
+        return [*out, f"$.stored: {_short(e)} != {_short(a)} (not a recompressed batch)"]
+    return [*out, *(f"$.stored decoded {d}" for d in diff(_content(eb), _content(ab)))]
+
+
+def _recompressed(data: bytes) -> bool:
+    try:
+        return all(b.compression_id != NONE for b in Splitter(data, "memory"))
+    except DecodeError:  # bytes that do not split are compared exactly
+        return False
+
+
+def _content(data: bytes) -> dict[str, Any]:
+    doc = decode(data).to_dict()
+    for b in doc["batches"]:
+        for key in ("sizeInBytes", "crc", "position"):
+            b.pop(key, None)
+    if doc.get("tail"):
+        doc["tail"].pop("position", None)
+    return doc
+
+
+def _short(b64: str | None) -> str:
+    if b64 is None:
+        return "None"
+    return b64 if len(b64) <= 48 else f"{b64[:44]}... ({len(b64)} base64 chars)"

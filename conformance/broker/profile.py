@@ -1,0 +1,126 @@
+"""``conformance.decode``: the consumer's verdict, and with ``profile="broker"`` the broker's.
+
+Profiles ``kafka`` and ``strict`` are the consumer's verdict (``stream.decoder.decode``).
+Profile ``broker`` judges the bytes as one partition's records in a Produce request: the
+consumer's verdict on them (memory semantics) plus ``result.broker``, the
+:class:`~conformance.broker.verdict.ProduceVerdict` of a broker given by a
+:class:`ProduceContext` (version, Produce version, topic configuration, clock, leader epoch).
+A :class:`~conformance.broker.log.PartitionLog` passed as ``log`` keeps the partition's state
+across calls, so a sequence of produces is judged like one broker judges them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from conformance import codecs
+from conformance.broker.log import DEFAULT_TRANSACTIONAL_ID, PartitionLog
+from conformance.broker.versions import DEFAULT_VERSION, broker_version
+from conformance.stream.decoder import DEFAULT_MAX_RECORDS
+from conformance.stream.decoder import decode as decode_stream
+from conformance.stream.result import DecodeResult, Mode, Profile
+from conformance.stream.splitter import Source
+
+__all__ = ["ProduceContext", "decode"]
+
+
+@dataclass(frozen=True)
+class ProduceContext:
+    """What the broker profile needs besides the bytes."""
+
+    #: the broker line (``conformance.broker.VERSIONS``)
+    version: str = DEFAULT_VERSION
+    #: the Produce API version of the request (None: the newest the broker speaks)
+    produce_version: int | None = None
+    #: the topic's configuration, Kafka's names and string values
+    topic: Mapping[str, str] = field(default_factory=dict)
+    #: the broker's clock in ms (None: this machine's clock when the verdict is made)
+    now: int | None = None
+    #: the leader epoch the broker stamps on the batch
+    leader_epoch: int = 0
+    #: 2.x/3.x brokers: the inter-broker protocol (bounds the topics' message format)
+    inter_broker_protocol_version: str | None = None
+    #: the request's transactional id (None: a request without one)
+    transactional_id: str | None = DEFAULT_TRANSACTIONAL_ID
+
+    def log(
+        self,
+        decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+        max_records: int | None = DEFAULT_MAX_RECORDS,
+    ) -> PartitionLog:
+        """A fresh partition of this topic on this broker (with the kit's resource limits)."""
+        return PartitionLog(
+            self.topic,
+            version=self.version,
+            inter_broker_protocol_version=self.inter_broker_protocol_version,
+            decompressed_limit=decompressed_limit,
+            max_records=max_records,
+        )
+
+    def produce_version_or_newest(self) -> int:
+        return (
+            self.produce_version
+            if self.produce_version is not None
+            else broker_version(self.version).produce_versions[1]
+        )
+
+    def clock(self) -> int:
+        return self.now if self.now is not None else int(time.time() * 1000)
+
+
+def decode(
+    data: bytes | bytearray | memoryview | Source,
+    *,
+    mode: Mode = "memory",
+    profile: Profile = "kafka",
+    filename: str = "<input>",
+    decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+    max_records: int | None = DEFAULT_MAX_RECORDS,
+    produce: ProduceContext | None = None,
+    log: PartitionLog | None = None,
+) -> DecodeResult:
+    """Kafka's verdict on ``data``: what its consumer does (every profile) and, with profile
+    ``broker``, what a broker answers to the same bytes produced (``produce``: the context,
+    default ``ProduceContext()``; ``log``: a partition whose state the produce continues).
+
+    Never raises for bad input; ``ValueError``/``TypeError`` for wrong arguments (profile
+    ``broker`` with ``mode="file"``, ``produce`` or ``log`` without profile ``broker``).
+    """
+    if profile != "broker":
+        if produce is not None or log is not None:
+            raise ValueError("produce= and log= go with profile='broker'")
+        return decode_stream(
+            data,
+            mode=mode,
+            profile=profile,
+            filename=filename,
+            decompressed_limit=decompressed_limit,
+            max_records=max_records,
+        )
+    if mode != "memory":
+        raise ValueError("profile 'broker' judges a Produce request's records: mode 'memory'")
+    if isinstance(data, bytearray | memoryview):
+        data = bytes(data)
+    ctx = produce if produce is not None else ProduceContext()
+    partition = log if log is not None else ctx.log(decompressed_limit, max_records)
+    # the broker first: what its append held is freed before the consumer's records are kept,
+    # so the peak is the larger of the two, not their sum (docs/memory.md)
+    verdict = partition.produce(
+        data,  # type: ignore[arg-type]
+        produce_version=ctx.produce_version_or_newest(),
+        now=ctx.clock(),
+        leader_epoch=ctx.leader_epoch,
+        transactional_id=ctx.transactional_id,
+    )
+    result = decode_stream(
+        data,
+        mode="memory",
+        profile="kafka",
+        filename=filename,
+        decompressed_limit=decompressed_limit,
+        max_records=max_records,
+    )
+    result.broker = verdict
+    return result

@@ -1,0 +1,233 @@
+"""What differs between the broker versions the kit answers for, as data.
+
+The broker's checks are one implementation (``request``, ``log``, ``validator``,
+``producers``); a :class:`BrokerVersion` holds every fact that differs between Kafka lines:
+which Produce versions a broker accepts, how topic timestamps are bounded, whether it still
+converts message formats, and the wording of its messages. Each difference names the Kafka
+change behind it.
+
+===========  ==============  =======================================================================
+version      Produce         differences from the line before
+===========  ==============  =======================================================================
+2.8.2        v0-v9           ``kafka.log.LogValidator`` (Scala): one symmetric bound
+                             ``message.timestamp.difference.max.ms`` (``|ts - now| > max``);
+                             messages end in ``.``; "first batch'es magic byte"
+3.9.2        v0-v11          ``LogValidator`` in Java (storage module, KAFKA-14477);
+                             ``message.timestamp.before.max.ms`` / ``after.max.ms`` (KIP-937,
+                             3.6), the deprecated difference used where they are unset; no
+                             trailing ``.``; record errors listed in the exception message
+                             (KIP-467 follow-up)
+4.3.1        v3-v13          message formats v0/v1 gone (KIP-724): no conversion, topics are v2;
+                             Produce v0-v2 advertised but refused (KIP-896, KAFKA-18659);
+                             ``after.max.ms`` defaults to 1 hour (KIP-1030);
+                             ``difference.max.ms`` removed
+===========  ==============  =======================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+__all__ = ["DEFAULT_VERSION", "VERSIONS", "BrokerVersion", "Messages", "broker_version"]
+
+LONG_MAX = (1 << 63) - 1
+
+
+@dataclass(frozen=True)
+class Messages:
+    """The broker's message templates (``str.format`` fields: ``tp`` = topic-partition)."""
+
+    batch_magic: str = (
+        "Batch magic {magic} is not the same as the first batch's magic byte {first} in topic "
+        "partition {tp}"
+    )
+    offset_range: str = (
+        "Batch has an invalid offset range: [{base}, {last}] in topic partition {tp}"
+    )
+    reported_count: str = "Invalid reported count for record batch: {count} in topic partition {tp}"
+    inconsistent_count: str = (
+        "Inconsistent batch offset range [{base}, {last}] and count of records {count} in topic "
+        "partition {tp}"
+    )
+    control: str = "Clients are not allowed to write control records in topic partition {tp}"
+    sequence: str = (
+        "Invalid sequence number {sequence} in record batch with producerId {pid} in topic "
+        "partition {tp}"
+    )
+    record_magic: str = (
+        "Record {record}'s magic does not match outer magic {magic} in topic partition {tp}"
+    )
+    inner_crc: str = "{message} in topic partition {tp}"
+    compacted_key: str = "Compacted topic cannot accept message without key in topic partition {tp}"
+    timestamp_range: str = (
+        "Timestamp {ts} of message with offset {offset} is out of range. The timestamp should be "
+        "within [{low}, {high}]"
+    )
+    log_append_time: str = (
+        "Invalid timestamp type in message {record}. Producer should not set timestamp type to "
+        "LogAppendTime."
+    )
+    no_batch: str = (
+        "Produce requests with version {version} must have at least one record batch per partition"
+    )
+    one_batch: str = (
+        "Produce requests with version {version} are only allowed to contain exactly one record "
+        "batch per partition"
+    )
+    too_large: str = (
+        "The record batch size in the append to {tp} is {size} bytes which exceeds the maximum "
+        "configured value of {max}."
+    )
+    old_epoch: str = (
+        "Epoch of producer {pid} at offset {offset} in {tp} is {epoch}, which is smaller than the "
+        "last seen epoch {last}"
+    )
+    #: (sic: no space before "at" from 3.0)
+    new_epoch_sequence: str = (
+        "Invalid sequence number for new epoch of producer {pid}at offset {offset} in partition "
+        "{tp}: {epoch} (request epoch), {sequence} (seq. number), {last} (current producer epoch)"
+    )
+    #: the JVM's message for the NullPointerException of a null record (2.x only; ``{call}``:
+    #: the method called on it, e.g. ``hasMagic(byte)``)
+    null_record: str | None = None
+    #: ``LogOffsetMetadata.toString`` of a non-transactional batch
+    offset_metadata: str = "(offset={offset}, segment=[-1:-1])"
+    #: the exception of a batch whose records failed for other reasons than timestamps
+    #: (``{errors}`` = Java's ``List.toString`` of the first three RecordError objects)
+    record_errors: str = (
+        "One or more records have been rejected due to {count} record errors in total, and only "
+        "showing the first three errors at most: {errors}"
+    )
+
+
+_MESSAGES_2_8 = Messages(
+    batch_magic="Batch magic {magic} is not the same as the first batch'es magic byte {first} in "
+    "topic partition {tp}.",
+    offset_range="Batch has an invalid offset range: [{base}, {last}] in topic partition {tp}.",
+    reported_count="Invalid reported count for record batch: {count} in topic partition {tp}.",
+    inconsistent_count="Inconsistent batch offset range [{base}, {last}] and count of records "
+    "{count} in topic partition {tp}.",
+    control="Clients are not allowed to write control records in topic partition {tp}.",
+    sequence="Invalid sequence number {sequence} in record batch with producerId {pid} in topic "
+    "partition {tp}.",
+    record_magic="Record {record}'s magic does not match outer magic {magic} in topic partition "
+    "{tp}.",
+    inner_crc="{message} in topic partition {tp}.",
+    compacted_key="Compacted topic cannot accept message without key in topic partition {tp}.",
+    record_errors="One or more records have been rejected",
+    no_batch="Produce requests with version {version} must have at least one record batch",
+    one_batch="Produce requests with version {version} are only allowed to contain exactly one "
+    "record batch",
+    new_epoch_sequence="Invalid sequence number for new epoch of producer {pid} at offset "
+    "{offset} in partition {tp}: {epoch} (request epoch), {sequence} (seq. number), {last} "
+    "(current producer epoch)",
+    offset_metadata="(offset={offset} segment=[-1:-1])",
+    # Java 17's helpful NullPointerException message (the oracle's JVM, and any broker on 14+)
+    null_record='Cannot invoke "org.apache.kafka.common.record.Record.{call}" because "record" '
+    "is null",
+)
+
+_MESSAGES_4 = Messages(
+    #: (sic: the closing parenthesis, 4.x)
+    too_large="The record batch size in the append to {tp} is {size} bytes which exceeds the "
+    "maximum configured value of {max}).",
+    #: the transaction version of the request (KIP-890 part 2): the oracle's clients send TV 1
+    old_epoch="Epoch of producer {pid} at offset {offset} in {tp} is {epoch}, which is < the last "
+    "seen epoch {last} (TV-1)",
+)
+
+
+@dataclass(frozen=True)
+class BrokerVersion:
+    """One Kafka broker line: its facts for the produce path."""
+
+    version: str
+    #: Produce versions the broker answers (others: UNSUPPORTED_VERSION for the request)
+    produce_versions: tuple[int, int]
+    #: the topic timestamp bound: "difference" (2.x: one symmetric bound) or "before-after"
+    timestamp_bounds: str = "before-after"
+    #: whether ``message.timestamp.difference.max.ms`` still exists (used when before/after are
+    #: unset, 3.6-3.9)
+    timestamp_difference: bool = True
+    #: the default of ``message.timestamp.after.max.ms`` (KIP-1030: 1 hour from 4.0)
+    default_after_max_ms: int = LONG_MAX
+    #: whether topics may keep message format v0/v1 (``message.format.version``; KIP-724)
+    legacy_formats: bool = True
+    #: how a Produce version the broker does not speak is answered: (error, Java exception,
+    #: message); the real broker closes the connection, the answer is what the request
+    #: parser raised (2.x names the request context the broker oracle simulates)
+    unsupported_version: tuple[str, str, str] = (
+        "INVALID_REQUEST",
+        "org.apache.kafka.common.errors.InvalidRequestException",
+        "Received request api key PRODUCE with version {version} which is not enabled",
+    )
+    #: KIP-534 (3.0): ``computeAttributes`` keeps the delete-horizon bit (6) when it rewrites
+    #: a batch's attributes; 2.x has no such bit and drops it with the other unknown bits
+    delete_horizon_bit: bool = True
+    #: KIP-890 (3.6): before the append, ``ReplicaManager`` reads every batch's producer id
+    #: and transactional flag (a v2 batch too short for them fails the request there)
+    transaction_verification: bool = True
+    #: the clients library line the broker reads records with (``codecs.CLIENTS``): "3.5"
+    #: (ChunkedBytesStream, KIP-390; snappy-java 1.1.10, zstd-jni 1.5) or "2.8"
+    #: (DataInputStream; a short uncompressed record is null; the skipping reader is bounded
+    #: by the record's length; snappy-java 1.1.8, zstd-jni 1.4)
+    clients: str = "3.5"
+    messages: Messages = field(default_factory=Messages)
+
+
+VERSIONS: dict[str, BrokerVersion] = {
+    v.version: v
+    for v in (
+        BrokerVersion(
+            "2.8.2",
+            (0, 9),
+            timestamp_bounds="difference",
+            unsupported_version=(
+                "INVALID_REQUEST",
+                "org.apache.kafka.common.errors.InvalidRequestException",
+                "Error getting request for apiKey: PRODUCE, apiVersion: {version}, connectionId: "
+                "127.0.0.1:9092-127.0.0.1:50000-0, listenerName: ListenerName(PLAINTEXT), "
+                "principal: User:ANONYMOUS",
+            ),
+            transaction_verification=False,
+            delete_horizon_bit=False,
+            clients="2.8",
+            messages=_MESSAGES_2_8,
+        ),
+        BrokerVersion("3.9.2", (0, 11)),
+        BrokerVersion(
+            "4.3.1",
+            (3, 13),
+            timestamp_difference=False,
+            default_after_max_ms=3_600_000,
+            legacy_formats=False,
+            unsupported_version=(
+                "UNSUPPORTED_VERSION",
+                "org.apache.kafka.common.errors.UnsupportedVersionException",
+                "Received request for api with key 0 (Produce) and unsupported version {version}",
+            ),
+            messages=_MESSAGES_4,
+        ),
+    )
+}
+
+#: the newest supported broker line
+DEFAULT_VERSION = "4.3.1"
+
+
+def broker_version(version: str | BrokerVersion | None = None) -> BrokerVersion:
+    """The :class:`BrokerVersion` of ``version`` (default: the newest); ValueError names the
+    supported versions."""
+    if isinstance(version, BrokerVersion):
+        return version
+    found = VERSIONS.get(version or DEFAULT_VERSION)
+    if found is None:
+        raise ValueError(
+            f"broker version {version!r} is not supported (supported: {', '.join(VERSIONS)})"
+        )
+    return found
+
+
+def with_messages(v: BrokerVersion, **templates: str) -> BrokerVersion:
+    """``v`` with some message templates replaced (tests, and a version that differs by one)."""
+    return replace(v, messages=replace(v.messages, **templates))

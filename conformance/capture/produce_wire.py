@@ -1,0 +1,246 @@
+"""The wire of ``capture.produce``: Produce, Fetch and ApiVersions with kafka-python's classes.
+
+``WireClient`` sends one request at a time over one connection to a
+:class:`~conformance.capture.proxy.RecordingProxy` (which records the frames) and tells a
+response from a closed connection (how a broker answers a request it cannot read). The
+partition response of a Produce response frame is read into the shape of the broker
+verdict's ``response`` (``read_produce_response``); the stored batches of each request are
+cut from a Fetch from offset 0 (``stored_by_request``).
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+from conformance.broker.codes import CODES
+from conformance.capture.proxy import RecordingProxy, read_fetch_partitions
+from conformance.corpus.produce.golden import stored_b64
+from conformance.stream.splitter import Splitter
+
+__all__ = [
+    "API_PRODUCE",
+    "CLIENT_ID",
+    "TIMEOUT_MS",
+    "WireClient",
+    "fetch_partition",
+    "new_fetch_request",
+    "new_produce_request",
+    "produce_version_for",
+    "read_produce_request",
+    "read_produce_response",
+    "read_produce_versions",
+    "stored_by_request",
+]
+
+API_PRODUCE = 0
+FETCH_VERSION = 11  # topic names (v13+ has ids), spoken by 2.8 (v0-v12) through 4.x (v4+)
+FETCH_MAX_BYTES = 1 << 20
+TIMEOUT_MS = 30_000
+CLIENT_ID = "kafka-conformance-produce-golden"
+
+
+def _error_name(code: int) -> str:
+    names = {c: n for n, c in CODES.items()}
+    if code in names:
+        return names[code]
+    import kafka.errors
+
+    return str(kafka.errors.for_code(code).message)
+
+
+def read_produce_response(frame: bytes, version: int) -> dict[str, Any]:
+    """The (only) partition response of a Produce response frame, shaped like the verdict's
+    ``response`` (64-bit numbers as decimal strings; fields the version lacks at their
+    defaults)."""
+    from kafka.protocol.producer import ProduceResponse
+
+    resp = ProduceResponse.decode(frame, version=version, header=True)
+    parts = [p for t in resp.responses for p in t.partition_responses]
+    if len(parts) != 1:
+        raise ValueError(f"Produce response with {len(parts)} partitions (expected 1)")
+    p = parts[0]
+    return {
+        "errorCode": p.error_code,
+        "errorName": _error_name(p.error_code),
+        "errorMessage": p.error_message if version >= 8 else None,
+        "baseOffset": str(p.base_offset),
+        "logAppendTimeMs": str(p.log_append_time_ms if version >= 2 else -1),
+        "logStartOffset": str(p.log_start_offset if version >= 5 else -1),
+        "recordErrors": [
+            {"batchIndex": e.batch_index, "batchIndexErrorMessage": e.batch_index_error_message}
+            for e in (p.record_errors if version >= 8 else [])
+        ],
+    }
+
+
+def read_produce_request(frame: bytes, version: int) -> tuple[str | None, list[bytes]]:
+    """The transactional id and every partition's ``records`` of a Produce request frame."""
+    from kafka.protocol.producer import ProduceRequest
+
+    req = ProduceRequest.decode(frame, version=version, header=True)
+    records = [bytes(p.records or b"") for t in req.topic_data for p in t.partition_data]
+    return (req.transactional_id if version >= 3 else None), records
+
+
+def new_produce_request(topic: str, records: bytes, version: int, txn: str | None) -> Any:
+    from kafka.protocol.producer import ProduceRequest
+
+    r = ProduceRequest[version]
+    part = r.TopicProduceData.PartitionProduceData(index=0, records=records)
+    return r(
+        transactional_id=txn,
+        acks=-1,
+        timeout_ms=TIMEOUT_MS,
+        topic_data=[r.TopicProduceData(name=topic, partition_data=[part])],
+    )
+
+
+def new_fetch_request(topic: str) -> Any:
+    from kafka.protocol.consumer import FetchRequest
+
+    f = FetchRequest[FETCH_VERSION]
+    part = f.FetchTopic.FetchPartition(
+        partition=0,
+        current_leader_epoch=-1,
+        fetch_offset=0,
+        log_start_offset=-1,
+        partition_max_bytes=FETCH_MAX_BYTES,
+    )
+    return f(
+        replica_id=-1,
+        max_wait_ms=0,
+        min_bytes=0,
+        max_bytes=FETCH_MAX_BYTES,
+        isolation_level=0,
+        session_id=0,
+        session_epoch=-1,
+        topics=[f.FetchTopic(topic=topic, partitions=[part])],
+        forgotten_topics_data=[],
+        rack_id="",
+    )
+
+
+class WireClient:
+    """One connection to the proxy, a request at a time; reconnects after the broker closed
+    it (its answer to a request it cannot read)."""
+
+    def __init__(self, proxy: RecordingProxy, timeout: float = TIMEOUT_MS / 1000 + 30) -> None:
+        self.address = (proxy.host, proxy.port)
+        self.timeout = timeout
+        self.sock: socket.socket | None = None
+        self.correlation_id = 0
+
+    def exchange(self, message: Any) -> tuple[int, bytes, bytes | None]:
+        """(correlation id, request frame, response frame or None: connection closed)."""
+        self.correlation_id += 1
+        message.with_header(correlation_id=self.correlation_id, client_id=CLIENT_ID)
+        frame = bytes(message.encode(header=True))
+        if self.sock is None:
+            self.sock = socket.create_connection(self.address, timeout=self.timeout)
+        try:
+            self.sock.sendall(struct.pack(">i", len(frame)) + frame)
+            head = self._recv(4)
+            if head is None:
+                self.close()
+                return self.correlation_id, frame, None
+            (size,) = struct.unpack(">i", head)
+            body = self._recv(size)
+            if body is None:
+                raise ConnectionError("connection closed inside a response frame")
+            return self.correlation_id, frame, body
+        except BaseException:
+            self.close()
+            raise
+
+    def _recv(self, n: int) -> bytes | None:
+        assert self.sock is not None
+        buf = bytearray()
+        while len(buf) < n:
+            try:
+                chunk = self.sock.recv(n - len(buf))
+            except ConnectionResetError:
+                chunk = b""
+            if not chunk:
+                return None
+            buf += chunk
+        return bytes(buf)
+
+    def close(self) -> None:
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            finally:
+                self.sock = None
+
+
+def read_produce_versions(proxy: RecordingProxy) -> tuple[int, int]:
+    """The Produce versions the broker advertises (ApiVersions v0)."""
+    from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
+
+    client = WireClient(proxy)
+    try:
+        _, _, frame = client.exchange(ApiVersionsRequest[0]())
+    finally:
+        client.close()
+    if frame is None:
+        raise ConnectionError("the broker closed the connection on ApiVersions v0")
+    resp = ApiVersionsResponse.decode(frame, version=0, header=True)
+    for k in resp.api_keys:
+        if k.api_key == API_PRODUCE:
+            return int(k.min_version), int(k.max_version)
+    raise ValueError("the broker advertises no Produce versions")
+
+
+def fetch_partition(client: WireClient, proxy: RecordingProxy, topic: str) -> bytes:
+    """The partition's records from offset 0 (a Fetch through the proxy, read back from the
+    proxy's recording)."""
+    corr, _, frame = client.exchange(new_fetch_request(topic))
+    if frame is None:
+        raise ConnectionError("the broker closed the connection on Fetch")
+    found = [
+        (err, records)
+        for ex, t, p, err, records in read_fetch_partitions(proxy)
+        if ex.correlation_id == corr and ex.client_id == CLIENT_ID and t == topic and p == 0
+    ]
+    if len(found) != 1 or found[0][0] != 0:
+        raise RuntimeError(f"Fetch of {topic}-0 answered {found!r}")
+    return found[0][1] or b""
+
+
+def stored_by_request(fetched: bytes, answers: Sequence[dict[str, Any] | None]) -> list[str | None]:
+    """Per request, the fetched batches it stored: from its base offset to the next accepted
+    request's (None: an error, or a duplicate that stored nothing)."""
+    batches = [(b.last_offset, bytes(b.raw)) for b in Splitter(fetched, "memory")]
+    starts = sorted(
+        {int(a["baseOffset"]) for a in answers if a is not None and a["errorCode"] == 0}
+    )
+    out: list[str | None] = []
+    seen: set[int] = set()
+    for a in answers:
+        if a is None or a["errorCode"] != 0 or int(a["baseOffset"]) in seen:
+            out.append(None)
+            continue
+        first = int(a["baseOffset"])
+        seen.add(first)
+        later = [s for s in starts if s > first]
+        end = later[0] if later else 1 << 63
+        data = b"".join(raw for last, raw in batches if first <= last < end)
+        out.append(stored_b64(data) if data else None)
+    return out
+
+
+def produce_version_for(requested: int, advertised: tuple[int, int]) -> int:
+    """``requested`` when kafka-python can write a Produce request of that version, else the
+    nearest version both kafka-python and the broker (``advertised``) speak."""
+    from kafka.protocol.producer import ProduceRequest
+
+    low, high = ProduceRequest.min_version, ProduceRequest.max_version
+    if low <= requested <= high:
+        return requested
+    both = range(max(low, advertised[0]), min(high, advertised[1]) + 1)
+    if not both:
+        raise ValueError("no Produce version both kafka-python and the broker speak")
+    return min(both, key=lambda v: (abs(v - requested), v))

@@ -1,0 +1,120 @@
+"""``kafka-conformance partition``: the partition each client's default partitioner gives a key
+(``conformance.partitioners``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import Any
+
+from conformance.cli.common import plural, positive_int
+from conformance.partitioners import MAX_PARTITIONS, PARTITIONERS, place
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+_EPILOG = (
+    f"""\
+A key is hashed as the bytes a producer's serializer makes of it: --key TEXT takes the UTF-8
+bytes of TEXT (Java's StringSerializer), --key-hex its hexadecimal bytes, --null-key a record
+without key. An empty key (--key '') is not a null key. "not key-determined" means that client
+does not derive the partition from the key (random, sticky or round-robin: the line says
+which).
+
+exit codes:
+  {EXIT_OK}  the partitions were printed
+  {EXIT_USAGE}  usage error (no key given, bad hexadecimal, a partition count outside
+     1..{MAX_PARTITIONS}, an unknown partitioner)
+
+partitioners (docs/partitioners.md):
+"""
+    + "\n".join(
+        f"  {name}\n"
+        + textwrap.fill(p.description, 78, initial_indent=" " * 6, subsequent_indent=" " * 6)
+        for name, p in PARTITIONERS.items()
+    )
+    + """
+
+examples:
+  kafka-conformance partition --key order-42 --partitions 12
+  kafka-conformance partition --key-hex 00ff10 --partitions 100 --partitioner java
+  kafka-conformance partition --null-key --partitions 6 --json
+"""
+)
+
+
+def _partition_count(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_PARTITIONS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_PARTITIONS}, not {value}")
+    return value
+
+
+def _hex_key(text: str) -> bytes:
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not hexadecimal bytes: {text!r}") from None
+
+
+def _key_shown(key: bytes | None) -> str:
+    if key is None:
+        return "null key"
+    text = key.decode("utf-8", "backslashreplace")
+    readable = text.isprintable() and "\\" not in text
+    shown = f" {text!r}" if readable else ""
+    return f"key {key.hex() or '(empty)'}{shown}, {plural(len(key), 'byte')}"
+
+
+def _cmd_partition(args: argparse.Namespace) -> int:
+    if args.null_key:
+        key = None
+    elif args.key_hex is not None:
+        key = args.key_hex
+    else:
+        key = args.key.encode("utf-8", "surrogateescape")
+    names = None if args.partitioner == "all" else (args.partitioner,)
+    report = place(key, args.partitions, names)
+    if args.json:
+        sys.stdout.write(report.to_json() + "\n")
+        return EXIT_OK
+    print(f"{_key_shown(key)}; {plural(args.partitions, 'partition')}")
+    width = max(len(p.partitioner) for p in report.placements)
+    for p in report.placements:
+        where = str(p.partition) if p.partition is not None else p.instead
+        print(f"  {p.partitioner:{width}}  {where}")
+    return EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """Add ``partition`` to the ``kafka-conformance`` parser."""
+    p = subparsers.add_parser(
+        "partition",
+        help="the partition each Kafka client's default partitioner gives a key",
+        description="Print the partition a record with the given key goes to under each "
+        "client's partitioner (Java, librdkafka, sarama, kafkajs, ...), as each client "
+        "computes it, or whether that client does not derive it from the key.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+    )
+    key = p.add_mutually_exclusive_group(required=True)
+    key.add_argument("--key", metavar="TEXT", help="the key: the UTF-8 bytes of TEXT")
+    key.add_argument("--key-hex", type=_hex_key, metavar="HEX", help="the key as hexadecimal bytes")
+    key.add_argument("--null-key", action="store_true", help="a record without key (null)")
+    p.add_argument(
+        "--partitions",
+        type=_partition_count,
+        required=True,
+        metavar="N",
+        help="the topic's partition count",
+    )
+    p.add_argument(
+        "--partitioner",
+        choices=[*PARTITIONERS, "all"],
+        default="all",
+        metavar="NAME|all",
+        help="one partitioner (names below) or all of them (default)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=_cmd_partition)

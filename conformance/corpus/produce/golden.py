@@ -1,0 +1,306 @@
+"""``corpora/produce-golden/``: Produce requests answered by real Kafka brokers.
+
+Where ``corpora/produce/`` holds the broker *oracle's* answers (Kafka's classes in a JVM), this
+corpus holds what real brokers answered over the wire (``conformance.capture.produce``,
+``scripts/capture-produce-golden``): the crafted produce cases and batches of a real client,
+each sent as a real Produce request through the recording proxy to a fresh partition.
+
+======================================  ======================================================
+file                                    content
+======================================  ======================================================
+``<broker-id>/manifest.json``           the broker, the cases, the cases left out and why,
+                                        when and how the corpus was captured
+``<broker-id>/<case>/request-<i>.bin``  the i-th partition payload, as sent (``records``)
+``<broker-id>/<case>/response-<i>.bin`` the Produce response frame as received (no size
+                                        prefix); absent when the broker closed the connection
+``<broker-id>/<case>/case.json``        provenance: broker, topic and its configuration, per
+                                        request the Produce version, transactional id and the
+                                        broker's clock ``now``
+``<broker-id>/<case>/answer.json``      the partition responses decoded from the frames, and
+                                        the batches each request stored (fetched back)
+``<broker-id>/<case>/fetch.bin``        the ``records`` of the Fetch from offset 0
+======================================  ======================================================
+
+Expectations come only from the real broker. :func:`judge_golden` compares the kit's model
+(``conformance.broker``) with them, on what the wire carries: the response fields of the
+Produce version used (:data:`RESPONSE_FIELDS_SINCE`) and the stored batches
+(``broker.compare.diff_verdicts``, with its rule for recompressed batches).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.broker.compare import diff_verdicts
+from conformance.broker.log import PartitionLog
+from conformance.broker.versions import broker_version
+
+__all__ = [
+    "FORMAT",
+    "RESPONSE_FIELDS_SINCE",
+    "GoldenCase",
+    "GoldenRequest",
+    "carried",
+    "judge_golden",
+    "read_golden",
+    "read_golden_corpus",
+    "stored_b64",
+    "write_golden_case",
+    "write_golden_manifest",
+]
+
+FORMAT = "kafka-conformance/produce-golden/1"
+
+#: the partition response fields that appeared after Produce v0, with their first version
+RESPONSE_FIELDS_SINCE: dict[str, int] = {
+    "logAppendTimeMs": 2,
+    "logStartOffset": 5,
+    "recordErrors": 8,
+    "errorMessage": 8,
+}
+
+#: the leader epoch of a freshly created partition (the model's ``leader_epoch``)
+LEADER_EPOCH = 0
+#: the widest clock window :func:`judge_golden` searches for the broker's clock
+MAX_CLOCK_WINDOW_MS = 10_000
+
+
+@dataclass(frozen=True)
+class GoldenRequest:
+    """One Produce request of a case and the broker's answer to it."""
+
+    records: bytes
+    produce_version: int
+    #: the broker's clock for the model (ms): the wall clock read right before sending
+    now: int
+    transactional_id: str | None = None
+    #: the partition response decoded from the frame (the verdict's ``response`` shape);
+    #: None: the broker closed the connection instead of answering
+    response: dict[str, Any] | None = None
+    response_frame: bytes | None = None
+    #: base64 of the batches this request stored, as fetched back (None: nothing stored)
+    stored: str | None = None
+    #: case.json's entry for the request (provenance: versions, clocks, files)
+    meta: dict[str, Any] = field(default_factory=dict)
+    #: the wall clock read right after the answer arrived: the broker read its clock at some
+    #: time in ``[now, received_at]``
+    received_at: int | None = None
+
+
+@dataclass(frozen=True)
+class GoldenCase:
+    name: str
+    description: str
+    broker_id: str
+    kafka_version: str
+    topic_name: str
+    topic: dict[str, str]
+    requests: tuple[GoldenRequest, ...]
+    inter_broker_protocol_version: str | None = None
+    #: whether the partition was fetched back (``stored`` is the broker's)
+    fetched: bool = False
+    fetch_records: bytes | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _dump(doc: Any) -> str:
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def write_golden_case(root: Path, case: GoldenCase) -> Path:
+    """Write ``case`` to ``root/<case.name>/`` (replacing what was there); returns it."""
+    d = root / case.name
+    d.mkdir(parents=True, exist_ok=True)
+    for stale in [*d.glob("request-*.bin"), *d.glob("response-*.bin"), d / "fetch.bin"]:
+        stale.unlink(missing_ok=True)
+    entries, answers = [], []
+    for i, r in enumerate(case.requests):
+        (d / f"request-{i}.bin").write_bytes(r.records)
+        entry = {
+            "file": f"request-{i}.bin",
+            "sha256": hashlib.sha256(r.records).hexdigest(),
+            **r.meta,
+            "produceVersion": r.produce_version,
+            "transactionalId": r.transactional_id,
+            "now": str(r.now),
+            "receivedAtMs": None if r.received_at is None else str(r.received_at),
+            "response": None,
+        }
+        if r.response_frame is not None:
+            (d / f"response-{i}.bin").write_bytes(r.response_frame)
+            entry["response"] = f"response-{i}.bin"
+        entries.append(entry)
+        answers.append(
+            {
+                "request": i,
+                "connectionClosed": r.response is None,
+                "response": r.response,
+                "stored": r.stored,
+            }
+        )
+    fetch = None
+    if case.fetch_records is not None:
+        (d / "fetch.bin").write_bytes(case.fetch_records)
+        fetch = {"file": "fetch.bin", "sha256": hashlib.sha256(case.fetch_records).hexdigest()}
+    (d / "case.json").write_text(
+        _dump(
+            {
+                "name": case.name,
+                "description": case.description,
+                **case.meta,
+                "brokerId": case.broker_id,
+                "kafkaVersion": case.kafka_version,
+                "topic": case.topic_name,
+                "topicConfig": case.topic,
+                "interBrokerProtocolVersion": case.inter_broker_protocol_version,
+                "leaderEpoch": LEADER_EPOCH,
+                "requests": entries,
+            }
+        )
+    )
+    (d / "answer.json").write_text(
+        _dump(
+            {
+                "broker": case.broker_id,
+                "fetched": case.fetched,
+                "fetch": fetch,
+                "answers": answers,
+            }
+        )
+    )
+    return d
+
+
+def write_golden_manifest(root: Path, doc: dict[str, Any]) -> None:
+    """``root/manifest.json``: ``doc`` (broker, cases, skipped, provenance) with the format."""
+    (root / "manifest.json").write_text(_dump({"format": FORMAT, **doc}))
+
+
+def _read_case(d: Path) -> GoldenCase:
+    meta = json.loads((d / "case.json").read_text(encoding="utf-8"))
+    answer = json.loads((d / "answer.json").read_text(encoding="utf-8"))
+    requests = []
+    for entry, ans in zip(meta["requests"], answer["answers"], strict=True):
+        data = (d / entry["file"]).read_bytes()
+        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise ValueError(f"{d / entry['file']}: sha256 differs from case.json")
+        frame = None if entry["response"] is None else (d / entry["response"]).read_bytes()
+        requests.append(
+            GoldenRequest(
+                data,
+                entry["produceVersion"],
+                int(entry["now"]),
+                entry["transactionalId"],
+                ans["response"],
+                frame,
+                ans["stored"],
+                entry,
+                None if entry.get("receivedAtMs") is None else int(entry["receivedAtMs"]),
+            )
+        )
+    fetched = answer.get("fetch")
+    return GoldenCase(
+        meta["name"],
+        meta["description"],
+        meta["brokerId"],
+        meta["kafkaVersion"],
+        meta["topic"],
+        dict(meta["topicConfig"]),
+        tuple(requests),
+        meta["interBrokerProtocolVersion"],
+        bool(answer["fetched"]),
+        None if fetched is None else (d / fetched["file"]).read_bytes(),
+        meta,
+    )
+
+
+def read_golden(root: Path) -> tuple[dict[str, Any], list[GoldenCase]]:
+    """The manifest and the cases of one broker's directory ``root``."""
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    if manifest.get("format") != FORMAT:
+        raise ValueError(f"{root}: not a {FORMAT} corpus")
+    return manifest, [_read_case(root / name) for name in manifest["cases"]]
+
+
+def read_golden_corpus(root: Path) -> dict[str, tuple[dict[str, Any], list[GoldenCase]]]:
+    """Every broker directory under ``root`` (``corpora/produce-golden``), by broker id."""
+    return {
+        d.name: read_golden(d)
+        for d in sorted(root.iterdir())
+        if d.is_dir() and (d / "manifest.json").is_file()
+    }
+
+
+def carried(response: dict[str, Any], produce_version: int) -> dict[str, Any]:
+    """``response`` without the fields a Produce response of ``produce_version`` lacks."""
+    return {k: v for k, v in response.items() if produce_version >= RESPONSE_FIELDS_SINCE.get(k, 0)}
+
+
+def _differences(r: GoldenRequest, ours: dict[str, Any], fetched: bool, version: Any) -> list[str]:
+    """What differs between the broker's answer to ``r`` and the model's verdict ``ours``."""
+    if r.response is None:
+        # the broker closed the connection: the model must fail the whole request as the
+        # request parser does (a Produce version the broker does not speak)
+        exc = ours.get("exception") or {}
+        if ours["scope"] == "request" and exc.get("class") == version.unsupported_version[1]:
+            return []
+        return [
+            f"the broker closed the connection; the model answered "
+            f"{ours['response']['errorName']} (scope {ours['scope']})"
+        ]
+    expected: dict[str, Any] = {"response": carried(r.response, r.produce_version)}
+    actual: dict[str, Any] = {"response": carried(ours["response"], r.produce_version)}
+    if fetched:
+        expected["stored"], actual["stored"] = r.stored, ours["stored"]
+    return diff_verdicts(expected, actual)
+
+
+def judge_golden(case: GoldenCase) -> list[str]:
+    """Every difference between the real broker's answers in ``case`` and the kit's model
+    (a fresh ``PartitionLog`` with the case's topic, its configuration and Kafka version, each
+    request in order with its Produce version and transactional id, leader epoch 0).
+
+    The broker's clock is known to lie in ``[now, received_at]`` of each request: the model
+    runs at ``now``, and when that differs, at each later millisecond of the window (at most
+    :data:`MAX_CLOCK_WINDOW_MS`); the first that agrees is the broker's clock (the log goes on
+    from there). Differences are reported at ``now``."""
+    version = broker_version(case.kafka_version)
+    log = PartitionLog(
+        case.topic,
+        version=version,
+        topic_name=case.topic_name,
+        inter_broker_protocol_version=case.inter_broker_protocol_version,
+    )
+    out: list[str] = []
+    for i, r in enumerate(case.requests):
+        before = copy.deepcopy(log)
+
+        def run(target: PartitionLog, now: int, r: GoldenRequest = r) -> dict[str, Any]:
+            return target.produce(
+                r.records,
+                produce_version=r.produce_version,
+                now=now,
+                leader_epoch=LEADER_EPOCH,
+                transactional_id=r.transactional_id,
+            ).to_dict()
+
+        diffs = _differences(r, run(log, r.now), case.fetched, version)
+        last = min(r.received_at or r.now, r.now + MAX_CLOCK_WINDOW_MS)
+        for now in range(r.now + 1, last + 1) if diffs else ():
+            trial = copy.deepcopy(before)
+            if not _differences(r, run(trial, now), case.fetched, version):
+                log, diffs = trial, []
+                break
+        where = f"{case.broker_id}/{case.name} request {i} (Produce v{r.produce_version})"
+        out += [f"{where}: {d}" for d in diffs]
+    return out
+
+
+def stored_b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode()

@@ -1,0 +1,494 @@
+"""``conformance.partitioners`` against the vectors the clients publish themselves.
+
+Every expected value below is copied from a client's (or its hash library's) own test or
+source, named at each table; none is computed by the kit. Plus the Java differential (Kafka's
+own ``Utils.murmur2`` on random keys, through the broker oracle) and Hypothesis properties.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance import partitioners
+from conformance.cli import main
+from conformance.partitioners import (
+    EMPTY,
+    FORMAT,
+    MAX_PARTITIONS,
+    NULL,
+    PARTITIONERS,
+    fnv1a_32,
+    kafkajs_legacy_murmur2,
+    murmur2,
+    place,
+    rd_fnv1a,
+    to_positive,
+)
+from conformance.primitives.crc import crc32
+
+JAVA = PARTITIONERS["java"]
+
+# ------------------------------------------------------------------------------ murmur2
+
+#: apache/kafka clients/src/test/java/org/apache/kafka/common/utils/UtilsTest.java, testMurmur2
+KAFKA_UTILS_TEST = {
+    b"21": -973932308,
+    b"foobar": -790332482,
+    b"a-little-bit-long-string": -985981536,
+    b"a-little-bit-longer-string": -1486304829,
+    b"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8": -58897971,
+    b"abc": 479470107,
+}
+
+_SHORT = b"1234"
+_UNALIGNED = b"PreAmbleWillBeRemoved,ThePrePartThatIs"
+#: librdkafka src/rdmurmur2.c, unittest_murmur2 (as uint32; "" also stands for NULL there)
+LIBRDKAFKA_MURMUR2 = {
+    b"kafka": 0xD067CF64,
+    b"giberish123456789": 0x8F552B0C,
+    _SHORT: 0x9FC97B14,
+    _SHORT[1:]: 0xE7C009CA,
+    _SHORT[2:]: 0x873930DA,
+    _SHORT[3:]: 0x5A4B5CA1,
+    _UNALIGNED: 0x78424F1C,
+    _UNALIGNED[1:]: 0x4A62B377,
+    _UNALIGNED[2:]: 0xE0E4E09E,
+    _UNALIGNED[3:]: 0x62B8B43F,
+    b"": 0x106E08D9,
+}
+
+#: IBM/sarama partitioner_test.go, TestMurmur2 (uint32, "verified against ... Utils.murmur2()")
+SARAMA_MURMUR2 = {
+    b"foo": 597841616,
+    b"bar": 988958145,
+    b"baz": 1973573280,
+    b"": 275646681,
+    b"kafka": 3496464228,
+    b"sarama": 770765511,
+}
+
+#: tulios/kafkajs src/producer/partitioners/default/murmur2.spec.js (generated with the Java
+#: murmur2 of default/Test.java); plus murmur2(0) -> String(0) and Buffer.from('1')
+KAFKAJS_DEFAULT_MURMUR2 = {
+    b"0": 971027396,
+    b"1": -1993445489,
+    b"128": -326012175,
+    b"2187": -1508407203,
+    b"16384": -325739742,
+    b"78125": -1654490814,
+    b"279936": 1462227128,
+    b"823543": -2014198330,
+    b"2097152": 607668903,
+    b"4782969": -1182699775,
+    b"10000000": -1830336757,
+    b"19487171": -1603849305,
+    b"35831808": -857013643,
+    b"62748517": -1167431028,
+    b"105413504": -381294639,
+    b"170859375": -1658323481,
+    b"100:48069": 1009543857,
+}
+
+#: tulios/kafkajs src/producer/partitioners/legacy/murmur2.spec.js (the 1.x JavaScript murmur2)
+KAFKAJS_LEGACY_MURMUR2 = {
+    b"0": 272173970,
+    b"1": 1311020360,
+    b"128": 2053105854,
+    b"2187": -2081355488,
+    b"16384": 204404061,
+    b"78125": -677491393,
+    b"279936": -622460209,
+    b"823543": 651276451,
+    b"2097152": 944683677,
+    b"4782969": -892695770,
+    b"10000000": -1778616326,
+    b"19487171": -518311627,
+    b"35831808": 556972389,
+    b"62748517": -233806557,
+    b"105413504": -109398538,
+    b"170859375": 102939717,
+}
+
+
+@pytest.mark.parametrize(("key", "expected"), KAFKA_UTILS_TEST.items())
+def test_murmur2_kafka_utils_test(key: bytes, expected: int) -> None:
+    assert murmur2(key) == expected
+
+
+@pytest.mark.parametrize(("key", "expected"), LIBRDKAFKA_MURMUR2.items())
+def test_murmur2_librdkafka_unittest(key: bytes, expected: int) -> None:
+    assert murmur2(key) & 0xFFFFFFFF == expected
+
+
+@pytest.mark.parametrize(("key", "expected"), SARAMA_MURMUR2.items())
+def test_murmur2_sarama(key: bytes, expected: int) -> None:
+    assert murmur2(key) & 0xFFFFFFFF == expected
+
+
+@pytest.mark.parametrize(("key", "expected"), KAFKAJS_DEFAULT_MURMUR2.items())
+def test_murmur2_kafkajs_default(key: bytes, expected: int) -> None:
+    assert murmur2(key) == expected
+
+
+@pytest.mark.parametrize(("key", "expected"), KAFKAJS_LEGACY_MURMUR2.items())
+def test_kafkajs_legacy_murmur2(key: bytes, expected: int) -> None:
+    assert kafkajs_legacy_murmur2(key) == expected
+
+
+def test_kafkajs_legacy_is_not_java_murmur2() -> None:
+    """The two kafkajs spec files hash the same keys to different values: 1.x's default
+    partitioner was not Java-compatible (kafkajs CHANGELOG 2.0.0, #1339)."""
+    for key, legacy in KAFKAJS_LEGACY_MURMUR2.items():
+        assert legacy != KAFKAJS_DEFAULT_MURMUR2[key]
+
+
+def test_murmur2_takes_any_bytes_like() -> None:
+    for key, expected in KAFKA_UTILS_TEST.items():
+        assert murmur2(bytearray(key)) == murmur2(memoryview(key)) == expected
+
+
+def test_to_positive_is_not_abs() -> None:
+    """``Utils.toPositive``: ``number & 0x7fffffff`` (its Javadoc), unlike ``Utils.abs``
+    (UtilsTest.testAbs: abs(-10) = 10)."""
+    assert to_positive(-(1 << 31)) == 0
+    assert to_positive(-1) == 0x7FFFFFFF
+    assert to_positive(-10) == 0x7FFFFFF6
+    assert to_positive(10) == 10
+    assert to_positive(0) == 0
+
+
+# --------------------------------------------------------------------------- fnv1a, crc32
+
+#: Go src/hash/fnv/fnv_test.go, golden32a (sarama's hasher: fnv.New32a)
+GO_FNV32A = {b"": 0x811C9DC5, b"a": 0xE40C292C, b"ab": 0x4D2505CA, b"abc": 0x1A47E90B}
+
+#: librdkafka src/rdfnv1a.c, unittest_fnv1a (rd_fnv1a: the absolute value of the int32)
+LIBRDKAFKA_FNV1A = {
+    b"kafka": 0xD33C4E1,
+    b"giberish123456789": 0x77A58295,
+    _SHORT: 0x23BDD03,
+    _SHORT[1:]: 0x2DEA3CD2,
+    _SHORT[2:]: 0x740FA83E,
+    _SHORT[3:]: 0x310CA263,
+    _UNALIGNED: 0x65CBD69C,
+    _UNALIGNED[1:]: 0x6E49C79A,
+    _UNALIGNED[2:]: 0x69EED356,
+    _UNALIGNED[3:]: 0x6ABCC023,
+    b"": 0x7EE3623B,
+}
+
+#: IBM/sarama partitioner_test.go, TestHashPartitionerMinInt32: "1468509572224" generates
+#: 2147483648 (uint32), int32's min value
+SARAMA_MIN_INT32_KEY = b"1468509572224"
+
+
+@pytest.mark.parametrize(("key", "expected"), GO_FNV32A.items())
+def test_fnv1a_32_go_golden(key: bytes, expected: int) -> None:
+    assert fnv1a_32(key) == expected
+
+
+@pytest.mark.parametrize(("key", "expected"), LIBRDKAFKA_FNV1A.items())
+def test_rd_fnv1a_librdkafka_unittest(key: bytes, expected: int) -> None:
+    assert rd_fnv1a(key) == expected
+
+
+def test_fnv1a_min_int32_key() -> None:
+    assert fnv1a_32(SARAMA_MIN_INT32_KEY) == 2147483648
+    for name in (
+        "sarama:NewHashPartitioner",
+        "sarama:NewReferenceHashPartitioner",
+        "librdkafka:fnv1a",
+        "librdkafka:fnv1a_random",
+    ):
+        assert 0 <= PARTITIONERS[name].partition(SARAMA_MIN_INT32_KEY, 50) < 50  # type: ignore[operator]
+
+
+def test_fnv1a_min_int32_key_by_hand() -> None:
+    """Worked by hand from the sources' arithmetic (2^31 = 50 * 42949672 + 48), not from the
+    kit: sarama's Go ``int32(MinInt32) % 50 = -48``, negated: 48; librdkafka's
+    ``(uint32_t)(-INT32_MIN) % 50 = 2^31 % 50``: 48; Java's reduction ``MIN & 0x7fffffff``: 0."""
+    key = SARAMA_MIN_INT32_KEY
+    assert PARTITIONERS["sarama:NewHashPartitioner"].partition(key, 50) == 48
+    assert PARTITIONERS["librdkafka:fnv1a_random"].partition(key, 50) == 48
+    assert PARTITIONERS["sarama:NewReferenceHashPartitioner"].partition(key, 50) == 0
+
+
+def test_crc32_sarama_sheetjs() -> None:
+    """sarama partitioner_test.go: "`SheetJS` has a crc32 hash value of 2647669026"."""
+    assert crc32(b"SheetJS") == 2647669026
+
+
+# ------------------------------------------------------------------------ partitions
+
+#: dpkp/kafka-python test/producer/test_partitioner.py and aio-libs/aiokafka
+#: tests/test_partitioner.py, test_murmur2_java_compatibility: 1000 partitions ("compare with
+#: output from Kafka's org.apache.kafka.clients.producer.Partitioner")
+KAFKA_PYTHON_1000 = {
+    b"": 681,
+    b"a": 524,
+    b"ab": 434,
+    b"abc": 107,
+    b"123456789": 566,
+    b"\x00 ": 742,
+}
+
+#: IBM/sarama partitioner_test.go, TestMurmur2Partitioner "known Java-compatible partition
+#: assignments": 100 partitions
+SARAMA_MURMUR2_100 = {b"foo": 16, b"bar": 45, b"baz": 80, b"kafka": 80, b"sarama": 11}
+
+#: IBM/sarama partitioner_test.go, TestConsistentCRCHashPartitioner: 100 partitions
+SARAMA_CRC_100 = {
+    b"abc123def456": 57,
+    b"SheetJS": 26,
+    b"9e8c7f4cf45857cfff7645d6": 24,
+    b"3900446192ff85a5f67da10c": 75,
+    b"0f4407b7a67d6d27de372198": 50,
+}
+
+
+@pytest.mark.parametrize(("key", "expected"), KAFKA_PYTHON_1000.items())
+def test_java_partition_kafka_python(key: bytes, expected: int) -> None:
+    assert JAVA.partition(key, 1000) == expected
+    assert PARTITIONERS["librdkafka:murmur2"].partition(key, 1000) == expected
+
+
+@pytest.mark.parametrize(("key", "expected"), SARAMA_MURMUR2_100.items())
+def test_java_partition_sarama_murmur2(key: bytes, expected: int) -> None:
+    assert JAVA.partition(key, 100) == expected
+
+
+@pytest.mark.parametrize(("key", "expected"), SARAMA_CRC_100.items())
+def test_sarama_consistent_crc(key: bytes, expected: int) -> None:
+    assert PARTITIONERS["sarama:NewConsistentCRCHashPartitioner"].partition(key, 100) == expected
+
+
+#: librdkafka tests/0048-partitioner.c, do_test_partitioners: the keys ("23456" is
+#: ``unaligned + 1`` of "123456") and, per partitioner, the hash of each key; -1 (None here)
+#: is "random". The expected partition is ``hash % part_cnt`` with part_cnt 7 (quick) or 17;
+#: the murmur2 constants are already ``toPositive``-ed (tests/java/Murmur2Cli.java).
+LIBRDKAFKA_0048_KEYS: tuple[bytes | None, ...] = (
+    None,
+    b"",
+    b"23456",
+    b"this is another string with more length to it perhaps",
+    b"hejsan",
+)
+LIBRDKAFKA_0048: dict[str, tuple[int | None, ...]] = {
+    "consistent": (0x0, 0x0, 0xB1B451D7, 0xB0150DF7, 0xD077037E),
+    "consistent_random": (None, None, 0xB1B451D7, 0xB0150DF7, 0xD077037E),
+    "murmur2": (0x106E08D9, 0x106E08D9, 0x058D780F, 0x4F7703DA, 0x5EC19395),
+    "murmur2_random": (None, 0x106E08D9, 0x058D780F, 0x4F7703DA, 0x5EC19395),
+    "fnv1a": (0x7EE3623B, 0x7EE3623B, 0x27E6F469, 0x155E3E5F, 0x17B1E27A),
+    "fnv1a_random": (None, 0x7EE3623B, 0x27E6F469, 0x155E3E5F, 0x17B1E27A),
+}
+#: librdkafka's names in the kit's registry (murmur2_random is Java's rule)
+_RD = {n: f"librdkafka:{n}" for n in LIBRDKAFKA_0048} | {"murmur2_random": "java"}
+
+
+@pytest.mark.parametrize("part_cnt", [7, 17])
+@pytest.mark.parametrize("name", sorted(LIBRDKAFKA_0048))
+def test_librdkafka_0048_partitioner(name: str, part_cnt: int) -> None:
+    partitioner = PARTITIONERS[_RD[name]]
+    for key, hashed in zip(LIBRDKAFKA_0048_KEYS, LIBRDKAFKA_0048[name], strict=True):
+        expected = None if hashed is None else hashed % part_cnt
+        assert partitioner.partition(key, part_cnt) == expected, key
+
+
+def test_librdkafka_0048_hashes() -> None:
+    """The same constants as the hashes themselves (NULL hashed as zero bytes). The murmur2
+    column is ``toPositive(Utils.murmur2(key))``, as librdkafka's tests/java/Murmur2Cli.java
+    prints it (murmur2 of "23456" has the high bit set)."""
+    for i, key in enumerate(LIBRDKAFKA_0048_KEYS):
+        data = key or b""
+        assert crc32(data) == LIBRDKAFKA_0048["consistent"][i]
+        assert to_positive(murmur2(data)) == LIBRDKAFKA_0048["murmur2"][i]
+        assert rd_fnv1a(data) == LIBRDKAFKA_0048["fnv1a"][i]
+
+
+def test_null_and_empty_keys_as_each_client_documents() -> None:
+    """librdkafka's ``partitioner`` doc (rdkafka_conf.c): consistent maps empty and NULL keys
+    to a single partition, consistent_random randomly partitions them; murmur2 and fnv1a map
+    NULL keys to a single partition, the *_random ones partition NULL randomly. Sarama, Java,
+    kafka-python, kafkajs: a null key is not hashed, an empty one is."""
+    n = 12
+    single = ("librdkafka:consistent", "librdkafka:murmur2", "librdkafka:fnv1a")
+    for name in single:
+        assert PARTITIONERS[name].partition(None, n) == PARTITIONERS[name].partition(b"", n)
+        assert PARTITIONERS[name].not_key_determined == ()
+    assert PARTITIONERS["librdkafka:consistent_random"].not_key_determined == (NULL, EMPTY)
+    for name, p in PARTITIONERS.items():
+        if name not in single and name != "librdkafka:consistent_random":
+            assert p.not_key_determined == (NULL,), name
+            assert p.partition(None, n) is None and p.partition(b"", n) is not None
+
+
+# ----------------------------------------------------------------------- the registry
+
+
+def test_registry_documents_every_partitioner() -> None:
+    assert len(PARTITIONERS) >= 10
+    for name, p in PARTITIONERS.items():
+        assert p.name == name and p.description and p.formula and p.source and p.used_by
+        for kind, text in ((NULL, p.null_key), (EMPTY, p.empty_key)):
+            assert text.startswith("not key-determined") == (kind in p.not_key_determined)
+        assert set(p.not_key_determined) <= {NULL, EMPTY}
+        hashed = crc32 if p.hash == "crc32" else getattr(partitioners, p.hash)
+        assert callable(hashed)
+        doc = json.loads(p.to_json())
+        assert doc == p.to_dict() and doc["name"] == name and "rule" not in doc
+        assert all(u["client"] and u["selected_by"] for u in doc["used_by"])
+    defaults = {u.client for p in PARTITIONERS.values() for u in p.used_by if u.default}
+    assert len(defaults) >= 7  # Java, kafka-python, aiokafka, franz-go, kafkajs, librdkafka, sarama
+
+
+def test_partition_count_is_checked() -> None:
+    for bad in (0, -1, MAX_PARTITIONS + 1):
+        with pytest.raises(ValueError):
+            JAVA.partition(b"k", bad)
+    assert JAVA.partition(b"k", MAX_PARTITIONS) is not None
+    assert JAVA.partition(b"k", 1) == 0
+
+
+def test_place_and_its_document() -> None:
+    report = place(b"foo", 100)
+    assert [p.partitioner for p in report.placements] == list(PARTITIONERS)
+    doc = json.loads(report.to_json())
+    assert doc["format"] == FORMAT and doc["key"] == "666f6f" and doc["key_length"] == 3
+    assert doc["placements"][0] == {"partitioner": "java", "partition": 16, "instead": None}
+    null = place(None, 6, ("java", "librdkafka:consistent"))
+    assert null.to_dict()["key"] is None
+    java, consistent = null.placements
+    assert java.partition is None and java.instead == JAVA.null_key
+    assert consistent.partition == 0
+    with pytest.raises(KeyError):
+        place(b"", 1, ("no-such",))
+
+
+# ------------------------------------------------------------------------ the command
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(["partition", *argv])
+    return code, capsys.readouterr().out
+
+
+def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, "--key", "foo", "--partitions", "100")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "key 666f6f 'foo', 3 bytes; 100 partitions"
+    assert lines[1].split() == ["java", "16"]
+    assert len(lines) == 1 + len(PARTITIONERS)
+    code, out = _run(capsys, "--null-key", "--partitions", "7", "--partitioner", "java")
+    assert code == 0 and "not key-determined" in out.splitlines()[1]
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--key-hex", "00 20", "--partitions", "1000", "--partitioner", "java", "--json")
+    code, out = _run(capsys, *args)
+    doc = json.loads(out)
+    assert code == 0 and doc["key"] == "0020" and doc["placements"][0]["partition"] == 742
+    code, out = _run(capsys, "--key", "", "--partitions", "1000", "--json")
+    assert json.loads(out)["placements"][0]["partition"] == 681  # empty, not null
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--partitions", "3"],
+        ["--key", "a", "--null-key", "--partitions", "3"],
+        ["--key-hex", "zz", "--partitions", "3"],
+        ["--key", "a", "--partitions", "0"],
+        ["--key", "a", "--partitions", str(MAX_PARTITIONS + 1)],
+        ["--key", "a", "--partitions", "3", "--partitioner", "nope"],
+    ],
+)
+def test_cli_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["partition", *argv])
+    assert e.value.code == 2
+    capsys.readouterr()
+
+
+# ------------------------------------------------------------------ Hypothesis properties
+
+keys = st.one_of(st.none(), st.binary(max_size=80))
+counts = st.one_of(st.integers(1, 64), st.integers(1, MAX_PARTITIONS))
+
+
+@given(keys, counts)
+def test_partition_in_range_and_none_exactly_where_documented(key: bytes | None, n: int) -> None:
+    for p in PARTITIONERS.values():
+        got = p.partition(key, n)
+        kind = NULL if key is None else EMPTY if key == b"" else None
+        if kind in p.not_key_determined:
+            assert got is None, p.name
+        else:
+            assert got is not None and 0 <= got < n, p.name
+
+
+@given(st.integers(-(1 << 31), (1 << 31) - 1))
+def test_to_positive_never_negative(x: int) -> None:
+    y = to_positive(x)
+    assert 0 <= y <= 0x7FFFFFFF
+    assert y == x if x >= 0 else y == x + (1 << 31)
+
+
+@given(st.binary(max_size=80))
+def test_hashes_are_32_bit(data: bytes) -> None:
+    assert -(1 << 31) <= murmur2(data) < (1 << 31)
+    assert -(1 << 31) <= kafkajs_legacy_murmur2(data) < (1 << 31)
+    assert 0 <= fnv1a_32(data) <= 0xFFFFFFFF
+    assert 0 <= rd_fnv1a(data) <= 0x80000000
+
+
+@given(st.binary(max_size=80), counts)
+def test_java_compatible_means_java_for_every_key(key: bytes, n: int) -> None:
+    java = JAVA.partition(key, n)
+    for p in PARTITIONERS.values():
+        if p.java_compatible:
+            assert p.partition(key, n) == java, p.name
+
+
+@given(st.binary(max_size=80), counts)
+def test_librdkafka_fnv1a_matches_sarama_default(key: bytes, n: int) -> None:
+    """rdfnv1a.c: "modifications to match the Sarama default Producer implementation":
+    librdkafka takes the absolute value before an unsigned remainder, sarama negates a
+    negative signed remainder; the same partition for every key."""
+    sarama = PARTITIONERS["sarama:NewHashPartitioner"].partition(key, n)
+    assert PARTITIONERS["librdkafka:fnv1a_random"].partition(key, n) == sarama
+
+
+@given(st.binary(min_size=1, max_size=80), counts)
+def test_crc_partitioners_agree_on_non_empty_keys(key: bytes, n: int) -> None:
+    """sarama's NewConsistentCRCHashPartitioner "is compatible with librdkafka's
+    consistent_random" for keys with bytes (not for the empty key: see its entry)."""
+    crc = PARTITIONERS["sarama:NewConsistentCRCHashPartitioner"].partition(key, n)
+    assert PARTITIONERS["librdkafka:consistent_random"].partition(key, n) == crc
+    assert PARTITIONERS["librdkafka:consistent"].partition(key, n) == crc
+
+
+# -------------------------------------------------------------- Java's own Utils.murmur2
+
+
+@pytest.mark.oracle
+def test_murmur2_matches_kafka_utils_murmur2_on_random_keys() -> None:
+    """100,000 random keys (lengths 0-64, fixed seed) hashed by Kafka's real
+    ``Utils.murmur2`` in a JVM (``conformance.jvm.broker_oracle``, every version it supports:
+    3.9.2 first) and by the kit."""
+    broker_oracle = pytest.importorskip("conformance.jvm.broker_oracle")
+    rng = random.Random(0x9747B28C)
+    sample = [rng.randbytes(rng.randint(0, 64)) for _ in range(100_000)]
+    ours = [murmur2(k) for k in sample]
+    versions = getattr(broker_oracle, "SUPPORTED_VERSIONS", ("3.9.2",))
+    for version in sorted(versions, key=lambda v: v != "3.9.2"):
+        with broker_oracle.BrokerOracle(version) as oracle:
+            java = oracle.murmur2(sample)
+        assert len(java) == len(sample), version
+        wrong = [(k.hex(), j, o) for k, j, o in zip(sample, java, ours) if j != o]
+        assert not wrong, (version, wrong[:10])
