@@ -85,7 +85,7 @@ def test_a_codec_stream_stays_ended(codec: str) -> None:
     handed out the last piece again on the second read past the end (found by the produce
     differential: an lz4 record's header count read at the end of the stream)."""
     from conformance import codecs
-    from conformance.wire.record import JavaStreamReader
+    from conformance.wire.java_stream import JavaStreamReader
 
     data = b"0123456789" * 3
     src = JavaStreamReader(codecs.read_stream(codecs.CODEC_IDS[codec], codecs.write_stream(

@@ -5,6 +5,9 @@ Produce request:
 
 1. the request-level checks of ``KafkaApis``/``ProduceRequest.validateRecords``
    (``request.py``);
+1b. (3.6+, KIP-890) a transactional batch's verification: the producer's verification state
+   (``producers.py``), then the transaction coordinator's answer (``coordinator``: NONE, the
+   partition is in the transaction; an error fails the partition before the append);
 2. ``UnifiedLog.analyzeAndValidateRecords``: per batch a base offset of 0 (v2), the size
    against ``max.message.bytes``, the CRC, the codec; then the bytes after the last complete
    batch are dropped (``trimInvalidBytes``);
@@ -25,10 +28,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance import codecs
-from conformance.broker.codes import NONE
+from conformance.broker.codes import COORDINATOR_ERRORS, NONE, error_for, unknown_coordinator
 from conformance.broker.config import TopicConfig
 from conformance.broker.producers import ProducerStates
-from conformance.broker.request import check_request, partition_batches
+from conformance.broker.request import (
+    check_request,
+    coordinator_answer,
+    partition_batches,
+    verification_failure,
+    verification_target,
+)
 from conformance.broker.response import failure
 from conformance.broker.validator import validate
 from conformance.broker.verdict import PartitionResponse, ProduceVerdict
@@ -100,11 +109,18 @@ class PartitionLog:
         now: int,
         leader_epoch: int = 0,
         transactional_id: str | None = DEFAULT_TRANSACTIONAL_ID,
+        coordinator: str = NONE,
     ) -> ProduceVerdict:
         """The broker's answer to ``data`` (one partition's ``records`` of a Produce request
         of ``produce_version``) at the broker's clock ``now`` (ms), as leader in
         ``leader_epoch``; the log changes only when it is accepted. ``transactional_id`` is
-        the request's (a transactional batch without one is refused)."""
+        the request's (a transactional batch without one is refused). ``coordinator`` is
+        what the transaction coordinator answers when a 3.6+ broker asks it whether a
+        transactional batch's partition is in the producer's transaction (a Kafka ``Errors``
+        name of ``codes.COORDINATOR_ERRORS``; NONE: it is; 2.x asks no one); ValueError for
+        another name."""
+        if coordinator not in COORDINATOR_ERRORS:
+            raise ValueError(unknown_coordinator(coordinator))
         v = self.version
 
         def verdict(
@@ -132,6 +148,28 @@ class PartitionLog:
         if refused is not None:
             response, exception, scope = refused
             return verdict(response, exception, scope=scope)
+        verified = None
+        target = verification_target(
+            data, produce_version, v, transactional_id if produce_version >= 3 else None
+        )
+        if target is not None:
+            pid, sequence, epoch = target
+            try:
+                asked = self.producers.start_verification(
+                    pid,
+                    sequence,
+                    epoch,
+                    epoch_bump=v.transactions_v2_from is not None
+                    and produce_version >= v.transactions_v2_from,
+                    checks_epoch=v.verification_checks_epoch,
+                    messages=v.messages,
+                )
+            except DecodeError as e:
+                return verdict(*verification_failure(error_for(e), produce_version, v, e))
+            if asked and coordinator != NONE:
+                error = coordinator_answer(coordinator, produce_version, v)
+                return verdict(*verification_failure(error, produce_version, v))
+            verified = pid if asked else None
         try:
             batches = self._analyze(data)
             if not batches:  # nothing valid: a no-op append
@@ -182,7 +220,7 @@ class PartitionLog:
                             ),
                             duplicate=True,
                         )
-            updated = self.producers.prepare(v2, self.tp, v.messages)
+            updated = self.producers.prepare(v2, self.tp, v, verified)
         except DecodeError as e:
             response, exception = failure(e, self.log_start_offset)
             return verdict(response, exception)
@@ -210,8 +248,8 @@ class PartitionLog:
                     f"The baseOffset of the record batch in the append to {self.tp} should be "
                     f"0, but it is {b.base_offset}"
                 )
-            if not out and b.magic >= MAGIC_VALUE_V2 and len(b.raw) < LAST_OFFSET_DELTA_OFFSET + 4:
-                raise IndexOutOfBoundsError(None)  # the first batch's lastOffset() is read
+            if b.magic >= MAGIC_VALUE_V2 and len(b.raw) < LAST_OFFSET_DELTA_OFFSET + 4:
+                raise IndexOutOfBoundsError(None)  # every batch's lastOffset() is read
             if b.size_in_bytes > self.topic.max_message_bytes:
                 raise RecordTooLargeError(
                     self.version.messages.too_large.format(

@@ -24,7 +24,34 @@ while a transaction is open     producer P at offset (offset=O, segment=[-1:-1])
 
 A producer whose epoch was never seen may start at any sequence. A transactional batch
 opens a transaction; clients cannot close it (markers are written by the coordinator, which
-this model does not run: a transactional batch is taken as verified, KIP-890).
+this model does not run).
+
+**Verification state (KIP-890, 3.6+).** Before a transactional batch is appended, the broker
+starts a verification for its producer unless a transaction of the producer is ongoing
+(4.x: for the batch's epoch; 4.x also refuses an epoch below the producer's:
+INVALID_PRODUCER_EPOCH "Epoch of producer P is E, which is smaller than the last seen epoch
+L"): ``ProducerStateManager.maybeCreateVerificationStateEntry`` keeps per producer the lowest
+sequence and the epoch it was started with (a lower sequence of the same epoch, or a higher
+epoch, replaces them; 4.x: whether it was a transactions V2 request). The entry stays until a
+transactional batch of the producer is appended (``UnifiedLog.updateProducers``), whether the
+coordinator's answer was NONE or an error, or the append failed. While it stays, every batch of
+the producer (idempotent ones too) is checked against it first (``checkSequence``):
+
+=====================================  ==================================================
+check                                  broker answer
+=====================================  ==================================================
+(before the checks above, 3.9.2/4.x)  INVALID_PRODUCER_EPOCH "Epoch of producer P is E,
+a transactional batch without an       which is smaller than the last seen epoch L"
+ongoing transaction, epoch below the
+producer's
+... and not verified in this request   INVALID_TXN_STATE "Record was not part of an ongoing
+(``batchMissingRequiredVerification``) transaction"
+4.x, a V2 entry, the producer has no   OUT_OF_ORDER_SEQUENCE_NUMBER "Invalid sequence
+batches, first sequence not 0          number for producer P ... Expected sequence 0 ..."
+first sequence above the entry's       OUT_OF_ORDER_SEQUENCE_NUMBER "Out of order sequence
+lowest                                 number ...: S (incoming seq. number), L (earliest
+                                       seen sequence)"
+=====================================  ==================================================
 """
 
 from __future__ import annotations
@@ -32,7 +59,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from conformance.broker.versions import Messages
+from conformance.broker.versions import BrokerVersion, Messages
 from conformance.errors import (
     InvalidProducerEpochError,
     InvalidTxnStateError,
@@ -41,7 +68,7 @@ from conformance.errors import (
 from conformance.primitives.java import wrap32
 from conformance.wire.batch import RecordBatchV2
 
-__all__ = ["NUM_BATCHES_TO_RETAIN", "Duplicate", "ProducerStates"]
+__all__ = ["NUM_BATCHES_TO_RETAIN", "Duplicate", "ProducerStates", "VerificationState"]
 
 NUM_BATCHES_TO_RETAIN = 5
 _INT_MAX = 0x7FFFFFFF
@@ -109,11 +136,56 @@ class _Entry:
         self.batches.append(batch)
 
 
+@dataclass
+class VerificationState:
+    """``VerificationStateEntry``: a verification started for a producer, not yet followed by
+    an append of its transactional batch."""
+
+    lowest_sequence: int
+    epoch: int
+    #: 4.x: started by a transactions V2 request (``supportsEpochBump``)
+    epoch_bump: bool = False
+
+    def update(self, sequence: int, epoch: int) -> None:
+        """``maybeUpdateLowestSequenceAndEpoch``."""
+        if epoch == self.epoch and sequence < self.lowest_sequence:
+            self.lowest_sequence = sequence
+        if epoch > self.epoch:
+            self.epoch = epoch
+            self.lowest_sequence = sequence
+
+
 class ProducerStates:
     """The producer state of one partition (``ProducerStateManager``), fed batch by batch."""
 
     def __init__(self) -> None:
         self._entries: dict[int, _Entry] = {}
+        #: ``verificationStates``: producer id -> its verification state
+        self.verifications: dict[int, VerificationState] = {}
+
+    def start_verification(
+        self,
+        pid: int,
+        sequence: int,
+        epoch: int,
+        *,
+        epoch_bump: bool,
+        checks_epoch: bool,
+        messages: Messages,
+    ) -> bool:
+        """``UnifiedLog.maybeStartTransactionVerification``: False when the producer's
+        transaction is ongoing (nothing to verify), else the verification state is created or
+        updated and True (the coordinator is asked); ``checks_epoch`` (4.x): an epoch below the
+        producer's raises, and a transaction is ongoing only for its own epoch."""
+        if checks_epoch:
+            self._check_epoch(pid, epoch, messages)
+        if self._ongoing(pid, epoch, checks_epoch):
+            return False
+        state = self.verifications.get(pid)
+        if state is None:
+            state = self.verifications[pid] = VerificationState(sequence, epoch, epoch_bump)
+        state.update(sequence, epoch)
+        return True
 
     def find_duplicate(self, b: RecordBatchV2) -> Duplicate | None:
         """``lastEntry(pid).findDuplicateBatch(batch)``."""
@@ -125,12 +197,39 @@ class ProducerStates:
                 return Duplicate(m.first_offset, m.last_offset, m.timestamp)
         return None
 
+    def _ongoing(self, pid: int, epoch: int, checks_epoch: bool) -> bool:
+        """``UnifiedLog.hasOngoingTransaction`` (4.x: for ``epoch``)."""
+        entry = self._entries.get(pid)
+        return (
+            entry is not None
+            and entry.txn_first_offset is not None
+            and (not checks_epoch or entry.epoch == epoch)
+        )
+
+    def _check_epoch(self, pid: int, epoch: int, messages: Messages) -> None:
+        """A transactional batch whose epoch is below the producer's (3.9.2/4.x, before the
+        verification guard is checked)."""
+        entry = self._entries.get(pid)
+        if entry is not None and epoch < entry.epoch:
+            raise InvalidProducerEpochError(
+                messages.verification_epoch.format(pid=pid, epoch=epoch, last=entry.epoch)
+            )
+
     def prepare(
-        self, batches: list[RecordBatchV2], tp: str, messages: Messages
+        self,
+        batches: list[RecordBatchV2],
+        tp: str,
+        v: BrokerVersion,
+        verified: int | None = None,
     ) -> dict[int, _Entry]:
-        """``updateProducers`` for the stored ``batches`` (offsets assigned): the updated
-        entries, or the exception the broker raises."""
+        """``analyzeAndValidateProducerState`` and ``updateProducers`` for the stored
+        ``batches`` (offsets assigned): the updated entries, or the exception the broker
+        raises. ``verified``: the producer whose verification this request started and the
+        coordinator confirmed (its ``VerificationGuard``)."""
+        messages = v.messages
         updated: dict[int, tuple[_Entry, _Entry]] = {}
+        #: the verification state each producer's ``ProducerAppendInfo`` was made with
+        verifying: dict[int, VerificationState | None] = {}
         for b in batches:
             if b.producer_id <= -1:
                 continue
@@ -138,8 +237,18 @@ class ProducerStates:
             if pid not in updated:
                 current = self._entries.get(pid) or _Entry()
                 updated[pid] = (current, current.copy_without_batches())
+                verifying[pid] = self.verifications.get(pid)
             current, entry = updated[pid]
             first_offset = b.base_offset
+            if (
+                v.transaction_verification
+                and b.is_transactional
+                and not self._ongoing(pid, b.producer_epoch, v.verification_checks_epoch)
+            ):
+                self._check_epoch(pid, b.producer_epoch, messages)
+                guarded = verified == pid and pid in self.verifications
+                if not b.is_control and not guarded:  # batchMissingRequiredVerification
+                    raise InvalidTxnStateError("Record was not part of an ongoing transaction")
             # checkProducerEpoch
             if b.producer_epoch < entry.epoch:
                 raise InvalidProducerEpochError(
@@ -151,6 +260,7 @@ class ProducerStates:
                         last=entry.epoch,
                     )
                 )
+            self._check_verification(verifying[pid], current, b, pid, first_offset, tp, messages)
             self._check_sequence(current, entry, b, pid, first_offset, tp, messages)
             last_offset = b.last_offset
             entry.update_epoch(b.producer_epoch)
@@ -172,7 +282,34 @@ class ProducerStates:
                 )
             if entry.txn_first_offset is None and b.is_transactional:
                 entry.txn_first_offset = first_offset
+            if b.is_transactional:  # the transaction has a first offset: verification done
+                self.verifications.pop(pid, None)
         return {pid: entry for pid, (_, entry) in updated.items()}
+
+    @staticmethod
+    def _check_verification(
+        state: VerificationState | None,
+        current: _Entry,
+        b: RecordBatchV2,
+        pid: int,
+        offset: int,
+        tp: str,
+        messages: Messages,
+    ) -> None:
+        """The first checks of ``checkSequence``: a verification state left for the producer."""
+        if state is None:
+            return
+        first = b.base_sequence
+        if state.epoch_bump and first != 0 and not current.batches:
+            raise OutOfOrderSequenceError(
+                messages.tv2_first_sequence.format(pid=pid, offset=offset, tp=tp, sequence=first)
+            )
+        if first > state.lowest_sequence:
+            raise OutOfOrderSequenceError(
+                messages.earliest_sequence.format(
+                    pid=pid, offset=offset, tp=tp, sequence=first, lowest=state.lowest_sequence
+                )
+            )
 
     @staticmethod
     def _check_sequence(

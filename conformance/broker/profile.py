@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from conformance import codecs
+from conformance.broker.codes import COORDINATOR_ERRORS, NONE, unknown_coordinator
 from conformance.broker.log import DEFAULT_TRANSACTIONAL_ID, PartitionLog
 from conformance.broker.versions import DEFAULT_VERSION, broker_version
 from conformance.stream.decoder import DEFAULT_MAX_RECORDS
@@ -44,6 +45,14 @@ class ProduceContext:
     inter_broker_protocol_version: str | None = None
     #: the request's transactional id (None: a request without one)
     transactional_id: str | None = DEFAULT_TRANSACTIONAL_ID
+    #: 3.6+ brokers (KIP-890): the transaction coordinator's answer when the broker asks
+    #: whether a transactional batch's partition is in the producer's transaction (a Kafka
+    #: ``Errors`` name of ``codes.COORDINATOR_ERRORS``; NONE: it is)
+    coordinator: str = NONE
+
+    def __post_init__(self) -> None:
+        if self.coordinator not in COORDINATOR_ERRORS:
+            raise ValueError(unknown_coordinator(self.coordinator))
 
     def log(
         self,
@@ -113,6 +122,7 @@ def decode(
         now=ctx.clock(),
         leader_epoch=ctx.leader_epoch,
         transactional_id=ctx.transactional_id,
+        coordinator=ctx.coordinator,
     )
     result = decode_stream(
         data,

@@ -33,15 +33,13 @@ from conformance.errors import (
 from conformance.primitives.varint import read_varint, read_varint_stream
 from conformance.stream.splitter import Batch
 from conformance.wire.batch import RecordBatchV2, increment_sequence
+from conformance.wire.java_stream import DataInputReader, JavaStreamReader, StreamEof
 from conformance.wire.layout import RECORDS_OFFSET, TIMESTAMP_TYPE_MASK, TimestampType
 from conformance.wire.legacy import LegacyBatch, LegacyMessage
 from conformance.wire.record import (
     PREMATURE_EOF,
     RECORDS_REMAINING,
-    DataInputReader,
-    JavaStreamReader,
     Record,
-    StreamEof,
     read_body,
     read_from_stream,
     read_uncompressed,

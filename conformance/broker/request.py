@@ -14,9 +14,31 @@ transactional id                               transactional id at all)
 ``ProduceRequest.validateRecords`` (v3+): a    INVALID_RECORD / UNSUPPORTED_COMPRESSION_TYPE
 batch, magic 2, no zstd below v7, one batch    for the partition (messages in ``versions``)
 (3.6+) every batch's producer id and           an exception reading them fails the request
-transactional flag (KIP-890 verification)      (a v2 batch shorter than its header:
-                                               IndexOutOfBoundsException)
+transactional flag, the transactional          (a v2 batch shorter than its header:
+batches' epochs, the first batch's base        IndexOutOfBoundsException); two producers:
+sequence (KIP-890 verification)                INVALID_PRODUCER_ID_MAPPING for the request
 =============================================  ==========================================
+
+**Verification (KIP-890, 3.6+).** When a transactional batch comes with a transactional id,
+``ReplicaManager`` starts a verification (:func:`verification_target`; the log's
+``maybeStartTransactionVerification``, ``producers.py``) and, unless the producer's transaction
+is ongoing, asks the transaction coordinator whether the partition is in it. The
+coordinator's answer (the ``coordinator`` of ``PartitionLog.produce``) other than NONE fails
+the partition before the append (:func:`verification_failure`):
+
+=============================  ==========================================================
+coordinator's answer           the partition's error (message: errorMessage; logStartOffset -1)
+=============================  ==========================================================
+PRODUCER_FENCED                INVALID_PRODUCER_EPOCH (``AddPartitionsToTxnManager``), no message
+TRANSACTION_ABORTABLE          Produce v11+: itself, no message; below v11: as INVALID_TXN_STATE
+INVALID_TXN_STATE              INVALID_TXN_STATE "Partition was not added to the transaction"
+CONCURRENT_TRANSACTIONS,       NOT_ENOUGH_REPLICAS "Unable to verify the partition has been
+NETWORK_EXCEPTION,             added to the transaction. Underlying error: E" (4.x Produce
+COORDINATOR_LOAD_IN_PROGRESS,  v12+: CONCURRENT_TRANSACTIONS is retried until the deadline,
+COORDINATOR_NOT_AVAILABLE,     then answered as itself, no message)
+NOT_COORDINATOR
+anything else                  itself (``Errors.exception()``), no message
+=============================  ==========================================================
 
 Cutting the records into batches (``MemoryRecords.batches()``) can raise on the way
 (``CorruptRecordException`` for a size below 14): inside ``validateRecords`` it is the
@@ -31,7 +53,13 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 
-from conformance.broker.codes import UNKNOWN_SERVER_ERROR, api_error_message, error_for
+from conformance.broker.codes import (
+    NONE,
+    UNKNOWN_SERVER_ERROR,
+    api_error_message,
+    error_exception,
+    error_for,
+)
 from conformance.broker.verdict import PartitionResponse
 from conformance.broker.versions import BrokerVersion
 from conformance.codecs import ZSTD, codec
@@ -40,22 +68,33 @@ from conformance.errors import (
     DecodeError,
     IndexOutOfBoundsError,
     InvalidRecordError,
+    InvalidTxnStateError,
     UnsupportedCompressionTypeError,
 )
 from conformance.stream.splitter import Batch, Source, Splitter
 from conformance.wire.layout import (
     ATTRIBUTES_OFFSET,
+    BASE_SEQUENCE_OFFSET,
     COMPRESSION_CODEC_MASK,
     MAGIC_VALUE_V2,
     NO_PRODUCER_ID,
+    PRODUCER_EPOCH_OFFSET,
     PRODUCER_ID_OFFSET,
     TRANSACTIONAL_FLAG_MASK,
 )
 
-__all__ = ["check_request", "partition_batches"]
+__all__ = [
+    "check_request",
+    "coordinator_answer",
+    "partition_batches",
+    "verification_failure",
+    "verification_target",
+]
 
 Refusal = tuple[PartitionResponse, DecodeError | None, str]
 _I64 = struct.Struct(">q")
+_I32 = struct.Struct(">i")
+_I16 = struct.Struct(">h")
 
 
 def partition_batches(data: bytes | Source) -> Iterator[Batch]:
@@ -85,6 +124,32 @@ def _producer_id(b: Batch) -> int:
     if len(b.raw) < PRODUCER_ID_OFFSET + 8:
         raise IndexOutOfBoundsError(None)
     return int(_I64.unpack_from(b.raw, PRODUCER_ID_OFFSET)[0])
+
+
+def _header_field(b: Batch, offset: int, field: struct.Struct) -> int:
+    """A v2 header field read from the batch's buffer (IndexOutOfBoundsException past its end)."""
+    if len(b.raw) < offset + field.size:
+        raise IndexOutOfBoundsError(None)
+    return int(field.unpack_from(b.raw, offset)[0])
+
+
+def _transactional_producers(data: bytes | Source) -> tuple[list[tuple[int, int]], int | None]:
+    """``handleProduceAppend``'s reads: the (producer id, epoch) of the transactional batches,
+    in order without repeats, and the first batch's base sequence when there are any."""
+    first: Batch | None = None
+    transactional: list[Batch] = []
+    for b in partition_batches(data):  # Kafka filters lazily: a read fails before the next split
+        first = b if first is None else first
+        if _producer_id(b) > NO_PRODUCER_ID and _is_transactional(b):
+            transactional.append(b)
+    producers: list[tuple[int, int]] = []
+    for b in transactional:
+        producer = (_producer_id(b), _header_field(b, PRODUCER_EPOCH_OFFSET, _I16))
+        if producer not in producers:
+            producers.append(producer)
+    if not producers or first is None:
+        return producers, None
+    return producers, _header_field(first, BASE_SEQUENCE_OFFSET, _I32)
 
 
 def _request_failure(e: DecodeError) -> Refusal:
@@ -139,11 +204,7 @@ def check_request(
             return PartitionResponse(error_for(e)), e, "partition"
     if v.transaction_verification:
         try:
-            producers = set()
-            for b in partition_batches(data):
-                pid = _producer_id(b)  # hasProducerId()
-                if pid > NO_PRODUCER_ID and _is_transactional(b):
-                    producers.add(pid)
+            producers, _ = _transactional_producers(data)
             if len(producers) > 1:
                 raise BrokerError(
                     "Transactional records contained more than one producer ID",
@@ -152,3 +213,58 @@ def check_request(
         except DecodeError as e:
             return _request_failure(e)
     return None
+
+
+def verification_target(
+    data: bytes | Source, version: int, v: BrokerVersion, transactional_id: str | None
+) -> tuple[int, int, int] | None:
+    """The (producer id, base sequence, epoch) ``ReplicaManager`` starts a transaction
+    verification for (``maybeStartTransactionVerificationForPartitions``: transactional records
+    and a transactional id; ``transaction.partition.verification.enable`` is taken as its
+    default, true), or None; ``data`` passed :func:`check_request`."""
+    if not v.transaction_verification or transactional_id is None or version < 3:
+        return None
+    producers, sequence = _transactional_producers(data)
+    if not producers or sequence is None:
+        return None
+    pid, epoch = producers[0]
+    return pid, sequence, epoch
+
+
+def _epoch_bump(version: int, v: BrokerVersion) -> bool:
+    """``TransactionSupportedOperation.supportsEpochBump`` of a Produce ``version``."""
+    return v.transactions_v2_from is not None and version >= v.transactions_v2_from
+
+
+def coordinator_answer(coordinator: str, version: int, v: BrokerVersion) -> str:
+    """What the verification callback gets for the coordinator's partition error
+    (``AddPartitionsToTxnManager``'s response handler)."""
+    if coordinator == "PRODUCER_FENCED":  # producers expect INVALID_PRODUCER_EPOCH here
+        return "INVALID_PRODUCER_EPOCH"
+    if coordinator == "TRANSACTION_ABORTABLE" and version < v.transaction_abortable_from:
+        return "INVALID_TXN_STATE"  # for clients that do not know TRANSACTION_ABORTABLE
+    return coordinator
+
+
+def verification_failure(
+    error: str, version: int, v: BrokerVersion, cause: DecodeError | None = None
+) -> tuple[PartitionResponse, DecodeError]:
+    """``handleProduceAppend``'s ``postVerificationCallback`` for a partition whose verification
+    failed with ``error``: the response (no offsets, logStartOffset -1) and the exception
+    reported (``cause``: what the log raised, where the error is not given a message)."""
+    m = v.messages
+    custom: DecodeError | None = None
+    if error == "INVALID_TXN_STATE":
+        custom = InvalidTxnStateError(m.not_added)
+    elif error in v.verification_retriable and not (
+        error == "CONCURRENT_TRANSACTIONS" and _epoch_bump(version, v)
+    ):
+        custom = BrokerError(
+            m.unable_to_verify.format(error=error),
+            java_class="org.apache.kafka.common.errors.NotEnoughReplicasException",
+        )
+    if custom is not None:
+        return PartitionResponse(error_for(custom), custom.message), custom
+    if error == NONE:
+        raise ValueError("a verification that failed has an error")
+    return PartitionResponse(error), cause if cause is not None else error_exception(error)

@@ -12,7 +12,8 @@ version      Produce         differences from the line before
 2.8.2        v0-v9           ``kafka.log.LogValidator`` (Scala): one symmetric bound
                              ``message.timestamp.difference.max.ms`` (``|ts - now| > max``);
                              messages end in ``.``; "first batch'es magic byte"
-3.9.2        v0-v11          ``LogValidator`` in Java (storage module, KAFKA-14477);
+3.9.2        v0-v11          transactional batches verified with the coordinator (KIP-890, 3.6);
+                             ``LogValidator`` in Java (storage module, KAFKA-14477);
                              ``message.timestamp.before.max.ms`` / ``after.max.ms`` (KIP-937,
                              3.6), the deprecated difference used where they are unset; no
                              trailing ``.``; record errors listed in the exception message
@@ -20,7 +21,8 @@ version      Produce         differences from the line before
 4.3.1        v3-v13          message formats v0/v1 gone (KIP-724): no conversion, topics are v2;
                              Produce v0-v2 advertised but refused (KIP-896, KAFKA-18659);
                              ``after.max.ms`` defaults to 1 hour (KIP-1030);
-                             ``difference.max.ms`` removed
+                             ``difference.max.ms`` removed; transactions V2 from Produce v12
+                             (KIP-890 part 2)
 ===========  ==============  =======================================================================
 """
 
@@ -98,6 +100,27 @@ class Messages:
         "One or more records have been rejected due to {count} record errors in total, and only "
         "showing the first three errors at most: {errors}"
     )
+    #: KIP-890 (3.6+): the verification callback's messages (``ReplicaManager``)
+    not_added: str = "Partition was not added to the transaction"
+    unable_to_verify: str = (
+        "Unable to verify the partition has been added to the transaction. Underlying error: "
+        "{error}"
+    )
+    #: ``ProducerAppendInfo.checkSequence`` after a verification left its state (3.6+)
+    earliest_sequence: str = (
+        "Out of order sequence number for producer {pid} at offset {offset} in partition {tp}: "
+        "{sequence} (incoming seq. number), {lowest} (earliest seen sequence)"
+    )
+    #: the same, for a verification of transactions V2 (4.x, Produce v12+)
+    tv2_first_sequence: str = (
+        "Invalid sequence number for producer {pid} at offset {offset} in partition {tp}: "
+        "{sequence} (incoming seq. number). Expected sequence 0 for transactions v2 idempotent "
+        "producer with no existing state."
+    )
+    #: ``UnifiedLog.maybeStartTransactionVerification`` (4.x)
+    verification_epoch: str = (
+        "Epoch of producer {pid} is {epoch}, which is smaller than the last seen epoch {last}"
+    )
 
 
 _MESSAGES_2_8 = Messages(
@@ -165,8 +188,31 @@ class BrokerVersion:
     #: a batch's attributes; 2.x has no such bit and drops it with the other unknown bits
     delete_horizon_bit: bool = True
     #: KIP-890 (3.6): before the append, ``ReplicaManager`` reads every batch's producer id
-    #: and transactional flag (a v2 batch too short for them fails the request there)
+    #: and transactional flag (a v2 batch too short for them fails the request there), and
+    #: asks the transaction coordinator whether a transactional batch's partition is in the
+    #: producer's transaction, unless one is ongoing (the log's
+    #: ``maybeStartTransactionVerification`` leaves a ``VerificationStateEntry`` behind)
     transaction_verification: bool = True
+    #: the coordinator's answers the verification callback turns into NOT_ENOUGH_REPLICAS
+    #: "Unable to verify ..." (retriable errors older clients may not retry correctly)
+    verification_retriable: tuple[str, ...] = (
+        "CONCURRENT_TRANSACTIONS",
+        "NETWORK_EXCEPTION",
+        "COORDINATOR_LOAD_IN_PROGRESS",
+        "COORDINATOR_NOT_AVAILABLE",
+        "NOT_COORDINATOR",
+    )
+    #: the first Produce version whose clients handle TRANSACTION_ABORTABLE (KIP-890's
+    #: ``genericError``): below it ``AddPartitionsToTxnManager`` answers INVALID_TXN_STATE
+    transaction_abortable_from: int = 11
+    #: KIP-890 part 2 (4.0): the first Produce version of transactions V2 (the broker adds the
+    #: partition itself, ``supportsEpochBump``: verification whatever the topic setting,
+    #: CONCURRENT_TRANSACTIONS retried until the request's deadline and then passed on as
+    #: itself, and a producer with no state must start at sequence 0); None: none
+    transactions_v2_from: int | None = None
+    #: 4.x: ``maybeStartTransactionVerification`` refuses an epoch below the producer's
+    #: (InvalidProducerEpochException), and a transaction is ongoing only for its own epoch
+    verification_checks_epoch: bool = False
     #: the clients library line the broker reads records with (``codecs.CLIENTS``): "3.5"
     #: (ChunkedBytesStream, KIP-390; snappy-java 1.1.10, zstd-jni 1.5) or "2.8"
     #: (DataInputStream; a short uncompressed record is null; the skipping reader is bounded
@@ -201,6 +247,8 @@ VERSIONS: dict[str, BrokerVersion] = {
             timestamp_difference=False,
             default_after_max_ms=3_600_000,
             legacy_formats=False,
+            transactions_v2_from=12,
+            verification_checks_epoch=True,
             unsupported_version=(
                 "UNSUPPORTED_VERSION",
                 "org.apache.kafka.common.errors.UnsupportedVersionException",

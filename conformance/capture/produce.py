@@ -269,6 +269,15 @@ def _crafted(
     return out, fetched, meta
 
 
+def _coordinator(version: str) -> dict[str, str]:
+    """What a 3.6+ broker's transaction verification (KIP-890) hears in a capture: no
+    transactional client ever runs there, so ``__transaction_state`` does not exist and
+    ``AddPartitionsToTxnManager`` finds no coordinator (the model's ``coordinator``)."""
+    if not broker_version(version).transaction_verification:
+        return {}
+    return {"coordinator": "COORDINATOR_NOT_AVAILABLE"}
+
+
 def _request(
     records: bytes,
     version: int,
@@ -497,6 +506,7 @@ def capture_golden(
                             ]
                             + (["fetch.bin: the records of a Fetch v11 from offset 0"]
                                if fetched is not None else []),
+                            **_coordinator(spec.version),
                         },
                     )
                 )  # fmt: skip

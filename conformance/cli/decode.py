@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 from conformance import codecs
 from conformance.broker import DEFAULT_VERSION, VERSIONS, ProduceVerdict
+from conformance.broker.codes import COORDINATOR_ERRORS, NONE
 from conformance.broker.profile import ProduceContext, decode
 from conformance.cli.common import (
     add_max_decompressed,
@@ -70,6 +71,8 @@ examples:
   kafka-conformance decode --profile broker --broker-version 3.9.2 --produce-version 9 \\
       --topic-config cleanup.policy=compact --now 1700000000000 produce-records.bin
   kafka-conformance decode --profile broker --json first-try.bin retry.bin
+  kafka-conformance decode --profile broker --broker-version 3.9.2 \\
+      --coordinator COORDINATOR_NOT_AVAILABLE transactional.bin idempotent.bin
 """
 )
 
@@ -134,6 +137,7 @@ def _broker_context(args: argparse.Namespace) -> ProduceContext:
         now=args.now,
         leader_epoch=args.leader_epoch,
         inter_broker_protocol_version=args.inter_broker_protocol_version,
+        coordinator=args.coordinator,
     )
 
 
@@ -341,5 +345,15 @@ def register(subparsers: Any) -> None:
         "--inter-broker-protocol-version",
         metavar="V",
         help="2.x/3.x brokers: inter.broker.protocol.version (bounds message.format.version)",
+    )
+    b.add_argument(
+        "--coordinator",
+        default=NONE,
+        metavar="ERROR",
+        help="3.6+ brokers (KIP-890): what the transaction coordinator answers when the broker "
+        "asks whether a transactional batch's partition is in the producer's transaction, a "
+        "Kafka error name (default %(default)s: it is; a real broker without a transaction "
+        "for the batch hears COORDINATOR_NOT_AVAILABLE, INVALID_TXN_STATE, ...; one of "
+        f"{', '.join(COORDINATOR_ERRORS)}); no effect on 2.8.2",
     )
     p.set_defaults(func=_cmd_decode)

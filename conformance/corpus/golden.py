@@ -108,8 +108,9 @@ DUMP_FORMAT_SINCE = (3, 3)
 #: 4.1), the tool rewritten in Java (KAFKA-14579, 4.3). conformance.logdir.dump implements 3.3-4.0.
 DUMP_FORMAT_UNTIL = (4, 1)
 
-#: top-level directories of ``corpora/`` that are not broker captures (own tests)
-NOT_BROKERS = frozenset({"crafted", "samples", "produce"})
+#: top-level directories of ``corpora/`` that are not log captures (own formats and tests;
+#: ``produce-golden`` holds Produce exchanges, ``conformance.corpus.produce.golden``)
+NOT_BROKERS = frozenset({"crafted", "samples", "produce", "produce-golden"})
 
 _KIND_BY_SUFFIX = {
     ".log": "log",

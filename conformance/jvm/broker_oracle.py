@@ -481,13 +481,16 @@ class BrokerOracle:
         now: int,
         leader_epoch: int = 0,
         transactional_id: str | None = DEFAULT_TRANSACTIONAL_ID,
+        coordinator: str = "NONE",
     ) -> dict[str, Any]:
         """What the broker answers to ``records`` as partition t-0's data in a Produce request
         of ``produce_version`` at time ``now`` (ms), appended to ``session``'s log (created on
         first use with ``topic``/``broker`` config; later produces must pass the same).
 
         ``transactional_id``: the request's transactional id; None sends none (then a
-        transactional batch gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED)."""
+        transactional batch gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED). ``coordinator``: the
+        transaction coordinator's answer (a Kafka ``Errors`` name) when a 3.6+ broker asks it
+        whether the partition is in the producer's transaction (KIP-890); NONE: it is."""
         return self.request(
             {
                 "op": "produce",
@@ -499,6 +502,7 @@ class BrokerOracle:
                 "broker": dict(broker or {}),
                 "records": base64.b64encode(records).decode("ascii"),
                 "transactionalId": transactional_id,
+                "coordinator": coordinator,
             }
         )
 
@@ -573,6 +577,13 @@ def _build_parser() -> argparse.ArgumentParser:
     produce.add_argument(
         "--no-transactional-id", action="store_true", help="the request carries none"
     )
+    produce.add_argument(
+        "--coordinator",
+        default="NONE",
+        metavar="ERROR",
+        help="the transaction coordinator's answer to the verification of a transactional batch "
+        "(3.6+, KIP-890): a Kafka Errors name (default NONE: the partition is in the transaction)",
+    )
     murmur = versioned("murmur2", "Utils.murmur2 of each KEY (UTF-8)")
     murmur.add_argument("keys", nargs="+", metavar="KEY")
     versioned("version", "the Kafka version and its Produce versions")
@@ -599,6 +610,7 @@ def _run(args: argparse.Namespace) -> int:
                 now=args.now if args.now is not None else int(time.time() * 1000),
                 leader_epoch=args.leader_epoch,
                 transactional_id=None if args.no_transactional_id else args.transactional_id,
+                coordinator=args.coordinator,
             )
         elif args.command == "murmur2":
             answer = dict(zip(args.keys, oracle.murmur2([k.encode() for k in args.keys])))

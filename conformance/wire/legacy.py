@@ -40,6 +40,7 @@ from conformance.errors import (
 )
 from conformance.primitives.crc import crc32
 from conformance.primitives.java import wrap64
+from conformance.wire.java_stream import JavaStreamReader
 from conformance.wire.layout import (
     COMPRESSION_CODEC_MASK,
     LOG_OVERHEAD,
@@ -56,7 +57,7 @@ from conformance.wire.layout import (
     TimestampType,
     header_size,
 )
-from conformance.wire.record import JavaStreamReader, Record, RecordSink
+from conformance.wire.record import Record, RecordSink
 
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")

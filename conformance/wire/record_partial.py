@@ -40,13 +40,11 @@ from conformance.errors import (
 from conformance.primitives.java import wrap64
 from conformance.primitives.varint import read_varint_stream, read_varlong_stream, write_varint
 from conformance.wire.batch import increment_sequence
+from conformance.wire.java_stream import DataInputReader, JavaStreamReader, StreamEof
 from conformance.wire.record import (
     INVALID_STRUCTURE,
     PREMATURE_EOF,
     RECORDS_REMAINING,
-    DataInputReader,
-    JavaStreamReader,
-    StreamEof,
     stream_failure,
     stream_has_leftover,
 )

@@ -45,6 +45,12 @@ NOW = TS + 60_000
 ALL = tuple(VERSIONS)
 LEGACY = tuple(v for v in VERSIONS if VERSIONS[v].legacy_formats)
 BEFORE_AFTER = tuple(v for v in VERSIONS if VERSIONS[v].timestamp_bounds == "before-after")
+#: the versions whose transactions V2 start at Produce v12 (KIP-890 part 2)
+TV2 = tuple(v for v in VERSIONS if VERSIONS[v].transactions_v2_from == 12)
+#: the versions that verify transactional batches with the coordinator (KIP-890)
+VERIFYING = tuple(v for v in VERSIONS if VERSIONS[v].transaction_verification)
+#: the versions that speak Produce v11
+V11 = tuple(v for v in VERSIONS if VERSIONS[v].produce_versions[1] >= 11)
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,9 @@ class ProduceCase:
     leader_epoch: int = 5
     versions: tuple[str, ...] = ALL
     inter_broker_protocol_version: str | None = None
+    #: the transaction coordinator's answer to a 3.6+ broker's verification of a
+    #: transactional batch (KIP-890; a Kafka ``Errors`` name, NONE: verified), every request
+    coordinator: str = "NONE"
 
 
 def _batch(n: int = 3, **kw: object) -> bytes:
@@ -138,6 +147,14 @@ def cases() -> list[ProduceCase]:
         "log-short-v2",
         "a magic 2 entry of 30 bytes (shorter than a v2 header)",
         [patch(ok[:30], 8, ">i", 18)],
+    )
+    add(
+        "log-short-v2-not-first",
+        "Produce v2: a complete batch, then a magic 2 entry of 26 bytes (every batch's "
+        "lastOffsetDelta is read, past this one's end)",
+        [ok + patch(ok[:26], 8, ">i", 14)],
+        produce_version=2,
+        versions=LEGACY,
     )
     # -- validateBatch
     add("batch-delta-vs-count", "lastOffsetDelta 1 with 3 records", [_batch(last_offset_delta=1)])
@@ -412,6 +429,101 @@ def cases() -> list[ProduceCase]:
         "pid-txn-then-plain",
         "a transactional batch then a plain one from the same producer",
         [_idem(0, attributes=TRANSACTIONAL_FLAG_MASK), _idem(2)],
+    )
+    # -- transaction verification (KIP-890, 3.6+): the coordinator's answer; 2.8.2 asks no one
+    txn = _idem(0, attributes=TRANSACTIONAL_FLAG_MASK)
+    add(
+        "verify-unavailable",
+        "a transactional batch, no transaction coordinator (COORDINATOR_NOT_AVAILABLE)",
+        [txn],
+        coordinator="COORDINATOR_NOT_AVAILABLE",
+    )
+    add(
+        "verify-unavailable-then-plain",
+        "a transactional batch unverified (COORDINATOR_NOT_AVAILABLE), then the producer's "
+        "plain batch from sequence 2: above the verification's earliest sequence",
+        [txn, _idem(2)],
+        coordinator="COORDINATOR_NOT_AVAILABLE",
+    )
+    add(
+        "verify-unavailable-then-lower",
+        "a transactional batch from sequence 2 unverified, then plain batches from 0 and 2 "
+        "(not above 2: stored) and 4 (in sequence, but above 2: refused while the "
+        "verification state stays)",
+        [_idem(2, attributes=TRANSACTIONAL_FLAG_MASK), _idem(0), _idem(2), _idem(4)],
+        coordinator="COORDINATOR_NOT_AVAILABLE",
+    )
+    add(
+        "verify-unavailable-v12-then-plain",
+        "Produce v12 (transactions V2): a transactional batch unverified, then a plain one from "
+        "sequence 2 (4.x: a V2 verification wants sequence 0 of a producer with no batches)",
+        [txn, _idem(2)],
+        produce_version=12,
+        coordinator="COORDINATOR_NOT_AVAILABLE",
+        versions=TV2,
+    )
+    add(
+        "verify-control-unavailable",
+        "a control batch from a client, unverified: refused before the validator sees it",
+        [
+            v2_batch(
+                [v2_record(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x07")],
+                attributes=CONTROL_FLAG_MASK | TRANSACTIONAL_FLAG_MASK,
+                producer_id=7,
+                producer_epoch=0,
+                base_sequence=0,
+            )
+        ],
+        coordinator="COORDINATOR_NOT_AVAILABLE",
+    )
+    add(
+        "verify-not-added",
+        "a transactional batch whose partition the coordinator says is not in the transaction",
+        [txn, _idem(2)],
+        coordinator="INVALID_TXN_STATE",
+    )
+    add(
+        "verify-fenced",
+        "a transactional batch of a fenced producer (PRODUCER_FENCED: INVALID_PRODUCER_EPOCH)",
+        [txn],
+        coordinator="PRODUCER_FENCED",
+    )
+    add(
+        "verify-abortable-v9",
+        "TRANSACTION_ABORTABLE to a Produce v9 client (older clients: INVALID_TXN_STATE)",
+        [txn],
+        coordinator="TRANSACTION_ABORTABLE",
+        versions=VERIFYING,  # 2.x's Errors has no TRANSACTION_ABORTABLE (3.8)
+    )
+    add(
+        "verify-abortable-v11",
+        "TRANSACTION_ABORTABLE to a Produce v11 client (passed on)",
+        [txn],
+        produce_version=11,
+        coordinator="TRANSACTION_ABORTABLE",
+        versions=V11,
+    )
+    add(
+        "verify-concurrent-v11",
+        "CONCURRENT_TRANSACTIONS in Produce v11: NOT_ENOUGH_REPLICAS",
+        [txn],
+        produce_version=11,
+        coordinator="CONCURRENT_TRANSACTIONS",
+        versions=V11,
+    )
+    add(
+        "verify-concurrent-v12",
+        "CONCURRENT_TRANSACTIONS in Produce v12 (transactions V2): retried, then passed on",
+        [txn],
+        produce_version=12,
+        coordinator="CONCURRENT_TRANSACTIONS",
+        versions=TV2,
+    )
+    add(
+        "verify-old-epoch",
+        "epoch 2, then a transactional batch of epoch 1 (4.x refuses it when verification "
+        "starts; 3.x verifies, then the producer state refuses it)",
+        [_idem(0, epoch=2), _idem(2, epoch=1, attributes=TRANSACTIONAL_FLAG_MASK)],
     )
     # -- legacy formats (2.x/3.x topics)
     v1 = legacy_message(magic=1)

@@ -15,7 +15,9 @@ file                                    content
                                         prefix); absent when the broker closed the connection
 ``<broker-id>/<case>/case.json``        provenance: broker, topic and its configuration, per
                                         request the Produce version, transactional id and the
-                                        broker's clock ``now``
+                                        broker's clock ``now``; ``coordinator`` (3.6+ brokers):
+                                        what their transaction verification hears (the
+                                        capture runs no transaction: COORDINATOR_NOT_AVAILABLE)
 ``<broker-id>/<case>/answer.json``      the partition responses decoded from the frames, and
                                         the batches each request stored (fetched back)
 ``<broker-id>/<case>/fetch.bin``        the ``records`` of the Fetch from offset 0
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.broker.codes import NONE
 from conformance.broker.compare import diff_verdicts
 from conformance.broker.log import PartitionLog
 from conformance.broker.versions import broker_version
@@ -107,6 +110,12 @@ class GoldenCase:
     fetched: bool = False
     fetch_records: bytes | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def coordinator(self) -> str:
+        """The transaction coordinator's answer to the broker's verification (KIP-890, 3.6+),
+        as recorded: NONE where the case.json says nothing."""
+        return str(self.meta.get("coordinator", NONE))
 
 
 def _dump(doc: Any) -> str:
@@ -264,7 +273,8 @@ def _differences(r: GoldenRequest, ours: dict[str, Any], fetched: bool, version:
 def judge_golden(case: GoldenCase) -> list[str]:
     """Every difference between the real broker's answers in ``case`` and the kit's model
     (a fresh ``PartitionLog`` with the case's topic, its configuration and Kafka version, each
-    request in order with its Produce version and transactional id, leader epoch 0).
+    request in order with its Produce version and transactional id, leader epoch 0, and the
+    coordinator's answer the broker's transaction verification got, ``case.coordinator``).
 
     The broker's clock is known to lie in ``[now, received_at]`` of each request: the model
     runs at ``now``, and when that differs, at each later millisecond of the window (at most
@@ -288,6 +298,7 @@ def judge_golden(case: GoldenCase) -> list[str]:
                 now=now,
                 leader_epoch=LEADER_EPOCH,
                 transactional_id=r.transactional_id,
+                coordinator=case.coordinator,
             ).to_dict()
 
         diffs = _differences(r, run(log, r.now), case.fetched, version)

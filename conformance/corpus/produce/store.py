@@ -6,6 +6,7 @@ file                            content
 ``<case>/request-<i>.bin``      the i-th partition payload, produced in order
 ``<case>/case.json``            name, description, topic configuration, Produce version,
                                 the broker's clock, leader epoch, inter-broker protocol,
+                                the transaction coordinator's answer (``coordinator``),
                                 the broker versions it applies to, sha256 of each request
 ``<case>/expected.json``        per broker version, the oracle's answer to each request
                                 (``scope``, ``response``, ``exception``, ``stored``)
@@ -47,6 +48,7 @@ class Oracle(Protocol):
         broker: dict[str, str] | None,
         now: int,
         leader_epoch: int,
+        coordinator: str,
     ) -> dict[str, Any]: ...
 
 
@@ -72,7 +74,11 @@ def judge(case: ProduceCase, version: str) -> list[dict[str, Any]]:
     )
     return [
         log.produce(
-            r, produce_version=case.produce_version, now=case.now, leader_epoch=case.leader_epoch
+            r,
+            produce_version=case.produce_version,
+            now=case.now,
+            leader_epoch=case.leader_epoch,
+            coordinator=case.coordinator,
         ).to_dict()
         for r in case.requests
     ]
@@ -89,6 +95,7 @@ def ask_oracle(oracle: Oracle, case: ProduceCase) -> list[dict[str, Any]]:
             broker=_broker_config(case),
             now=case.now,
             leader_epoch=case.leader_epoch,
+            coordinator=case.coordinator,
         )
         for r in case.requests
     ]
@@ -133,6 +140,7 @@ def write_corpus(
                     "now": str(c.now),
                     "leaderEpoch": c.leader_epoch,
                     "interBrokerProtocolVersion": c.inter_broker_protocol_version,
+                    "coordinator": c.coordinator,
                     "versions": list(c.versions),
                     "requests": names,
                 }
@@ -177,6 +185,7 @@ def read_corpus(root: Path) -> list[StoredCase]:
             leader_epoch=meta["leaderEpoch"],
             versions=tuple(meta["versions"]),
             inter_broker_protocol_version=meta["interBrokerProtocolVersion"],
+            coordinator=meta.get("coordinator", "NONE"),
         )
         expected = json.loads((d / "expected.json").read_text(encoding="utf-8"))
         out.append(StoredCase(case, expected))

@@ -46,8 +46,13 @@ interface Broker {
 
     /** One partition's log with its producer state; used by one thread at a time. */
     interface PartitionLog {
-        /** What the broker answers to {@code records} as this partition's data in a Produce request. */
-        Answer produce(short produceVersion, String transactionalId, byte[] records, int leaderEpoch);
+        /**
+         * What the broker answers to {@code records} as this partition's data in a Produce request;
+         * {@code coordinator}: what the transaction coordinator answers when the broker asks it
+         * whether the partition is in the producer's transaction (KIP-890, 3.6+; NONE: it is).
+         */
+        Answer produce(short produceVersion, String transactionalId, byte[] records, int leaderEpoch,
+                org.apache.kafka.common.protocol.Errors coordinator);
 
         void close();
     }

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.utils.Utils;
 
 /**
@@ -28,7 +29,8 @@ import org.apache.kafka.common.utils.Utils;
  * <pre>
  * {"op": "produce", "session": "s", "produceVersion": 9, "now": "1700000000000", "leaderEpoch": 0,
  *  "topic": {...topic config...}, "broker": {...broker config...}, "records": "base64",
- *  "transactionalId": "id" (optional; null: the request has none)}
+ *  "transactionalId": "id" (optional; null: the request has none),
+ *  "coordinator": "NONE" (optional: the transaction coordinator's answer to a verification, an Errors name)}
  * {"op": "reset", "session": "s"}            -> {"ok": true}
  * {"op": "murmur2", "keys": ["base64", ...]} -> {"hashes": [int, ...]}
  * {"op": "version", "broker": {...}}         -> {"kafka": "3.9.2", "produceVersions": [min, max], ...}
@@ -174,10 +176,19 @@ public final class BrokerOracle {
         String transactionalId = DEFAULT_TRANSACTIONAL_ID;
         if (request.containsKey("transactionalId"))
             transactionalId = string(request, "transactionalId", null);
+        String coordinatorName = string(request, "coordinator", "NONE");
+        Errors coordinator;
+        try {
+            coordinator = Errors.valueOf(coordinatorName);
+        } catch (IllegalArgumentException e) {
+            throw new ProtocolError("\"coordinator\" is not an error name of this Kafka version's Errors: "
+                    + coordinatorName);
+        }
 
         time.set(now);
         Session session = session(name, topic, brokerConfig);
-        return session.log.produce((short) version, transactionalId, bytes, (int) leaderEpoch).toJson();
+        return session.log.produce((short) version, transactionalId, bytes, (int) leaderEpoch, coordinator)
+                .toJson();
     }
 
     /** The session's log, created on first use; later requests must bring the same config. */

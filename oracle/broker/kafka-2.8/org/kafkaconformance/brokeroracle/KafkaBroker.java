@@ -126,7 +126,9 @@ final class KafkaBroker implements Broker {
         }
 
         @Override
-        public Answer produce(short version, String transactionalId, byte[] bytes, int leaderEpoch) {
+        public Answer produce(short version, String transactionalId, byte[] bytes, int leaderEpoch,
+                Errors coordinator) {
+            // coordinator: 2.8 does not verify transactions (KIP-890 came in 3.6), so it is never asked
             // SocketServer: RequestChannel.Request parses the body (RequestContext.parseRequest);
             // for a version the broker does not support that throws, and the connection is
             // closed (no response)

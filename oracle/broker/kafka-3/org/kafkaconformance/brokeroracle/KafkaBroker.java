@@ -14,14 +14,15 @@ import kafka.log.UnifiedLog;
 import kafka.server.BrokerTopicStats;
 import kafka.server.KafkaConfig;
 import kafka.server.LogAppendResult;
+import kafka.server.ReplicaManager;
 import kafka.server.RequestLocal;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.InvalidPidMappingException;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.KafkaStorageException;
-import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -55,11 +56,13 @@ import scala.Option;
  *
  * <p>Called: KafkaConfig.fromProps, KafkaConfig.extractLogConfigMap, LogConfig.validate /
  * fromProps, UnifiedLog.apply, RequestUtils.hasTransactionalRecords,
- * ProduceRequest.validateRecords, UnifiedLog.maybeStartTransactionVerification,
+ * ProduceRequest.validateRecords, UnifiedLog.maybeStartTransactionVerification, the verification
+ * callback's error mapping (ReplicaManager.$anonfun$handleProduceAppend$4),
  * UnifiedLog.appendAsLeader (analyzeAndValidateRecords, LogValidator, producer state),
  * LogAppendInfo's unknown-info factories, kafka.server.LogAppendResult (error, errorMessage).
  * Mirrored (each place says from where): the order of KafkaApis.handleProduceRequest and
- * ReplicaManager.handleProduceAppend, and the catch clauses of ReplicaManager.appendToLocalLog.
+ * ReplicaManager.handleProduceAppend, AddPartitionsToTxnManager's translation of the coordinator's
+ * partition errors, and the catch clauses of ReplicaManager.appendToLocalLog.
  */
 final class KafkaBroker implements Broker {
     /** LogManager's producer-id expiration check never runs: answers must not depend on how long the JVM has run. */
@@ -125,6 +128,29 @@ final class KafkaBroker implements Broker {
         return new Partition(log, config);
     }
 
+    /**
+     * The body of ReplicaManager.handleProduceAppend's postVerificationCallback mapping (the Scala
+     * lambda {@code $anonfun$handleProduceAppend$4}: a synthetic method, which javac does not let
+     * Java code name, hence reflection); looked up once, a missing method is an oracle failure.
+     */
+    private static final java.lang.reflect.Method VERIFICATION_ERROR_MAPPING = verificationErrorMapping();
+
+    private static java.lang.reflect.Method verificationErrorMapping() {
+        try {
+            return ReplicaManager.class.getMethod("$anonfun$handleProduceAppend$4", scala.Tuple2.class);
+        } catch (NoSuchMethodException e) {
+            throw new OracleFailure("ReplicaManager's verification callback mapping is not where it was: " + e, e);
+        }
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object... args) {
+        try {
+            return method.invoke(null, args);
+        } catch (ReflectiveOperationException e) {
+            throw new OracleFailure("calling " + method.getName() + ": " + e, e);
+        }
+    }
+
     private static final class Partition implements PartitionLog {
         private final UnifiedLog log;
         private final KafkaConfig config;
@@ -140,7 +166,8 @@ final class KafkaBroker implements Broker {
         }
 
         @Override
-        public Answer produce(short version, String transactionalId, byte[] bytes, int leaderEpoch) {
+        public Answer produce(short version, String transactionalId, byte[] bytes, int leaderEpoch,
+                Errors coordinator) {
             // SocketServer.Processor.parseRequestHeader: a version the broker does not enable
             // fails there, and the connection is closed (no response)
             if (!ApiKeys.PRODUCE.isVersionEnabled(version, config.unstableApiVersionsEnabled()))
@@ -156,7 +183,8 @@ final class KafkaBroker implements Broker {
                                     Collections.singletonList(new ProduceRequestData.PartitionProduceData()
                                             .setIndex(PARTITION).setRecords(records)))).iterator()));
             try {
-                return handleProduceRequest(new ProduceRequest(data, version), version, records, leaderEpoch);
+                return handleProduceRequest(new ProduceRequest(data, version), version, records, leaderEpoch,
+                        coordinator);
             } catch (OracleFailure e) {
                 throw e;
             } catch (Throwable t) {
@@ -167,7 +195,7 @@ final class KafkaBroker implements Broker {
 
         /** KafkaApis.handleProduceRequest, for one authorized partition of an existing topic. */
         private Answer handleProduceRequest(ProduceRequest request, short version, MemoryRecords records,
-                int leaderEpoch) {
+                int leaderEpoch, Errors coordinator) {
             // transactional records need a transactional id (authorize() is true: no authorizer)
             if (RequestUtils.hasTransactionalRecords(request) && request.transactionalId() == null)
                 return Answer.request(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception());
@@ -176,11 +204,15 @@ final class KafkaBroker implements Broker {
             } catch (ApiException e) {
                 return Answer.partition(new PartitionResponse(Errors.forException(e)), e);
             }
-            return handleProduceAppend(request.transactionalId(), records, leaderEpoch);
+            // KafkaApis.handleProduceRequest: val transactionSupportedOperation =
+            //   if (request.header.apiVersion > 10) genericError else defaultError
+            boolean genericError = version > 10;
+            return handleProduceAppend(request.transactionalId(), records, leaderEpoch, coordinator, genericError);
         }
 
         /** ReplicaManager.handleProduceAppend, then appendRecords for the one partition. */
-        private Answer handleProduceAppend(String transactionalId, MemoryRecords records, int leaderEpoch) {
+        private Answer handleProduceAppend(String transactionalId, MemoryRecords records, int leaderEpoch,
+                Errors coordinator, boolean genericError) {
             Set<Map.Entry<Long, Short>> transactionalProducers = new LinkedHashSet<>();
             for (RecordBatch batch : records.batches())
                 if (batch.hasProducerId() && batch.isTransactional())
@@ -202,29 +234,47 @@ final class KafkaBroker implements Broker {
                     return preAppendError(Errors.forException(e), e);
                 }
                 // A guard other than SENTINEL goes to the transaction coordinator
-                // (AddPartitionsToTxnManager.verifyTransaction). There is no coordinator here: the
-                // oracle answers as for a correct client, whose partition was added to the
-                // transaction, so verification succeeds and the append gets the guard.
+                // (AddPartitionsToTxnManager.verifyTransaction); SENTINEL (a transaction is
+                // ongoing) asks no one. There is no coordinator here: the request's "coordinator"
+                // is its answer for the partition (NONE: the partition is in the transaction, and
+                // the append gets the guard).
+                if (guard != VerificationGuard.SENTINEL && coordinator != Errors.NONE)
+                    return preAppendError(coordinatorError(coordinator, genericError), null);
             }
             return appendToLocalLog(records, leaderEpoch, guard);
         }
 
         /**
+         * AddPartitionsToTxnManager.AddPartitionsToTxnHandler.onComplete (mirrored: it runs on the
+         * manager's network thread; AddPartitionsToTxnManager.scala, "Producers expect to handle
+         * INVALID_PRODUCER_EPOCH in this scenario"): the coordinator's partition error as the
+         * verification callback gets it.
+         */
+        private static Errors coordinatorError(Errors error, boolean genericError) {
+            if (error == Errors.PRODUCER_FENCED)
+                return Errors.INVALID_PRODUCER_EPOCH;
+            if (error == Errors.TRANSACTION_ABORTABLE && !genericError) // for backward compatibility with clients
+                return Errors.INVALID_TXN_STATE;
+            return error;
+        }
+
+        /**
          * ReplicaManager.handleProduceAppend's postVerificationCallback for a partition whose
-         * verification failed: coordinator errors become produce errors.
+         * verification failed: coordinator errors become produce errors. Called: the body of the
+         * callback's {@code preAppendErrors.map { case (topicPartition, error) => ... }}, the
+         * Scala lambda {@code ReplicaManager.$anonfun$handleProduceAppend$4} of 3.9.2 (INVALID_TXN_STATE:
+         * "Partition was not added to the transaction"; CONCURRENT_TRANSACTIONS, NETWORK_EXCEPTION,
+         * COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR:
+         * NotEnoughReplicasException "Unable to verify ..."; others: error.exception()). The
+         * exception reported is the result's, or {@code cause} (what the log threw) when the
+         * result's is the error's default one.
          */
         private Answer preAppendError(Errors error, Throwable cause) {
-            Throwable custom = null;
-            if (error == Errors.INVALID_TXN_STATE)
-                custom = error.exception("Partition was not added to the transaction");
-            else if (error == Errors.CONCURRENT_TRANSACTIONS || error == Errors.NETWORK_EXCEPTION
-                    || error == Errors.COORDINATOR_LOAD_IN_PROGRESS || error == Errors.COORDINATOR_NOT_AVAILABLE
-                    || error == Errors.NOT_COORDINATOR)
-                custom = new NotEnoughReplicasException(
-                        "Unable to verify the partition has been added to the transaction. Underlying error: " + error);
-            LogAppendResult result = new LogAppendResult(LogAppendInfo.UNKNOWN_LOG_APPEND_INFO,
-                    Option.apply(custom != null ? custom : error.exception()), custom != null);
-            return Answer.partition(partitionResponse(result), custom != null ? custom : cause);
+            scala.Tuple2<?, ?> mapped = (scala.Tuple2<?, ?>) invoke(VERIFICATION_ERROR_MAPPING,
+                    new scala.Tuple2<>(new TopicPartition(TOPIC, PARTITION), error));
+            LogAppendResult result = (LogAppendResult) mapped._2();
+            Throwable reported = result.hasCustomErrorMessage() || cause == null ? result.exception().get() : cause;
+            return Answer.partition(partitionResponse(result), reported);
         }
 
         /** ReplicaManager.appendToLocalLog for one partition ("t" is not an internal topic). */

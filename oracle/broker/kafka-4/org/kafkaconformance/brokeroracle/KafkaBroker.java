@@ -13,11 +13,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import kafka.network.Processor$;
 import kafka.server.KafkaConfig;
+import kafka.server.ReplicaManager;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.InvalidPidMappingException;
 import org.apache.kafka.common.errors.KafkaStorageException;
-import org.apache.kafka.common.errors.NotEnoughReplicasException;
 import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -66,11 +67,13 @@ import org.apache.kafka.storage.log.metrics.BrokerTopicStats;
  * Processor.parseRequestHeader with a SimpleApiVersionManager (the Produce version check),
  * RequestUtils.hasTransactionalRecords, ProduceRequest.validateRecords,
  * AddPartitionsToTxnManager.produceRequestVersionToTransactionSupportedOperation,
- * UnifiedLog.maybeStartTransactionVerification, UnifiedLog.appendAsLeader
+ * UnifiedLog.maybeStartTransactionVerification, the verification callback's error mapping
+ * (ReplicaManager.$anonfun$handleProduceAppend$5), UnifiedLog.appendAsLeader
  * (analyzeAndValidateRecords, LogValidator, producer state), LogAppendInfo's unknown-info
  * factories, org.apache.kafka.server.LogAppendResult (error, errorMessage). Mirrored (each place
  * says from where): the order of KafkaApis.handleProduceRequest and
- * ReplicaManager.handleProduceAppend, and the catch clauses of ReplicaManager.appendToLocalLog.
+ * ReplicaManager.handleProduceAppend, AddPartitionsToTxnManager's translation of the coordinator's
+ * partition errors, and the catch clauses of ReplicaManager.appendToLocalLog.
  */
 final class KafkaBroker implements Broker {
     /** LogManager's producer-id expiration check never runs: answers must not depend on how long the JVM has run. */
@@ -134,6 +137,29 @@ final class KafkaBroker implements Broker {
         return new Partition(log, config, transactionLogConfig.transactionPartitionVerificationEnable());
     }
 
+    /**
+     * The body of ReplicaManager.handleProduceAppend's postVerificationCallback mapping (the Scala
+     * lambda {@code $anonfun$handleProduceAppend$5}: a synthetic method, which javac does not let
+     * Java code name, hence reflection); looked up once, a missing method is an oracle failure.
+     */
+    private static final java.lang.reflect.Method VERIFICATION_ERROR_MAPPING = verificationErrorMapping();
+
+    private static java.lang.reflect.Method verificationErrorMapping() {
+        try {
+            return ReplicaManager.class.getMethod("$anonfun$handleProduceAppend$5", AddPartitionsToTxnManager.TransactionSupportedOperation.class, scala.collection.immutable.Map.class, scala.Tuple2.class);
+        } catch (NoSuchMethodException e) {
+            throw new OracleFailure("ReplicaManager's verification callback mapping is not where it was: " + e, e);
+        }
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object... args) {
+        try {
+            return method.invoke(null, args);
+        } catch (ReflectiveOperationException e) {
+            throw new OracleFailure("calling " + method.getName() + ": " + e, e);
+        }
+    }
+
     private static final class Partition implements PartitionLog {
         private final UnifiedLog log;
         private final KafkaConfig config;
@@ -155,7 +181,8 @@ final class KafkaBroker implements Broker {
         }
 
         @Override
-        public Answer produce(short version, String transactionalId, byte[] bytes, int leaderEpoch) {
+        public Answer produce(short version, String transactionalId, byte[] bytes, int leaderEpoch,
+                Errors coordinator) {
             // SocketServer's Processor.parseRequestHeader: a version the broker does not enable
             // (4.x: v0-v2, advertised but removed by KIP-896) throws UnsupportedVersionException
             // there, and the connection is closed (no response)
@@ -177,7 +204,8 @@ final class KafkaBroker implements Broker {
                                     Collections.singletonList(new ProduceRequestData.PartitionProduceData()
                                             .setIndex(PARTITION).setRecords(records)))).iterator()));
             try {
-                return handleProduceRequest(new ProduceRequest(data, version), version, records, leaderEpoch);
+                return handleProduceRequest(new ProduceRequest(data, version), version, records, leaderEpoch,
+                        coordinator);
             } catch (OracleFailure e) {
                 throw e;
             } catch (Throwable t) {
@@ -188,7 +216,7 @@ final class KafkaBroker implements Broker {
 
         /** KafkaApis.handleProduceRequest, for one authorized partition of an existing topic. */
         private Answer handleProduceRequest(ProduceRequest request, short version, MemoryRecords records,
-                int leaderEpoch) {
+                int leaderEpoch, Errors coordinator) {
             // transactional records need a transactional id (authorize() is true: no authorizer)
             if (RequestUtils.hasTransactionalRecords(request) && request.transactionalId() == null)
                 return Answer.request(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.exception());
@@ -198,12 +226,12 @@ final class KafkaBroker implements Broker {
                 return Answer.partition(new PartitionResponse(Errors.forException(e)), e);
             }
             return handleProduceAppend(request.transactionalId(), records, leaderEpoch,
-                    AddPartitionsToTxnManager.produceRequestVersionToTransactionSupportedOperation(version));
+                    AddPartitionsToTxnManager.produceRequestVersionToTransactionSupportedOperation(version), coordinator);
         }
 
         /** ReplicaManager.handleProduceAppend, then appendRecords for the one partition. */
         private Answer handleProduceAppend(String transactionalId, MemoryRecords records, int leaderEpoch,
-                AddPartitionsToTxnManager.TransactionSupportedOperation operation) {
+                AddPartitionsToTxnManager.TransactionSupportedOperation operation, Errors coordinator) {
             Set<Map.Entry<Long, Short>> transactionalProducers = new LinkedHashSet<>();
             for (RecordBatch batch : records.batches())
                 if (batch.hasProducerId() && batch.isTransactional())
@@ -228,31 +256,55 @@ final class KafkaBroker implements Broker {
                 }
                 // A guard other than SENTINEL goes to the transaction coordinator
                 // (AddPartitionsToTxnManager.addOrVerifyTransaction: verify for v11 and older, add
-                // the partition for v12+). There is no coordinator here: the oracle answers as for
-                // a correct client, whose partition is in the transaction, so the coordinator
-                // answers NONE and the append gets the guard.
+                // the partition for v12+); SENTINEL (a transaction is ongoing for this epoch) asks
+                // no one. There is no coordinator here: the request's "coordinator" is its answer
+                // for the partition (NONE: the partition is in the transaction, and the append gets
+                // the guard). For v12+ ReplicaManager retries CONCURRENT_TRANSACTIONS
+                // (maybeRetryOnConcurrentTransactions, each retry starting the verification again
+                // with the same producer, sequence and epoch) until
+                // min(add.partitions.to.txn.retry.backoff.max.ms, request.timeout.ms) has passed;
+                // a coordinator that keeps answering it gets the error to the callback, as here.
+                if (guard != VerificationGuard.SENTINEL && coordinator != Errors.NONE)
+                    return preAppendError(coordinatorError(coordinator, operation), null, operation);
             }
             return appendToLocalLog(records, leaderEpoch, guard);
         }
 
         /**
+         * AddPartitionsToTxnManager.AddPartitionsToTxnHandler.onComplete (mirrored: it runs on the
+         * manager's network thread): the coordinator's partition error as the verification
+         * callback gets it (PRODUCER_FENCED: INVALID_PRODUCER_EPOCH; TRANSACTION_ABORTABLE:
+         * INVALID_TXN_STATE for DEFAULT_ERROR, Produce v10 and older).
+         */
+        private static Errors coordinatorError(Errors error,
+                AddPartitionsToTxnManager.TransactionSupportedOperation operation) {
+            if (error == Errors.PRODUCER_FENCED)
+                return Errors.INVALID_PRODUCER_EPOCH;
+            if (error == Errors.TRANSACTION_ABORTABLE
+                    && operation == AddPartitionsToTxnManager.TransactionSupportedOperation.DEFAULT_ERROR)
+                return Errors.INVALID_TXN_STATE;
+            return error;
+        }
+
+        /**
          * ReplicaManager.handleProduceAppend's postVerificationCallback for a partition whose
-         * verification failed: coordinator errors become produce errors.
+         * verification failed: coordinator errors become produce errors. Called: the body of the
+         * callback's {@code preAppendErrors.map { case (topicPartition, error) => ... }}, the
+         * Scala lambda {@code ReplicaManager.$anonfun$handleProduceAppend$5} of 4.3.1 (INVALID_TXN_STATE:
+         * "Partition was not added to the transaction"; NETWORK_EXCEPTION, COORDINATOR_LOAD_IN_PROGRESS,
+         * COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, and CONCURRENT_TRANSACTIONS unless the
+         * operation supports an epoch bump: NotEnoughReplicasException "Unable to verify ...";
+         * others: error.exception()). The exception reported is the result's, or {@code cause} (what
+         * the log threw) when the result's is the error's default one.
          */
         private Answer preAppendError(Errors error, Throwable cause,
                 AddPartitionsToTxnManager.TransactionSupportedOperation operation) {
-            Throwable custom = null;
-            if (error == Errors.INVALID_TXN_STATE)
-                custom = error.exception("Partition was not added to the transaction");
-            else if (error == Errors.NETWORK_EXCEPTION || error == Errors.COORDINATOR_LOAD_IN_PROGRESS
-                    || error == Errors.COORDINATOR_NOT_AVAILABLE || error == Errors.NOT_COORDINATOR
-                    || (error == Errors.CONCURRENT_TRANSACTIONS && !operation.supportsEpochBump))
-                custom = new NotEnoughReplicasException(
-                        "Unable to verify the partition has been added to the transaction. Underlying error: " + error);
-            LogAppendResult result = new LogAppendResult(
-                    LogAppendResult.LogAppendSummary.fromAppendInfo(LogAppendInfo.UNKNOWN_LOG_APPEND_INFO),
-                    Optional.of(custom != null ? custom : error.exception()), custom != null);
-            return Answer.partition(partitionResponse(result), custom != null ? custom : cause);
+            scala.Tuple2<?, ?> mapped = (scala.Tuple2<?, ?>) invoke(VERIFICATION_ERROR_MAPPING, operation,
+                    scala.collection.immutable.Map$.MODULE$.empty(),
+                    new scala.Tuple2<>(new TopicPartition(TOPIC, PARTITION), error));
+            LogAppendResult result = (LogAppendResult) mapped._2();
+            Throwable reported = result.hasCustomErrorMessage() || cause == null ? result.exception().get() : cause;
+            return Answer.partition(partitionResponse(result), reported);
         }
 
         /** ReplicaManager.appendToLocalLog for one partition ("t" is not an internal topic). */
