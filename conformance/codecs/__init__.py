@@ -126,7 +126,9 @@ def read_stream(
     found = codec(codec_id)
     decoded = found.read_stream(payload, Limit(limit), magic, clients)
     if clients == "2.8":  # no ChunkedBytesStream: Kafka 2.x's own buffering (or none)
-        decoded = replace(decoded, fill_size=found.fill_size_2_8)
+        return replace(decoded, fill_size=found.fill_size_2_8)
+    if found.skip_to_stream:
+        return replace(decoded, skip_to_stream=True)
     return decoded
 
 

@@ -61,6 +61,10 @@ class Codec:
     legacy_magics: bool
     #: the first Kafka release that has it
     since: tuple[int, ...]
+    #: ``ChunkedBytesStream``'s ``delegateSkipToSourceStream`` (3.5+): ``skip`` past its buffer
+    #: calls the codec stream's own ``skip`` (lz4: within the current block) instead of
+    #: filling the buffer
+    skip_to_stream: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +75,8 @@ class Decompressed:
     lossy: bool = False
     policy: str = PIECE
     fill_size: int = 2048
+    #: ``skip`` goes to the codec stream (``Codec.skip_to_stream``, set by ``read_stream``)
+    skip_to_stream: bool = False
     #: payload bytes the Java stream silently ignores after its logical end (strict finding)
     ignored_trailing: int = 0
     #: other anomalies Kafka accepts silently, as (finding code, message) pairs

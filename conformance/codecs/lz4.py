@@ -285,4 +285,5 @@ CODEC = Codec(
     fill_size_2_8=1,
     legacy_magics=True,
     since=(0, 8, 2),
+    skip_to_stream=True,
 )

@@ -45,6 +45,7 @@ class JavaStreamReader:
         "buf",
         "bpos",
         "eof",
+        "skip_to_stream",
     )
 
     def __init__(self, stream: Decompressed) -> None:
@@ -59,6 +60,7 @@ class JavaStreamReader:
         self.buf: bytes = b""
         self.bpos = 0
         self.eof = False
+        self.skip_to_stream = stream.skip_to_stream
 
     # -- the codec stream (Java: Lz4BlockInputStream / SnappyInputStream / GZIPInputStream ...)
     def _next_piece(self) -> bytes | None:
@@ -188,6 +190,44 @@ class JavaStreamReader:
             if got >= n:
                 break
         return b"".join(parts)
+
+    def _under_skip(self, n: int) -> int:
+        """The codec stream's ``skip(n)`` (lz4's ``Lz4BlockInputStream.skip``): the next block
+        when the current one is used up (its error raised there), then at most what is left
+        of the block; 0 at the end."""
+        if self.po >= len(self.cur) and (self.eof or self._next_piece() is None):
+            return 0
+        k = min(n, len(self.cur) - self.po)
+        self.po += k
+        return k
+
+    def skip(self, n: int) -> int:
+        """``ChunkedBytesStream.skip``: the buffered bytes first, then the codec stream's
+        ``skip`` (``skip_to_stream``; a 0 there reads one byte to tell the end) or buffer
+        fills; the bytes skipped (fewer only at the end)."""
+        if n <= 0:
+            return 0
+        k = min(len(self.buf) - self.bpos, n)
+        self.bpos += k
+        remaining = n - k
+        while remaining > 0:
+            if self.skip_to_stream:
+                skipped = self._under_skip(remaining)
+                if skipped == 0:
+                    if self.read() == -1:
+                        break
+                    remaining -= 1
+                remaining -= skipped
+            else:
+                if self.bpos >= len(self.buf):
+                    self.bpos = 0
+                    self.buf = self._under_read(self.size) or b""
+                    if not self.buf:
+                        break
+                k = min(len(self.buf) - self.bpos, remaining)
+                self.bpos += k
+                remaining -= k
+        return n - remaining
 
     def at_end(self) -> bool:
         """``inputStream.read() == -1`` (the leftover-data check)."""

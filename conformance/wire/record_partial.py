@@ -77,13 +77,16 @@ class PartialRecord:
 def _skip(src: JavaStreamReader, n: int) -> None:
     """``DefaultRecord.skipBytes``: discard exactly ``n`` bytes; fewer at end of stream is an
     error naming the bytes still to skip."""
-    if n <= 0:
-        return
-    got = len(src.read_fully(n))
-    if got < n:
-        raise InvalidRecordError(
-            f"Reached end of input stream before skipping all bytes. Remaining bytes:{n - got}"
-        )
+    while n > 0:
+        skipped = src.skip(n)
+        if skipped > 0:  # ChunkedBytesStream never skips more than asked
+            n -= skipped
+        elif src.read() == -1:  # read one byte to tell the end
+            raise InvalidRecordError(
+                f"Reached end of input stream before skipping all bytes. Remaining bytes:{n}"
+            )
+        else:
+            n -= 1
 
 
 def read_partial_record(

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from conformance.broker.versions import VERSIONS
 from conformance.codecs import GZIP, LZ4, SNAPPY, ZSTD
+from conformance.codecs.lz4 import Block, write_frame
 from conformance.corpus.crafted._build import (
     TS,
     legacy_message,
@@ -320,6 +321,27 @@ def cases() -> list[ProduceCase]:
             )
         ],
     )  # fmt: skip
+    rec = v2_record(b"key", b"value")
+    add(
+        "parse-lz4-skip-into-bad-block",
+        "lz4 in place: the key to skip runs past the 1st block into one of 0 bytes, then a block "
+        "of size 2^31-1 (the skip goes to Lz4BlockInputStream.skip: 0 bytes, then one read() "
+        "meets the bad block: an IOException, not the end of the stream)",
+        [
+            v2_batch(
+                [rec],
+                attributes=LZ4,
+                max_timestamp=TS,
+                payload=write_frame(
+                    [
+                        Block(rec[:5], stored=True),
+                        Block(b""),  # compressed: a block of 0 bytes (not the end mark)
+                        Block(rec[5:], stored=True, size=0x7FFFFFFF),
+                    ]
+                ),
+            )
+        ],
+    )
     gap = v2_batch(
         [v2_record(b"k0", b"v"), v2_record(b"k1", b"v", offset_delta=2)],
         attributes=GZIP,
