@@ -165,18 +165,18 @@ def cases() -> list[ProduceCase]:
         [_batch(count=0, last_offset_delta=0)],
     )
     add("batch-delta-negative", "lastOffsetDelta -2", [_batch(last_offset_delta=-2)])
+    #: a commit marker as a client might send one (transactional, producer 7)
+    control = v2_batch(
+        [v2_record(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x07")],
+        attributes=CONTROL_FLAG_MASK | TRANSACTIONAL_FLAG_MASK,
+        producer_id=7,
+        producer_epoch=0,
+        base_sequence=0,
+    )
     add(
         "batch-control",
         "a control batch from a client",
-        [
-            v2_batch(
-                [v2_record(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x07")],
-                attributes=CONTROL_FLAG_MASK | TRANSACTIONAL_FLAG_MASK,
-                producer_id=7,
-                producer_epoch=0,
-                base_sequence=0,
-            )
-        ],
+        [control],
     )
     add(
         "batch-pid-no-sequence",
@@ -487,15 +487,7 @@ def cases() -> list[ProduceCase]:
     add(
         "verify-control-unavailable",
         "a control batch from a client, unverified: refused before the validator sees it",
-        [
-            v2_batch(
-                [v2_record(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x07")],
-                attributes=CONTROL_FLAG_MASK | TRANSACTIONAL_FLAG_MASK,
-                producer_id=7,
-                producer_epoch=0,
-                base_sequence=0,
-            )
-        ],
+        [control],
         coordinator="COORDINATOR_NOT_AVAILABLE",
     )
     add(

@@ -58,6 +58,27 @@ interface Broker {
     }
 
     /**
+     * A static method of Kafka's own (a compiler-named lambda body where Kafka keeps the logic
+     * there), found by reflection; an OracleFailure when that Kafka version has it elsewhere.
+     */
+    static java.lang.reflect.Method kafkaMethod(Class<?> owner, String name, Class<?>... parameters) {
+        try {
+            return owner.getMethod(name, parameters);
+        } catch (NoSuchMethodException e) {
+            throw new OracleFailure(owner.getSimpleName() + "." + name + " is not where it was: " + e, e);
+        }
+    }
+
+    /** Calls a static {@link #kafkaMethod}; a failure to call it is an OracleFailure. */
+    static Object invokeStatic(java.lang.reflect.Method method, Object... args) {
+        try {
+            return method.invoke(null, args);
+        } catch (ReflectiveOperationException e) {
+            throw new OracleFailure("calling " + method.getName() + ": " + e, e);
+        }
+    }
+
+    /**
      * A failure of the oracle itself (not an answer of Kafka's code): the request gets an
      * internalError, never an answer that could be mistaken for the broker's.
      */

@@ -133,23 +133,8 @@ final class KafkaBroker implements Broker {
      * lambda {@code $anonfun$handleProduceAppend$4}: a synthetic method, which javac does not let
      * Java code name, hence reflection); looked up once, a missing method is an oracle failure.
      */
-    private static final java.lang.reflect.Method VERIFICATION_ERROR_MAPPING = verificationErrorMapping();
-
-    private static java.lang.reflect.Method verificationErrorMapping() {
-        try {
-            return ReplicaManager.class.getMethod("$anonfun$handleProduceAppend$4", scala.Tuple2.class);
-        } catch (NoSuchMethodException e) {
-            throw new OracleFailure("ReplicaManager's verification callback mapping is not where it was: " + e, e);
-        }
-    }
-
-    private static Object invoke(java.lang.reflect.Method method, Object... args) {
-        try {
-            return method.invoke(null, args);
-        } catch (ReflectiveOperationException e) {
-            throw new OracleFailure("calling " + method.getName() + ": " + e, e);
-        }
-    }
+    private static final java.lang.reflect.Method VERIFICATION_ERROR_MAPPING =
+            Broker.kafkaMethod(ReplicaManager.class, "$anonfun$handleProduceAppend$4", scala.Tuple2.class);
 
     private static final class Partition implements PartitionLog {
         private final UnifiedLog log;
@@ -270,7 +255,7 @@ final class KafkaBroker implements Broker {
          * result's is the error's default one.
          */
         private Answer preAppendError(Errors error, Throwable cause) {
-            scala.Tuple2<?, ?> mapped = (scala.Tuple2<?, ?>) invoke(VERIFICATION_ERROR_MAPPING,
+            scala.Tuple2<?, ?> mapped = (scala.Tuple2<?, ?>) Broker.invokeStatic(VERIFICATION_ERROR_MAPPING,
                     new scala.Tuple2<>(new TopicPartition(TOPIC, PARTITION), error));
             LogAppendResult result = (LogAppendResult) mapped._2();
             Throwable reported = result.hasCustomErrorMessage() || cause == null ? result.exception().get() : cause;
