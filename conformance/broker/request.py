@@ -78,6 +78,7 @@ from conformance.wire.layout import (
     COMPRESSION_CODEC_MASK,
     MAGIC_VALUE_V2,
     NO_PRODUCER_ID,
+    NO_SEQUENCE,
     PRODUCER_EPOCH_OFFSET,
     PRODUCER_ID_OFFSET,
     TRANSACTIONAL_FLAG_MASK,
@@ -149,6 +150,8 @@ def _transactional_producers(data: bytes | Source) -> tuple[list[tuple[int, int]
             producers.append(producer)
     if not producers or first is None:
         return producers, None
+    if first.magic < MAGIC_VALUE_V2:  # a legacy batch has none: NO_SEQUENCE
+        return producers, NO_SEQUENCE
     return producers, _header_field(first, BASE_SEQUENCE_OFFSET, _I32)
 
 

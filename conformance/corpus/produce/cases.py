@@ -534,6 +534,15 @@ def cases() -> list[ProduceCase]:
         versions=TV2,
     )
     add(
+        "verify-legacy-first",
+        "Produce v2: a magic 1 message, then a transactional batch (the verification reads the "
+        "first batch's baseSequence: a legacy batch has none, -1)",
+        [legacy_message() + txn],
+        produce_version=2,
+        coordinator="COORDINATOR_NOT_AVAILABLE",
+        versions=LEGACY,
+    )
+    add(
         "verify-old-epoch",
         "epoch 2, then a transactional batch of epoch 1 (4.x refuses it when verification "
         "starts; 3.x verifies, then the producer state refuses it)",
