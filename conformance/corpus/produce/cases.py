@@ -543,6 +543,12 @@ def cases() -> list[ProduceCase]:
         versions=LEGACY,
     )
     add(
+        "verify-short-batch",
+        "a transactional batch cut to 53 bytes: its producer id and epoch are read, then its "
+        "baseSequence past the end (IndexOutOfBoundsException: the request fails)",
+        [patch(txn[:53], 8, ">i", 41)],
+    )
+    add(
         "verify-old-epoch",
         "epoch 2, then a transactional batch of epoch 1 (4.x refuses it when verification "
         "starts; 3.x verifies, then the producer state refuses it)",

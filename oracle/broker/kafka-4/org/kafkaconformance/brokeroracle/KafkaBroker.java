@@ -2,6 +2,7 @@ package org.kafkaconformance.brokeroracle;
 
 import java.io.File;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -217,10 +218,18 @@ final class KafkaBroker implements Broker {
         /** ReplicaManager.handleProduceAppend, then appendRecords for the one partition. */
         private Answer handleProduceAppend(String transactionalId, MemoryRecords records, int leaderEpoch,
                 AddPartitionsToTxnManager.TransactionSupportedOperation operation, Errors coordinator) {
-            Set<Map.Entry<Long, Short>> transactionalProducers = new LinkedHashSet<>();
+            // as Kafka reads them, outside any try (an exception fails the request): every batch
+            // filtered first (Iterable.filter is strict), then the producers' ids and epochs, then
+            // the first batch's base sequence, whatever the transactional id
+            List<RecordBatch> transactionalBatches = new ArrayList<>();
             for (RecordBatch batch : records.batches())
                 if (batch.hasProducerId() && batch.isTransactional())
-                    transactionalProducers.add(Map.entry(batch.producerId(), batch.producerEpoch()));
+                    transactionalBatches.add(batch);
+            Set<Map.Entry<Long, Short>> transactionalProducers = new LinkedHashSet<>();
+            for (RecordBatch batch : transactionalBatches)
+                transactionalProducers.add(Map.entry(batch.producerId(), batch.producerEpoch()));
+            int baseSequence = transactionalBatches.isEmpty() ? RecordBatch.NO_SEQUENCE
+                    : records.firstBatch().baseSequence();
             if (transactionalProducers.size() > 1)
                 throw new InvalidPidMappingException("Transactional records contained more than one producer ID");
 
@@ -235,7 +244,7 @@ final class KafkaBroker implements Broker {
                     // ReplicaManager.maybeStartTransactionVerificationForPartition ->
                     // Partition.maybeStartTransactionVerification
                     guard = log.maybeStartTransactionVerification(producer.getKey(),
-                            records.firstBatch().baseSequence(), producer.getValue(), operation.supportsEpochBump);
+                            baseSequence, producer.getValue(), operation.supportsEpochBump);
                 } catch (Exception e) {
                     return preAppendError(Errors.forException(e), e, operation);
                 }
