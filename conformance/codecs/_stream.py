@@ -75,12 +75,12 @@ class Decompressed:
     lossy: bool = False
     policy: str = PIECE
     fill_size: int = 2048
-    #: ``skip`` goes to the codec stream (``Codec.skip_to_stream``, set by ``read_stream``)
-    skip_to_stream: bool = False
     #: payload bytes the Java stream silently ignores after its logical end (strict finding)
     ignored_trailing: int = 0
     #: other anomalies Kafka accepts silently, as (finding code, message) pairs
     notes: tuple[tuple[str, str], ...] = ()
+    #: ``skip`` goes to the codec stream (``Codec.skip_to_stream``, set by ``read_stream``)
+    skip_to_stream: bool = False
 
     @property
     def data(self) -> bytes:
