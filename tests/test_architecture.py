@@ -20,8 +20,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 
 #: layer of each top-level part of the package; a module may import its own layer and below.
-#: The shells (corpus, capture, fuzz, jvm, strategies) sit side by side above ``logdir``; the
-#: command line sits above them all.
+#: The shells (corpus, capture, fuzz, jvm, strategies) sit side by side above ``logdir``;
+#: ``producer_check`` joins two of them (capture's brokers and proxy, harness's adapters and
+#: reports); the command line sits above them all.
 LAYERS: dict[str, int] = {
     "errors": 0,
     "jsondoc": 0,
@@ -41,7 +42,8 @@ LAYERS: dict[str, int] = {
     "capture": 10,
     "replay": 10,
     "harness": 10,
-    "cli": 11,
+    "producer_check": 11,
+    "cli": 12,
 }
 #: shells that must not depend on each other although they share a layer number
 SIBLINGS_APART = {

@@ -6,6 +6,7 @@ Marked ``containers``; part of the default run (no skip: a missing engine is a f
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -272,3 +273,29 @@ def test_cli_interrupted_leaves_nothing(client: Any, own_socket: Path, tmp_path:
     assert proc.returncode == 130, "".join(lines) + rest
     assert "interrupted" in rest
     assert _leftovers(client, own_socket) == []
+
+
+def test_check_producer_on_a_container_broker(engine: cengine.Engine, tmp_path: Path) -> None:
+    """``check-producer --backend testcontainers``: the same judgement with the broker in a
+    container (Java's KafkaProducer passes; the broker is stopped afterwards)."""
+    out = tmp_path / "report.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "check-producer", "--impl", "java"]
+        + ["--backend", "testcontainers", "-q", "--json", str(out)]
+        + ["--scenarios", "codec-zstd", "--scenarios", "idempotent-retry"]
+        + ["--scenarios", "txn-abort"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=1200,
+        env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "(testcontainers)" in proc.stderr
+    report = json.loads(out.read_text())
+    assert sorted(r["case"] for r in report["results"]) == [
+        "4.3.1/codec-zstd",
+        "4.3.1/idempotent-retry",
+        "4.3.1/txn-abort",
+    ]
+    assert {r["status"] for r in report["results"]} == {"pass"}

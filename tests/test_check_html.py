@@ -156,3 +156,50 @@ def test_drill_down_to_a_case(chromium: str, matrix: tuple[Path, dict], tmp_path
     shot = tmp_path / "case.png"
     _chromium(chromium, url, tmp_path, f"--screenshot={shot}")
     assert _pixels(shot).get("fail", 0) > 0  # the failing verdict's badge is on screen
+
+
+FAULTS = [sys.executable, str(ROOT / "tests" / "adapters" / "producer_faults.py")]
+
+
+def test_producer_matrix_renders(chromium: str, tmp_path: Path) -> None:
+    """``check-producer --html``: the encode scenarios need no broker; a correct encoder's row
+    is green, one with a planted maxTimestamp fault red, a crashing one the error colour, and
+    the summary shows the producer columns with the diff line of the fault on drill-down."""
+    args = []
+    for behaviour in ("ok", "max-timestamp", "crash"):
+        args += ["--cmd", " ".join([*FAULTS, behaviour])]
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "check-producer", *args, "-q"]
+        + ["--scenarios", "encode-*", "--timeout", "20"]
+        + ["--html", str(tmp_path / "p.html"), "--json", str(tmp_path / "p.json")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+        env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
+    )
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads((tmp_path / "p.json").read_text())
+    assert report["side"] == "producer"
+    page = tmp_path / "p.html"
+    dom = _chromium(chromium, page.as_uri(), tmp_path, "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "Kafka producer and encoder conformance matrix" in dom.stdout
+    rows = re.findall(r"<tr><th>([^<]+)</th>((?:<td[^>]*>[^<]*</td>)+)</tr>", dom.stdout)
+    colours = {
+        name.split(" ")[0]: set(re.findall(r"background: (rgb\([^)]*\))", cells))
+        for name, cells in rows
+    }
+    rgb = {
+        k: "rgb({}, {}, {})".format(*(int(c[i : i + 2], 16) for i in (1, 3, 5)))
+        for k, c in COLOURS.items()
+    }
+    assert colours == {
+        "faulty-ok": {rgb["pass"]},
+        "faulty-max-timestamp": {rgb["fail"]},
+        "faulty-crash": {rgb["error"]},
+    }
+    assert "<th>produce</th>" in dom.stdout and "<th>encode</th>" in dom.stdout
+    url = page.as_uri() + "#case=" + quote("encode/encode-codec-gzip", safe="")
+    dom = _chromium(chromium, url, tmp_path, "--dump-dom")
+    assert "maxTimestamp -1, expected" in dom.stdout

@@ -193,9 +193,13 @@ class _Stopper:
 # topics
 
 
-def _create_topics(broker: RunningBroker, topics: dict[str, dict[str, str]]) -> dict[str, str]:
-    """Create every topic (1 partition, its configuration), each visible with a leader before
-    the next; returns topic -> why it could not be created."""
+def create_topics(
+    broker: RunningBroker,
+    topics: dict[str, dict[str, str]],
+    partitions: dict[str, int] | None = None,
+) -> dict[str, str]:
+    """Create every topic (its configuration; ``partitions`` of it, default 1), each visible
+    with a leader before the next; returns topic -> why it could not be created."""
     from kafka import KafkaAdminClient
 
     failed: dict[str, str] = {}
@@ -204,7 +208,8 @@ def _create_topics(broker: RunningBroker, topics: dict[str, dict[str, str]]) -> 
     )
     try:
         for name, configs in topics.items():
-            new = {name: {"num_partitions": 1, "replication_factor": 1, "configs": configs}}
+            count = (partitions or {}).get(name, 1)
+            new = {name: {"num_partitions": count, "replication_factor": 1, "configs": configs}}
             try:
                 admin.create_topics(new, timeout_ms=TIMEOUT_MS, wait_for_metadata=True)
             except Exception as exc:  # noqa: BLE001 - the broker refused this configuration
@@ -442,7 +447,7 @@ def capture_golden(
         with start_broker(spec, workdir) as broker:
             result.startup_seconds = time.monotonic() - t_start
             progress(f"{broker_id}: up at {broker.bootstrap} in {result.startup_seconds:.1f} s")
-            refused = _create_topics(broker, topics)
+            refused = create_topics(broker, topics)
             progress(f"{broker_id}: {len(topics) - len(refused)} topics created")
             host, _, port = broker.bootstrap.rpartition(":")
             with RecordingProxy(host, int(port)) as probe:

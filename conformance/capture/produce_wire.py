@@ -29,8 +29,10 @@ __all__ = [
     "new_fetch_request",
     "new_produce_request",
     "produce_version_for",
+    "read_produce_partitions",
     "read_produce_request",
     "read_produce_response",
+    "read_produce_responses",
     "read_produce_versions",
     "stored_by_request",
 ]
@@ -55,13 +57,31 @@ def read_produce_response(frame: bytes, version: int) -> dict[str, Any]:
     """The (only) partition response of a Produce response frame, shaped like the verdict's
     ``response`` (64-bit numbers as decimal strings; fields the version lacks at their
     defaults)."""
+    parts = list(read_produce_responses(frame, version).values())
+    if len(parts) != 1:
+        raise ValueError(f"Produce response with {len(parts)} partitions (expected 1)")
+    return parts[0]
+
+
+def _topic_key(topic: Any, version: int) -> str:
+    """A topic of a Produce request or response: its name, or (v13+) its id as text."""
+    return str(topic.topic_id) if version >= 13 else str(topic.name)
+
+
+def read_produce_responses(frame: bytes, version: int) -> dict[tuple[str, int], dict[str, Any]]:
+    """Every partition response of a Produce response frame by (topic, partition), each
+    shaped as :func:`read_produce_response`'s (the topic is its id as text from v13 on)."""
     from kafka.protocol.producer import ProduceResponse
 
     resp = ProduceResponse.decode(frame, version=version, header=True)
-    parts = [p for t in resp.responses for p in t.partition_responses]
-    if len(parts) != 1:
-        raise ValueError(f"Produce response with {len(parts)} partitions (expected 1)")
-    p = parts[0]
+    return {
+        (_topic_key(t, version), p.index): _partition_response(p, version)
+        for t in resp.responses
+        for p in t.partition_responses
+    }
+
+
+def _partition_response(p: Any, version: int) -> dict[str, Any]:
     return {
         "errorCode": p.error_code,
         "errorName": _error_name(p.error_code),
@@ -85,6 +105,22 @@ def read_produce_request(frame: bytes, version: int) -> tuple[str | None, list[b
     return (req.transactional_id if version >= 3 else None), records
 
 
+def read_produce_partitions(
+    frame: bytes, version: int
+) -> tuple[str | None, int, list[tuple[str, int, bytes]]]:
+    """The transactional id, acks and every (topic, partition, records) of a Produce
+    request frame (the topic is its id as text from v13 on)."""
+    from kafka.protocol.producer import ProduceRequest
+
+    req = ProduceRequest.decode(frame, version=version, header=True)
+    parts = [
+        (_topic_key(t, version), p.index, bytes(p.records or b""))
+        for t in req.topic_data
+        for p in t.partition_data
+    ]
+    return (req.transactional_id if version >= 3 else None), int(req.acks), parts
+
+
 def new_produce_request(topic: str, records: bytes, version: int, txn: str | None) -> Any:
     from kafka.protocol.producer import ProduceRequest
 
@@ -98,14 +134,14 @@ def new_produce_request(topic: str, records: bytes, version: int, txn: str | Non
     )
 
 
-def new_fetch_request(topic: str) -> Any:
+def new_fetch_request(topic: str, partition: int = 0, offset: int = 0) -> Any:
     from kafka.protocol.consumer import FetchRequest
 
     f = FetchRequest[FETCH_VERSION]
     part = f.FetchTopic.FetchPartition(
-        partition=0,
+        partition=partition,
         current_leader_epoch=-1,
-        fetch_offset=0,
+        fetch_offset=offset,
         log_start_offset=-1,
         partition_max_bytes=FETCH_MAX_BYTES,
     )
@@ -194,20 +230,39 @@ def read_produce_versions(proxy: RecordingProxy) -> tuple[int, int]:
     raise ValueError("the broker advertises no Produce versions")
 
 
-def fetch_partition(client: WireClient, proxy: RecordingProxy, topic: str) -> bytes:
+def fetch_partition(
+    client: WireClient,
+    proxy: RecordingProxy,
+    topic: str,
+    partition: int = 0,
+    *,
+    whole: bool = False,
+) -> bytes:
     """The partition's records from offset 0 (a Fetch through the proxy, read back from the
-    proxy's recording)."""
-    corr, _, frame = client.exchange(new_fetch_request(topic))
-    if frame is None:
-        raise ConnectionError("the broker closed the connection on Fetch")
-    found = [
-        (err, records)
-        for ex, t, p, err, records in read_fetch_partitions(proxy)
-        if ex.correlation_id == corr and ex.client_id == CLIENT_ID and t == topic and p == 0
-    ]
-    if len(found) != 1 or found[0][0] != 0:
-        raise RuntimeError(f"Fetch of {topic}-0 answered {found!r}")
-    return found[0][1] or b""
+    proxy's recording); ``whole``: Fetch again after the last batch until the partition's
+    end (a partition larger than one Fetch)."""
+    out, offset = b"", 0
+    while True:
+        corr, _, frame = client.exchange(new_fetch_request(topic, partition, offset))
+        if frame is None:
+            raise ConnectionError("the broker closed the connection on Fetch")
+        found = [
+            (err, records)
+            for ex, t, p, err, records in read_fetch_partitions(
+                e for e in proxy.recording if e.correlation_id == corr
+            )
+            if ex.client_id == CLIENT_ID and t == topic and p == partition
+        ]
+        if len(found) != 1 or found[0][0] != 0:
+            raise RuntimeError(f"Fetch of {topic}-{partition} answered {found!r}")
+        data = found[0][1] or b""
+        if not whole:
+            return data
+        batches = [b for b in Splitter(data, "memory") if b.last_offset >= offset]
+        if not batches:
+            return out
+        out += b"".join(bytes(b.raw) for b in batches)
+        offset = batches[-1].last_offset + 1
 
 
 def stored_by_request(fetched: bytes, answers: Sequence[dict[str, Any] | None]) -> list[str | None]:

@@ -32,7 +32,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
@@ -65,6 +65,15 @@ class Exchange:
     request: bytes  # request frame (header + body), without the 4-byte size; b"" if not kept
     response: bytes  # response frame exactly as the upstream sent it, without the size
     rewritten: bool = False  # True when the client received a rewritten response
+    #: wall clock (ms) when the request arrived at the proxy / its response did (0: unknown)
+    sent_at_ms: int = 0
+    received_at_ms: int = 0
+    #: True when the proxy dropped this response and closed the connection (``drop_response``)
+    dropped: bool = False
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
 
 
 def read_request_header(frame: bytes | memoryview) -> RequestHeader:
@@ -147,7 +156,7 @@ class _Connection:
         self.upstream_addr = upstream
         self.upstream_name = f"{upstream[0]}:{upstream[1]}"
         self.server: socket.socket | None = None
-        self.pending: dict[int, tuple[RequestHeader, bytes]] = {}
+        self.pending: dict[int, tuple[RequestHeader, bytes, int]] = {}
         self.lock = threading.Lock()
         self.threads: list[threading.Thread] = []
         self._closed = False
@@ -212,7 +221,7 @@ class _Connection:
                 else:
                     keep = frame if self.proxy.keep_requests else b""
                     with self.lock:
-                        self.pending[hdr.correlation_id] = (hdr, keep)
+                        self.pending[hdr.correlation_id] = (hdr, keep, _now_ms())
                 self.server.sendall(struct.pack(">i", len(frame)) + frame)
         except OSError as e:
             log.debug("proxy conn %d: request side ended: %s", self.conn_id, e)
@@ -232,9 +241,10 @@ class _Connection:
                     (corr,) = struct.unpack_from(">i", frame, 0)
                     with self.lock:
                         entry = self.pending.pop(corr, None)
-                rewritten = False
+                rewritten = drop = False
                 if entry is not None:
-                    hdr, req = entry
+                    hdr, req, sent_at = entry
+                    drop = self.proxy._drops(hdr, req)
                     if hdr.api_key in (API_METADATA, API_FIND_COORDINATOR):
                         new = self.proxy._rewrite(hdr, frame)
                         if new is not None:
@@ -250,8 +260,13 @@ class _Connection:
                             request=req,
                             response=frame,
                             rewritten=rewritten,
+                            sent_at_ms=sent_at,
+                            received_at_ms=_now_ms(),
+                            dropped=drop,
                         )
                     )
+                if drop:  # the broker has answered; the client hears a closed connection
+                    break
                 self.client.sendall(struct.pack(">i", len(out)) + out)
         except OSError as e:
             log.debug("proxy conn %d: response side ended: %s", self.conn_id, e)
@@ -300,10 +315,28 @@ class RecordingProxy:
         self._conn_seq = 0
         self._connections: set[_Connection] = set()
         self._listeners: dict[tuple[str, int], _Listener] = {}
+        self._drop_rule: Callable[[RequestHeader, bytes], bool] | None = None
         self._main = self._listener_for(self.upstream)
         assert self._main is not None
 
     # ---------------------------------------------------------------- public API
+    def drop_response(self, rule: Callable[[RequestHeader, bytes], bool] | None) -> None:
+        """Fault injection: for a request ``rule(header, request frame)`` is true of, the
+        proxy forwards the request, records the broker's response (``Exchange.dropped``),
+        does not forward it and closes the client's connection (the client's request
+        reached the broker; the client must retry). None removes the rule."""
+        self._drop_rule = rule
+
+    def _drops(self, hdr: RequestHeader, request: bytes) -> bool:
+        rule = self._drop_rule
+        if rule is None:
+            return False
+        try:
+            return bool(rule(hdr, request))
+        except Exception as exc:  # a broken rule must not stop the forwarding
+            log.warning("proxy: drop rule failed: %s", exc)
+            return False
+
     @property
     def host(self) -> str:
         return _LOOPBACK
@@ -459,7 +492,7 @@ def _exchanges_of(recording: RecordingProxy | Iterable[Exchange]) -> list[Exchan
     return list(recording)
 
 
-def _topic_names(exchanges: Iterable[Exchange]) -> dict[object, str]:
+def topic_names(exchanges: Iterable[Exchange]) -> dict[object, str]:
     """topic id (uuid.UUID) -> name, from recorded Metadata responses (v10+)."""
     from kafka.protocol.metadata import MetadataResponse
 
@@ -492,7 +525,7 @@ def read_fetch_partitions(
         for topic in resp.responses:
             if ex.api_version >= 13:
                 if names is None:
-                    names = _topic_names(exchanges)
+                    names = topic_names(exchanges)
                 name = names.get(topic.topic_id, str(topic.topic_id))
             else:
                 name = topic.topic

@@ -15,6 +15,7 @@ from conformance import __version__
 from conformance.cli import (
     capture,
     check,
+    check_producer,
     decode,
     dump,
     fuzz,
@@ -40,6 +41,7 @@ COMMANDS = (
     spark_cluster,
     synth,
     check,
+    check_producer,
     partition,
 )
 

@@ -24,6 +24,7 @@ from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
 _PROG = "kafka-conformance check"
 EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_HTML = "conformance-matrix.html"
 
 _EPILOG = f"""\
 an adapter is a command speaking docs/adapter-protocol.md: `CMD decode --as memory|file`
@@ -117,6 +118,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="SIZE",
         help="what an adapter may print for one case (default 64MiB)",
     )
+    add_report_options(p, "docs/conformance-matrix.md")
+    p.set_defaults(func=_cmd_check)
+
+
+def add_report_options(p: argparse.ArgumentParser, matrix: str) -> None:
+    """The report outputs of ``check`` and ``check-producer``, and ``--quiet``."""
     p.add_argument(
         "--json", metavar="OUT", help="write the JSON report (kafka-conformance/check/1)"
     )
@@ -124,21 +131,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--junit", metavar="OUT", help="write JUnit XML (one testcase per implementation x case)"
     )
     p.add_argument("--html", metavar="OUT", help="write the self-contained HTML matrix")
-    p.add_argument(
-        "--markdown", metavar="OUT", help="write the Markdown matrix (docs/conformance-matrix.md)"
-    )
+    p.add_argument("--markdown", metavar="OUT", help=f"write the Markdown matrix ({matrix})")
     p.add_argument("--from-json", metavar="REPORT", help="render a saved JSON report (no run)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    p.set_defaults(func=_cmd_check)
 
 
-def _list() -> int:
+def list_adapters(prog: str, side: str) -> int:
+    """``--list``: the built-in implementations of ``side`` and whether they build here."""
     try:
-        found = registry.adapters()
+        found = registry.adapters(side=side)
     except NoCheckout as exc:
-        print(f"{_PROG}: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    rows = [["implementation", "library", "version", "registry", "status"]]
+    rows = [["implementation", "library", "version", "registry", "sides", "status"]]
     for a in found:
         state, why = registry.availability(a)
         rows.append(
@@ -147,6 +152,7 @@ def _list() -> int:
                 a.library,
                 a.version,
                 a.registry,
+                ",".join(a.sides),
                 f"{state}: {why}" if state != "built" else "built",
             ]
         )
@@ -179,21 +185,47 @@ def _say(message: str) -> None:
     print(f"{_PROG}: {message}", file=sys.stderr)
 
 
-def _render(report: dict[str, Any], args: argparse.Namespace) -> bool:
+def render_reports(
+    prog: str, report: dict[str, Any], args: argparse.Namespace, html_name: str
+) -> bool:
+    """Write the report outputs asked for (:func:`add_report_options`); False if one failed."""
     ok = True
     if args.json:
-        ok &= write_text(_PROG, args.json, json.dumps(report, indent=1) + "\n")
+        ok &= write_text(prog, args.json, json.dumps(report, indent=1) + "\n")
     if args.junit:
-        ok &= write_text(_PROG, args.junit, junit.render(report).decode("utf-8"))
+        ok &= write_text(prog, args.junit, junit.render(report).decode("utf-8"))
     if args.html:
-        ok &= write_text(_PROG, args.html, html.render(report))
+        ok &= write_text(prog, args.html, html.render(report))
     if args.markdown:
-        name = Path(args.html).name if args.html else "conformance-matrix.html"
-        ok &= write_text(_PROG, args.markdown, markdown.render(report, html_name=name))
+        name = Path(args.html).name if args.html else html_name
+        ok &= write_text(prog, args.markdown, markdown.render(report, html_name=name))
     return ok
 
 
-def _exit_code(report: dict[str, Any], build_failures: list[str]) -> int:
+def report_outputs_problem(prog: str, args: argparse.Namespace) -> bool:
+    """True (after saying why) when a report output cannot be written."""
+    for out in (args.json, args.junit, args.html, args.markdown):
+        problem = output_problem(out) if out else None
+        if problem:
+            print(f"{prog}: cannot write {shown(out)}: {problem}", file=sys.stderr)
+            return True
+    return False
+
+
+def read_saved_report(prog: str, path: str, side: str) -> dict[str, Any] | None:
+    """``--from-json``: a saved report of ``side`` (None, after saying why, if it is not)."""
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"{prog}: cannot read {shown(path)}: {exc}", file=sys.stderr)
+        return None
+    if report.get("format") != model.FORMAT or report.get("side", model.DECODE) != side:
+        print(f"{prog}: {shown(path)} is not a {model.FORMAT} {side} report", file=sys.stderr)
+        return None
+    return report
+
+
+def exit_code(report: dict[str, Any], build_failures: list[str]) -> int:
     if model.unknown_problems(report) or report["stale"] or build_failures:
         return EXIT_DIVERGED
     return EXIT_OK
@@ -201,25 +233,15 @@ def _exit_code(report: dict[str, Any], build_failures: list[str]) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     if args.list:
-        return _list()
-    for out in (args.json, args.junit, args.html, args.markdown):
-        problem = output_problem(out) if out else None
-        if problem:
-            print(f"{_PROG}: cannot write {shown(out)}: {problem}", file=sys.stderr)
-            return EXIT_USAGE
+        return list_adapters(_PROG, model.DECODE)
+    if report_outputs_problem(_PROG, args):
+        return EXIT_USAGE
     if args.from_json:
-        try:
-            report = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            print(f"{_PROG}: cannot read {shown(args.from_json)}: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        if report.get("format") != model.FORMAT:
-            print(
-                f"{_PROG}: {shown(args.from_json)} is not a {model.FORMAT} report", file=sys.stderr
-            )
+        report = read_saved_report(_PROG, args.from_json, model.DECODE)
+        if report is None:
             return EXIT_USAGE
         print(terminal.summary(report))
-        return EXIT_OK if _render(report, args) else EXIT_DIVERGED
+        return EXIT_OK if render_reports(_PROG, report, args, _HTML) else EXIT_DIVERGED
     if not args.impl and not args.cmd:
         print(f"{_PROG}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
         return EXIT_USAGE
@@ -254,7 +276,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         table.kill_all()
     report = model.build(
         runs,
-        selected,
+        model.case_documents(selected),
         settings,
         known,
         complete=len(selected) == len(every),
@@ -267,6 +289,6 @@ def _cmd_check(args: argparse.Namespace) -> int:
         print("\n" + details)
     for name in selection.failures:
         print(f"{_PROG}: {name}: not run (its build failed, above)", file=sys.stderr)
-    written = _render(report, args)
-    code = _exit_code(report, selection.failures)
+    written = render_reports(_PROG, report, args, _HTML)
+    code = exit_code(report, selection.failures)
     return code if written else max(code, EXIT_DIVERGED)

@@ -10,8 +10,14 @@ an explanation::
     summary = "one line"
     detail = "what differs, why, the library's source or issue; minimal bytes for a real bug"
 
-A ``fail`` or ``error`` result matched by an entry is *known*: it is reported with its class
-and does not fail ``kafka-conformance check`` (as protobuf's failure lists). An entry that
+An entry may also name the diff lines it explains (``lines``: ``fnmatch`` globs over the lines
+of a result's diff, or its reason when the diff is empty); such an entry covers a result only
+together with others that explain the rest of its lines, so one harmless difference cannot hide
+another in the same result (``check-producer``'s results have a line per difference).
+
+A ``fail`` or ``error`` result whose every line is explained (an entry without ``lines``
+explains them all) is *known*: it is reported with its classes and does not fail
+``kafka-conformance check`` (as protobuf's failure lists). An entry that
 matches no such result in a run over every case is *stale* and reported as such, so the lists
 cannot outlive the bugs they describe.
 """
@@ -27,6 +33,9 @@ from pathlib import Path
 __all__ = ["CLASSES", "Divergence", "DivergenceError", "classify", "read_divergences", "stale"]
 
 CLASSES = ("real-bug", "leniency", "unsupported")
+#: a diff line that starts with this is evidence (e.g. the bytes of a batch header), not a
+#: difference: it needs no entry to explain it
+EVIDENCE = "| "
 CLASS_TITLES = {
     "real-bug": "real bug",
     "leniency": "documented leniency",
@@ -46,6 +55,8 @@ class Divergence:
     summary: str
     detail: str
     source: str  # the file it comes from, relative to the repository
+    #: the diff lines explained (globs); empty: every line of a covered result
+    lines: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -53,6 +64,9 @@ class Divergence:
 
     def matches(self, impl: str, case_id: str) -> bool:
         return impl == self.impl and any(fnmatch.fnmatchcase(case_id, g) for g in self.cases)
+
+    def explains(self, line: str) -> bool:
+        return not self.lines or any(fnmatch.fnmatchcase(line, g) for g in self.lines)
 
 
 def read_divergences(files: Iterable[Path], relative_to: Path | None = None) -> list[Divergence]:
@@ -70,6 +84,9 @@ def read_divergences(files: Iterable[Path], relative_to: Path | None = None) -> 
             cases = entry.get("cases")
             if not cases or not all(isinstance(c, str) for c in cases):
                 raise DivergenceError(f"{where}: cases must be a non-empty list of case-id globs")
+            lines = entry.get("lines", [])
+            if not isinstance(lines, list) or not all(isinstance(x, str) and x for x in lines):
+                raise DivergenceError(f"{where}: lines must be a list of diff-line globs")
             for key in ("impl", "summary"):
                 if not isinstance(entry.get(key), str) or not entry[key]:
                     raise DivergenceError(f"{where}: {key} must be a non-empty string")
@@ -81,17 +98,31 @@ def read_divergences(files: Iterable[Path], relative_to: Path | None = None) -> 
                     entry["summary"],
                     str(entry.get("detail", "")).strip(),
                     source,
+                    tuple(lines),
                 )
             )
     return found
 
 
-def classify(known: Sequence[Divergence], impl: str, case_id: str) -> Divergence | None:
-    """The first entry covering ``case_id`` of ``impl``."""
-    for entry in known:
-        if entry.matches(impl, case_id):
-            return entry
-    return None
+def classify(
+    known: Sequence[Divergence], impl: str, case_id: str, lines: Sequence[str] = ()
+) -> list[Divergence]:
+    """The entries that explain the result of ``impl`` on ``case_id`` whose diff (or reason)
+    is ``lines``: the first entry without ``lines`` covering the case, else for every line the
+    first entry explaining it; [] when a line is unexplained (the result is not known)."""
+    mine = [e for e in known if e.matches(impl, case_id)]
+    whole = next((e for e in mine if not e.lines), None)
+    if whole is not None:
+        return [whole]
+    used: list[Divergence] = []
+    differences = [line for line in lines if not line.startswith(EVIDENCE)]
+    for line in differences or [""]:
+        entry = next((e for e in mine if e.explains(line)), None)
+        if entry is None:
+            return []
+        if entry not in used:
+            used.append(entry)
+    return used
 
 
 def stale(

@@ -34,7 +34,15 @@ from typing import Any
 from conformance.host.progress import Status
 from conformance.jvm import runtime
 
-__all__ = ["Adapter", "AdapterBuildError", "Built", "adapters", "availability", "build"]
+__all__ = [
+    "SIDES",
+    "Adapter",
+    "AdapterBuildError",
+    "Built",
+    "adapters",
+    "availability",
+    "build",
+]
 
 #: toolchains whose version goes into the build hash (a new compiler means a new build)
 _TOOL_VERSION_ARGS = {
@@ -73,6 +81,9 @@ class Adapter:
     env: tuple[tuple[str, str], ...]
     #: other directories the adapter uses (``shared = ["../go-common"]``): part of the hash
     shared: tuple[Path, ...] = ()
+    #: what the implementation does (``sides``): ``decode`` (``check``), ``produce`` and/or
+    #: ``encode`` (``check-producer``); an ``[[impl]]`` without ``sides`` decodes
+    sides: tuple[str, ...] = ("decode",)
 
 
 @dataclass(frozen=True)
@@ -90,14 +101,25 @@ def adapters_root() -> Path:
     return runtime.repo_root() / "adapters"
 
 
-def adapters(root: Path | None = None) -> list[Adapter]:
-    """Every implementation of every ``adapters/*/adapter.toml``, in name order."""
+#: the sides an implementation may have (``sides`` of an ``[[impl]]``)
+SIDES = ("decode", "produce", "encode")
+
+
+def adapters(root: Path | None = None, side: str = "decode") -> list[Adapter]:
+    """Every implementation of every ``adapters/*/adapter.toml`` that has ``side`` (for
+    ``produce`` or ``encode``: either), in name order."""
+    wanted = {side} if side == "decode" else {"produce", "encode"}
     root = Path(root) if root is not None else adapters_root()
     found: list[Adapter] = []
     for manifest in sorted(root.glob("*/adapter.toml")):
         doc = tomllib.loads(manifest.read_text(encoding="utf-8"))
         build_doc = doc.get("build", {})
         for impl in doc.get("impl", []):
+            sides = tuple(impl.get("sides", ["decode"]))
+            if not set(sides) <= set(SIDES):
+                raise ValueError(f"{manifest}: sides must be among {', '.join(SIDES)}: {sides}")
+            if not wanted & set(sides):
+                continue
             found.append(
                 Adapter(
                     name=impl["name"],
@@ -112,6 +134,7 @@ def adapters(root: Path | None = None) -> list[Adapter]:
                     command=tuple(impl["command"]),
                     env=tuple(impl.get("env", {}).items()),
                     shared=tuple((manifest.parent / d).resolve() for d in doc.get("shared", [])),
+                    sides=sides,
                 )
             )
     return sorted(found, key=lambda a: a.name)
@@ -259,4 +282,5 @@ def describe(adapter: Adapter) -> dict[str, Any]:
         "registry": adapter.registry,
         "source": f"adapters/{adapter.directory.name}",
         "description": adapter.description,
+        "sides": list(adapter.sides),
     }

@@ -4,7 +4,8 @@ implementation over the cases.
 * :func:`implementations`: built-in adapters by name (``all`` = every one buildable here),
   each built on demand (``registry.build``), and ``--cmd`` command lines; a built-in whose
   build fails is reported, not run.
-* :func:`known_divergences`: every built-in adapter's ``divergences.toml``.
+* :func:`known_divergences`: every built-in adapter's ``divergences.toml`` (decoders) or
+  ``producer-divergences.toml`` (producers and encoders).
 * :func:`run_all`: each implementation in turn over the cases (``runner``); two adapters that
   declare the same name get ``name#N`` so reports keep them apart.
 
@@ -46,14 +47,18 @@ class Selection:
 
 
 def implementations(
-    names: Sequence[str], commands: Sequence[str], log: Status = lambda _: None
+    names: Sequence[str],
+    commands: Sequence[str],
+    log: Status = lambda _: None,
+    side: str = "decode",
 ) -> Selection:
-    """The built-in adapters ``names`` (``all``: every one that can be built here) and the
-    adapter command lines ``commands``. ValueError for an unknown name or an empty command;
-    ``NoCheckout`` when built-ins are asked for outside a checkout."""
+    """The built-in adapters ``names`` of ``side`` (``decode``, or ``produce`` for producers
+    and encoders; ``all``: every one that can be built here) and the adapter command lines
+    ``commands``. ValueError for an unknown name or an empty command; ``NoCheckout`` when
+    built-ins are asked for outside a checkout."""
     found = Selection()
     if names:
-        known = {a.name: a for a in registry.adapters()}
+        known = {a.name: a for a in registry.adapters(side=side)}
         if "all" in names:
             names = [n for n in known if registry.availability(known[n])[0] != "unavailable"]
             for n, a in known.items():
@@ -85,13 +90,18 @@ def implementations(
     return found
 
 
-def known_divergences() -> list[dv.Divergence]:
-    """The built-in adapters' known divergences (none outside a checkout)."""
+#: the known-divergence file of each side
+DIVERGENCE_FILES = {"decode": "divergences.toml", "produce": "producer-divergences.toml"}
+
+
+def known_divergences(side: str = "decode") -> list[dv.Divergence]:
+    """The built-in adapters' known divergences of ``side`` (none outside a checkout)."""
     try:
         root = registry.adapters_root()
     except NoCheckout:
         return []
-    return dv.read_divergences(root.glob("*/divergences.toml"), relative_to=root.parent)
+    files = root.glob(f"*/{DIVERGENCE_FILES[side]}")
+    return dv.read_divergences(files, relative_to=root.parent)
 
 
 def run_all(

@@ -55,6 +55,7 @@ def _data(report: dict[str, Any]) -> dict[str, Any]:
                 "counts": impl["counts"],
                 "known": impl["known"],
                 "caps": caps,
+                "columns": impl.get("columns", []),
                 "problem": impl["capabilities_problem"],
                 "library": (impl["source"] or {}).get("library", ""),
             }
@@ -132,17 +133,17 @@ function matrix() {
       row.append(td); });
     t.append(row); }
   return t; }
-function notes(i) { const text = (i.problem ? i.problem + ' ' : '') + (i.caps.notes || '');
+function notes(i) { const text = (i.problem ? i.problem + ' ' : '') + (i.caps.notes || [i.caps.produce, i.caps.encode].filter(Boolean).map(c => c.notes || '').join(' ') || '');
   if (text.length <= 80) return el('td', {class: 'muted'}, text);
   return el('td', {class: 'muted'}, el('details', {}, el('summary', {}, text.slice(0, 60) + '…'), text)); }
 function summary() {
+  const heads = D.impls.length ? D.impls[0].columns.map(c => c[0]) : [];
   const t = el('table', {id: 'summary'}, el('tr', {}, ...['implementation', 'library', 'pass', 'fail', 'unsupported',
-    'error', 'known', 'magics', 'codecs', 'CRC', 'errors', 'notes'].map(h => el('th', {}, h))));
-  for (const i of D.impls) { const c = i.caps;
+    'error', 'known', ...heads, 'notes'].map(h => el('th', {}, h))));
+  for (const i of D.impls) {
     t.append(el('tr', {}, el('td', {}, i.name + ' ' + i.version), el('td', {}, i.library || ''),
       ...['pass', 'fail', 'unsupported', 'error'].map(s => el('td', {}, String(i.counts[s]))),
-      el('td', {}, String(i.known)), el('td', {}, c.magics.join(',')), el('td', {}, c.codecs.join(',')),
-      el('td', {}, c.checks_crc ? 'checked' : 'not checked'), el('td', {}, c.error_semantics + ', ' + c.error_classes),
+      el('td', {}, String(i.known)), ...i.columns.map(c => el('td', {}, c[1])),
       notes(i))); }
   return t; }
 function hexdump(hex, truncated, size) { const lines = [];
@@ -179,7 +180,22 @@ window.addEventListener('hashchange', route); route();
 """  # noqa: E501 - JavaScript template, rendered verbatim
 
 
-def render(report: dict[str, Any], title: str = "Kafka record-format conformance matrix") -> str:
+_TITLES = {
+    "decode": "Kafka record-format conformance matrix",
+    "producer": "Kafka producer and encoder conformance matrix",
+}
+_INTROS = {
+    "decode": "Each implementation's decoder against Kafka's verdict (the Java oracle) on every "
+    "case",
+    "producer": "Each implementation's producer (sending to a real broker the kit ran) or "
+    "encoder, judged by the broker's answer, the batch headers Java's KafkaProducer writes and "
+    "the records Kafka's consumer reads back, on every scenario",
+}
+
+
+def render(report: dict[str, Any], title: str | None = None) -> str:
+    side = report.get("side", "decode")
+    title = title or _TITLES[side]
     data = json.dumps(_data(report), separators=(",", ":")).replace("</", "<\\/")
     legend = "".join(
         f'<span style="background:{c}">{html.escape(name)}</span>'
@@ -196,7 +212,7 @@ def render(report: dict[str, Any], title: str = "Kafka record-format conformance
 <style>{_STYLE}</style></head><body>
 <h1>{html.escape(title)}</h1>
 <p class="muted">kafka-conformance {html.escape(report["kit_version"])}, {html.escape(report["created"])}.
-Each implementation's decoder against Kafka's verdict (the Java oracle) on every case; a cell
+{html.escape(_INTROS[side])}; a cell
 shows passes / cases run and takes the colour of its most serious result. Click a cell for its
 cases, a case for its bytes and every implementation's diff.</p>
 <h2>Matrix</h2><p class="legend">{legend}</p>

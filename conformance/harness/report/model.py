@@ -2,7 +2,9 @@
 
 ``kafka-conformance/check/1``::
 
-    {"format", "kit_version", "created", "settings": {jobs, timeout, output_limit, cases_glob},
+    {"format", "side" ("decode" | "producer"), "kit_version", "created",
+     # "columns": [[header, text], ...] the summary's capability cells (capability_columns)
+     "settings": {jobs, timeout, output_limit, cases_glob},
      "complete": bool,                    # every case of the corpora was run
      "implementations": [{"name", "argv", "source", "capabilities", "capabilities_problem",
                           "seconds", "counts": {pass, fail, unsupported, error}, "known", "build"}],
@@ -10,7 +12,8 @@
      "cases": {id: {"group", "mode", "size", "path", "description", "outcome", "hex",
                     "hex_truncated"}},
      "results": [{"impl", "case", "group", "status", "reason", "diff", "stderr", "seconds",
-                  "divergence": index into "divergences" or null}],
+                  "divergence": index into "divergences" or null (the first explaining it),
+                  "divergences": [every index explaining one of its lines]}],
      "divergences": [{"impl", "cases", "class", "summary", "detail", "source", "count"}],
      "stale": [index into "divergences", ...]}
 """
@@ -28,27 +31,51 @@ from conformance.harness.cases import Case
 from conformance.harness.runner import STATUSES, ImplementationRun, Settings
 from conformance.jvm import runtime
 
-__all__ = ["FORMAT", "HEX_BYTES", "build", "unknown_problems"]
+__all__ = [
+    "DECODE",
+    "FORMAT",
+    "HEX_BYTES",
+    "PRODUCER",
+    "build",
+    "case_documents",
+    "unknown_problems",
+]
 
 FORMAT = "kafka-conformance/check/1"
+#: what a report judges (its ``side``): decoders (``check``) or producers and encoders
+#: (``check-producer``)
+DECODE = "decode"
+PRODUCER = "producer"
 #: bytes of each case's input shown (as hex) in the report's drill-down
 HEX_BYTES = 512
 
 
-def build(
-    runs: Sequence[ImplementationRun],
-    cases: Sequence[Case],
-    settings: Settings,
-    known: Sequence[dv.Divergence],
-    *,
-    complete: bool,
-    globs: Sequence[str] | None = None,
-    builds: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    groups: list[str] = []
-    for case in cases:
-        if case.group not in groups:
-            groups.append(case.group)
+def capability_columns(side: str, caps: dict[str, Any]) -> list[tuple[str, str]]:
+    """The summary table's capability cells of an implementation, by report side."""
+    if side == PRODUCER:
+        cells = []
+        for name in ("produce", "encode"):
+            c = caps.get(name)
+            if c is None:
+                cells.append((name, "-"))
+                continue
+            features = [f for f in ("idempotence", "transactions", "headers") if c.get(f, True)]
+            text = ", ".join(c.get("codecs", ["all codecs"])) + "; " + ", ".join(features)
+            if name == "produce":
+                text += f"; partitioner {c.get('partitioner', 'java')}"
+            cells.append((name, text))
+        return cells
+    return [
+        ("magics", ",".join(map(str, caps["magics"]))),
+        ("codecs", ", ".join(caps["codecs"])),
+        ("CRC", "checked" if caps["checks_crc"] else "not checked"),
+        ("semantics, errors", f"{caps['error_semantics']}, {caps['error_classes']}"),
+    ]
+
+
+def case_documents(cases: Sequence[Case]) -> dict[str, dict[str, Any]]:
+    """The ``cases`` member of a decoder report: each corpus case's document, in corpus
+    order."""
     case_docs: dict[str, Any] = {}
     checkout = runtime.checkout_root()
     for case in cases:
@@ -66,6 +93,26 @@ def build(
             "hex": data[:HEX_BYTES].hex(),
             "hex_truncated": len(data) > HEX_BYTES,
         }
+    return case_docs
+
+
+def build(
+    runs: Sequence[ImplementationRun],
+    case_docs: dict[str, dict[str, Any]],
+    settings: Settings,
+    known: Sequence[dv.Divergence],
+    *,
+    complete: bool,
+    globs: Sequence[str] | None = None,
+    builds: dict[str, Any] | None = None,
+    side: str = DECODE,
+) -> dict[str, Any]:
+    """The report document of ``runs`` over the cases ``case_docs`` (:func:`case_documents`
+    for a decoder run; ``side`` is :data:`DECODE` or :data:`PRODUCER`)."""
+    groups: list[str] = []
+    for doc in case_docs.values():
+        if doc["group"] not in groups:
+            groups.append(doc["group"])
     index = {id(d): i for i, d in enumerate(known)}
     used: Counter[int] = Counter()
     results: list[dict[str, Any]] = []
@@ -74,11 +121,16 @@ def build(
         known_count = 0
         for r in run.results:
             doc = r.to_dict()
-            entry = dv.classify(known, r.impl, r.case) if r.status in ("fail", "error") else None
-            doc["divergence"] = index[id(entry)] if entry is not None else None
-            if entry is not None:
-                used[index[id(entry)]] += 1
-                known_count += 1
+            entries = (
+                dv.classify(known, r.impl, r.case, r.diff or [r.reason])
+                if r.status in ("fail", "error")
+                else []
+            )
+            doc["divergence"] = index[id(entries[0])] if entries else None
+            doc["divergences"] = [index[id(e)] for e in entries]
+            for e in entries:
+                used[index[id(e)]] += 1
+            known_count += bool(entries)
             if r.status == "pass":
                 doc.pop("diff"), doc.pop("stderr")
             results.append(doc)
@@ -89,6 +141,7 @@ def build(
                 "argv": list(run.impl.argv),
                 "source": run.impl.source or None,
                 "capabilities": run.capabilities.to_dict(),
+                "columns": capability_columns(side, run.capabilities.to_dict()),
                 "capabilities_problem": run.capabilities_problem,
                 "seconds": round(run.seconds, 1),
                 "counts": {s: counts.get(s, 0) for s in STATUSES},
@@ -103,6 +156,7 @@ def build(
         stale = [index[id(d)] for d in relevant if used[index[id(d)]] == 0]
     return {
         "format": FORMAT,
+        "side": side,
         "kit_version": __version__,
         "created": _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
         "settings": {

@@ -1,0 +1,580 @@
+"""One ``check-producer`` run: brokers, the recording proxy, every adapter over the scenarios.
+
+For each broker of the run (``capture.brokers.BROKERS`` ids; each started once, with Kafka's
+own defaults for what the broker model reads, ``capture.produce.produce_spec``), the run
+creates one topic per implementation x produce scenario, puts a
+:class:`~conformance.capture.proxy.RecordingProxy` in front of the broker (with the
+``disconnect-after-produce`` fault armed for the topics whose scenario asks for it), runs each
+adapter's ``produce`` (``harness.process``: own session, deadline, output limit, process group
+killed), then fetches every partition back through the proxy and judges
+(``producer_check.judge``). ``encode`` scenarios need no broker: each encoder runs once per
+scenario and the batch is judged against the newest broker line of the run. Everything started
+is stopped at the end, on errors and on SIGINT/SIGTERM (``capture.lifecycle``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.broker.versions import VERSIONS
+from conformance.capture import lifecycle
+from conformance.capture.brokers import BROKERS
+from conformance.capture.produce import create_topics, produce_spec
+from conformance.capture.produce_wire import (
+    API_PRODUCE,
+    WireClient,
+    fetch_partition,
+    read_produce_partitions,
+    read_produce_responses,
+)
+from conformance.capture.proxy import Exchange as WireExchange
+from conformance.capture.proxy import RecordingProxy, RequestHeader, topic_names
+from conformance.capture.run import start as start_broker
+from conformance.codecs import CODECS
+from conformance.harness.process import ProcessTable, run_once
+from conformance.harness.runner import CaseResult, Implementation, ImplementationRun
+from conformance.host.progress import Status
+from conformance.jsondoc import JsonDocument
+from conformance.jvm.kafka_jars import use_kafka2_zstd
+from conformance.partitioners import PARTITIONERS
+from conformance.producer_check.judge import (
+    JAVA_PARTITIONER,
+    ProduceObservation,
+    SentRequest,
+    judge_encode,
+    judge_produce,
+)
+from conformance.producer_check.scenarios import (
+    DISCONNECT,
+    ENCODE,
+    PRODUCE,
+    Scenario,
+    write_plan,
+)
+from conformance.stream.splitter import Splitter
+
+__all__ = [
+    "DEFAULT_BROKERS",
+    "MODEL_BROKERS",
+    "case_documents",
+    "ProducerCapabilities",
+    "ProducerSettings",
+    "case_id",
+    "read_producer_capabilities",
+    "run_producers",
+]
+
+#: the brokers a run uses by default: the newest line the broker model answers for
+DEFAULT_BROKERS = ("kafka-4.3.1-kraft",)
+#: the brokers ``--broker all`` means: one per line the broker model answers for
+MODEL_BROKERS = ("kafka-2.8.2-zk", "kafka-3.9.2-kraft", "kafka-4.3.1-kraft")
+#: seconds to wait for a transaction's markers to reach the partition
+MARKER_WAIT_S = 15.0
+#: seconds an adapter gets beyond the scenario's own budget (process start, JVM, close)
+GRACE_S = 30.0
+
+ProgressCallback = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class ProducerSettings:
+    brokers: tuple[str, ...] = DEFAULT_BROKERS
+    backend: str = "jvm"
+    jobs: int = 2
+    #: bytes an adapter may print for one scenario
+    output_limit: int = 16 << 20
+    capabilities_timeout: float = 120.0
+    #: extra seconds per adapter run, beyond the scenario's timeout_ms
+    grace: float = GRACE_S
+    #: the wall-clock limit of one adapter run (None: the scenario's timeout_ms + grace)
+    timeout: float | None = None
+
+    def deadline(self, s: Scenario) -> float:
+        return self.timeout if self.timeout is not None else s.timeout_ms / 1000 + self.grace
+
+
+@dataclass(frozen=True)
+class ProducerCapabilities(JsonDocument):
+    """What a producer adapter declares (``capabilities``: its ``produce`` and ``encode``
+    objects); an object missing means that side is not offered."""
+
+    name: str
+    version: str = ""
+    produce: dict[str, Any] | None = None
+    encode: dict[str, Any] | None = None
+    declared: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "produce": self.produce,
+            "encode": self.encode,
+            "declared": self.declared,
+        }
+
+    def partitioner(self) -> str:
+        name = (self.produce or {}).get("partitioner", JAVA_PARTITIONER)
+        return name if name in PARTITIONERS else JAVA_PARTITIONER
+
+    def unsupported(self, s: Scenario) -> str | None:
+        """Why ``s`` is not run on this implementation (None: it is)."""
+        side = self.produce if s.side == PRODUCE else self.encode
+        if side is None:
+            return f"no {s.side} mode (capabilities declare no {s.side!r} object)"
+        needs = s.needs()
+        codecs = side.get("codecs", [c.name for c in CODECS.values()])
+        if needs["codec"] not in codecs:
+            return f"codec {needs['codec']} not supported (codecs: {', '.join(codecs)})"
+        for feature in ("idempotence", "transactions", "headers"):
+            if needs[feature] and not side.get(feature, True):
+                return f"{feature} not supported"
+        return None
+
+
+def read_producer_capabilities(
+    text: str | None, fallback: str
+) -> tuple[ProducerCapabilities, str | None]:
+    """The capabilities in ``text`` (the adapter's ``capabilities`` output), or the protocol's
+    defaults (every side, everything supported) and why."""
+    try:
+        doc = json.loads(text or "")
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        problem = "`capabilities` printed no JSON object: the protocol's defaults apply"
+        return ProducerCapabilities(fallback, produce={}, encode={}, declared=False), problem
+    sides = {}
+    for side in (PRODUCE, ENCODE):
+        value = doc.get(side)
+        sides[side] = value if isinstance(value, dict) else None
+    problem = None
+    partitioner = (sides[PRODUCE] or {}).get("partitioner")
+    if partitioner is not None and partitioner not in PARTITIONERS:
+        problem = f"unknown partitioner {partitioner!r}: Java's is expected"
+    caps = ProducerCapabilities(
+        str(doc.get("name") or fallback),
+        str(doc.get("version", "")),
+        sides[PRODUCE],
+        sides[ENCODE],
+    )
+    if caps.produce is None and caps.encode is None:
+        problem = "capabilities declare neither `produce` nor `encode`"
+    return caps, problem
+
+
+def case_id(s: Scenario, broker_id: str | None) -> str:
+    """The report's id of a scenario: ``encode/<name>``, ``<kafka version>/<name>``."""
+    if s.side == ENCODE:
+        return f"encode/{s.name}"
+    assert broker_id is not None
+    return f"{BROKERS[broker_id].version}/{s.name}"
+
+
+def group_of(s: Scenario, broker_id: str | None) -> str:
+    if s.side == ENCODE:
+        return "encode"
+    assert broker_id is not None
+    return f"{BROKERS[broker_id].version} {s.group}"
+
+
+def case_documents(chosen: Sequence[Scenario], brokers: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The ``cases`` member of a producer report: one document per scenario x broker."""
+    docs: dict[str, dict[str, Any]] = {}
+    for s in chosen:
+        for b in [None] if s.side == ENCODE else list(brokers):
+            docs[case_id(s, b)] = {
+                "group": group_of(s, b),
+                "mode": s.side,
+                "size": sum(len(r.key or b"") + len(r.value or b"") for r in s.records),
+                "path": "conformance/producer_check/scenarios.py",
+                "description": s.description,
+                "outcome": "ok",
+                "hex": "",
+                "hex_truncated": False,
+            }
+    return docs
+
+
+def _topic(impl: str, s: Scenario) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", f"pc.{impl}.{s.name}")[:200]
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass
+class _Job:
+    impl: Implementation
+    caps: ProducerCapabilities
+    scenario: Scenario
+    broker_id: str | None
+    topic: str = ""
+    results: list[CaseResult] = field(default_factory=list)
+
+
+class _ProxyStopper:
+    def __init__(self, proxy: RecordingProxy) -> None:
+        self.stop = proxy.close
+
+
+# ------------------------------------------------------------------------------ the run
+
+
+def capabilities_of(
+    table: ProcessTable, impl: Implementation, settings: ProducerSettings
+) -> tuple[ProducerCapabilities, str | None]:
+    exchange = run_once(
+        table,
+        [*impl.argv, "capabilities"],
+        b"",
+        env=impl.env,
+        timeout=settings.capabilities_timeout,
+        limit=1 << 20,
+    )
+    text = exchange.output.decode("utf-8", "replace") if exchange.output is not None else None
+    caps, problem = read_producer_capabilities(text, impl.name or impl.argv[0])
+    if exchange.problem:
+        problem = f"`capabilities` failed ({exchange.problem}): the protocol's defaults apply"
+    return caps, problem
+
+
+def run_producers(
+    impls: Sequence[Implementation],
+    scenarios: Sequence[Scenario],
+    settings: ProducerSettings,
+    table: ProcessTable,
+    *,
+    log: Status = lambda _: None,
+    progress: ProgressCallback | None = None,
+) -> list[ImplementationRun]:
+    """Every implementation over every scenario (produce ones on every broker of
+    ``settings``); one :class:`ImplementationRun` per implementation, results in scenario
+    order."""
+    started = time.monotonic()
+    if any(BROKERS[b].version.startswith("2.") for b in settings.brokers):
+        _kafka2_zstd(log)
+    caps: list[tuple[ProducerCapabilities, str | None]] = [
+        capabilities_of(table, impl, settings) for impl in impls
+    ]
+    names = _unique([impl.name or c.name for impl, (c, _) in zip(impls, caps, strict=True)])
+    impls = [Implementation(n, i.argv, i.env, i.source) for n, i in zip(names, impls, strict=True)]
+    jobs: list[_Job] = []
+    for broker_id in [None, *settings.brokers]:
+        for s in scenarios:
+            if (s.side == ENCODE) != (broker_id is None):
+                continue
+            for impl, (c, _) in zip(impls, caps, strict=True):
+                jobs.append(_Job(impl, c, s, broker_id, _topic(impl.name, s)))
+    total, done = len(jobs), [0]
+    lock = threading.Lock()
+
+    def finished(job: _Job, result: CaseResult) -> None:
+        job.results.append(result)
+        with lock:
+            done[0] += 1
+            if progress is not None:
+                progress(job.impl.name, done[0], total)
+
+    workdir = Path(tempfile.mkdtemp(prefix="check-producer-"))
+    try:
+        newest = max(
+            (BROKERS[b].version for b in settings.brokers if BROKERS[b].version in VERSIONS),
+            default=max(VERSIONS),
+        )
+        encode_jobs = [j for j in jobs if j.broker_id is None]
+        _run_jobs(
+            encode_jobs,
+            settings,
+            lambda j: _run_encoder(j, workdir, newest, table, settings),
+            finished,
+        )
+        for broker_id in settings.brokers:
+            mine = [j for j in jobs if j.broker_id == broker_id]
+            if mine:
+                _on_broker(broker_id, mine, workdir, table, settings, log, finished)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    seconds = time.monotonic() - started
+    runs = []
+    for impl, (c, problem) in zip(impls, caps, strict=True):
+        results = [r for j in jobs if j.impl.name == impl.name for r in j.results]
+        runs.append(ImplementationRun(impl, c, problem, results, seconds))  # type: ignore[arg-type]
+    return runs
+
+
+def _kafka2_zstd(log: Status) -> None:
+    """The broker model of Kafka 2.x reads zstd with Kafka 2.8.2's own libzstd (from its jars,
+    resolved with Maven on first use); without it the zstd scenarios on a 2.x broker end in a
+    kit error that says so."""
+    try:
+        use_kafka2_zstd()
+    except Exception as exc:  # noqa: BLE001 - reported; only the 2.x zstd judgements need it
+        log(f"no Kafka 2.x libzstd for the broker model ({exc})")
+
+
+def _judged(
+    job: _Job, seconds: float, stderr: str, judge: Callable[[], tuple[str, str, list[str]]]
+) -> CaseResult:
+    """The judgement of a run; a failure of the kit itself is that scenario's error, named as
+    the kit's, and the run goes on."""
+    try:
+        status, headline, diff = judge()
+    except Exception as exc:  # noqa: BLE001 - one scenario's kit error must not end the run
+        return _result(
+            job, "error", f"kit error while judging: {type(exc).__name__}: {exc}", seconds=seconds
+        )
+    return _result(job, status, headline, diff, stderr=stderr if diff else "", seconds=seconds)
+
+
+def _unique(names: list[str]) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        out.append(n if n not in out else f"{n}#{len(out) + 1}")
+    return out
+
+
+def _run_jobs(
+    jobs: Sequence[_Job],
+    settings: ProducerSettings,
+    work: Callable[[_Job], CaseResult],
+    finished: Callable[[_Job, CaseResult], None],
+) -> None:
+    with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
+        for job, result in zip(jobs, pool.map(work, jobs), strict=True):
+            finished(job, result)
+
+
+def _result(
+    job: _Job, status: str, reason: str = "", diff: Sequence[str] = (), **kw: Any
+) -> CaseResult:
+    return CaseResult(
+        job.impl.name,
+        case_id(job.scenario, job.broker_id),
+        group_of(job.scenario, job.broker_id),
+        status,
+        reason,
+        list(diff),
+        **kw,
+    )
+
+
+def _plan_file(workdir: Path, job: _Job, plan: dict[str, Any]) -> Path:
+    path = workdir / f"{job.topic}.{job.broker_id or 'encode'}.json"
+    path.write_text(json.dumps(plan), encoding="utf-8")
+    return path
+
+
+def _run_encoder(
+    job: _Job, workdir: Path, kafka_version: str, table: ProcessTable, settings: ProducerSettings
+) -> CaseResult:
+    why = job.caps.unsupported(job.scenario)
+    if why:
+        return _result(job, "unsupported", why)
+    plan = _plan_file(workdir, job, write_plan(job.scenario, job.topic))
+    ex = run_once(
+        table,
+        [*job.impl.argv, "encode", "--plan", str(plan)],
+        b"",
+        env=job.impl.env,
+        timeout=settings.deadline(job.scenario),
+        limit=settings.output_limit,
+    )
+    if ex.output is None:
+        return _result(
+            job, "error", ex.problem or "no output", stderr=ex.stderr, seconds=ex.seconds
+        )
+    output = ex.output
+    return _judged(
+        job, ex.seconds, ex.stderr, lambda: judge_encode(job.scenario, output, kafka_version)
+    )
+
+
+def _on_broker(
+    broker_id: str,
+    jobs: list[_Job],
+    workdir: Path,
+    table: ProcessTable,
+    settings: ProducerSettings,
+    log: Status,
+    finished: Callable[[_Job, CaseResult], None],
+) -> None:
+    spec = produce_spec(BROKERS[broker_id])
+    runnable: list[_Job] = []
+    for job in jobs:
+        why = job.caps.unsupported(job.scenario)
+        if why:
+            finished(job, _result(job, "unsupported", why))
+        else:
+            runnable.append(job)
+    if not runnable:
+        return
+    log(f"{broker_id}: starting the broker ({settings.backend})")
+    t0 = time.monotonic()
+    with start_broker(spec, workdir / broker_id, settings.backend) as broker:
+        log(f"{broker_id}: up at {broker.bootstrap} in {time.monotonic() - t0:.1f} s")
+        refused = create_topics(
+            broker,
+            {j.topic: {} for j in runnable},
+            {j.topic: j.scenario.partitions for j in runnable},
+        )
+        host, _, port = broker.bootstrap.rpartition(":")
+        proxy = RecordingProxy(host, int(port), max_recorded_bytes=1 << 30, max_connections=64)
+        stopper = _ProxyStopper(proxy)
+        lifecycle.register(stopper)
+        try:
+            proxy.drop_response(
+                _disconnect_rule([j.topic for j in runnable if j.scenario.fault == DISCONNECT])
+            )
+            todo = []
+            for job in runnable:
+                if job.topic in refused:
+                    finished(job, _result(job, "error", f"kit: {refused[job.topic]}"))
+                else:
+                    todo.append(job)
+            _run_jobs(
+                todo,
+                settings,
+                lambda j: _run_producer(
+                    j, spec.version, broker_id, proxy, workdir, table, settings
+                ),
+                finished,
+            )
+        finally:
+            proxy.close()
+            lifecycle.unregister(stopper)
+    log(f"{broker_id}: stopped")
+
+
+def _disconnect_rule(topics: list[str]) -> Callable[[RequestHeader, bytes], bool]:
+    """Drop the answer to the first Produce request of each of ``topics``."""
+    pending = set(topics)
+    lock = threading.Lock()
+
+    def rule(hdr: RequestHeader, frame: bytes) -> bool:
+        if hdr.api_key != API_PRODUCE or not pending:
+            return False
+        _, _, parts = read_produce_partitions(frame, hdr.api_version)
+        with lock:
+            for topic, _, _ in parts:
+                if topic in pending:
+                    pending.discard(topic)
+                    return True
+        return False
+
+    return rule
+
+
+def _run_producer(
+    job: _Job,
+    kafka_version: str,
+    broker_id: str,
+    proxy: RecordingProxy,
+    workdir: Path,
+    table: ProcessTable,
+    settings: ProducerSettings,
+) -> CaseResult:
+    s = job.scenario
+    plan = _plan_file(workdir, job, write_plan(s, job.topic, f"kc-{job.topic}"))
+    started = _now_ms()
+    ex = run_once(
+        table,
+        [*job.impl.argv, "produce", "--bootstrap", proxy.bootstrap, "--plan", str(plan)],
+        b"",
+        env=job.impl.env,
+        timeout=settings.deadline(s),
+        limit=settings.output_limit,
+    )
+    ended = _now_ms()
+    if ex.output is None:
+        return _result(
+            job, "error", ex.problem or "no output", stderr=ex.stderr, seconds=ex.seconds
+        )
+    try:
+        document = json.loads(ex.output.decode("utf-8"))
+    except ValueError as exc:
+        return _result(job, "error", f"invalid JSON: {exc}", stderr=ex.stderr, seconds=ex.seconds)
+    obs = ProduceObservation(
+        scenario=s,
+        topic=job.topic,
+        kafka_version=kafka_version,
+        broker_id=broker_id,
+        document=document,
+        started_ms=started,
+        ended_ms=ended,
+        requests=_sent(proxy.exchanges(API_PRODUCE), job.topic, proxy),
+        inter_broker_protocol_version=BROKERS[broker_id].config.get(
+            "inter.broker.protocol.version"
+        ),
+        partitioner=job.caps.partitioner(),
+    )
+    client = WireClient(proxy)
+    try:
+        for p in range(s.partitions):
+            obs.fetched[p] = _fetch(client, proxy, job.topic, p, s.transaction is not None)
+    except (OSError, RuntimeError) as exc:
+        return _result(job, "error", f"kit: cannot fetch {job.topic}: {exc}", seconds=ex.seconds)
+    finally:
+        client.close()
+    return _judged(job, ex.seconds, ex.stderr, lambda: judge_produce(obs))
+
+
+def _fetch(
+    client: WireClient, proxy: RecordingProxy, topic: str, partition: int, transactional: bool
+) -> bytes:
+    """The partition from offset 0; for a transaction, fetched again (for at most
+    :data:`MARKER_WAIT_S`) until it ends in a control batch: the coordinator writes the
+    markers after the producer's commit or abort has returned."""
+    deadline = time.monotonic() + MARKER_WAIT_S
+    while True:
+        data = fetch_partition(client, proxy, topic, partition, whole=True)
+        batches = list(Splitter(data, "memory"))
+        if not transactional or not batches or time.monotonic() > deadline:
+            return data
+        if getattr(batches[-1], "is_control", False):
+            return data
+        time.sleep(0.2)
+
+
+def _sent(exchanges: list[WireExchange], topic: str, proxy: RecordingProxy) -> list[SentRequest]:
+    """The requests (one entry per partition) that carried records for ``topic``, in the order
+    the broker answered them."""
+    ids: dict[str, str] | None = None
+    out: list[SentRequest] = []
+    for ex in exchanges:
+        try:
+            txn, acks, parts = read_produce_partitions(ex.request, ex.api_version)
+            answers = read_produce_responses(ex.response, ex.api_version)
+        except Exception:  # noqa: BLE001 - a frame kafka-python cannot read: not ours to judge
+            continue
+        if ex.api_version >= 13 and ids is None:
+            ids = {str(k): v for k, v in topic_names(proxy.recording).items()}
+        for t, partition, records in parts:
+            name = (ids or {}).get(t, t) if ex.api_version >= 13 else t
+            if name != topic:
+                continue
+            out.append(
+                SentRequest(
+                    partition=partition,
+                    records=records,
+                    produce_version=ex.api_version,
+                    acks=acks,
+                    transactional_id=txn,
+                    response=answers.get((t, partition)),
+                    sent_at=ex.sent_at_ms,
+                    received_at=ex.received_at_ms,
+                    dropped=ex.dropped,
+                )
+            )
+    return out
