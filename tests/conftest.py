@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -129,3 +130,38 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         lines = "\n".join(f"  pid {p}: {c[:160]}" for p, c in sorted(left.items()))
         print(f"\nLEFT BEHIND by the test run:\n{lines}", file=sys.stderr)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# ------------------------------------------------------------------------------------------
+# check and check-producer reports (tests/test_builtin_adapters.py, tests/test_producer_check.py)
+
+
+def unexplained_and_stale(report: dict[str, Any], name: str) -> tuple[list[str], list[str]]:
+    """The failing or erroring results of ``name`` no known divergence explains, and its known
+    divergences that matched nothing (stale), in a ``kafka-conformance/check/1`` report."""
+    unexplained = [
+        f"{r['case']}: {r['reason']}"
+        for r in report["results"]
+        if r["impl"] == name and r["status"] in ("fail", "error") and r["divergence"] is None
+    ]
+    stale = [
+        report["divergences"][i]["summary"]
+        for i in report["stale"]
+        if report["divergences"][i]["impl"] == name
+    ]
+    return unexplained, stale
+
+
+def published_and_fresh_counts(
+    matrix: Path, report: dict[str, Any]
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """(pass, fail, unsupported, error) per implementation: as published in the Markdown
+    ``matrix``, and as in ``report``."""
+    text = matrix.read_text()
+    rows = re.findall(r"^\| (\S+) [^|]*\| [^|]*\| (\d+) \| (\d+) \| (\d+) \| (\d+) \|", text, re.M)
+    published = {name: [int(x) for x in counts] for name, *counts in rows}
+    fresh = {
+        i["name"]: [i["counts"][s] for s in ("pass", "fail", "unsupported", "error")]
+        for i in report["implementations"]
+    }
+    return published, fresh

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, published_and_fresh_counts, unexplained_and_stale
 
 from conformance.harness import cases as C
 from conformance.harness import registry
@@ -101,18 +100,7 @@ def test_java_passes_everything(run: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_divergence_is_classified_and_none_is_stale(run: dict[str, Any], name: str) -> None:
-    unexplained = [
-        f"{r['case']}: {r['reason']}"
-        for r in run["results"]
-        if r["impl"] == name and r["status"] in ("fail", "error") and r["divergence"] is None
-    ]
-    assert unexplained == []
-    stale = [
-        run["divergences"][i]["summary"]
-        for i in run["stale"]
-        if run["divergences"][i]["impl"] == name
-    ]
-    assert stale == []
+    assert unexplained_and_stale(run, name) == ([], [])
 
 
 def test_third_parties_really_diverge(run: dict[str, Any]) -> None:
@@ -126,17 +114,7 @@ def test_third_parties_really_diverge(run: dict[str, Any]) -> None:
         assert c["pass"] > 200, impl["name"]
 
 
-def _published_counts() -> dict[str, list[int]]:
-    text = (ROOT / "docs" / "conformance-matrix.md").read_text()
-    rows = re.findall(r"^\| (\S+) [^|]*\| [^|]*\| (\d+) \| (\d+) \| (\d+) \| (\d+) \|", text, re.M)
-    return {name: [int(x) for x in counts] for name, *counts in rows}
-
-
 def test_published_matrix_is_current(run: dict[str, Any]) -> None:
-    published = _published_counts()
-    fresh = {
-        i["name"]: [i["counts"][s] for s in ("pass", "fail", "unsupported", "error")]
-        for i in run["implementations"]
-    }
+    published, fresh = published_and_fresh_counts(ROOT / "docs" / "conformance-matrix.md", run)
     assert published == fresh, "run scripts/publish-matrix to update docs/conformance-matrix.md"
     assert (ROOT / "docs" / "conformance-matrix.html").is_file()

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, processes
+from conftest import ROOT, processes, published_and_fresh_counts, unexplained_and_stale
 
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
 from conformance.harness import registry
@@ -289,18 +288,7 @@ def test_java_passes_every_scenario(builtin: dict[str, Any]) -> None:
 @pytest.mark.oracle
 @pytest.mark.parametrize("name", sorted(a.name for a in PRODUCERS))
 def test_every_divergence_is_classified(builtin: dict[str, Any], name: str) -> None:
-    unexplained = [
-        f"{r['case']}: {r['reason']}"
-        for r in builtin["results"]
-        if r["impl"] == name and r["status"] in ("fail", "error") and r["divergence"] is None
-    ]
-    assert unexplained == []
-    stale = [
-        builtin["divergences"][i]["summary"]
-        for i in builtin["stale"]
-        if builtin["divergences"][i]["impl"] == name
-    ]
-    assert stale == []
+    assert unexplained_and_stale(builtin, name) == ([], [])
 
 
 @pytest.mark.oracle
@@ -313,19 +301,10 @@ def test_third_parties_really_diverge(builtin: dict[str, Any]) -> None:
         assert c["unsupported"] < len(builtin["cases"]), impl["name"]  # and ran something
 
 
-def _published_counts() -> dict[str, list[int]]:
-    text = (ROOT / "docs" / "producer-matrix.md").read_text()
-    rows = re.findall(r"^\| (\S+) [^|]*\| [^|]*\| (\d+) \| (\d+) \| (\d+) \| (\d+) \|", text, re.M)
-    return {name: [int(x) for x in counts] for name, *counts in rows}
-
-
 @pytest.mark.oracle
 def test_published_producer_matrix_is_current(builtin: dict[str, Any]) -> None:
-    fresh = {
-        i["name"]: [i["counts"][s] for s in ("pass", "fail", "unsupported", "error")]
-        for i in builtin["implementations"]
-    }
-    assert _published_counts() == fresh, "run scripts/publish-producer-matrix"
+    published, fresh = published_and_fresh_counts(ROOT / "docs" / "producer-matrix.md", builtin)
+    assert published == fresh, "run scripts/publish-producer-matrix"
     assert (ROOT / "docs" / "producer-matrix.html").is_file()
 
 

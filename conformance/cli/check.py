@@ -65,25 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "--impl",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a built-in adapter (repeat, or comma-separate; 'all' = every one buildable here)",
-    )
-    p.add_argument(
-        "--cmd",
-        action="append",
-        default=[],
-        metavar="CMD",
-        help="an adapter command line (shell-quoted; repeat for several)",
-    )
-    p.add_argument(
-        "--list",
-        action="store_true",
-        help="list the built-in adapters and whether they can be built here",
-    )
+    add_implementation_options(p, "an adapter", "adapters")
     p.add_argument(
         "--cases",
         action="append",
@@ -120,6 +102,28 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     add_report_options(p, "docs/conformance-matrix.md")
     p.set_defaults(func=_cmd_check)
+
+
+def add_implementation_options(p: argparse.ArgumentParser, one: str, many: str) -> None:
+    """``--impl``, ``--cmd`` and ``--list`` of ``check`` and ``check-producer`` (``one``: "an
+    adapter", ``many``: "adapters")."""
+    p.add_argument(
+        "--impl",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"{one}, built in (repeat, or comma-separate; 'all' = every one buildable here)",
+    )
+    p.add_argument(
+        "--cmd",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help=f"{one}'s command line (shell-quoted; repeat for several)",
+    )
+    p.add_argument(
+        "--list", action="store_true", help=f"list the built-in {many} and whether they build here"
+    )
 
 
 def add_report_options(p: argparse.ArgumentParser, matrix: str) -> None:

@@ -15,6 +15,7 @@ from conformance.cli.check import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    add_implementation_options,
     add_report_options,
     exit_code,
     list_adapters,
@@ -83,18 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument(
-        "--impl",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="a built-in producer adapter (repeat, or comma-separate; 'all' = every one "
-        "buildable here)",
-    )
-    p.add_argument(
-        "--cmd", action="append", default=[], metavar="CMD", help="a producer adapter command"
-    )
-    p.add_argument("--list", action="store_true", help="list the built-in producer adapters")
+    add_implementation_options(p, "a producer or encoder adapter", "producer and encoder adapters")
     p.add_argument("--scenarios-list", action="store_true", help="list the scenarios and exit")
     p.add_argument(
         "--scenarios",

@@ -101,21 +101,25 @@ class ImplementationRun:
 ProgressCallback = Callable[[str, int, int, Counter[str]], None]
 
 
-def _capabilities(
-    table: ProcessTable, impl: Implementation, settings: Settings
-) -> tuple[Capabilities, str | None]:
+def ask_capabilities(
+    table: ProcessTable, impl: Implementation, timeout: float
+) -> tuple[str | None, str | None]:
+    """What ``CMD capabilities`` printed (None: nothing usable) and, when it failed, the
+    problem (the protocol's defaults then apply)."""
     exchange = run_once(
-        table,
-        [*impl.argv, "capabilities"],
-        b"",
-        env=impl.env,
-        timeout=settings.capabilities_timeout,
-        limit=1 << 20,
+        table, [*impl.argv, "capabilities"], b"", env=impl.env, timeout=timeout, limit=1 << 20
     )
     text = exchange.output.decode("utf-8", "replace") if exchange.output is not None else None
     problem = None
     if exchange.problem:
         problem = f"`capabilities` failed ({exchange.problem}): the protocol's defaults apply"
+    return text, problem
+
+
+def _capabilities(
+    table: ProcessTable, impl: Implementation, settings: Settings
+) -> tuple[Capabilities, str | None]:
+    text, problem = ask_capabilities(table, impl, settings.capabilities_timeout)
     try:
         caps = read_capabilities(text, impl.name)
     except CapabilityError as exc:

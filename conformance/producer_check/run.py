@@ -42,7 +42,12 @@ from conformance.capture.proxy import RecordingProxy, RequestHeader, topic_names
 from conformance.capture.run import start as start_broker
 from conformance.codecs import CODECS
 from conformance.harness.process import ProcessTable, run_once
-from conformance.harness.runner import CaseResult, Implementation, ImplementationRun
+from conformance.harness.runner import (
+    CaseResult,
+    Implementation,
+    ImplementationRun,
+    ask_capabilities,
+)
 from conformance.host.progress import Status
 from conformance.jsondoc import JsonDocument
 from conformance.jvm.kafka_jars import use_kafka2_zstd
@@ -235,19 +240,9 @@ class _ProxyStopper:
 def capabilities_of(
     table: ProcessTable, impl: Implementation, settings: ProducerSettings
 ) -> tuple[ProducerCapabilities, str | None]:
-    exchange = run_once(
-        table,
-        [*impl.argv, "capabilities"],
-        b"",
-        env=impl.env,
-        timeout=settings.capabilities_timeout,
-        limit=1 << 20,
-    )
-    text = exchange.output.decode("utf-8", "replace") if exchange.output is not None else None
+    text, failed = ask_capabilities(table, impl, settings.capabilities_timeout)
     caps, problem = read_producer_capabilities(text, impl.name or impl.argv[0])
-    if exchange.problem:
-        problem = f"`capabilities` failed ({exchange.problem}): the protocol's defaults apply"
-    return caps, problem
+    return caps, failed or problem
 
 
 def run_producers(
