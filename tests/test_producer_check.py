@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, processes, published_and_fresh_counts, unexplained_and_stale
 
+from conformance import decode
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
 from conformance.harness import registry
 from conformance.producer_check.judge import judge_encode
@@ -190,10 +191,13 @@ def faulty(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         args += ["--cmd", " ".join([*FAULTS, behaviour])]
     for glob in ("codec-gzip", "headers-shapes", "keyed-partitions", "encode-codec-gzip"):
         args += ["--scenarios", glob]
-    proc = _cli(*args, "-q", "--timeout", "20", "--json", str(out), "--jobs", "2")
+    keep = out.parent / "keep"
+    proc = _cli(
+        *args, "-q", "--timeout", "20", "--json", str(out), "--jobs", "2", "--keep", str(keep)
+    )
     assert out.is_file(), proc.stderr[-4000:]
     report = json.loads(out.read_text())
-    report["_exit"], report["_stderr"] = proc.returncode, proc.stderr
+    report["_exit"], report["_stderr"], report["_keep"] = proc.returncode, proc.stderr, keep
     report["_left"] = {
         p: c for p, c in processes(("kafka.Kafka ", *MARK)).items() if p not in before
     }
@@ -224,6 +228,22 @@ def test_hostile_producers_get_an_error_verdict(faulty: dict[str, Any], behaviou
     assert len(produce) == 3
     for r in produce.values():
         assert r["status"] == "error" and HOSTILE[behaviour] in r["reason"], r
+
+
+def test_keep_writes_what_crossed_the_wire(faulty: dict[str, Any]) -> None:
+    """``--keep``: the duplicating producer's two identical requests, the broker's answers and
+    the partition as fetched back (its 20 records twice)."""
+    d = faulty["_keep"] / "faulty-duplicate" / "4.3.1" / "codec-gzip"
+    index = json.loads((d / "requests.json").read_text())
+    assert [(r["partition"], r["response"]["errorName"]) for r in index] == [(0, "NONE")] * 2
+    first, second = ((d / r["records"]).read_bytes() for r in index)
+    assert first == second
+    fetched = decode((d / "fetch-p0.bin").read_bytes())
+    assert fetched.ok and len(fetched.records) == 40
+    assert json.loads((d / "plan.json").read_text())["scenario"] == "codec-gzip"
+    assert json.loads((d / "result.json").read_text())["format"] == (
+        "kafka-conformance/produce-result/1"
+    )
 
 
 def test_nothing_is_left_behind(faulty: dict[str, Any]) -> None:

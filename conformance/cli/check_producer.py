@@ -8,6 +8,7 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 from conformance.capture.brokers import BROKERS
 from conformance.cli.check import (
@@ -71,7 +72,7 @@ examples:
   {_PROG} --impl all --json producer.json --html producer-matrix.html
   {_PROG} --impl kafka-python --scenarios 'codec-*' --broker kafka-2.8.2-zk
   {_PROG} --impl java --broker all
-  {_PROG} --cmd "python3 my_producer.py"
+  {_PROG} --cmd "python3 my_producer.py" --keep wire/
 """
 
 
@@ -123,6 +124,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=16 << 20,
         metavar="SIZE",
         help="what an adapter may print for one scenario (default 16MiB)",
+    )
+    p.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="write what crossed the wire to DIR/<impl>/<scenario id>/: the plan, the "
+        "adapter's output, every Produce request's records and the broker's answer, each "
+        "partition as fetched back (encode: the batch)",
     )
     add_report_options(p, "docs/producer-matrix.md")
     p.set_defaults(func=_cmd)
@@ -201,6 +209,7 @@ def _cmd(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         output_limit=args.output_limit,
         timeout=args.timeout,
+        keep=Path(args.keep).resolve() if args.keep else None,
     )
     table = ProcessTable()
     try:

@@ -103,6 +103,8 @@ class ProducerSettings:
     grace: float = GRACE_S
     #: the wall-clock limit of one adapter run (None: the scenario's timeout_ms + grace)
     timeout: float | None = None
+    #: where to write what crossed the wire, per implementation x scenario (``--keep``)
+    keep: Path | None = None
 
     def deadline(self, s: Scenario) -> float:
         return self.timeout if self.timeout is not None else s.timeout_ms / 1000 + self.grace
@@ -386,6 +388,7 @@ def _run_encoder(
         timeout=settings.deadline(job.scenario),
         limit=settings.output_limit,
     )
+    _kept(settings, job, plan, ex.output, ex.stderr)
     if ex.output is None:
         return _result(
             job, "error", ex.problem or "no output", stderr=ex.stderr, seconds=ex.seconds
@@ -492,6 +495,7 @@ def _run_producer(
         limit=settings.output_limit,
     )
     ended = _now_ms()
+    _kept(settings, job, plan, ex.output, ex.stderr)
     if ex.output is None:
         return _result(
             job, "error", ex.problem or "no output", stderr=ex.stderr, seconds=ex.seconds
@@ -522,7 +526,59 @@ def _run_producer(
         return _result(job, "error", f"kit: cannot fetch {job.topic}: {exc}", seconds=ex.seconds)
     finally:
         client.close()
+    _kept_wire(settings, job, obs)
     return _judged(job, ex.seconds, ex.stderr, lambda: judge_produce(obs))
+
+
+def _kept_dir(settings: ProducerSettings, job: _Job) -> Path | None:
+    if settings.keep is None:
+        return None
+    d = settings.keep / job.impl.name / case_id(job.scenario, job.broker_id)
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _kept(
+    settings: ProducerSettings, job: _Job, plan: Path, output: bytes | None, stderr: str
+) -> None:
+    """``--keep``: the plan, what the adapter printed (``result.json`` for produce,
+    ``batch.bin`` for encode) and its stderr's tail."""
+    d = _kept_dir(settings, job)
+    if d is None:
+        return
+    shutil.copyfile(plan, d / "plan.json")
+    if output is not None:
+        (d / ("batch.bin" if job.scenario.side == ENCODE else "result.json")).write_bytes(output)
+    (d / "stderr.txt").write_text(stderr, encoding="utf-8")
+
+
+def _kept_wire(settings: ProducerSettings, job: _Job, obs: ProduceObservation) -> None:
+    """``--keep``: every Produce request's records of the topic (``request-<n>-p<partition>.bin``),
+    their broker answers and timing (``requests.json``) and each partition as fetched back
+    (``fetch-p<partition>.bin``)."""
+    d = _kept_dir(settings, job)
+    if d is None:
+        return
+    index = []
+    for n, r in enumerate(obs.requests):
+        name = f"request-{n}-p{r.partition}.bin"
+        (d / name).write_bytes(r.records)
+        index.append(
+            {
+                "records": name,
+                "partition": r.partition,
+                "produce_version": r.produce_version,
+                "acks": r.acks,
+                "transactional_id": r.transactional_id,
+                "response": r.response,
+                "dropped": r.dropped,
+                "sent_at_ms": r.sent_at,
+                "received_at_ms": r.received_at,
+            }
+        )
+    (d / "requests.json").write_text(json.dumps(index, indent=1) + "\n", encoding="utf-8")
+    for p, data in obs.fetched.items():
+        (d / f"fetch-p{p}.bin").write_bytes(data)
 
 
 def _fetch(
