@@ -45,7 +45,7 @@ from conformance.capture.produce_wire import stored_by_request
 from conformance.corpus.produce.golden import GoldenCase, GoldenRequest, judge_golden
 from conformance.harness.divergences import EVIDENCE
 from conformance.partitioners import PARTITIONERS
-from conformance.producer_check.scenarios import ENCODE, PlanRecord, Scenario
+from conformance.producer_check.scenarios import DISCONNECT, ENCODE, PlanRecord, Scenario
 from conformance.stream.decoder import decode
 
 __all__ = ["SentRequest", "ProduceObservation", "judge_encode", "judge_produce"]
@@ -482,6 +482,8 @@ def judge_produce(obs: ProduceObservation) -> tuple[str, str, list[str]]:
         )
     if not obs.requests:
         diff.append("no Produce request for the topic crossed the proxy")
+    elif s.fault == DISCONNECT and not any(r.dropped for r in obs.requests):
+        return "error", "kit: the proxy dropped no answer (the scenario's fault did not happen)", []
     diff += _broker_lines(obs)
     diff += _batch_lines(obs)
     diff += _records_lines(obs, refused_by_client, reported)

@@ -433,7 +433,9 @@ def _on_broker(
         lifecycle.register(stopper)
         try:
             proxy.drop_response(
-                _disconnect_rule([j.topic for j in runnable if j.scenario.fault == DISCONNECT])
+                _disconnect_rule(
+                    [j.topic for j in runnable if j.scenario.fault == DISCONNECT], proxy
+                )
             )
             todo = []
             for job in runnable:
@@ -455,8 +457,11 @@ def _on_broker(
     log(f"{broker_id}: stopped")
 
 
-def _disconnect_rule(topics: list[str]) -> Callable[[RequestHeader, bytes], bool]:
-    """Drop the answer to the first Produce request of each of ``topics``."""
+def _disconnect_rule(
+    topics: list[str], proxy: RecordingProxy
+) -> Callable[[RequestHeader, bytes], bool]:
+    """Drop the answer to the first Produce request of each of ``topics`` (a Produce v13+
+    request names its topics by id: resolved through the Metadata the proxy recorded)."""
     pending = set(topics)
     lock = threading.Lock()
 
@@ -464,14 +469,21 @@ def _disconnect_rule(topics: list[str]) -> Callable[[RequestHeader, bytes], bool
         if hdr.api_key != API_PRODUCE or not pending:
             return False
         _, _, parts = read_produce_partitions(frame, hdr.api_version)
+        names = topic_ids(proxy) if hdr.api_version >= 13 else {}
         with lock:
             for topic, _, _ in parts:
-                if topic in pending:
-                    pending.discard(topic)
+                name = names.get(topic, topic)
+                if name in pending:
+                    pending.discard(name)
                     return True
         return False
 
     return rule
+
+
+def topic_ids(proxy: RecordingProxy) -> dict[str, str]:
+    """Topic id (as text) -> name, from the Metadata responses the proxy recorded."""
+    return {str(k): v for k, v in topic_names(proxy.recording).items()}
 
 
 def _run_producer(
@@ -610,7 +622,7 @@ def _sent(exchanges: list[WireExchange], topic: str, proxy: RecordingProxy) -> l
         except Exception:  # noqa: BLE001 - a frame kafka-python cannot read: not ours to judge
             continue
         if ex.api_version >= 13 and ids is None:
-            ids = {str(k): v for k, v in topic_names(proxy.recording).items()}
+            ids = topic_ids(proxy)
         for t, partition, records in parts:
             name = (ids or {}).get(t, t) if ex.api_version >= 13 else t
             if name != topic:
