@@ -229,6 +229,26 @@ def read_saved_report(prog: str, path: str, side: str) -> dict[str, Any] | None:
     return report
 
 
+def finish(
+    prog: str,
+    report: dict[str, Any],
+    args: argparse.Namespace,
+    html_name: str,
+    build_failures: list[str],
+) -> int:
+    """Print the summary and the unexplained problems, write the reports asked for; the exit
+    code of ``check`` and ``check-producer``."""
+    print(terminal.summary(report))
+    details = terminal.problems(report)
+    if details:
+        print("\n" + details)
+    for name in build_failures:
+        print(f"{prog}: {name}: not run (its build failed, above)", file=sys.stderr)
+    written = render_reports(prog, report, args, html_name)
+    code = exit_code(report, build_failures)
+    return code if written else max(code, EXIT_DIVERGED)
+
+
 def exit_code(report: dict[str, Any], build_failures: list[str]) -> int:
     if model.unknown_problems(report) or report["stale"] or build_failures:
         return EXIT_DIVERGED
@@ -287,12 +307,4 @@ def _cmd_check(args: argparse.Namespace) -> int:
         globs=args.cases,
         builds=selection.builds,
     )
-    print(terminal.summary(report))
-    details = terminal.problems(report)
-    if details:
-        print("\n" + details)
-    for name in selection.failures:
-        print(f"{_PROG}: {name}: not run (its build failed, above)", file=sys.stderr)
-    written = render_reports(_PROG, report, args, _HTML)
-    code = exit_code(report, selection.failures)
-    return code if written else max(code, EXIT_DIVERGED)
+    return finish(_PROG, report, args, _HTML, selection.failures)

@@ -18,7 +18,7 @@ from conformance.cli.check import (
     EXIT_USAGE,
     add_implementation_options,
     add_report_options,
-    exit_code,
+    finish,
     list_adapters,
     read_saved_report,
     render_reports,
@@ -231,7 +231,9 @@ def _cmd(args: argparse.Namespace) -> int:
         runs,
         case_documents(chosen, brokers),
         settings=Settings(
-            jobs=settings.jobs, timeout=settings.grace, output_limit=settings.output_limit
+            jobs=settings.jobs,
+            timeout=settings.timeout or settings.grace,
+            output_limit=settings.output_limit,
         ),
         known=known,
         complete=len(chosen) == len(every),
@@ -239,12 +241,4 @@ def _cmd(args: argparse.Namespace) -> int:
         builds=selection.builds,
         side=model.PRODUCER,
     )
-    print(terminal.summary(report))
-    details = terminal.problems(report)
-    if details:
-        print("\n" + details)
-    for name in selection.failures:
-        print(f"{_PROG}: {name}: not run (its build failed, above)", file=sys.stderr)
-    written = render_reports(_PROG, report, args, _HTML)
-    code = exit_code(report, selection.failures)
-    return code if written else max(code, EXIT_DIVERGED)
+    return finish(_PROG, report, args, _HTML, selection.failures)

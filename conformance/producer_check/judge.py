@@ -52,8 +52,9 @@ __all__ = ["SentRequest", "ProduceObservation", "judge_encode", "judge_produce"]
 
 #: the partitioner every scenario's expectation uses unless the implementation declares another
 JAVA_PARTITIONER = "java"
-#: header fields a broker assigns to every batch whatever the producer wrote
-ASSIGNED = frozenset({"baseOffset", "partitionLeaderEpoch", "lastOffset"})
+#: header fields a broker assigns to every batch whatever the producer wrote, and the CRC it
+#: recomputes after any rewrite (a wrong CRC of the producer is the consumer's finding)
+ASSIGNED = frozenset({"baseOffset", "partitionLeaderEpoch", "lastOffset", "crc"})
 #: how far (ms) before the adapter started a producer-stamped timestamp may be
 CLOCK_SLACK_MS = 2_000
 #: diff lines kept per check
