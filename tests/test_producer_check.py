@@ -27,6 +27,7 @@ from conftest import ROOT, processes, published_and_fresh_counts, unexplained_an
 
 from conformance import decode
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
+from conformance.codecs import CODECS
 from conformance.harness import registry
 from conformance.producer_check.judge import judge_encode
 from conformance.producer_check.run import read_producer_capabilities
@@ -66,7 +67,7 @@ def _kit_batch(name: str, **knobs: Any) -> bytes:
         write_record_v2(i, (t or 0) - base, r.key, r.value, list(r.headers))
         for i, (r, t) in enumerate(zip(s.records, stamps, strict=True))
     ]
-    codec = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}[s.codec]
+    codec = next(cid for cid, c in CODECS.items() if c.name == s.codec)
     fields: dict[str, Any] = {
         "attributes": v2_attributes(codec, TimestampType.CREATE_TIME, False, False, False),
         "base_timestamp": base,
@@ -133,6 +134,14 @@ def test_plans_are_complete_documents() -> None:
             "timeout_ms",
         }
         assert ("batch" in plan) == (s.side != PRODUCE)
+
+
+def test_a_record_on_several_partitions_has_a_key_or_a_partition() -> None:
+    """What the judgement relies on to know each record's partition: with several partitions,
+    a record names its partition or has a key for the partitioner."""
+    for s in scenarios():
+        if s.partitions > 1:
+            assert all(r.key is not None or r.partition is not None for r in s.records), s.name
 
 
 def test_the_near_max_record_fits_the_brokers_default_limit() -> None:

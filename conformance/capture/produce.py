@@ -52,7 +52,7 @@ from conformance.capture.produce_wire import (
     fetch_partition,
     new_produce_request,
     produce_version_for,
-    read_produce_request,
+    read_produce_partitions,
     read_produce_response,
     read_produce_versions,
     stored_by_request,
@@ -260,8 +260,8 @@ def _crafted(
                 if len(recorded) != 1 or recorded[0].response != response:
                     raise RuntimeError("the proxy did not record the Produce exchange")
                 frame = recorded[0].request
-            txn_sent, parts = read_produce_request(frame, version)
-            if parts != [records] or txn_sent != txn:
+            txn_sent, _, sent = read_produce_partitions(frame, version)
+            if [r for _, _, r in sent] != [records] or txn_sent != txn:
                 raise RuntimeError("the recorded request does not hold the records sent")
             out.append(
                 _request(
@@ -374,7 +374,8 @@ def _client(
     received_at = _now_ms()
     out = []
     for ex in proxy.exchanges(API_PRODUCE):
-        txn, parts = read_produce_request(ex.request, ex.api_version)
+        txn, _, sent = read_produce_partitions(ex.request, ex.api_version)
+        parts = [r for _, _, r in sent]
         if len(parts) != 1:
             raise RuntimeError(f"a Produce request with {len(parts)} partitions")
         out.append(

@@ -30,7 +30,6 @@ __all__ = [
     "new_produce_request",
     "produce_version_for",
     "read_produce_partitions",
-    "read_produce_request",
     "read_produce_response",
     "read_produce_responses",
     "read_produce_versions",
@@ -94,15 +93,6 @@ def _partition_response(p: Any, version: int) -> dict[str, Any]:
             for e in (p.record_errors if version >= 8 else [])
         ],
     }
-
-
-def read_produce_request(frame: bytes, version: int) -> tuple[str | None, list[bytes]]:
-    """The transactional id and every partition's ``records`` of a Produce request frame."""
-    from kafka.protocol.producer import ProduceRequest
-
-    req = ProduceRequest.decode(frame, version=version, header=True)
-    records = [bytes(p.records or b"") for t in req.topic_data for p in t.partition_data]
-    return (req.transactional_id if version >= 3 else None), records
 
 
 def read_produce_partitions(

@@ -229,6 +229,27 @@ def read_saved_report(prog: str, path: str, side: str) -> dict[str, Any] | None:
     return report
 
 
+def before_run(
+    prog: str, args: argparse.Namespace, registry_side: str, report_side: str, html_name: str
+) -> int | None:
+    """What ``check`` and ``check-producer`` do before a run: ``--list``, the output paths,
+    ``--from-json``, and that an implementation was given; an exit code, or None to run."""
+    if args.list:
+        return list_adapters(prog, registry_side)
+    if report_outputs_problem(prog, args):
+        return EXIT_USAGE
+    if args.from_json:
+        report = read_saved_report(prog, args.from_json, report_side)
+        if report is None:
+            return EXIT_USAGE
+        print(terminal.summary(report))
+        return EXIT_OK if render_reports(prog, report, args, html_name) else EXIT_DIVERGED
+    if not args.impl and not args.cmd:
+        print(f"{prog}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
+        return EXIT_USAGE
+    return None
+
+
 def finish(
     prog: str,
     report: dict[str, Any],
@@ -256,19 +277,9 @@ def exit_code(report: dict[str, Any], build_failures: list[str]) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    if args.list:
-        return list_adapters(_PROG, model.DECODE)
-    if report_outputs_problem(_PROG, args):
-        return EXIT_USAGE
-    if args.from_json:
-        report = read_saved_report(_PROG, args.from_json, model.DECODE)
-        if report is None:
-            return EXIT_USAGE
-        print(terminal.summary(report))
-        return EXIT_OK if render_reports(_PROG, report, args, _HTML) else EXIT_DIVERGED
-    if not args.impl and not args.cmd:
-        print(f"{_PROG}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
-        return EXIT_USAGE
+    done = before_run(_PROG, args, "decode", model.DECODE, _HTML)
+    if done is not None:
+        return done
     if args.timeout <= 0:
         print(f"{_PROG}: --timeout must be positive", file=sys.stderr)
         return EXIT_USAGE

@@ -12,22 +12,18 @@ from pathlib import Path
 
 from conformance.capture.brokers import BROKERS
 from conformance.cli.check import (
-    EXIT_DIVERGED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     add_implementation_options,
     add_report_options,
+    before_run,
     finish,
-    list_adapters,
-    read_saved_report,
-    render_reports,
-    report_outputs_problem,
 )
 from conformance.cli.common import byte_size, positive_int
 from conformance.harness import session
 from conformance.harness.process import ProcessTable
-from conformance.harness.report import model, terminal
+from conformance.harness.report import model
 from conformance.harness.runner import Settings
 from conformance.host.progress import Progress
 from conformance.jvm.runtime import NoCheckout
@@ -170,23 +166,13 @@ def _say(message: str) -> None:
 
 
 def _cmd(args: argparse.Namespace) -> int:
-    if args.list:
-        return list_adapters(_PROG, "produce")
     if args.scenarios_list:
         for s in scenarios():
             print(f"{s.name:24} {s.side:8} {s.description}")
         return EXIT_OK
-    if report_outputs_problem(_PROG, args):
-        return EXIT_USAGE
-    if args.from_json:
-        report = read_saved_report(_PROG, args.from_json, model.PRODUCER)
-        if report is None:
-            return EXIT_USAGE
-        print(terminal.summary(report))
-        return EXIT_OK if render_reports(_PROG, report, args, _HTML) else EXIT_DIVERGED
-    if not args.impl and not args.cmd:
-        print(f"{_PROG}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
-        return EXIT_USAGE
+    done = before_run(_PROG, args, "produce", model.PRODUCER, _HTML)
+    if done is not None:
+        return done
     every = scenarios()
     chosen = select(every, args.scenarios)
     if not chosen:

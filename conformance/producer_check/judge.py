@@ -230,20 +230,19 @@ def _strict_lines(where: str, data: bytes) -> tuple[list[dict[str, Any]], list[s
 # ------------------------------------------------------------------------------------ produce
 
 
-def _expected_partition(
-    r: PlanRecord, partitions: int, partitioner: str
-) -> tuple[int | None, str | None]:
-    """Where ``r`` must land (None: anywhere) and, for a keyed record under a declared
-    non-Java partitioner, Java's partition for it."""
+def _expected_partition(r: PlanRecord, partitions: int, partitioner: str) -> tuple[int, bool]:
+    """Where ``r`` must land, and whether Java's partitioner would place it elsewhere (a
+    keyed record under a declared non-Java partitioner). Every scenario gives a record on a
+    topic of several partitions a key or a partition (``scenarios.Scenario``)."""
     if r.partition is not None:
-        return r.partition, None
+        return r.partition, False
     if partitions == 1:
-        return 0, None
-    if r.key is None:
-        return None, None
+        return 0, False
+    assert r.key is not None, "a record without key or partition on several partitions"
     mine = PARTITIONERS[partitioner].partition(r.key, partitions)
     java = PARTITIONERS[JAVA_PARTITIONER].partition(r.key, partitions)
-    return mine, (str(java) if java != mine else None)
+    assert mine is not None
+    return mine, java != mine
 
 
 def _records_lines(
@@ -251,14 +250,14 @@ def _records_lines(
 ) -> list[str]:
     s = obs.scenario
     out: list[str] = []
-    expected: dict[int | None, list[int]] = defaultdict(list)
+    expected: dict[int, list[int]] = defaultdict(list)
     java_differs = 0
     for i, r in enumerate(s.records):
         if i in refused_by_client:
             continue
-        p, java = _expected_partition(r, s.partitions, obs.partitioner)
+        p, java_differs_here = _expected_partition(r, s.partitions, obs.partitioner)
         expected[p].append(i)
-        java_differs += java is not None
+        java_differs += java_differs_here
     if java_differs:
         out.append(
             f"partitioner: {java_differs} keyed records were expected on the partition of the "
@@ -286,22 +285,9 @@ def _records_lines(
             read[p] += [(int(r["offset"]), r) for r in b["records"]]
             if s.transaction is not None and not b.get("isTransactional"):
                 out.append(f"partition {p}: a batch of the transaction is not transactional")
-    # records without a determined partition: matched in plan order across partitions
-    anywhere = expected.pop(None, [])
     where: dict[int, tuple[int, int]] = {}  # plan index -> (partition, offset)
     for p in range(s.partitions):
-        want = expected.get(p, [])
-        got = read[p]
-        if anywhere:
-            claimed = [i for i in anywhere if _same(s.records[i], got, obs)]
-            want = sorted(want + claimed)
-        lines = _compare_partition(p, want, got, obs, where)
-        out += lines
-    if anywhere:
-        placed = {i for i in where}
-        lost = [i for i in anywhere if i not in placed]
-        if lost:
-            out.append(f"{len(lost)} records without a fixed partition were not found")
+        out += _compare_partition(p, expected.get(p, []), read[p], obs, where)
     if s.transaction is not None:
         used = {p for p, _ in where.values()}
         for p in sorted(used):
@@ -321,15 +307,6 @@ def _records_lines(
             [f"{len(wrong) - MAX_LINES} more wrong offsets"] if len(wrong) > MAX_LINES else []
         )
     return out
-
-
-def _same(r: PlanRecord, got: list[tuple[int, dict[str, Any]]], obs: ProduceObservation) -> bool:
-    exp = _expected_record(r)
-    return any(
-        {k: g[k] for k in ("key", "value", "headers")} == exp
-        and _timestamp_problem(r, int(g["timestamp"]), obs) is None
-        for _, g in got
-    )
 
 
 def _timestamp_problem(r: PlanRecord, actual: int, obs: ProduceObservation) -> str | None:

@@ -29,6 +29,7 @@ from typing import Any
 from conformance.broker.versions import VERSIONS
 from conformance.capture import lifecycle
 from conformance.capture.brokers import BROKERS
+from conformance.capture.produce import DEFAULT_BROKERS as GOLDEN_BROKERS
 from conformance.capture.produce import create_topics, produce_spec
 from conformance.capture.produce_wire import (
     API_PRODUCE,
@@ -79,10 +80,11 @@ __all__ = [
     "run_producers",
 ]
 
-#: the brokers a run uses by default: the newest line the broker model answers for
-DEFAULT_BROKERS = ("kafka-4.3.1-kraft",)
-#: the brokers ``--broker all`` means: one per line the broker model answers for
-MODEL_BROKERS = ("kafka-2.8.2-zk", "kafka-3.9.2-kraft", "kafka-4.3.1-kraft")
+#: the brokers ``--broker all`` means: one per line the broker model answers for (as
+#: ``capture-produce-golden`` captures)
+MODEL_BROKERS = GOLDEN_BROKERS
+#: the brokers a run uses by default: the newest of them
+DEFAULT_BROKERS = MODEL_BROKERS[-1:]
 #: seconds to wait for a transaction's markers to reach the partition
 MARKER_WAIT_S = 15.0
 #: seconds an adapter gets beyond the scenario's own budget (process start, JVM, close)

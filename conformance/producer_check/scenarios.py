@@ -15,9 +15,10 @@ the broker checks them against its clock only in 4.x, whose default window is on
 from __future__ import annotations
 
 import base64
+import fnmatch
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
@@ -384,12 +385,6 @@ def scenarios() -> list[Scenario]:
 
 def select(all_scenarios: Sequence[Scenario], globs: Sequence[str] | None) -> list[Scenario]:
     """The scenarios whose name matches any of ``globs`` (all when None or empty)."""
-    import fnmatch
-
     if not globs:
         return list(all_scenarios)
     return [s for s in all_scenarios if any(fnmatch.fnmatchcase(s.name, g) for g in globs)]
-
-
-def with_timeout(s: Scenario, timeout_ms: int) -> Scenario:
-    return replace(s, timeout_ms=timeout_ms)
