@@ -10,6 +10,20 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
+#: programs the package ships as data (`check --init-adapter`'s starter adapters): standalone
+#: programs in their own languages, not modules of the package, so the package's layer and
+#: one-home-per-fact rules do not apply to them (they cannot import the kit by design)
+SHIPPED_PROGRAMS = ROOT / "conformance" / "harness" / "starters"
+
+
+def package_modules() -> list[Path]:
+    """Every ``.py`` file of the package, without :data:`SHIPPED_PROGRAMS`."""
+    return [
+        f
+        for f in sorted((ROOT / "conformance").rglob("*.py"))
+        if not f.is_relative_to(SHIPPED_PROGRAMS)
+    ]
+
 
 settings.register_profile(
     "ci", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -16,6 +16,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from conftest import package_modules
 
 PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 
@@ -67,7 +68,7 @@ MAX_LINES = 800
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for f in sorted(PACKAGE.rglob("*.py")):
+    for f in package_modules():
         parts = ("conformance",) + f.relative_to(PACKAGE).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]

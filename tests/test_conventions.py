@@ -19,11 +19,13 @@ import json
 import re
 from pathlib import Path
 
+from conftest import package_modules
+
 from conformance.codecs import CODEC_IDS, CODECS, codec_name
 from conformance.stream.splitter import MODES
 
 PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
-FILES = {p.relative_to(PACKAGE.parent).as_posix(): p for p in sorted(PACKAGE.rglob("*.py"))}
+FILES = {p.relative_to(PACKAGE.parent).as_posix(): p for p in package_modules()}
 TREES = {name: ast.parse(p.read_text(), name) for name, p in FILES.items()}
 
 #: verbs that are not the kit's: the name (or its prefix, for those ending in "_")

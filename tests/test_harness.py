@@ -187,8 +187,9 @@ def test_judge_rules() -> None:
     act = copy.deepcopy(exp)
     act["batches"][0]["records"][0]["value"] = "AA=="
     v = judge(exp, act, caps, "memory")
+    value = exp["batches"][0]["records"][0]["value"]
     assert v.status == "fail" and v.diff == [
-        f"$.batches[0].records[0].value: {exp['batches'][0]['records'][0]['value']!r} != 'AA=='"
+        f'$.batches[0].records[0].value: kafka="{value}" adapter="AA=="'
     ]
     # an undeclared missing key fails; a declared one is not compared
     act = copy.deepcopy(exp)

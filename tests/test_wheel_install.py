@@ -465,3 +465,27 @@ def test_built_in_seeds_feed_every_target(tmp_path: Path) -> None:
                 pass
     # the index seeds are real, non-empty index files of the written segments
     assert sum(1 for _ in TARGETS["index"].seeds(root)) >= 5
+
+
+@wheel
+def test_the_starter_adapters_ship_with_the_wheel(installed: Install) -> None:
+    """`check --init-adapter` works from an installed wheel: every starter file is in it, and
+    the Python starter written by the installed command answers `capabilities`."""
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    starters = ROOT / "conformance" / "harness" / "starters"
+    shipped = {
+        f"conformance/harness/starters/{p.relative_to(starters).as_posix()}"
+        for p in starters.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert shipped and shipped <= names, sorted(shipped - names)
+    target = installed.work / "my-adapter"
+    r = installed.run("check", "--init-adapter", "python", str(target))
+    assert r.returncode == 0, r.stderr
+    caps = subprocess.run(
+        [installed.bin("python"), str(target / "adapter.py"), "capabilities"],
+        env=installed.env,
+        capture_output=True,
+        text=True,
+    )
+    assert caps.returncode == 0 and json.loads(caps.stdout)["persistent"] is True, caps.stderr

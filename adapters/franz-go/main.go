@@ -183,12 +183,15 @@ func record(r *kgo.Record) (obj, error) {
 }
 
 func capabilities() obj {
-	return ac.Capabilities("franz-go", "github.com/twmb/franz-go", omits,
+	caps := ac.Capabilities("franz-go", "github.com/twmb/franz-go", omits,
 		"kgo.ProcessFetchPartition exposes records, not batch headers: batches are "+
 			"known only through the per-batch hook (record count, codec). Compressed batches "+
 			"are decompressed whole before any record is read. Record-level corruption ends "+
 			"the batch silently (readRawRecordsDirect), and a decompression error after "+
 			"records were delivered is dropped (treated as a truncated fetch).")
+	// a legacy message rejected in validation never reaches the batch hook: not listed
+	caps["lists_failing_batch"] = false
+	return caps
 }
 
 func main() { ac.Run(capabilities, decode) }

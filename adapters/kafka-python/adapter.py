@@ -13,10 +13,10 @@ Declared (see `capabilities()`; all but the omits are adapter_protocol's default
 0-2, all five codecs, checks_crc (the consumer default), eager error semantics (a compressed
 batch is decompressed whole by `_maybe_uncompress` before its first record), no FileRecords
 semantics (`--as file` is decoded as memory), family error classes, and omits for what the
-library's public API does not expose: the legacy batch's crc, attributes and timestamp (no
-public property on `LegacyRecordBatch`), `deleteHorizonMs`, and the control record's
-`coordinatorEpoch` (so `control` as a whole; `ControlRecord` exposes only version and type).
-Fields are still written where the library exposes them (v2 batches).
+library's public API does not expose, by magic: the legacy batch's crc, attributes and
+timestamp (no public property on `LegacyRecordBatch`), for every magic `deleteHorizonMs` and the
+control record's `coordinatorEpoch` (`ControlRecord` exposes only version and type, whose
+type id is reported under Kafka's name).
 
 Safety: each input has a 10 s watchdog (a library stuck in a Python loop exits 124, which the
 runner reports as a crash). No memory cap: cramjam (Rust) aborts the process when an allocation
@@ -42,9 +42,18 @@ import adapter_protocol as protocol
 import kafka.errors as kerr
 from adapter_protocol import COMPRESSION, CORRUPT, IAE, INVALID, OOM
 from kafka.record import MemoryRecords
+from kafka.record.default_records import ControlRecord
 
 VERSION = _dist_version("kafka-python")
-OMITS = ["crc", "attributes", "maxTimestamp", "deleteHorizonMs", "control"]
+# by magic (docs/adapter-protocol.md): v2 batches expose every field but the delete horizon;
+# legacy batches have no public crc, attributes or timestamp; no control record exposes its
+# coordinatorEpoch
+LEGACY_OMITS = ["crc", "attributes", "maxTimestamp"]
+OMITS = {
+    "*": ["deleteHorizonMs", "control.coordinatorEpoch"],
+    "0": LEGACY_OMITS,
+    "1": LEGACY_OMITS,
+}
 CODEC_PY = os.path.join("kafka", "codec.py")
 DECOMPRESS = ("_maybe_uncompress", "_decompress")  # DefaultRecordBatch / LegacyRecordBatch
 
@@ -150,7 +159,10 @@ def _walk(data, batches, cursor):
                 raise kerr.CorruptRecordError(
                     f"Record for partition at offset {rec.offset} failed crc check"
                 )
-            bdoc["records"].append(protocol.record_doc(rec))
+            rdoc = protocol.record_doc(rec)
+            if isinstance(rec, ControlRecord):  # the library parsed the key (version, type)
+                rdoc["control"] = protocol.control_doc(rec.type)
+            bdoc["records"].append(rdoc)
         cursor.advance(batch.size_in_bytes)
 
 

@@ -36,6 +36,8 @@ function capabilities() {
   return {
     name: 'kafkajs', version: v('kafkajs'), magics: [0, 1, 2], codecs: ['none', 'gzip', 'snappy', 'lz4', 'zstd'],
     checks_crc: false, error_semantics: 'eager', file_semantics: false, error_classes: 'family',
+    // a v0/v1 message is returned once all its fields decoded, a v2 header with its records
+    lists_failing_batch: false,
     omits: ['crc', 'attributes', 'compression', 'deleteHorizonMs', 'lastSequence', 'recordsCount', 'control'],
     persistent: true,
     notes: `kafkajs ${v('kafkajs')} fetch path (decodeMessages); kafkajs-snappy ${v('kafkajs-snappy')} ` +

@@ -11,7 +11,8 @@ kit (`conformance`). An adapter imports it by putting this directory first on `s
 What is here:
   constants        Kafka exception classes (error family), codec names, the watchdog's limit
   capabilities()   the `capabilities` document, with what both Python adapters declare as defaults
-  record_doc()     one record of the canonical JSON (docs/canonical-json.md); codec_name(), b64()
+  record_doc()     one record of the canonical JSON (docs/canonical-json.md); codec_name(), b64();
+                   control_doc() (a control record's type, by Kafka's names)
   decode()         the decode document around an adapter's walk over the batches: its
                    skeleton, the error (the library's verdict: every exception ends decoding)
                    and the tail of a partial input; a Cursor carries where the walk is
@@ -48,11 +49,12 @@ USAGE = "usage: adapter.py capabilities | decode --as memory|file | serve\n"
 # -- capabilities -------------------------------------------------------------------------------
 
 
-def capabilities(name, version, omits, notes):
+def capabilities(name, version, omits, notes, **more):
     """The `capabilities` document. Both Python adapters declare magics 0-2, all five codecs,
     checks_crc (the consumers' check_crcs=True), eager error semantics (a compressed batch is
     decompressed whole before its first record), no FileRecords semantics (`--as file` is
-    decoded as memory) and family error classes; they differ in name, version, omits and notes.
+    decoded as memory) and family error classes; they differ in name, version, omits and notes;
+    `more`: other keys (e.g. lists_failing_batch).
     `persistent`: serve() below."""
     return {
         "name": name,
@@ -66,6 +68,7 @@ def capabilities(name, version, omits, notes):
         "omits": omits,
         "persistent": True,
         "notes": notes,
+        **more,
     }
 
 
@@ -78,6 +81,24 @@ def b64(b):
 
 def codec_name(ctype):
     return CODECS.get(ctype, f"unknown-{ctype:d}")
+
+
+#: Kafka's names of control record types (ControlRecordType), by type id; any other is UNKNOWN
+CONTROL_TYPES = {
+    0: "ABORT",
+    1: "COMMIT",
+    2: "LEADER_CHANGE",
+    3: "SNAPSHOT_HEADER",
+    4: "SNAPSHOT_FOOTER",
+    5: "KRAFT_VERSION",
+    6: "KRAFT_VOTERS",
+}
+
+
+def control_doc(type_id):
+    """A record's `control` object from the type id the library parsed (its coordinatorEpoch,
+    which neither Python library exposes, is declared omitted: `control.coordinatorEpoch`)."""
+    return {"typeId": type_id, "type": CONTROL_TYPES.get(type_id, "UNKNOWN")}
 
 
 def record_doc(rec):

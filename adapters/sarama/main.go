@@ -105,13 +105,18 @@ func batch(e sarama.ConformanceEntry) obj {
 }
 
 func capabilities() obj {
-	return ac.Capabilities("sarama", "github.com/IBM/sarama", omits,
+	caps := ac.Capabilities("sarama", "github.com/IBM/sarama", omits,
 		"FetchResponseBlock.decode's records loop (internal API, via a shim compiled "+
 			"into package sarama). A decode error fails the whole FetchResponse in sarama: the "+
 			"consumer then gets none of the partition's records, not even those of earlier "+
 			"batches (reported here as decoded). Batches without records are left out of "+
 			"RecordsSet; a batch whose records run out of bytes is taken for a partial "+
 			"trailing batch. Compressed batches are decompressed whole; CRCs are always checked.")
+	// RecordBatch.decode decodes every record of a batch before returning any, compressed or
+	// not, and an entry that fails while being decoded is not exposed at all
+	caps["error_semantics"] = "atomic"
+	caps["lists_failing_batch"] = false
+	return caps
 }
 
 func main() { ac.Run(capabilities, decode) }

@@ -6,14 +6,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.common import byte_size, output_problem, positive_int, shown, write_text
+from conformance.cli.common import (
+    byte_size,
+    output_problem,
+    positive_int,
+    seconds,
+    shown,
+    write_text,
+)
 from conformance.harness import cases as case_source
-from conformance.harness import registry, session
+from conformance.harness import registry, session, starter
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import html, junit, markdown, model, terminal
 from conformance.harness.runner import (
@@ -37,12 +45,13 @@ JSON). A hung adapter's whole process group is killed; the run always goes on.
 
 built-in adapters (adapters/*/adapter.toml) are built on first use, with pinned library
 versions, into .cache/adapters/; `--list` shows which can be built here. Their known
-divergences (adapters/*/divergences.toml) are reported with their class and do not fail.
+divergences (adapters/*/divergences.toml) are reported with their class and do not fail;
+--known FILE gives an outside adapter the same (its entries' impl: the name it declares).
 
 exit codes:
   0   every case passed, was unsupported, or is a known divergence
-  1   an unexplained fail or error (or, over every case, a stale known divergence), or a
-      built-in adapter failed to build
+  1   an unexplained fail or error, a stale known divergence (one that explains nothing in a
+      run over every case, or over a case it names), or a built-in adapter failed to build
   2   usage error (no --impl/--cmd, unknown implementation, no case matched, report path)
   130 interrupted (every adapter process was killed)
 
@@ -52,6 +61,8 @@ examples:
   {_PROG} --impl kafka-python --impl franz-go --cases 'crafted/v2-*' --html m.html
   {_PROG} --impl all --json report.json --junit report.xml --html report.html
   {_PROG} --cmd "python3 my_adapter.py" --timeout 5 --jobs 4
+  {_PROG} --cmd "./my-adapter" --known my-adapter-divergences.toml --junit report.xml
+  {_PROG} --init-adapter go my-adapter
   {_PROG} --from-json report.json --markdown matrix.md
 """
 
@@ -88,7 +99,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=20.0,
         metavar="S",
         help="wall-clock seconds per case (default 20); then the adapter's process group is killed",
@@ -99,6 +110,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=64 << 20,
         metavar="SIZE",
         help="what an adapter may print for one case (default 64MiB)",
+    )
+    p.add_argument(
+        "--init-adapter",
+        nargs=2,
+        metavar=("LANG", "DIR"),
+        help=f"write a starter adapter in LANG ({', '.join(starter.starters())}) to the new "
+        "directory DIR, and say how to build and run it (docs/adapter-protocol.md, "
+        '"Writing an adapter in 15 minutes")',
     )
     add_report_options(p, "docs/conformance-matrix.md")
     p.set_defaults(func=_cmd_check)
@@ -120,6 +139,15 @@ def add_implementation_options(p: argparse.ArgumentParser, one: str, many: str) 
         default=[],
         metavar="CMD",
         help=f"{one}'s command line (shell-quoted; repeat for several)",
+    )
+    p.add_argument(
+        "--known",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="known divergences of --cmd adapters, in the format of the built-ins' files "
+        "(docs/adapters.md): each entry's impl is the name the adapter declares; entries "
+        "that explain nothing are reported stale and fail the run (repeatable)",
     )
     p.add_argument(
         "--list", action="store_true", help=f"list the built-in {many} and whether they build here"
@@ -260,6 +288,17 @@ def finish(
     """Print the summary and the unexplained problems, write the reports asked for; the exit
     code of ``check`` and ``check-producer``."""
     print(terminal.summary(report))
+    names = {i["name"] for i in report["implementations"]}
+    for known_file in getattr(args, "known", []):
+        others = sorted(
+            {d["impl"] for d in report["divergences"] if d["source"] == known_file} - names
+        )
+        if others:
+            print(
+                f"{prog}: {shown(known_file)}: entries for {', '.join(others)}, which this run "
+                f"has no implementation of (its names: {', '.join(sorted(names))})",
+                file=sys.stderr,
+            )
     details = terminal.problems(report)
     if details:
         print("\n" + details)
@@ -276,18 +315,45 @@ def exit_code(report: dict[str, Any], build_failures: list[str]) -> int:
     return EXIT_OK
 
 
+def _init_adapter(language: str, target: str) -> int:
+    directory = Path(target).resolve()
+    try:
+        made = starter.init_adapter(language, directory)
+    except (starter.StarterError, OSError) as exc:
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    where = shown(directory)
+    lines = [
+        f"wrote a {language} adapter to {where}",
+        f"  1. edit {shown(directory / made.hook)}: your library's capabilities, and the call "
+        "that decodes (every rule is commented there)",
+    ]
+    step = 2
+    if made.build:
+        builds = " && ".join(shlex.join(s) for s in made.build)
+        lines.append(f"  {step}. build: cd {shlex.quote(str(directory))} && {builds}")
+        step += 1
+    command = shlex.quote(made.command_line(directory))
+    lines.append(f"  {step}. check: kafka-conformance check --cmd {command} --cases 'crafted/v2-*'")
+    lines.append('  the protocol: docs/adapter-protocol.md ("Writing an adapter in 15 minutes")')
+    missing = made.missing_tools()
+    if missing:
+        lines.append(f"  note: not on PATH here: {', '.join(missing)}")
+    print("\n".join(lines))
+    return EXIT_OK
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
+    if args.init_adapter:
+        return _init_adapter(*args.init_adapter)
     done = before_run(_PROG, args, "decode", model.DECODE, _HTML)
     if done is not None:
         return done
-    if args.timeout <= 0:
-        print(f"{_PROG}: --timeout must be positive", file=sys.stderr)
-        return EXIT_USAGE
     try:
         every = case_source.read_cases(Path(args.corpora) if args.corpora else None)
         names = [n.strip() for spec in args.impl for n in spec.split(",") if n.strip()]
         selection = session.implementations(names, args.cmd, log=_say)
-        known = session.known_divergences()
+        known = session.known_divergences("decode", args.known)
     except (ValueError, NoCheckout, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return EXIT_USAGE

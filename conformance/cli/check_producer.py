@@ -20,7 +20,7 @@ from conformance.cli.check import (
     before_run,
     finish,
 )
-from conformance.cli.common import byte_size, positive_int
+from conformance.cli.common import byte_size, positive_int, seconds
 from conformance.harness import session
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import model
@@ -109,7 +109,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         metavar="S",
         help="wall-clock seconds per adapter run (default: the scenario's own budget + 30); "
         "then the adapter's process group is killed",
@@ -182,12 +182,9 @@ def _cmd(args: argparse.Namespace) -> int:
         brokers = _brokers(args.broker)
         names = [n.strip() for spec in args.impl for n in spec.split(",") if n.strip()]
         selection = session.implementations(names, args.cmd, log=_say, side="produce")
-        known = session.known_divergences("produce")
+        known = session.known_divergences("produce", args.known)
     except (ValueError, NoCheckout, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.timeout is not None and args.timeout <= 0:
-        print(f"{_PROG}: --timeout must be positive", file=sys.stderr)
         return EXIT_USAGE
     settings = ProducerSettings(
         brokers=brokers,

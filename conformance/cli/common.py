@@ -6,6 +6,7 @@ noun, and the one-line message for a file that cannot be read."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
@@ -81,6 +82,19 @@ _UNITS = {"": 1, "b": 1}
 for _i, _prefix in enumerate("kmgt", 1):
     _UNITS[_prefix] = _UNITS[_prefix + "b"] = 1000**_i
     _UNITS[_prefix + "ib"] = 1024**_i
+
+
+def seconds(text: str) -> float:
+    """A duration in seconds > 0, finite (``20``, ``2.5``; not ``nan`` or ``inf``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive, finite number of seconds, not {text!r}"
+        )
+    return value
 
 
 def byte_size(text: str) -> int:

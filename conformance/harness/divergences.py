@@ -69,10 +69,16 @@ class Divergence:
         return not self.lines or any(fnmatch.fnmatchcase(line, g) for g in self.lines)
 
 
-def read_divergences(files: Iterable[Path], relative_to: Path | None = None) -> list[Divergence]:
+def read_divergences(
+    files: Iterable[Path], relative_to: Path | None = None, ordered: bool = False
+) -> list[Divergence]:
+    """The entries of ``files`` (sorted by path, unless ``ordered``: as given)."""
     found: list[Divergence] = []
-    for path in sorted(files):
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    for path in files if ordered else sorted(files):
+        try:
+            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise DivergenceError(f"{path}: not TOML: {exc}") from None
         source = str(path.relative_to(relative_to)) if relative_to else str(path)
         for i, entry in enumerate(doc.get("divergence", [])):
             where = f"{source}: divergence #{i + 1}"

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
 from typing import Any
 
 from conformance.codecs import CODEC_IDS
 from conformance.harness.cases import Features
-from conformance.jsondoc import JsonDocument
-from conformance.stream.compare import diff, messages_match
+from conformance.jsondoc import JsonDocument, read_json
+from conformance.stream.compare import diff, messages_match, pair
 from conformance.stream.result import FORMAT
 
 __all__ = [
@@ -32,10 +34,15 @@ __all__ = [
 #: codec names an adapter may declare (``codecs.CODECS``)
 CODECS = tuple(CODEC_IDS)
 ERROR_CLASSES = ("exact", "class", "family", "none")
-SEMANTICS = ("streaming", "eager")
+SEMANTICS = ("streaming", "eager", "atomic")
 OUTCOMES = ("ok", "partial", "error")
 #: diff lines kept per verdict (the rest is counted)
 MAX_DIFF_LINES = 40
+#: how the two sides of a difference are named in diff lines (``kafka=1 adapter=2``)
+SIDES = ("kafka", "adapter")
+#: nesting a decode document never exceeds (top, batches, batch, records, record, headers,
+#: header); deeper JSON is not a decode document, and is refused before it is walked
+MAX_DEPTH = 16
 
 _FAMILIES = {
     "org.apache.kafka.common.errors.CorruptRecordException": "corrupt",
@@ -67,11 +74,30 @@ class Capabilities(JsonDocument):
     error_semantics: str = "streaming"
     file_semantics: bool = True
     error_classes: str = "none"
+    #: keys not compared, for every magic (``control.X``: field X of a record's ``control``)
     omits: frozenset[str] = frozenset()
+    #: more keys not compared, per magic: ``((0, {...}), (1, {...}))``
+    omits_by_magic: tuple[tuple[int, frozenset[str]], ...] = ()
+    #: False: the batch during which the error happened may be missing from ``batches``
+    lists_failing_batch: bool = True
     persistent: bool = False
     notes: str = ""
     #: False when the adapter's `capabilities` failed and these are the protocol's defaults
     declared: bool = True
+
+    def omitted(self, magic: Any) -> frozenset[str]:
+        """The keys not compared in a batch of ``magic`` (and in its records). A magic byte
+        outside 0..2, which file mode reads in the layout it selects, counts as that layout's:
+        below 1 as magic 0 (a legacy v0 message), above 2 as magic 2."""
+        if not isinstance(magic, int) or isinstance(magic, bool):
+            return self.omits
+        extra = dict(self.omits_by_magic).get(min(max(magic, 0), 2))
+        return self.omits | extra if extra else self.omits
+
+    def _omits_doc(self) -> list[str] | dict[str, list[str]]:
+        if not self.omits_by_magic:
+            return sorted(self.omits)
+        return {str(m): sorted(self.omitted(m)) for m in (0, 1, 2)}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,7 +109,8 @@ class Capabilities(JsonDocument):
             "error_semantics": self.error_semantics,
             "file_semantics": self.file_semantics,
             "error_classes": self.error_classes,
-            "omits": sorted(self.omits),
+            "omits": self._omits_doc(),
+            "lists_failing_batch": self.lists_failing_batch,
             "persistent": self.persistent,
             "notes": self.notes,
             "declared": self.declared,
@@ -104,7 +131,7 @@ def read_capabilities(text: str | None, fallback_name: str) -> Capabilities:
     object (the adapter's ``capabilities`` failed). Raises :class:`CapabilityError` for a JSON
     object with invalid members."""
     try:
-        doc = json.loads(text) if text is not None else None
+        doc = read_json(text) if text is not None else None
     except ValueError:
         doc = None
     if not isinstance(doc, dict):
@@ -121,14 +148,15 @@ def read_capabilities(text: str | None, fallback_name: str) -> Capabilities:
     classes = _typed(doc, "error_classes", str, "none")
     if semantics not in SEMANTICS:
         raise CapabilityError(
-            f"capabilities: error_semantics must be streaming or eager, not {semantics!r}"
+            f"capabilities: error_semantics must be one of {', '.join(SEMANTICS)}, "
+            f"not {semantics!r}"
         )
     if classes not in ERROR_CLASSES:
         raise CapabilityError(
             f"capabilities: error_classes must be one of {', '.join(ERROR_CLASSES)}, "
             f"not {classes!r}"
         )
-    omits = _typed(doc, "omits", list, [])
+    omits, by_magic = _read_omits(doc.get("omits", []))
     return Capabilities(
         name=str(_typed(doc, "name", str, fallback_name) or fallback_name),
         version=_typed(doc, "version", str, ""),
@@ -138,10 +166,54 @@ def read_capabilities(text: str | None, fallback_name: str) -> Capabilities:
         error_semantics=semantics,
         file_semantics=_typed(doc, "file_semantics", bool, True),
         error_classes=classes,
-        omits=frozenset(str(o) for o in omits),
+        omits=omits,
+        omits_by_magic=by_magic,
+        lists_failing_batch=_typed(doc, "lists_failing_batch", bool, True),
         persistent=_typed(doc, "persistent", bool, False),
         notes=_typed(doc, "notes", str, ""),
     )
+
+
+@cache
+def omittable() -> frozenset[str]:
+    """The keys an adapter may declare in ``omits``: every batch and record key of the decode
+    document's schema, and ``control.X`` for each field X of a control record."""
+    schema = json.loads(
+        resources.files("conformance.schema").joinpath("decode-result.schema.json").read_text()
+    )
+    defs = schema["$defs"]
+    control = defs["record"]["properties"]["control"]["properties"]
+    return frozenset(
+        [*defs["batch"]["properties"], *defs["record"]["properties"]]
+        + [f"control.{k}" for k in control]
+    ) - {"records", "position"}
+
+
+def _read_omits(value: Any) -> tuple[frozenset[str], tuple[tuple[int, frozenset[str]], ...]]:
+    """``omits``: a list (every magic) or an object ``{"0": [...], "1": [...], "2": [...]}``
+    (also ``"*"``: every magic)."""
+    groups = value if isinstance(value, dict) else {"*": value}
+    if not all(k in ("*", "0", "1", "2") for k in groups):
+        raise CapabilityError(
+            f"capabilities: the keys of an omits object are '0', '1', '2' or '*', not "
+            f"{sorted(groups)!r}"
+        )
+    sets: dict[str, frozenset[str]] = {}
+    for key, names in groups.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise CapabilityError(
+                f"capabilities: omits must be a list of key names (or an object of such "
+                f"lists by magic), not {value!r}"
+            )
+        unknown = sorted(set(names) - omittable())
+        if unknown:
+            raise CapabilityError(
+                f"capabilities: omits names no batch or record key: {', '.join(unknown)} "
+                f"(known: {', '.join(sorted(omittable()))})"
+            )
+        sets[key] = frozenset(names)
+    by_magic = tuple((int(k), v) for k, v in sorted(sets.items()) if k != "*" and v)
+    return sets.get("*", frozenset()), by_magic
 
 
 def unsupported_reason(features: Features, mode: str, caps: Capabilities) -> str | None:
@@ -171,8 +243,10 @@ class Verdict:
 
 
 def _strip(
-    doc: dict[str, Any], omits: frozenset[str], mode: str, keep_message: bool
+    doc: dict[str, Any], caps: Capabilities, magics: list[Any], mode: str, keep_message: bool
 ) -> dict[str, Any]:
+    """``doc`` without what is not compared; ``magics[i]`` is the magic of Kafka's batch i
+    (the adapter's batch i may omit its own)."""
     doc = {k: v for k, v in doc.items() if k != "findings"}
     error = doc.get("error")
     if isinstance(error, dict):
@@ -183,26 +257,56 @@ def _strip(
         elif mode == "file" and isinstance(message, str):
             error["message"] = _IN_FILE.sub(" in file <input>.", message)
         doc["error"] = error
-    if isinstance(doc.get("batches"), list):  # a new list: _eager_prefix may replace a batch
-        doc["batches"] = (
-            [_omit(b, omits) for b in doc["batches"]] if omits else list(doc["batches"])
-        )
+    if isinstance(doc.get("batches"), list):  # a new list: _failing_batch may change it
+        doc["batches"] = [
+            _omit(b, caps.omitted(magics[i] if i < len(magics) else _magic(b)))
+            for i, b in enumerate(doc["batches"])
+        ]
     return doc
 
 
+def _magic(batch: Any) -> Any:
+    return batch.get("magic") if isinstance(batch, dict) else None
+
+
 def _omit(batch: Any, omits: frozenset[str]) -> Any:
-    if not isinstance(batch, dict):
+    if not isinstance(batch, dict) or not omits:
         return batch
     out = {k: v for k, v in batch.items() if k not in omits}
     if isinstance(out.get("records"), list):
-        out["records"] = [
-            {k: v for k, v in r.items() if k not in omits} if isinstance(r, dict) else r
-            for r in out["records"]
-        ]
+        out["records"] = [_omit_record(r, omits) for r in out["records"]]
     return out
 
 
+def _omit_record(record: Any, omits: frozenset[str]) -> Any:
+    if not isinstance(record, dict):
+        return record
+    out = {k: v for k, v in record.items() if k not in omits}
+    control = out.get("control")
+    if isinstance(control, dict):
+        out["control"] = {k: v for k, v in control.items() if f"control.{k}" not in omits}
+    return out
+
+
+def _too_deep(doc: Any, limit: int) -> bool:
+    """Whether ``doc`` nests deeper than ``limit`` (without recursion)."""
+    level: list[Any] = [doc]
+    for _ in range(limit + 1):
+        nested = []
+        for item in level:
+            if isinstance(item, dict):
+                nested.extend(item.values())
+            elif isinstance(item, list):
+                nested.extend(item)
+        if not nested:
+            return False
+        level = nested
+    return True
+
+
 def _structure_problem(actual: Any) -> str | None:
+    if _too_deep(actual, MAX_DEPTH):
+        return f"JSON nested deeper than {MAX_DEPTH} levels"
     if not isinstance(actual, dict):
         return f"the document is a JSON {type(actual).__name__}, not an object"
     if actual.get("format") != FORMAT:
@@ -214,18 +318,27 @@ def _structure_problem(actual: Any) -> str | None:
     return None
 
 
-def _eager_prefix(expected: dict[str, Any], actual: dict[str, Any]) -> None:
-    """Eager semantics: the compressed batch that ends in the error may deliver a prefix of
-    Kafka's records; cut the expected records to what the adapter delivered, if a prefix."""
+def _failing_batch(expected: dict[str, Any], actual: dict[str, Any], caps: Capabilities) -> None:
+    """What an adapter may leave out of the batch during which the error happened: the whole
+    batch (``lists_failing_batch`` false: when the adapter lists exactly the batches before
+    it), or records at its end (``eager``: of a compressed batch, ``atomic``: of any batch),
+    down to none. Kafka's batch is cut to what the adapter shows, when that is such a part."""
     error = expected.get("error")
-    if expected["outcome"] != "error" or not error:
+    if expected.get("outcome") != "error" or not isinstance(error, dict):
         return
-    index = error["batch_index"]
+    index = error.get("batch_index")
     e_batches, a_batches = expected["batches"], actual["batches"]
-    if index >= len(e_batches) or index >= len(a_batches):
+    if not isinstance(index, int) or not 0 <= index < len(e_batches):
+        return
+    if not caps.lists_failing_batch and len(a_batches) == index == len(e_batches) - 1:
+        e_batches.pop()
+        return
+    if caps.error_semantics == "streaming" or index >= len(a_batches):
         return
     e_batch, a_batch = e_batches[index], a_batches[index]
-    if e_batch.get("compression") == "none" or not isinstance(a_batch, dict):
+    if not isinstance(a_batch, dict) or not isinstance(e_batch, dict):
+        return
+    if caps.error_semantics == "eager" and e_batch.get("compression") == "none":
         return
     e_records, a_records = e_batch.get("records"), a_batch.get("records")
     if (
@@ -243,32 +356,32 @@ def judge(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) 
     if problem:
         return Verdict("error", f"invalid document: {problem}")
     keep_message = caps.error_classes == "exact"
-    exp = _strip(expected, caps.omits, mode, keep_message)
-    act = _strip(actual, caps.omits, mode, keep_message)
+    magics = [_magic(b) for b in expected.get("batches", [])]
+    exp = _strip(expected, caps, magics, mode, keep_message)
+    act = _strip(actual, caps, magics, mode, keep_message)
     if not caps.file_semantics:
         act["mode"] = exp["mode"]  # one semantics for both: the mode it echoes is not compared
-    if caps.error_semantics == "eager":
-        _eager_prefix(exp, act)
+    _failing_batch(exp, act, caps)
     lines: list[str] = []
     e_err, a_err = exp.get("error"), act.get("error")
     if isinstance(e_err, dict) and isinstance(a_err, dict):
         e_cls, a_cls = e_err.pop("kafka_exception", None), a_err.pop("kafka_exception", None)
         if caps.error_classes in ("exact", "class") and e_cls != a_cls:
-            lines.append(f"$.error.kafka_exception: {e_cls!r} != {a_cls!r}")
+            lines.append(f"$.error.kafka_exception: {pair(e_cls, a_cls, SIDES)}")
         elif (
             caps.error_classes == "family"
             and error_family(e_cls) != "resource"
             and error_family(e_cls) != error_family(a_cls)
         ):
             lines.append(
-                f"$.error family: {error_family(e_cls)} ({e_cls}) != "
-                f"{error_family(a_cls)} ({a_cls})"
+                f"$.error family: kafka={error_family(e_cls)} ({e_cls}) "
+                f"adapter={error_family(a_cls)} ({a_cls})"
             )
         if keep_message:
             e_msg, a_msg = e_err.pop("message", None), a_err.pop("message", None)
             if not messages_match(e_msg, a_msg):
-                lines.append(f"$.error.message: {e_msg!r} != {a_msg!r}")
-    lines += diff(exp, act)
+                lines.append(f"$.error.message: {pair(e_msg, a_msg, SIDES)}")
+    lines += diff(exp, act, sides=SIDES)
     if not lines:
         return Verdict("pass")
     first = _headline(exp, act, lines)
@@ -278,6 +391,10 @@ def judge(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) 
 
 
 def _headline(exp: dict[str, Any], act: dict[str, Any], lines: list[str]) -> str:
+    """One line above the diff, not a copy of its first line: the outcome when it differs,
+    else how many differences and where the first one is."""
     if exp.get("outcome") != act.get("outcome"):
         return f"outcome {act.get('outcome')} where Kafka's is {exp.get('outcome')}"
-    return lines[0] if len(lines[0]) <= 160 else lines[0][:157] + "..."
+    where = lines[0].split(": ", 1)[0]
+    n = len(lines)
+    return f"{n} difference{'s' if n != 1 else ''}, the first at {where}"

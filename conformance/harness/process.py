@@ -4,7 +4,13 @@ Every adapter runs in its own session (so its process group is its pid), with a 
 deadline and a limit on what it may print; past either, or on Ctrl-C, the whole group is
 killed with SIGKILL. Stdin is written and stdout read in one ``selectors`` loop with
 non-blocking descriptors, so an adapter that neither reads nor writes cannot block the runner;
-stderr is drained by a thread and only its last :data:`STDERR_KEEP` bytes are kept.
+stderr is drained by a thread that keeps its first and its last :data:`STDERR_KEEP` bytes (a
+crash's reason is often at the start: a Go panic's message is followed by pages of stack).
+
+A process that leaves its session (``setsid``, a daemon's double fork) escapes the group kill;
+every adapter process therefore gets a marker in its environment (:data:`MARKER`, unique per
+process), which its descendants inherit, and whatever still carries it when the adapter ends
+is killed too (``host.sessions.marked_pids``).
 
 * :func:`run_once` - the one-shot mode: ``argv`` with the input on stdin, its stdout back;
 * :class:`Server` - the persistent mode (``serve``): framed requests and responses;
@@ -13,19 +19,45 @@ stderr is drained by a thread and only its last :data:`STDERR_KEEP` bytes are ke
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 import selectors
 import signal
 import struct
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Exchange", "ProcessTable", "Server", "STDERR_KEEP", "run_once"]
+from conformance.host.sessions import marked_pids
+
+__all__ = [
+    "Exchange",
+    "MARKER",
+    "ProcessTable",
+    "Server",
+    "STDERR_KEEP",
+    "crash_line",
+    "run_once",
+]
+
+#: the environment variable that marks an adapter process and everything it starts
+MARKER = "KAFKA_CONFORMANCE_ADAPTER"
 
 STDERR_KEEP = 4096
+#: lines that state why a program died, in the order they are looked for: a Go panic or
+#: runtime fatal error, a Rust panic or failed allocation, a JVM's uncaught exception, V8's
+#: fatal error; else the
+#: last line naming an exception or error class (Python's traceback ends with it, Node's and
+#: Java's stacks start with it)
+_CRASH_FIRST = re.compile(
+    r"^(panic: |fatal error: |thread '.*' panicked at|Exception in thread |FATAL ERROR: "
+    r"|memory allocation of \d+ bytes failed)"
+)
+_CRASH_LAST = re.compile(r"^([A-Za-z_$][\w$]*[.:])*[A-Za-z_$]*(Error|Exception|Panic)\b")
 _FRAME = struct.Struct(">I")
 _CHUNK = 1 << 16
 
@@ -45,27 +77,36 @@ class ProcessTable:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._live: set[subprocess.Popen[bytes]] = set()
+        self._live: dict[subprocess.Popen[bytes], str] = {}
+        self._numbers = itertools.count(1)
+        #: this table's marker value prefix (``MARKER=<run>.<n>`` in each process)
+        self.run_id = uuid.uuid4().hex
         self.closed = False
 
     def start(self, argv: Sequence[str], env: Mapping[str, str] | None) -> subprocess.Popen[bytes]:
         with self._lock:
             if self.closed:
                 raise RuntimeError("the run is being stopped")
+            mark = f"{self.run_id}.{next(self._numbers)}"
             proc = subprocess.Popen(
                 list(argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env=dict(env) if env is not None else None,
+                env={**(os.environ if env is None else env), MARKER: mark},
             )
-            self._live.add(proc)
+            self._live[proc] = mark
             return proc
 
     def end(self, proc: subprocess.Popen[bytes]) -> None:
-        """Kill ``proc``'s process group (whatever is left of it) and reap ``proc``."""
+        """Kill ``proc``'s process group and every process that escaped it (whatever is left
+        of them) and reap ``proc``."""
         _kill_group(proc)
+        with self._lock:
+            mark = self._live.get(proc)
+        if mark is not None:
+            _kill_marked(f"{MARKER}={mark}".encode(), exact=True)
         for pipe in (proc.stdin, proc.stdout):
             try:
                 if pipe is not None:
@@ -77,14 +118,16 @@ class ProcessTable:
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL was sent
             pass
         with self._lock:
-            self._live.discard(proc)
+            self._live.pop(proc, None)
 
     def kill_all(self) -> None:
+        """Kill every process group of the table, and every process any of them started."""
         with self._lock:
             self.closed = True
             live = list(self._live)
         for proc in live:
             _kill_group(proc)
+        _kill_marked(f"{MARKER}={self.run_id}.".encode(), exact=False)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -94,13 +137,30 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         pass
 
 
+def _kill_marked(entry: bytes, exact: bool) -> None:
+    """SIGKILL every process whose environment has ``entry`` (``exact``) or an entry starting
+    with it; twice, for one that forked while the first were killed."""
+    for _ in range(2):
+        pids = marked_pids(entry, exact)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not pids:
+            return
+
+
 class _StderrTail(threading.Thread):
-    """Reads a process's stderr to its end, keeping the last :data:`STDERR_KEEP` bytes."""
+    """Reads a process's stderr to its end, keeping its first and its last
+    :data:`STDERR_KEEP` bytes."""
 
     def __init__(self, pipe: object) -> None:
         super().__init__(daemon=True)
         self._pipe = pipe
+        self._head = bytearray()
         self._tail = bytearray()
+        self._total = 0
         self._lock = threading.Lock()
         self.start()
 
@@ -109,18 +169,40 @@ class _StderrTail(threading.Thread):
         try:
             while chunk := os.read(fd, _CHUNK):
                 with self._lock:
-                    self._tail += chunk
+                    room = STDERR_KEEP - len(self._head)
+                    self._head += chunk[:room]
+                    self._tail += chunk[room:] if room > 0 else chunk
                     del self._tail[:-STDERR_KEEP]
+                    self._total += len(chunk)
         except OSError:
             pass
 
     def text(self) -> str:
+        """The head, and the tail after a line saying how much was left out between them."""
         with self._lock:
-            return bytes(self._tail).decode("utf-8", "replace")
+            skipped = self._total - len(self._head) - len(self._tail)
+            middle = f"\n[... {skipped} bytes of stderr left out ...]\n" if skipped else ""
+            return (
+                bytes(self._head).decode("utf-8", "replace")
+                + middle
+                + bytes(self._tail).decode("utf-8", "replace")
+            )
 
     def clear(self) -> None:
         with self._lock:
+            self._head.clear()
             self._tail.clear()
+            self._total = 0
+
+
+def crash_line(stderr: str) -> str | None:
+    """The line of ``stderr`` that says why the program died (a panic, an uncaught
+    exception, a runtime's fatal error), None if none does."""
+    lines = [line.strip() for line in stderr.splitlines()]
+    first = next((line for line in lines if _CRASH_FIRST.match(line)), None)
+    if first is not None:
+        return first
+    return next((line for line in reversed(lines) if _CRASH_LAST.match(line)), None)
 
 
 def _describe_exit(code: int) -> str:
@@ -141,13 +223,19 @@ def _pump(
     framed: bool,
 ) -> tuple[bytes, str | None]:
     """Write ``send`` to the process and read its stdout until EOF (``framed``: until one
-    complete response frame), the deadline or ``limit`` bytes. Returns (output, problem)."""
+    complete response frame), the deadline or ``limit`` bytes. Returns (output, problem).
+
+    The process's own exit also ends the read (what it wrote is drained first): a process it
+    started in a session of its own may hold the pipe open long after, and EOF never comes."""
     assert proc.stdin is not None and proc.stdout is not None
     sel = selectors.DefaultSelector()
     out_fd, in_fd = proc.stdout.fileno(), proc.stdin.fileno()
     os.set_blocking(out_fd, False)
     os.set_blocking(in_fd, False)
     sel.register(out_fd, selectors.EVENT_READ)
+    exit_fd = _exit_fd(proc)
+    if exit_fd is not None:
+        sel.register(exit_fd, selectors.EVENT_READ)
     view, sent = memoryview(send), 0
     if send:
         sel.register(in_fd, selectors.EVENT_WRITE)
@@ -180,24 +268,59 @@ def _pump(
                         if close_stdin:
                             proc.stdin.close()
                     continue
-                try:
-                    chunk = os.read(out_fd, _CHUNK)
-                except BlockingIOError:
-                    continue
-                if not chunk:
-                    if framed:
+                exited = key.fd == exit_fd
+                chunk = _drain(out_fd, limit + _FRAME.size + 1 - len(out)) if exited else None
+                if chunk is None:
+                    try:
+                        chunk = os.read(out_fd, _CHUNK)
+                    except BlockingIOError:
+                        continue
+                out += chunk
+                if not framed and len(out) > limit:
+                    return bytes(out), f"output over the {limit}-byte limit"
+                if exited or not chunk:
+                    if framed and not _whole_frame(out):
                         return (
                             bytes(out),
                             "closed its output in the middle of a response"
                             if out
                             else "closed its output instead of answering",
                         )
-                    return bytes(out), None
-                out += chunk
-                if not framed and len(out) > limit:
-                    return bytes(out), f"output over the {limit}-byte limit"
+                    if not framed:
+                        return bytes(out), None
+                    break  # a whole frame: the check above returns it
     finally:
         sel.close()
+        if exit_fd is not None:
+            os.close(exit_fd)
+
+
+def _exit_fd(proc: subprocess.Popen[bytes]) -> int | None:
+    """A descriptor that becomes readable when ``proc`` exits (a pidfd), None where the
+    kernel has none (then only EOF on its output ends a read)."""
+    try:
+        return os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _drain(fd: int, most: int) -> bytes:
+    """What is readable on ``fd`` now (at most ``most`` bytes, at least one byte more than a
+    caller allows, so an excess is seen)."""
+    got = bytearray()
+    while len(got) < most:
+        try:
+            chunk = os.read(fd, min(_CHUNK, most - len(got)))
+        except BlockingIOError:
+            break
+        if not chunk:
+            break
+        got += chunk
+    return bytes(got)
+
+
+def _whole_frame(out: bytearray) -> bool:
+    return len(out) >= _FRAME.size and len(out) >= _FRAME.size + _FRAME.unpack_from(out)[0]
 
 
 def run_once(

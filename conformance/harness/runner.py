@@ -8,7 +8,6 @@ adapter does (hang, crash, flood, garbage), its case gets a verdict and the run 
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import Counter
@@ -27,8 +26,8 @@ from conformance.harness.judge import (
     read_capabilities,
     unsupported_reason,
 )
-from conformance.harness.process import ProcessTable, Server, run_once
-from conformance.jsondoc import JsonDocument
+from conformance.harness.process import ProcessTable, Server, crash_line, run_once
+from conformance.jsondoc import JsonDocument, read_json
 
 __all__ = [
     "CaseResult",
@@ -179,7 +178,11 @@ def run_implementation(
                     timeout=settings.timeout,
                     limit=settings.output_limit,
                 )
-            result = _verdict(impl.name, case, expected, caps, exchange.output, exchange.problem)
+            problem = exchange.problem
+            crash = crash_line(exchange.stderr) if problem else None
+            if crash:  # why it died, beside how: "exit code 2: panic: ..."
+                problem = f"{problem}: {crash}"
+            result = _verdict(impl.name, case, expected, caps, exchange.output, problem)
             result.stderr, result.seconds = exchange.stderr, exchange.seconds
         with lock:
             results[index] = result
@@ -215,7 +218,7 @@ def _verdict(
     if problem is not None or output is None:
         return CaseResult(name, case.id, case.group, "error", problem or "no output")
     try:
-        actual = json.loads(output.decode("utf-8"))
+        actual = read_json(output.decode("utf-8"))
     except UnicodeDecodeError as exc:
         return CaseResult(name, case.id, case.group, "error", f"output is not UTF-8: {exc}")
     except ValueError as exc:

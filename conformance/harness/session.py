@@ -17,6 +17,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from conformance.harness import divergences as dv
@@ -94,14 +95,19 @@ def implementations(
 DIVERGENCE_FILES = {"decode": "divergences.toml", "produce": "producer-divergences.toml"}
 
 
-def known_divergences(side: str = "decode") -> list[dv.Divergence]:
-    """The built-in adapters' known divergences of ``side`` (none outside a checkout)."""
+def known_divergences(side: str = "decode", extra: Sequence[str] = ()) -> list[dv.Divergence]:
+    """The built-in adapters' known divergences of ``side`` (none outside a checkout), then
+    those of the files ``extra`` (``--known``: outside adapters'). ``DivergenceError`` (a
+    ``ValueError``) for an invalid entry, ``OSError`` for a file that cannot be read."""
     try:
         root = registry.adapters_root()
     except NoCheckout:
-        return []
-    files = root.glob(f"*/{DIVERGENCE_FILES[side]}")
-    return dv.read_divergences(files, relative_to=root.parent)
+        found = []
+    else:
+        found = dv.read_divergences(
+            root.glob(f"*/{DIVERGENCE_FILES[side]}"), relative_to=root.parent
+        )
+    return found + dv.read_divergences([Path(f) for f in extra], ordered=True)
 
 
 def run_all(

@@ -48,6 +48,7 @@ __all__ = [
     "finish",
     "guard_sigterm",
     "last_lines",
+    "marked_pids",
     "read_tail",
     "sigterm_guarded",
     "stray_pids",
@@ -276,6 +277,27 @@ def stray_pids(sessions: set[int], escaped: Escaped | None = None) -> list[int]:
             continue
         if stat[2] in sessions or (escaped is not None and escaped.match(pid)):
             found.append(pid)
+    return found
+
+
+def marked_pids(entry: bytes, exact: bool = True) -> list[int]:
+    """Live processes whose environment holds ``entry`` (``NAME=value``; not ``exact``: an
+    entry starting with it): what a child started, wherever it went (another session, another
+    parent), carries the environment it inherited. Never this process; processes whose
+    environment cannot be read (another user's) are not seen."""
+    found: list[int] = []
+    for dirent in os.scandir("/proc"):
+        if not dirent.name.isdigit() or int(dirent.name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{dirent.name}/environ", "rb") as f:
+                entries = f.read().split(b"\0")
+        except OSError:
+            continue
+        if any(e == entry if exact else e.startswith(entry) for e in entries):
+            stat = _proc_stat(int(dirent.name))
+            if stat is not None and stat[0] not in ("Z", "X"):
+                found.append(int(dirent.name))
     return found
 
 

@@ -50,7 +50,7 @@ from conformance.harness.runner import (
     ask_capabilities,
 )
 from conformance.host.progress import Status
-from conformance.jsondoc import JsonDocument
+from conformance.jsondoc import JsonDocument, read_json
 from conformance.jvm.kafka_jars import use_kafka2_zstd
 from conformance.partitioners import PARTITIONERS
 from conformance.producer_check.judge import (
@@ -157,7 +157,7 @@ def read_producer_capabilities(
     """The capabilities in ``text`` (the adapter's ``capabilities`` output), or the protocol's
     defaults (every side, everything supported) and why."""
     try:
-        doc = json.loads(text or "")
+        doc = read_json(text or "")
     except ValueError:
         doc = None
     if not isinstance(doc, dict):
@@ -515,7 +515,7 @@ def _run_producer(
             job, "error", ex.problem or "no output", stderr=ex.stderr, seconds=ex.seconds
         )
     try:
-        document = json.loads(ex.output.decode("utf-8"))
+        document = read_json(ex.output.decode("utf-8"))
     except ValueError as exc:
         return _result(job, "error", f"invalid JSON: {exc}", stderr=ex.stderr, seconds=ex.seconds)
     obs = ProduceObservation(

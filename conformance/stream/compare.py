@@ -7,6 +7,7 @@ only the library exception class must match, not the library's wording.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 #: exception classes whose messages are written by compression libraries, not by Kafka
@@ -38,31 +39,66 @@ def messages_match(expected: str | None, actual: str | None) -> bool:
     return cls is not None and _library_prefix(actual) == cls
 
 
-def diff(expected: Any, actual: Any, path: str = "$") -> list[str]:
-    """Every difference as ``path: expected != actual`` (empty list: the documents agree)."""
+#: a value longer than this (as JSON) is cut in a named diff line
+_SHOWN = 120
+#: what a side that has no such key shows in a named diff line
+_ABSENT = "(absent)"
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if value is not _ABSENT else _ABSENT
+    return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 1]}… ({len(text)} chars)"
+
+
+def pair(expected: Any, actual: Any, sides: tuple[str, str] | None = None) -> str:
+    """Two differing values: ``expected != actual`` (Python literals), or with ``sides``
+    named, e.g. ``kafka=1700000000999 adapter="12422"`` (JSON, so a string and a number that
+    print alike are told apart; long values cut)."""
+    if sides is None:
+        return f"{expected!r} != {actual!r}"
+    return f"{sides[0]}={_shown(expected)} {sides[1]}={_shown(actual)}"
+
+
+def diff(
+    expected: Any, actual: Any, path: str = "$", sides: tuple[str, str] | None = None
+) -> list[str]:
+    """Every difference as ``path: expected != actual``, or ``path: E=x A=y`` with ``sides``
+    ``(E, A)`` (empty list: the documents agree)."""
     out: list[str] = []
-    _diff(expected, actual, path, out)
+    _diff(expected, actual, path, out, sides)
     return out
 
 
-def _diff(e: Any, a: Any, path: str, out: list[str]) -> None:
+def _diff(e: Any, a: Any, path: str, out: list[str], sides: tuple[str, str] | None) -> None:
     if isinstance(e, dict) and isinstance(a, dict):
         for k in e.keys() | a.keys():
             if k not in a:
-                out.append(f"{path}.{k}: missing (expected {e[k]!r})")
+                out.append(
+                    f"{path}.{k}: {pair(e[k], _ABSENT, sides)}"
+                    if sides
+                    else f"{path}.{k}: missing (expected {e[k]!r})"
+                )
             elif k not in e:
-                out.append(f"{path}.{k}: unexpected {a[k]!r}")
+                out.append(
+                    f"{path}.{k}: {pair(_ABSENT, a[k], sides)}"
+                    if sides
+                    else f"{path}.{k}: unexpected {a[k]!r}"
+                )
             elif k == "message" and path.endswith(".error"):
                 if not messages_match(e[k], a[k]):
-                    out.append(f"{path}.{k}: {e[k]!r} != {a[k]!r}")
+                    out.append(f"{path}.{k}: {pair(e[k], a[k], sides)}")
             else:
-                _diff(e[k], a[k], f"{path}.{k}", out)
+                _diff(e[k], a[k], f"{path}.{k}", out, sides)
         return
     if isinstance(e, list) and isinstance(a, list):
         if len(e) != len(a):
-            out.append(f"{path}: length {len(e)} != {len(a)}")
+            out.append(
+                f"{path}: length {pair(len(e), len(a), sides)}"
+                if sides
+                else f"{path}: length {len(e)} != {len(a)}"
+            )
         for i, (x, y) in enumerate(zip(e, a)):
-            _diff(x, y, f"{path}[{i}]", out)
+            _diff(x, y, f"{path}[{i}]", out, sides)
         return
     if e != a or type(e) is not type(a):
-        out.append(f"{path}: {e!r} != {a!r}")
+        out.append(f"{path}: {pair(e, a, sides)}")

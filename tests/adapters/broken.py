@@ -10,7 +10,10 @@ document), slow-then-ok (every third case hangs), serve-hang (persistent: the th
 hangs), serve-die (persistent: exits after one answer), serve-huge (persistent: announces a
 2 GiB response), serve-ok (persistent, correct: the kit's reference decoder),
 v2-only-lenient (declares magic 2 only, and turns every error into `ok`: it accepts what
-Kafka rejects). Every process's command line carries the marker
+Kafka rejects), nested (prints `[` a million times), nested-caps (its `capabilities` does),
+serve-nested (persistent: answers with it), setsid-child (starts a sleeping child in a
+session of its own, then answers correctly), panic (a Go-style panic: its message, then 300
+lines of goroutine stack, exit 2). Every process's command line carries the marker
 `kafka-conformance-broken-adapter`, so the tests can see none is left behind.
 """
 
@@ -37,7 +40,12 @@ def hang() -> None:
     time.sleep(3600)
 
 
+NESTED = b"[" * 1_000_000
+
 if command == ["capabilities"]:
+    if behaviour == "nested-caps":
+        sys.stdout.buffer.write(NESTED)
+        sys.exit(0)
     caps = {"name": f"broken-{behaviour}", "version": "0"}
     if behaviour.startswith("serve-"):
         caps["persistent"] = True
@@ -58,6 +66,10 @@ if command == ["serve"]:
         count += 1
         if behaviour == "serve-hang" and count == 3:
             hang()
+        if behaviour == "serve-nested":
+            stdout.write(struct.pack(">I", len(NESTED)) + NESTED)
+            stdout.flush()
+            continue
         if behaviour == "serve-huge":
             stdout.write(struct.pack(">I", (2 << 30) - 1) + b"{")
             stdout.flush()
@@ -85,6 +97,18 @@ elif behaviour == "stderr-flood":
     for _ in range(1600):
         sys.stderr.buffer.write(b"e" * 65536)
     sys.stdout.buffer.write(reference(data, mode))
+elif behaviour == "nested":
+    sys.stdout.buffer.write(NESTED)
+elif behaviour == "setsid-child":
+    code = "import time; time.sleep(3600)"
+    subprocess.Popen([sys.executable, "-c", code, MARK], start_new_session=True)
+    sys.stdout.buffer.write(reference(data, mode))
+elif behaviour == "panic":
+    print("panic: runtime error: index out of range [7] with length 3", file=sys.stderr)
+    print("\ngoroutine 1 [running]:", file=sys.stderr)
+    for i in range(300):
+        print(f"main.decode{i}(...)\n\t/src/adapter/main.go:{i + 10} +0x1d", file=sys.stderr)
+    sys.exit(2)
 elif behaviour == "garbage":
     print("this is not JSON {")
 elif behaviour == "wrong":

@@ -20,7 +20,7 @@
 //! Crash guard: `decode --as X` re-runs this binary as a worker (`decode-worker --as X`). The
 //! worker catches panics (catch_unwind; the panic hook writes to stderr only). An allocation
 //! failure aborts the process (Rust's `handle_alloc_error`), which no in-process code can catch;
-//! the parent then turns the worker's death into an `error` document with the worker's stderr.
+//! the parent then passes the worker's stderr on and exits as it did: a crash is no verdict.
 
 use std::io::{Read, Write};
 use std::panic::{self, AssertUnwindSafe};
@@ -65,7 +65,10 @@ fn capabilities() -> String {
         concat!(
             "{{\"name\":\"kafka-protocol-rs\",\"version\":\"{}\",\"magics\":[2],",
             "\"codecs\":[\"none\",\"gzip\",\"snappy\",\"lz4\",\"zstd\"],\"checks_crc\":true,",
-            "\"error_semantics\":\"eager\",\"file_semantics\":false,\"error_classes\":\"family\",",
+            // RecordBatchDecoder::decode returns Err with no records (and for a header it
+            // rejects, no header) of a batch that fails, compressed or not
+            "\"error_semantics\":\"atomic\",\"lists_failing_batch\":false,",
+            "\"file_semantics\":false,\"error_classes\":\"family\",",
             "\"omits\":[{}],\"persistent\":false,\"notes\":{}}}"
         ),
         LIB_VERSION,
@@ -79,13 +82,13 @@ fn capabilities() -> String {
             "Error classes are mapped from the crate's anyhow messages (decompression -> ",
             "KafkaException, unknown codec -> IllegalArgumentException, else CorruptRecordException). ",
             "Decoding runs in a child process: an abort (failed allocation from an untrusted count) ",
-            "becomes an error whose message starts with 'worker crashed'."
+            "is passed on as the adapter's crash (its stderr, its exit status), not as a verdict."
         ))
     )
 }
 
-/// One-shot mode: run the worker on stdin's bytes, pass its document through, or turn its crash
-/// (abort on a failed allocation, OOM kill, ...) into an `error` document.
+/// One-shot mode: run the worker on stdin's bytes, pass its document through, or, when it
+/// crashed (abort on a failed allocation, OOM kill, ...), its stderr and its exit status.
 fn parent(mode: &str) -> i32 {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
@@ -126,33 +129,33 @@ fn parent(mode: &str) -> i32 {
     let _ = writer.join();
     let stderr = String::from_utf8_lossy(&out.stderr);
     std::io::stderr().write_all(stderr.as_bytes()).ok();
-    // the worker's stdout: "P <position>" before each batch, "B <batch json>" per batch
-    // listed, then "E <error json>" or "E null"
-    let (mut batches, mut end, mut position) = (Vec::new(), None, 0u64);
+    // the worker's stdout: "B <batch json>" per batch listed, then "E <error json>" or
+    // "E null"
+    let (mut batches, mut end) = (Vec::new(), None);
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         if let Some(b) = line.strip_prefix("B ") {
             batches.push(b.to_string());
-        } else if let Some(p) = line.strip_prefix("P ") {
-            position = p.parse().unwrap_or(position);
         } else if let Some(e) = line.strip_prefix("E ") {
             end = Some(e.to_string());
         }
     }
-    let error = match (out.status.success(), end) {
-        (true, Some(e)) => e,
+    match (out.status.success(), end) {
+        (true, Some(error)) => {
+            println!("{}", document(mode, &batches, &error));
+            0
+        }
         _ => {
+            // the library crashed the process (e.g. "memory allocation of 377957121872 bytes
+            // failed": handle_alloc_error aborts): that is no verdict, so the adapter fails as
+            // the library did (the kit reports an `error` with the worker's stderr, above)
             let why = match out.status.code() {
                 Some(c) => format!("exit status {c}"),
                 None => format!("killed by signal {}", signal_of(&out.status)),
             };
-            // e.g. "memory allocation of 377957121872 bytes failed" (handle_alloc_error aborts)
-            let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let msg = format!("worker crashed ({why}): {first}");
-            error_json(CORRUPT, &msg, batches.len(), position)
+            eprintln!("kafka-protocol-rs adapter: the decoding worker crashed ({why})");
+            out.status.code().unwrap_or(128 + signal_of(&out.status))
         }
-    };
-    println!("{}", document(mode, &batches, &error));
-    0
+    }
 }
 
 #[cfg(unix)]
@@ -187,8 +190,6 @@ fn worker() {
         if buf.is_empty() {
             break "null".to_string();
         }
-        writeln!(out, "P {position}").ok();
-        out.flush().ok();
         let before = buf.clone();
         let result = panic::catch_unwind(AssertUnwindSafe(|| RecordBatchDecoder::decode(&mut buf)));
         let set = match result {

@@ -149,11 +149,16 @@ def build(
                 "build": (builds or {}).get(run.impl.name),
             }
         )
-    names = {run.impl.name for run in runs}
-    relevant = [d for d in known if d.impl in names]
-    stale = []
-    if complete:
-        stale = [index[id(d)] for d in relevant if used[index[id(d)]] == 0]
+    # stale: an entry that explained nothing, though the run covered every case, or one of
+    # the cases the entry names
+    ran = {run.impl.name: [r.case for r in run.results] for run in runs}
+    stale = [
+        index[id(d)]
+        for d in known
+        if d.impl in ran
+        and used[index[id(d)]] == 0
+        and (complete or any(d.matches(d.impl, c) for c in ran[d.impl]))
+    ]
     return {
         "format": FORMAT,
         "side": side,

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.fileio import printable_name as escaped
+from conformance.harness.process import crash_line
 from conformance.harness.runner import STATUSES
 
 __all__ = ["problems", "summary", "table"]
+
+#: stderr lines shown under an error in the terminal (besides the crash line)
+_STDERR_LINES = 3
 
 
 def table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset()) -> list[str]:
@@ -34,8 +39,8 @@ def summary(report: dict[str, Any]) -> str:
         rate = f"{100 * c['pass'] / supported:.1f}%" if supported else "-"
         rows.append(
             [
-                impl["name"],
-                impl["capabilities"]["version"] or "?",
+                escaped(impl["name"]),
+                escaped(impl["capabilities"]["version"] or "?"),
                 *(str(c[s]) for s in STATUSES),
                 str(impl["known"]),
                 rate,
@@ -44,7 +49,7 @@ def summary(report: dict[str, Any]) -> str:
         )
     lines = table(rows, right=set(range(2, 9)))
     notes = [
-        f"{i['name']}: {i['capabilities_problem']}"
+        escaped(f"{i['name']}: {i['capabilities_problem']}")
         for i in report["implementations"]
         if i["capabilities_problem"]
     ]
@@ -55,7 +60,7 @@ def summary(report: dict[str, Any]) -> str:
         lines += [
             "",
             "stale known divergences (matched no failing case):",
-            *(f"  {d['impl']}: {d['summary']} ({d['source']})" for d in stale),
+            *(escaped(f"  {d['impl']}: {d['summary']} ({d['source']})") for d in stale),
         ]
     return "\n".join(lines)
 
@@ -75,14 +80,24 @@ def problems(report: dict[str, Any], *, limit: int = 20, diff_lines: int = 8) ->
         if not mine:
             continue
         out.append(
-            f"{impl['name']}: {len(mine)} unexplained "
+            f"{escaped(impl['name'])}: {len(mine)} unexplained "
             f"{'divergence' if len(mine) == 1 else 'divergences'}"
         )
         for r in mine[:limit]:
-            out.append(f"  {r['status'].upper():5} {r['case']}: {r['reason']}")
-            out += [f"        {line}" for line in r["diff"][:diff_lines]]
-            if r["status"] == "error" and r["stderr"].strip():
-                out += [f"        stderr: {line}" for line in r["stderr"].strip().splitlines()[-3:]]
+            out.append(escaped(f"  {r['status'].upper():5} {r['case']}: {r['reason']}"))
+            out += [escaped(f"        {line}") for line in r["diff"][:diff_lines]]
+            if r["status"] == "error":
+                out += [escaped(f"        stderr: {line}") for line in _stderr_lines(r["stderr"])]
         if len(mine) > limit:
             out.append(f"  ... and {len(mine) - limit} more (see --json / --html)")
     return "\n".join(out)
+
+
+def _stderr_lines(stderr: str) -> list[str]:
+    """What the terminal shows of an error's stderr: the crash line, then the last lines."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    last = lines[-_STDERR_LINES:]
+    crash = crash_line(stderr)
+    if crash is None or crash in (line.strip() for line in last):
+        return last
+    return [crash, "...", *last]
