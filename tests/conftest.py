@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,17 @@ def processes(patterns: tuple[str, ...] = _LEFTOVER_PATTERNS) -> dict[int, str]:
         if any(p in cmd for p in patterns):
             found[int(d.name)] = cmd
     return found
+
+
+def wait_until_gone(patterns: tuple[str, ...], seconds: float = 5.0) -> dict[int, str]:
+    """:func:`processes` matching ``patterns`` still there after up to ``seconds`` (a killed
+    process takes a moment to be reaped): empty when every one is gone."""
+    left = processes(patterns)
+    deadline = time.monotonic() + seconds
+    while left and time.monotonic() < deadline:
+        time.sleep(0.25)
+        left = processes(patterns)
+    return left
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

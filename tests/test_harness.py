@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, processes
+from conftest import ROOT, processes, wait_until_gone
 
 from conformance.harness import cases as C
 from conformance.harness.judge import (
@@ -60,13 +60,7 @@ def _report(path: Path) -> dict[str, Any]:
 
 
 def _wait_no_adapter_left() -> dict[int, str]:
-    left: dict[int, str] = {}
-    for _ in range(20):
-        left = processes(MARK)
-        if not left:
-            break
-        time.sleep(0.25)
-    return left
+    return wait_until_gone(MARK)
 
 
 # ------------------------------------------------------------------------------------------

@@ -9,12 +9,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, processes
+from conftest import ROOT, wait_until_gone
 
 from conformance.harness import cases as C
 from conformance.harness.judge import Capabilities, CapabilityError, judge, read_capabilities
@@ -200,16 +199,6 @@ def test_known_file_makes_an_outside_adapter_a_ci_gate(tmp_path: Path) -> None:
 # hostile adapters
 
 
-def _wait_none_left() -> dict[int, str]:
-    left: dict[int, str] = {}
-    for _ in range(20):
-        left = processes(MARK)
-        if not left:
-            break
-        time.sleep(0.25)
-    return left
-
-
 def test_nested_json_is_an_error_verdict_and_the_report_is_written(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     few = ["--cases", "crafted/v2-appendix-a1@memory", "--cases", "crafted/v2-empty-batch@memory"]
@@ -235,7 +224,7 @@ def test_nested_json_is_an_error_verdict_and_the_report_is_written(tmp_path: Pat
 def test_a_child_that_leaves_the_session_is_killed(tmp_path: Path) -> None:
     proc = _check(*_cmd([*BROKEN, "setsid-child"]), "--cases", "crafted/v2-[a-c]*@memory", "-q")
     assert proc.returncode == 0, proc.stdout
-    assert _wait_none_left() == {}
+    assert wait_until_gone(MARK) == {}
 
 
 def test_a_crash_keeps_its_reason(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ divergences (adapters/*/divergences.toml) are reported with their class and do n
 exit codes:
   0   every case passed, was unsupported, or is a known divergence
   1   an unexplained fail or error, a stale known divergence (one that explains nothing in a
-      run over every case, or over a case it names), or a built-in adapter failed to build
+      run over every case, or over every case it names), or a built-in adapter failed to build
   2   usage error (no --impl/--cmd, unknown implementation, no case matched, report path)
   130 interrupted (every adapter process was killed)
 
@@ -291,7 +291,8 @@ def finish(
     names = {i["name"] for i in report["implementations"]}
     for known_file in getattr(args, "known", []):
         others = sorted(
-            {d["impl"] for d in report["divergences"] if d["source"] == known_file} - names
+            {d["impl"] for d in report["divergences"] if d["source"] == str(Path(known_file))}
+            - names
         )
         if others:
             print(
@@ -383,5 +384,6 @@ def _cmd_check(args: argparse.Namespace) -> int:
         complete=len(selected) == len(every),
         globs=args.cases,
         builds=selection.builds,
+        every_case=[c.id for c in every],
     )
     return finish(_PROG, report, args, _HTML, selection.failures)

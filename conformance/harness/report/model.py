@@ -106,9 +106,12 @@ def build(
     globs: Sequence[str] | None = None,
     builds: dict[str, Any] | None = None,
     side: str = DECODE,
+    every_case: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The report document of ``runs`` over the cases ``case_docs`` (:func:`case_documents`
-    for a decoder run; ``side`` is :data:`DECODE` or :data:`PRODUCER`)."""
+    for a decoder run; ``side`` is :data:`DECODE` or :data:`PRODUCER`). ``every_case``: the
+    ids of every case there is, for a run over some (``complete`` False): a known divergence
+    is stale there when the run covered every case it names and it explained none."""
     groups: list[str] = []
     for doc in case_docs.values():
         if doc["group"] not in groups:
@@ -149,15 +152,18 @@ def build(
                 "build": (builds or {}).get(run.impl.name),
             }
         )
-    # stale: an entry that explained nothing, though the run covered every case, or one of
-    # the cases the entry names
-    ran = {run.impl.name: [r.case for r in run.results] for run in runs}
+    # stale: an entry that explained nothing, though the run covered every case, or every
+    # case (of ``every_case``) the entry names
+    ran = {run.impl.name: {r.case for r in run.results} for run in runs}
+
+    def covered(d: dv.Divergence) -> bool:
+        named = [c for c in every_case or () if d.matches(d.impl, c)]
+        return bool(named) and all(c in ran[d.impl] for c in named)
+
     stale = [
         index[id(d)]
         for d in known
-        if d.impl in ran
-        and used[index[id(d)]] == 0
-        and (complete or any(d.matches(d.impl, c) for c in ran[d.impl]))
+        if d.impl in ran and used[index[id(d)]] == 0 and (complete or covered(d))
     ]
     return {
         "format": FORMAT,

@@ -5,14 +5,14 @@
  * Call your Kafka client library in `decode()` below and declare what it supports in the
  * constants. adapter.js (the protocol: `capabilities`, `decode --as`, `serve`, the canonical
  * JSON) calls this file; you should not need to edit it. The types you fill (Decoded, Batch,
- * Record, Header, Control, DecodeError) are documented at the top of adapter.js.
+ * Record, Header, Control, DecodeError) are documented in decoded.js.
  *
  * The protocol's rules (docs/adapter-protocol.md of kafka-conformance):
  * - Report only what the library decoded. Never parse the bytes yourself to fill a field the
  *   library does not expose: leave the field out and list its key in OMITS instead. The ONE
  *   exception: you may read a batch's length field (bytes 8..11 at the batch's position,
  *   big-endian int32; size = 12 + length) to compute `position` and `batchIndex`; the helper
- *   batchPosition(data, index) from adapter.js does exactly that.
+ *   batchPosition(data, index) from decoded.js does exactly that.
  * - Declare the library's real defaults (CRC checking, error behaviour) rather than configure
  *   it to look conformant.
  * - Map the library's exceptions to the Kafka exception class they correspond to (see
@@ -23,7 +23,7 @@
 'use strict';
 
 // eslint-disable-next-line no-unused-vars
-const { batchPosition } = require('./adapter');
+const { batchPosition } = require('./decoded');
 
 /** Implementation name shown in reports (e.g. your library's package name). */
 const NAME = 'my-adapter';
@@ -71,7 +71,7 @@ const NOTES = '';
  * @param {Buffer} data  a fetch response's `records` field (mode "memory") or a whole .log
  *   segment (mode "file")
  * @param {'memory' | 'file'} mode
- * @returns {import('./adapter').Decoded | Promise<import('./adapter').Decoded>}  a Decoded (an
+ * @returns {import('./decoded').Decoded | Promise<import('./decoded').Decoded>}  a Decoded (an
  *   async function returning one works too). Return `error` for bad bytes: rejecting them is a
  *   verdict. Throw only for a bug of the adapter (it exits non-zero, reported as an error).
  */
@@ -80,7 +80,7 @@ function decode(data, mode) {
 
   // An example, with an imaginary library `kafkaLib` whose batches() throws on bad bytes:
   //
-  // /** @type {import('./adapter').Batch[]} */
+  // /** @type {import('./decoded').Batch[]} */
   // const batches = [];
   // try {
   //   for (const b of kafkaLib.batches(data, { file: mode === 'file' })) {

@@ -3,9 +3,10 @@
 
 This file speaks the adapter protocol (docs/adapter-protocol.md of kafka-conformance) and writes
 the canonical decode JSON (docs/canonical-json.md). You should not need to edit it: call your
-library in ``library.py`` (the hook) and declare its capabilities there.
+library in ``library.py`` (the hook) and declare its capabilities there; ``decoded.py`` holds
+the structures the hook fills.
 
-Build: nothing to build (``python3 -m py_compile adapter.py library.py`` checks the syntax).
+Build: nothing to build (``python3 -m py_compile *.py`` checks the syntax).
 Run:   python3 adapter.py capabilities
        python3 adapter.py decode --as memory|file  < input.bin
        python3 adapter.py serve                      (persistent mode, framed stdin/stdout)
@@ -21,9 +22,10 @@ import json
 import struct
 import sys
 import traceback
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, BinaryIO
+
+from decoded import Batch, Decoded, Record
 
 #: the contract id of the document this adapter prints
 FORMAT = "kafka-conformance/decode/1"
@@ -36,101 +38,6 @@ USAGE = """usage: adapter.py capabilities
        adapter.py decode --as memory|file  < input
        adapter.py serve
 """
-
-
-# ----------------------------------------------------------------------------- what the hook fills
-
-
-@dataclass
-class Header:
-    key: str
-    value: bytes | None
-
-
-@dataclass
-class Control:
-    """The parsed key (and, for ABORT/COMMIT, value) of a record in a control batch."""
-
-    type_id: int
-    type: str  # ControlRecordType name: "ABORT", "COMMIT", ...
-    coordinator_epoch: int | None = None  # only for ABORT / COMMIT markers
-
-
-@dataclass
-class Record:
-    offset: int  # absolute offset
-    timestamp: int
-    key: bytes | None
-    value: bytes | None
-    headers: list[Header] = field(default_factory=list)  # always [] for magic 0 and 1
-    control: Control | None = None  # only in control batches
-
-
-@dataclass
-class Batch:
-    """One batch (magic 2) or one top-level message (magic 0/1, a compressed wrapper included)."""
-
-    position: int  # byte position of the batch in the input (see batch_position)
-    size_in_bytes: int  # 12 + the batch's length field
-    magic: int
-    crc: int  # the stored checksum, unsigned 32-bit
-    attributes: int  # as stored (magic 2: the signed int16; magic 0/1: the signed int8)
-    compression: str  # none, gzip, snappy, lz4, zstd, or unknown-5 / unknown-6 / unknown-7
-    timestamp_type: str  # CreateTime, LogAppendTime (magic 0: NoTimestampType)
-    last_offset: int
-    max_timestamp: int  # -1 for magic 0
-    # magic 2 only (ignored for magic 0 and 1):
-    base_offset: int = 0
-    last_offset_delta: int = 0
-    partition_leader_epoch: int = 0
-    base_timestamp: int = 0
-    delete_horizon_ms: int | None = None
-    is_transactional: bool = False
-    is_control: bool = False
-    producer_id: int = -1
-    producer_epoch: int = -1
-    base_sequence: int = -1
-    last_sequence: int = -1
-    records_count: int = 0
-    # every magic:
-    records: list[Record] = field(default_factory=list)
-
-
-@dataclass
-class Error:
-    """Why decoding stopped: the Kafka exception the library's error corresponds to."""
-
-    kafka_exception: str  # e.g. "org.apache.kafka.common.errors.CorruptRecordException"
-    message: str | None  # the library's own error text
-    batch_index: int  # index of the batch being split or decoded when the error happened
-    position: int  # byte position where that batch starts (see batch_position)
-
-
-@dataclass
-class Decoded:
-    """What the hook returns: the batches the library decoded, and the error that ended it."""
-
-    batches: list[Batch] = field(default_factory=list)
-    error: Error | None = None
-
-
-def batch_position(data: bytes, index: int) -> int:
-    """The byte position of entry ``index`` in ``data``, found by walking the entries' length
-    fields from 0 (size = 12 + the big-endian int32 at position + 8). The walk stops at the end
-    of the data (or at an entry whose length field is cut short or negative), so the result is
-    at most ``len(data)``.
-
-    This is the one read of the input an adapter may do itself: ``position`` and
-    ``batch_index`` are counts, not decoding."""
-    position = 0
-    for _ in range(index):
-        if position + 12 > len(data):
-            break
-        (length,) = struct.unpack_from(">i", data, position + 8)
-        if length < 0:
-            break
-        position += 12 + length
-    return min(position, len(data))
 
 
 # --------------------------------------------------------------------------- the canonical JSON
@@ -250,8 +157,8 @@ def write_json(doc: dict[str, Any]) -> bytes:
 
 
 def read_hook() -> ModuleType:
-    """The hook module (library.py next to this file). Imported on first use, so that its
-    ``from adapter import ...`` finds this module (see the end of this file)."""
+    """The hook module (library.py next to this file), imported on first use: a hook that
+    fails to import is reported like any other failure of the hook."""
     import library
 
     return library
@@ -335,7 +242,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    # Run as a script, this module is `__main__`: register it as `adapter` too, so that the
-    # hook's `from adapter import Batch, ...` gets these classes rather than a second copy.
-    sys.modules.setdefault("adapter", sys.modules[__name__])
     sys.exit(main(sys.argv[1:]))

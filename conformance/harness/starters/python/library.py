@@ -8,14 +8,14 @@ run and check the adapter. The rules (docs/adapter-protocol.md, "Rules for adapt
   library does not expose: leave it at any value, and list its key in OMITS.
   The ONE exception: you may read a batch's length field (bytes 8..11 of the batch, big-endian
   int32; size = 12 + length) to compute ``position`` / ``batch_index``: ``batch_position``
-  (in adapter.py) does it.
+  (in decoded.py) does it.
 * Declare the library's real defaults (no CRC checking by default: CHECKS_CRC = False) rather
   than configuring it to look conformant.
 * Map the library's errors to the Kafka exception class they correspond to (``Error``), and put
   the library's own error text in ``message``.
 """
 
-from adapter import (  # noqa: F401 (the commented example in decode uses them)
+from decoded import (  # noqa: F401 (the commented example in decode uses them)
     Batch,
     Control,
     Decoded,

@@ -31,7 +31,7 @@ const hexText = (field) => (field === '-' ? null : hexBytes(field)?.toString('ut
 /**
  * @param {Buffer} data
  * @param {'memory' | 'file'} mode
- * @returns {import('./adapter').Decoded}
+ * @returns {import('./decoded').Decoded}
  */
 function decode(data, mode) {
   const python = process.env.STARTER_BRIDGE_PYTHON ?? 'python3';
@@ -40,14 +40,14 @@ function decode(data, mode) {
   if (run.error) throw run.error;
   if (run.status !== 0) throw new Error(`${script} failed (${run.status}): ${run.stderr}`);
 
-  /** @type {import('./adapter').Batch[]} */
+  /** @type {import('./decoded').Batch[]} */
   const batches = [];
-  /** @type {import('./adapter').DecodeError | null} */
+  /** @type {import('./decoded').DecodeError | null} */
   let error = null;
   for (const line of run.stdout.toString('utf8').split('\n')) {
     const [kind, ...f] = line.split(' ');
     if (kind === 'B') {
-      /** @type {import('./adapter').Batch} */
+      /** @type {import('./decoded').Batch} */
       const batch = {
         position: Number(f[0]),
         sizeInBytes: Number(f[1]),

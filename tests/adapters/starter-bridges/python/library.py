@@ -6,7 +6,7 @@ the starter's protocol side is what the test exercises."""
 import os
 import subprocess
 
-from adapter import Batch, Control, Decoded, Error, Header, Record
+from decoded import Batch, Control, Decoded, Error, Header, Record
 
 NAME: str = "python-starter-bridge"
 VERSION: str = ""
