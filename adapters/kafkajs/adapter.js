@@ -253,27 +253,24 @@ function runChild() {
     try {
       delivered = await decodeMessages(new Decoder(framed))
       await new Promise(resolve => setImmediate(resolve)) // let a codec's late 'error' surface
-      if (st.uncaught) throw st.uncaught
     } catch (e) {
       error = e
+    }
+    if (st.uncaught) { // it would have killed a kafkajs process: a crash, not a verdict
+      process.send({ id, crash: `${st.uncaught.message}\n${st.uncaught.stack}` })
+      return
     }
     try {
       doc = toDocument(mode, input.length, delivered, error)
     } catch (e) {
-      doc = adapterError(mode, `adapter: could not render kafkajs's result: ${e && e.stack}`, 0, 0, CORRUPT)
+      process.send({ id, crash: `adapter: could not render kafkajs's result: ${e && e.stack}` })
+      return
     }
     process.send({ id, doc })
   })
 }
 
 // ---------------------------------------------------------------- main thread
-function adapterError(mode, message, batchIndex, position, exception) {
-  return {
-    format: 'kafka-conformance/decode/1', mode, outcome: 'error', tail: null, batches: [],
-    error: { kafka_exception: exception, message, batch_index: batchIndex, position },
-  }
-}
-
 class Decoding {
   constructor() {
     Object.assign(this, { child: null, job: null, nextId: 1 })
@@ -289,7 +286,7 @@ class Decoding {
       if (m.ready) w.ready = true
       if (!this.job || this.child !== w) return
       if (m.progress) this.job.progress = m.progress
-      else if (m.id === this.job.id) this.finish(m.doc)
+      else if (m.id === this.job.id) this.finish(m.doc || { crash: m.crash })
     })
     const died = what => {
       if (this.child !== w) return
@@ -298,10 +295,7 @@ class Decoding {
         process.stderr.write(`adapter: the kafkajs decoder process did not start: ${what}\n`)
         process.exit(1)
       }
-      if (this.job) {
-        const [index, position] = this.job.progress
-        this.finish(adapterError(this.job.mode, `kafkajs decoder process died: ${what}`, index, position, OOM))
-      }
+      if (this.job) this.finish({ crash: `kafkajs decoder process died: ${what}` })
     }
     w.on('error', e => died(`${e && e.stack}`))
     w.on('exit', (code, signal) => died(`exit code ${code}, signal ${signal}`))
@@ -313,11 +307,10 @@ class Decoding {
     return new Promise(resolve => {
       const job = { id: this.nextId++, mode, resolve, progress: [0, 0] }
       job.timer = setTimeout(() => {
-        const [index, position] = job.progress
         const w = this.child
         this.child = null
         if (w) w.kill('SIGKILL')
-        this.finish(adapterError(mode, `adapter: kafkajs did not finish within ${TIMEOUT_MS} ms (hang)`, index, position, OOM))
+        this.finish({ crash: `kafkajs did not finish within ${TIMEOUT_MS} ms (hang)` })
       }, TIMEOUT_MS)
       this.job = job
       this.child.send({ id: job.id, mode, input })
@@ -342,7 +335,15 @@ async function oneShot(mode) {
   for await (const chunk of process.stdin) chunks.push(chunk)
   const doc = await decoding.decode(mode, Buffer.concat(chunks))
   decoding.close()
+  if (doc.crash) crashed(doc.crash)
   process.stdout.write(JSON.stringify(doc) + '\n')
+}
+
+// kafkajs crashed, hung or died decoding this input: that is no verdict, so the adapter fails
+// (the kit reports an `error` with this stderr; in `serve` it starts a new server)
+function crashed(why) {
+  process.stderr.write(`kafkajs adapter: ${why}\n`)
+  process.exit(1)
 }
 
 function serve() {
@@ -356,14 +357,14 @@ function serve() {
       const input = Buffer.from(pending.subarray(5, 5 + length))
       pending = pending.subarray(5 + length)
       const mode = modeByte === 1 ? 'file' : 'memory'
+      if (modeByte > 1) crashed(`unknown mode byte ${modeByte}`)
       let doc
       try {
-        doc = modeByte > 1
-          ? adapterError(mode, `adapter: unknown mode byte ${modeByte}`, 0, 0, CORRUPT)
-          : await decoding.decode(mode, input)
+        doc = await decoding.decode(mode, input)
       } catch (e) {
-        doc = adapterError(mode, `adapter: ${e && e.stack}`, 0, 0, CORRUPT)
+        crashed(`${e && e.stack}`)
       }
+      if (doc.crash) crashed(doc.crash)
       const body = Buffer.from(JSON.stringify(doc), 'utf8')
       const head = Buffer.alloc(4)
       head.writeUInt32BE(body.length, 0)

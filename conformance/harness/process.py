@@ -57,6 +57,7 @@ _CRASH_FIRST = re.compile(
     r"^(panic: |fatal error: |thread '.*' panicked at|Exception in thread |FATAL ERROR: "
     r"|memory allocation of \d+ bytes failed)"
 )
+_FRAME_LINE = re.compile(r"^(at |File |\.\.\.|[\w./-]*/[\w.-]+:\d+|goroutine |Traceback )")
 _CRASH_LAST = re.compile(r"^([A-Za-z_$][\w$]*[.:])*[A-Za-z_$]*(Error|Exception|Panic)\b")
 _FRAME = struct.Struct(">I")
 _CHUNK = 1 << 16
@@ -202,7 +203,11 @@ def crash_line(stderr: str) -> str | None:
     first = next((line for line in lines if _CRASH_FIRST.match(line)), None)
     if first is not None:
         return first
-    return next((line for line in reversed(lines) if _CRASH_LAST.match(line)), None)
+    last = next((line for line in reversed(lines) if _CRASH_LAST.match(line)), None)
+    if last is not None:
+        return last
+    # else the first line that is no stack frame ("at f (file:3)", "File ...", "/src/x.go:3")
+    return next((line for line in lines if line and not _FRAME_LINE.match(line)), None)
 
 
 def _describe_exit(code: int) -> str:
@@ -393,7 +398,10 @@ class Server:
         frame = bytes([self.MODES[mode]]) + _FRAME.pack(len(data)) + data
         out, problem = _pump(self._proc, frame, False, start + timeout, limit, framed=True)
         if problem is not None:
-            code = self._proc.poll()
+            try:  # it may be exiting: a moment for its exit status, part of the reason
+                code: int | None = self._proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                code = None
             if problem == "timeout":
                 problem = f"timeout: no response after {timeout:g} s (process group killed)"
             elif code is not None:
