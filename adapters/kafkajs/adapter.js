@@ -342,7 +342,7 @@ async function oneShot(mode) {
 // kafkajs crashed, hung or died decoding this input: that is no verdict, so the adapter fails
 // (the kit reports an `error` with this stderr; in `serve` it starts a new server)
 function crashed(why) {
-  process.stderr.write(`kafkajs adapter: ${why}\n`)
+  require('fs').writeSync(2, `kafkajs adapter: ${why}\n`) // synchronous: exit() may drop a pipe write
   process.exit(1)
 }
 
