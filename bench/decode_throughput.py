@@ -6,8 +6,17 @@ Every implementation decodes the *same* bytes: magic-2 batches built with
 semi-random text values, one header per record, increasing timestamps), concatenated,
 once per codec. A run is a full decode of all the bytes:
 
-* ``ours``          ``conformance.decode(data)`` (CRC-32C checked inside), outcome must be
-                    ``ok``; every record of ``result.records`` is touched;
+* ``ours-native``   ``conformance.decode(data)`` (CRC-32C checked inside), outcome must be
+                    ``ok``; every record of ``result.records`` is touched; the native
+                    extension in use (skipped when it is not installed);
+* ``ours-pure``     the same with ``KAFKA_CONFORMANCE_PURE=1`` (the pure-Python path);
+* ``ours-native-stream``, ``ours-pure-stream``: the kit's streaming API (``StreamDecoder``),
+                    one batch decoded and handed out at a time, nothing kept: the same shape
+                    of work as the ``MemoryRecords`` loops of aiokafka and kafka-python
+                    (``decode()`` keeps every batch, so its memory is fresh pages);
+* ``bound``         what no decoder can beat: CRC-32C of every batch plus the decompression of
+                    its records with the same codec libraries, nothing else (no record read);
+* ``ours``          whichever path the kit picks (``bench/compare_checkouts.py``);
 * ``kafka-python``  ``kafka.record.MemoryRecords``: ``next_batch()``, ``validate_crc()``,
                     iterate and touch every record;
 * ``aiokafka-py``   ``aiokafka.record.memory_records.MemoryRecords`` with
@@ -22,7 +31,7 @@ Sensitivity variants (not part of the headline ratio, on by default, see ``--imp
 * ``kafka-python+ccrc``  kafka-python with its CRC-32C routed to google-crc32c, i.e. what a
                          user gets after ``pip install crc32c`` (kafka-python otherwise uses a
                          per-byte pure-Python CRC table);
-* ``ours-purecrc``       ours with the pure-Python CRC-32C of ``conformance.primitives.crc``.
+* ``ours-purecrc``       ours-pure with the pure-Python CRC-32C of ``conformance.primitives.crc``.
 
 Each (codec, implementation) pair runs in its own subprocess (fresh interpreter, no monkey
 patch leaks, aiokafka's extension switch is an import-time environment variable); the time is
@@ -56,10 +65,22 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
 from conformance.codecs import CODEC_IDS  # noqa: E402 - after the sys.path line above
 
 ALL_CODECS = tuple(CODEC_IDS)  # every codec
-HEADLINE_IMPLS = ("ours", "kafka-python", "aiokafka-py", "aiokafka-c")
-VARIANT_IMPLS = ("kafka-python+ccrc", "ours-purecrc")
-ALL_IMPLS = HEADLINE_IMPLS + VARIANT_IMPLS
-TARGET_RATIO = 3.0
+HEADLINE_IMPLS = (
+    "ours-native-stream",
+    "ours-native",
+    "ours-pure-stream",
+    "ours-pure",
+    "aiokafka-c",
+    "kafka-python+ccrc",
+    "bound",
+)
+VARIANT_IMPLS = ("kafka-python", "aiokafka-py", "ours-purecrc")
+ALL_IMPLS = HEADLINE_IMPLS + VARIANT_IMPLS + ("ours",)
+#: issue 26's targets: ours-native >= 1.0x aiokafka-c and >= 5x kafka-python (C CRC)
+TARGET_VS_AIOKAFKA_C = 1.0
+TARGET_VS_KAFKA_PYTHON = 5.0
+#: the environment variable that forces the kit's pure path (conformance.primitives.native)
+PURE_ENV = "KAFKA_CONFORMANCE_PURE"
 
 BASE_TIMESTAMP = 1_700_000_000_000
 _WORDS = (
@@ -140,6 +161,28 @@ def _run_ours(data: bytes) -> tuple[int, int]:
     return count, acc
 
 
+def _run_ours_stream(data: bytes) -> tuple[int, int]:
+    """The kit's streaming API (``StreamDecoder``): one batch decoded, checked and handed out
+    at a time, as aiokafka's and kafka-python's ``MemoryRecords`` do; nothing is kept."""
+    from conformance import StreamDecoder
+
+    decoder = StreamDecoder(data)
+    count = 0
+    acc = 0
+    for batch in decoder:
+        for r in batch.records:
+            o = r.offset
+            t = r.timestamp
+            k = r.key
+            v = r.value
+            h = r.headers
+            acc += o + t + len(k) + len(v) + len(h)
+            count += 1
+    if decoder.outcome != "ok":
+        raise AssertionError(f"decode outcome {decoder.outcome}: {decoder.error}")
+    return count, acc
+
+
 def _make_memory_records_runner(memory_records_cls):  # type: ignore[no-untyped-def]
     def run(data: bytes) -> tuple[int, int]:
         mr = memory_records_cls(data)
@@ -183,16 +226,33 @@ def _install_snappy_shim() -> str | None:
 
 def _setup_runner(impl: str, codec: str, snappy_shim: bool):  # type: ignore[no-untyped-def]
     notes: list[str] = []
-    if impl == "ours":
-        import conformance  # noqa: F401  (import cost outside the timing)
+    if impl in ("ours-native-stream", "ours-pure-stream"):
+        from conformance.primitives import native
 
+        if (native.NATIVE is None) != (impl == "ours-pure-stream"):
+            raise _Skip(native.implementation())
+        notes.append(f"{impl}: {native.implementation()}")
+        return _run_ours_stream, notes
+    if impl in ("ours", "ours-native", "ours-pure"):
+        from conformance.primitives import native
+
+        if impl == "ours-native" and native.NATIVE is None:
+            raise _Skip(native.implementation())
+        if impl == "ours-pure" and native.NATIVE is not None:
+            raise RuntimeError(f"worker started without {PURE_ENV}")
+        notes.append(f"{impl}: {native.implementation()}")
         return _run_ours, notes
     if impl == "ours-purecrc":
         import conformance.wire.batch
         from conformance.primitives.crc import crc32c_pure
 
-        conformance.wire.batch.crc32c = crc32c_pure  # RecordBatchV2.computed_crc looks it up here
+        def crc32c(data: bytes, start: int = 0) -> int:
+            return crc32c_pure(data[start:])
+
+        conformance.wire.batch.crc32c = crc32c  # RecordBatchV2.computed_crc looks it up here
         return _run_ours, notes
+    if impl == "bound":
+        return _bound_runner(codec), notes
     if impl in ("kafka-python", "kafka-python+ccrc"):
         import kafka.codec
         import kafka.record.default_records as kdr
@@ -224,6 +284,59 @@ def _setup_runner(impl: str, codec: str, snappy_shim: bool):  # type: ignore[no-
     raise ValueError(f"unknown implementation {impl!r}")
 
 
+def _bound_runner(codec: str):  # type: ignore[no-untyped-def]
+    """CRC-32C of each batch and the decompression of its records, nothing else: the codec
+    libraries the kit reads with (zlib, cramjam snappy, lz4, zstandard), called directly."""
+    import struct
+    import zlib
+
+    from conformance.primitives.crc import crc32c
+
+    def decompressor():  # type: ignore[no-untyped-def]
+        if codec == "gzip":
+            return lambda b: zlib.decompressobj(31).decompress(b)
+        if codec == "snappy":
+            import cramjam
+
+            def xerial(b: bytes) -> bytes:
+                out, pos = [], 16  # the xerial header, then [int32 length][raw block]*
+                while pos < len(b):
+                    (n,) = struct.unpack_from(">i", b, pos)
+                    out.append(bytes(cramjam.snappy.decompress_raw(b[pos + 4 : pos + 4 + n])))
+                    pos += 4 + n
+                return b"".join(out)
+
+            return xerial
+        if codec == "lz4":
+            import lz4.frame
+
+            return lz4.frame.decompress
+        if codec == "zstd":
+            import zstandard
+
+            return lambda b: zstandard.ZstdDecompressor().decompressobj().decompress(b)
+        return None
+
+    decompress = decompressor()
+
+    def run(data: bytes) -> tuple[int, int]:
+        pos, count, n = 0, 0, len(data)
+        while pos < n:
+            (length,) = struct.unpack_from(">i", data, pos + 8)
+            end = pos + 12 + length
+            raw = data[pos:end]
+            (stored,) = struct.unpack_from(">I", raw, 17)
+            if crc32c(raw, 21) != stored:
+                raise AssertionError("CRC check failed")
+            count += struct.unpack_from(">i", raw, 57)[0]
+            if decompress is not None:
+                decompress(raw[61:])
+            pos = end
+        return count, -1  # no record is read: no checksum
+
+    return run
+
+
 class _Skip(Exception):
     pass
 
@@ -242,7 +355,7 @@ def worker_main(args: argparse.Namespace) -> int:
         times.append(time.perf_counter() - t0)
         if count != args.worker_expect_records:
             raise AssertionError(f"{count} records, expected {args.worker_expect_records}")
-        if acc != args.worker_expect_checksum:
+        if acc != args.worker_expect_checksum and args.worker != "bound":
             raise AssertionError(f"checksum {acc}, expected {args.worker_expect_checksum}")
     package = sys.modules.get("conformance")
     print(
@@ -325,10 +438,12 @@ def environment() -> dict[str, object]:
         info["kafka_python_snappy"] = f"unknown ({e})"
     try:
         from conformance.primitives import crc as ccrc
+        from conformance.primitives import native
 
-        info["ours_crc32c"] = (
-            "pure Python" if ccrc.crc32c is ccrc.crc32c_pure else "C (google-crc32c)"
+        info["ours_crc32c"] = "native: the crc32c crate (SSE 4.2); pure: " + (
+            "C (google-crc32c)" if ccrc._crc32c_c is not ccrc.crc32c_pure else "pure Python"
         )
+        info["ours_native"] = native.implementation()
     except Exception as e:  # pragma: no cover
         info["ours_crc32c"] = f"unknown ({e})"
     return info
@@ -344,6 +459,9 @@ def run_worker(
     env.pop("AIOKAFKA_NO_EXTENSIONS", None)
     if impl == "aiokafka-py":
         env["AIOKAFKA_NO_EXTENSIONS"] = "1"
+    env.pop(PURE_ENV, None)
+    if impl in ("ours-pure", "ours-pure-stream", "ours-purecrc"):
+        env[PURE_ENV] = "1"
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     cmd = [
         sys.executable,
@@ -367,6 +485,29 @@ def run_worker(
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["failed"])[-1]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+#: (key, a, b): records/s of a over records/s of b, in the report and its table
+RATIOS = (
+    ("native_stream_vs_aiokafka_c", "ours-native-stream", "aiokafka-c"),
+    ("native_stream_vs_kafka_python_ccrc", "ours-native-stream", "kafka-python+ccrc"),
+    ("native_vs_aiokafka_c", "ours-native", "aiokafka-c"),
+    ("native_vs_kafka_python_ccrc", "ours-native", "kafka-python+ccrc"),
+    ("pure_vs_kafka_python_ccrc", "ours-pure", "kafka-python+ccrc"),
+    ("native_vs_pure", "ours-native", "ours-pure"),
+    ("native_share_of_bound", "ours-native", "bound"),
+    ("purecrc_vs_kafka_python", "ours-purecrc", "kafka-python"),
+)
+RATIO_TITLES = {
+    "native_stream_vs_aiokafka_c": "native stream / aiokafka-c",
+    "native_stream_vs_kafka_python_ccrc": "native stream / kafka-python+ccrc",
+    "native_vs_aiokafka_c": "native / aiokafka-c",
+    "native_vs_kafka_python_ccrc": "native / kafka-python+ccrc",
+    "pure_vs_kafka_python_ccrc": "pure / kafka-python+ccrc",
+    "native_vs_pure": "native / pure",
+    "native_share_of_bound": "native / bound",
+    "purecrc_vs_kafka_python": "ours-purecrc / kafka-python (both pure CRC)",
+}
 
 
 def fmt_rate(x: float | None) -> str:
@@ -412,12 +553,13 @@ def render_markdown(report: dict, command: str) -> str:  # type: ignore[type-arg
     lines.append(f"* kafka-python CRC-32C: {env['kafka_python_crc32c']}")
     lines.append(f"* kafka-python snappy: {env['kafka_python_snappy']}")
     lines.append(f"* ours CRC-32C: {env['ours_crc32c']}")
+    lines.append(f"* ours native: {env.get('ours_native', 'n/a')}")
     lines.append("")
     lines.append("## Records/s (MB/s)")
     lines.append("")
-    header = "| codec | input MB | " + " | ".join(impls) + " | ours / kafka-python |"
+    header = "| codec | input MB | " + " | ".join(impls) + " |"
     lines.append(header)
-    lines.append("|" + "---|" * (len(impls) + 3))
+    lines.append("|" + "---|" * (len(impls) + 2))
     for codec, row in report["results"].items():
         cells = []
         for impl in impls:
@@ -426,37 +568,17 @@ def render_markdown(report: dict, command: str) -> str:  # type: ignore[type-arg
                 cells.append(f"{fmt_rate(r['records_per_s'])} ({r['mb_per_s']:.1f})")
             else:
                 cells.append(r.get("skipped") or r.get("error") or "n/a")
-        ratio = row.get("ratio_vs_kafka_python")
-        rtxt = "n/a" if ratio is None else f"**{ratio:.2f}x**"
-        lines.append(
-            f"| {codec} | {row['input_bytes'] / 1e6:.2f} | " + " | ".join(cells) + f" | {rtxt} |"
-        )
+        lines.append(f"| {codec} | {row['input_bytes'] / 1e6:.2f} | " + " | ".join(cells) + " |")
     lines.append("")
-    extra = [
-        (codec, row)
-        for codec, row in report["results"].items()
-        if any(k.startswith("ratio_") and k != "ratio_vs_kafka_python" for k in row)
-    ]
-    if extra:
-        lines.append("## Like-for-like ratios (same kind of CRC-32C on both sides)")
+    keys = [k for k, _, _ in RATIOS if any(k in row for row in report["results"].values())]
+    if keys:
+        lines.append("## Ratios (records/s over records/s, same run, same input)")
         lines.append("")
-        lines.append(
-            "| codec | ours / kafka-python+ccrc (both C CRC) | "
-            "ours-purecrc / kafka-python (both pure-Python CRC) | ours / aiokafka-py | "
-            "ours / aiokafka-c |"
-        )
-        lines.append("|---|---|---|---|---|")
-        for codec, row in extra:
-
-            def f(k: str, row: dict = row) -> str:  # type: ignore[type-arg]
-                v = row.get(k)
-                return "n/a" if v is None else f"{v:.2f}x"
-
-            lines.append(
-                f"| {codec} | {f('ratio_vs_kafka_python_ccrc')} | "
-                f"{f('ratio_purecrc_vs_kafka_python')} | {f('ratio_vs_aiokafka_py')} | "
-                f"{f('ratio_vs_aiokafka_c')} |"
-            )
+        lines.append("| codec | " + " | ".join(RATIO_TITLES[k] for k in keys) + " |")
+        lines.append("|---|" + "---|" * len(keys))
+        for codec, row in report["results"].items():
+            cells = ["n/a" if row.get(k) is None else f"{row[k]:.2f}x" for k in keys]
+            lines.append(f"| {codec} | " + " | ".join(cells) + " |")
         lines.append("")
     notes = sorted(
         {
@@ -469,10 +591,9 @@ def render_markdown(report: dict, command: str) -> str:  # type: ignore[type-arg
     if notes:
         lines.append("Notes: " + "; ".join(notes) + ".")
         lines.append("")
-    verdict = report.get("target")
-    if verdict:
+    for key, verdict in report.get("targets", {}).items():
         lines.append(
-            f"Target: ours >= {TARGET_RATIO:g}x kafka-python records/s on every codec: "
+            f"Target: {RATIO_TITLES[key]} >= {verdict['ratio']:g}x on every codec: "
             f"**{'met' if verdict['met'] else 'NOT met'}**"
             + ("" if verdict["met"] else f" (below on: {', '.join(verdict['below'])})")
             + "."
@@ -510,8 +631,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument(
         "--impls",
-        default=",".join(ALL_IMPLS),
-        help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all)",
+        default=",".join(HEADLINE_IMPLS + VARIANT_IMPLS),
+        help=f"comma-separated subset of {','.join(ALL_IMPLS)} (default: all but ours)",
     )
     p.add_argument("--batch-size", type=int, default=500, help="records per batch (default 500)")
     p.add_argument("--seed", type=int, default=20240601, help="data generator seed")
@@ -607,21 +728,23 @@ def main(argv: list[str] | None = None) -> int:
                 ra, rb = rate(a), rate(b)
                 return None if ra is None or rb is None else ra / rb
 
-            row["ratio_vs_kafka_python"] = ratio("ours", "kafka-python")
-            for key, a, b in (
-                ("ratio_vs_kafka_python_ccrc", "ours", "kafka-python+ccrc"),
-                ("ratio_purecrc_vs_kafka_python", "ours-purecrc", "kafka-python"),
-                ("ratio_vs_aiokafka_py", "ours", "aiokafka-py"),
-                ("ratio_vs_aiokafka_c", "ours", "aiokafka-c"),
-            ):
+            for key, a, b in RATIOS:
                 v = ratio(a, b)
                 if v is not None:
                     row[key] = v
 
-    ratios = {c: r["ratio_vs_kafka_python"] for c, r in report["results"].items()}
-    if all(v is not None for v in ratios.values()) and ratios:
-        below = [c for c, v in ratios.items() if v < TARGET_RATIO]
-        report["target"] = {"ratio": TARGET_RATIO, "met": not below, "below": below}
+    targets = {}
+    for key, wanted in (
+        ("native_stream_vs_aiokafka_c", TARGET_VS_AIOKAFKA_C),
+        ("native_stream_vs_kafka_python_ccrc", TARGET_VS_KAFKA_PYTHON),
+        ("native_vs_aiokafka_c", TARGET_VS_AIOKAFKA_C),
+        ("native_vs_kafka_python_ccrc", TARGET_VS_KAFKA_PYTHON),
+    ):
+        got = {c: r.get(key) for c, r in report["results"].items()}
+        if got and all(v is not None for v in got.values()):
+            below = [c for c, v in got.items() if v < wanted]
+            targets[key] = {"ratio": wanted, "met": not below, "below": below}
+    report["targets"] = targets
 
     md = render_markdown(report, command)
     print()

@@ -74,6 +74,7 @@ def test_the_built_in_adapters() -> None:
         "sarama",
         "kafka-protocol-rs",
         "kafkajs",
+        "kit-native",
     }
 
 
@@ -93,9 +94,15 @@ def test_every_adapter_ran_every_case(run: dict[str, Any]) -> None:
         assert impl["capabilities"]["declared"], impl["name"]
 
 
-def test_java_passes_everything(run: dict[str, Any]) -> None:
-    java = next(i for i in run["implementations"] if i["name"] == "java")
-    assert java["counts"]["pass"] == len(run["cases"])
+#: the implementations that must pass every case: Kafka's own classes, and the kit's decoder
+#: through its native fast path (docs/native.md), judged against them like a third party
+REFERENCES = ("java", "kit-native")
+
+
+@pytest.mark.parametrize("name", REFERENCES)
+def test_references_pass_everything(run: dict[str, Any], name: str) -> None:
+    impl = next(i for i in run["implementations"] if i["name"] == name)
+    assert impl["counts"]["pass"] == len(run["cases"]), impl["counts"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -107,7 +114,7 @@ def test_third_parties_really_diverge(run: dict[str, Any]) -> None:
     """The comparison is not vacuous: every third-party library differs from Kafka somewhere,
     and supports most of what it declares."""
     for impl in run["implementations"]:
-        if impl["name"] == "java":
+        if impl["name"] in REFERENCES:
             continue
         c = impl["counts"]
         assert c["fail"] + c["error"] > 0, impl["name"]

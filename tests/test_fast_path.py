@@ -1,8 +1,9 @@
-"""The fast record loop (``conformance/wire/_record_fast.py``) is held to the reference reader.
+"""The fast paths are held to the reference reader: the Python loop of
+``conformance/wire/_record_fast.py`` and the native extension (``native/``, docs/native.md).
 
-Every record stream of the kit's corpora is decoded twice, fast path allowed and fast path
-forced off (``conformance.wire.batch.FAST_PATH``), in both profiles, and the canonical JSON
-(records, findings, error, tail) must be identical:
+Every record stream of the kit's corpora is decoded with each fast path allowed and with the
+fast path forced off (``conformance.wire.batch.FAST_PATH``), in both profiles, and the
+canonical JSON (records, findings, error, tail) must be identical:
 
 * ``corpora/crafted/*.bin`` in each mode it has expectations for;
 * the golden corpora: every ``.log`` segment (file mode) and ``wire/*.bin`` fetch response
@@ -22,6 +23,7 @@ import pytest
 
 from conformance.fuzz.differential import mode_of
 from conformance.fuzz.targets import CODEC_OF, DECOMPRESSED_LIMIT, get
+from conformance.primitives import native
 from conformance.stream.decoder import decode
 from conformance.wire import _record_fast, batch
 
@@ -85,8 +87,30 @@ def test_the_corpora_are_there() -> None:
     assert len(CASES) > 3000
 
 
-def test_fast_path_is_taken_and_declines(monkeypatch: pytest.MonkeyPatch) -> None:
+#: the fast paths: the native extension (when installed) and the Python loop
+PATHS = ["native", "pure"]
+
+
+def _use(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if path == "native":
+        module = native.NATIVE or _loaded_native()
+        monkeypatch.setattr(native, "NATIVE", module)
+    else:
+        monkeypatch.setattr(native, "NATIVE", None)
+
+
+def _loaded_native() -> object:
+    try:
+        import kafka_conformance_native as module
+    except ImportError:
+        pytest.skip("the native extension is not installed (scripts/build-native)")
+    return module
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_fast_path_is_taken_and_declines(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The corpora exercise both outcomes of the fast path (else the comparison is hollow)."""
+    _use(path, monkeypatch)
     calls = {"accepted": 0, "declined": 0}
     real = _record_fast.read_records_fast
 
@@ -101,9 +125,11 @@ def test_fast_path_is_taken_and_declines(monkeypatch: pytest.MonkeyPatch) -> Non
     assert calls["accepted"] > 50 and calls["declined"] > 50, calls
 
 
-def test_fast_path_equals_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("path", PATHS)
+def test_fast_path_equals_reference(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """One test over all inputs (thousands of them: per-input parametrisation costs more than
     the decoding); the first differences are reported with their input ids."""
+    _use(path, monkeypatch)
     assert batch.FAST_PATH is True
     diffs: list[str] = []
     for case_id, data, mode in CASES:

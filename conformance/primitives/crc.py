@@ -17,6 +17,8 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 
+from conformance.primitives import native as _native
+
 crc32: Callable[[bytes], int] = zlib.crc32
 
 
@@ -44,11 +46,20 @@ def crc32c_pure(data: bytes) -> int:
 try:  # pragma: no cover - depends on the environment
     import google_crc32c as _gcrc
 
-    def crc32c(data: bytes) -> int:
+    def _crc32c_c(data: bytes) -> int:
         return _gcrc.value(bytes(data))
 
 except ImportError:  # pragma: no cover
-    crc32c = crc32c_pure
+    _crc32c_c = crc32c_pure
+
+
+def crc32c(data: bytes, start: int = 0) -> int:
+    """CRC-32C of ``data[start:]``: the native extension's (no copy) when it is in use, else
+    google-crc32c, else pure Python."""
+    module = _native.NATIVE
+    if module is not None and type(data) is bytes:
+        return module.crc32c(data, start)  # type: ignore[no-any-return]
+    return _crc32c_c(data[start:] if start else data)
 
 
 _P1, _P2, _P3, _P4, _P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393

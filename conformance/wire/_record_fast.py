@@ -1,4 +1,11 @@
-"""Fast path for the records of a magic-2 batch: one tight loop, well-formed input only.
+"""Fast paths for the records of a magic-2 batch: well-formed input only.
+
+Two implementations of one function, :func:`read_records_fast`, chosen at import as fastavro
+chooses its Cython reader: the native extension ``kafka_conformance_native`` (Rust/PyO3,
+``native/`` in the repository, docs/native.md) when it is installed, else the tight Python loop
+of this module; ``KAFKA_CONFORMANCE_PURE=1`` forces the Python loop (the choice is
+:mod:`conformance.primitives.native`'s). ``start`` is where the region begins in ``buf``, so a
+batch's records are read without copying them out.
 
 The reference reader is :mod:`conformance.wire.record` (``DefaultRecord.readFrom``, spec
 ``docs/format.md §3.4-3.5``); this module is an optimisation beside it, never mixed into it
@@ -43,12 +50,15 @@ read, §3.5 a/b) agree with each other and with this loop, so one loop serves bo
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
+from types import ModuleType
 from typing import Any
 
 from conformance.errors import DecodeError
+from conformance.primitives import native as _native
 from conformance.primitives.java import java_utf8
 from conformance.primitives.varint import read_varint, read_varlong
-from conformance.wire.record import Header, Record, RecordRow, RecordSink
+from conformance.wire.record import Header, Record, RecordList, RecordRow, RecordSink
 
 #: zig-zag decoding of every 1- and 2-byte varint payload (14 bits)
 _ZZ = [(u >> 1) ^ -(u & 1) for u in range(1 << 14)]
@@ -70,9 +80,11 @@ def read_records_fast(
     base_timestamp: int,
     log_append_time: int | None,
     out: RecordSink,
+    start: int = 0,
 ) -> bool:
-    """Hand all ``count`` records of ``buf`` (a whole records region) to ``out``: ``True``;
-    or ``False`` having handed out nothing: decode this region with the reference reader.
+    """Hand all ``count`` records of ``buf[start:]`` (a whole records region) to ``out``:
+    ``True``; or ``False`` having handed out nothing: decode this region with the reference
+    reader.
 
     ``True`` means the reference would have handed out the same records, without error.
     Records are produced :data:`CHUNK` at a time, so memory follows what ``out`` keeps
@@ -81,6 +93,12 @@ def read_records_fast(
     """
     if not (-_LIMIT < base_offset < _LIMIT and -_LIMIT < base_timestamp < _LIMIT):
         return False  # base + delta could wrap around int64: the reference decides
+    native = _native.NATIVE
+    if native is not None:
+        args_native = (buf, start, count, base_offset, base_timestamp, log_append_time)
+        return _read_native(native, *args_native, out)
+    if start:
+        buf = buf[start:]
     args = (buf, count, base_offset, base_timestamp, log_append_time)
     if type(out) is list:
         rows: list[RecordRow] = []
@@ -100,6 +118,66 @@ def read_records_fast(
             out.rollback(mark)
             return False
         out.extend_rows(chunk)
+    return True
+
+
+#: the slots of :class:`Record` in the order of a :data:`RecordRow`, then ``control``: how the
+#: native extension makes a ``Record`` without calling it (``Record.__init__`` only stores)
+RECORD_SLOTS = (
+    "offset",
+    "timestamp",
+    "key",
+    "value",
+    "headers",
+    "attributes",
+    "offset_delta",
+    "timestamp_delta",
+    "magic",
+    "crc",
+    "size",
+    "control",
+)
+
+
+@cache
+def _maker(native: ModuleType) -> Any:
+    """The extension's ``RecordMaker`` for :class:`Record` (one per extension module)."""
+    return native.RecordMaker(Record, list(RECORD_SLOTS))
+
+
+def _read_native(
+    native: ModuleType,
+    buf: bytes,
+    start: int,
+    count: int,
+    base_offset: int,
+    base_timestamp: int,
+    log_append_time: int | None,
+    out: RecordSink,
+) -> bool:
+    """:func:`read_records_fast` by the native extension: it checks the whole region first
+    and makes rows only for the records ``out`` keeps (none for a validate-only scan)."""
+    if type(buf) is not bytes:
+        buf = bytes(buf)  # the extension reads bytes objects only
+    if type(out) is list:
+        rows = native.read_records_v2(
+            buf, start, count, base_offset, base_timestamp, log_append_time, count, _maker(native)
+        )
+        if rows is None:
+            return False
+        out.extend(rows.records())
+        return True
+    if out.keep is None and out.limit is not None and out.total + count > out.limit:
+        return False  # the reference reader raises the limit at the exact record
+    keep = count
+    if out.visit is None and type(out) is RecordList and out.keep is not None:
+        keep = max(0, min(count, out.keep - len(out)))
+    rows = native.read_records_v2(
+        buf, start, count, base_offset, base_timestamp, log_append_time, keep, _maker(native)
+    )
+    if rows is None:
+        return False
+    out.extend_rows(rows, total=count)
     return True
 
 

@@ -175,7 +175,7 @@ class RecordBatchV2:
         return increment_sequence(self.base_sequence, self.last_offset_delta)
 
     def computed_crc(self) -> int:
-        return crc32c(self.raw[ATTRIBUTES_OFFSET:])
+        return crc32c(self.raw, ATTRIBUTES_OFFSET)
 
     def is_valid(self) -> bool:
         return len(self.raw) >= RECORD_BATCH_OVERHEAD and self.crc == self.computed_crc()
@@ -218,13 +218,21 @@ class RecordBatchV2:
             count = self._checked_count()
             if count == 0:
                 return None
-            buf = self.raw[RECORDS_OFFSET:]
             if (
                 anomalies is None
                 and FAST_PATH
-                and read_records_fast(buf, count, base_offset, base_timestamp, log_append_time, out)
+                and read_records_fast(
+                    self.raw,
+                    count,
+                    base_offset,
+                    base_timestamp,
+                    log_append_time,
+                    out,
+                    RECORDS_OFFSET,
+                )
             ):
                 return None
+            buf = self.raw[RECORDS_OFFSET:]
             read_region(buf, count, base_offset, base_timestamp, log_append_time, out, anomalies)
             return None
         stream = codecs.read_stream(

@@ -93,7 +93,11 @@ Header = tuple[str, bytes | None]
 
 
 class Record:
-    """A decoded record (v2, or a v0/v1 message seen through Kafka's ``Record`` interface)."""
+    """A decoded record (v2, or a v0/v1 message seen through Kafka's ``Record`` interface).
+
+    ``__init__`` only stores its arguments (and ``control = None``): the native path makes
+    records slot by slot without calling it (``wire._record_fast.RECORD_SLOTS``), and
+    tests/test_native.py compares every slot with the reference's records."""
 
     __slots__ = (
         "offset",
@@ -228,8 +232,17 @@ class RecordList(Sequence[Record]):
         if self.visit is not None:
             self.visit(record)
 
-    def extend_rows(self, rows: list[RecordRow]) -> None:
-        """Append the fast path's rows (kept as rows when nothing else is stored)."""
+    def extend_rows(self, rows: list[RecordRow], total: int | None = None) -> None:
+        """Append the fast path's rows (kept as rows when nothing else is stored).
+
+        ``total`` (at least ``len(rows)``) counts records handed out of which only the first
+        ``len(rows)`` came as rows, because no more are kept: only without ``visit``, in a
+        plain ``RecordList`` with ``keep`` set."""
+        if total is not None and total != len(rows):
+            if self.visit is not None or type(self) is not RecordList or self.keep is None:
+                raise ValueError("rows beyond those kept are needed here")
+            if len(self._items) + len(rows) < min(self.keep, len(self._items) + total):
+                raise ValueError("fewer rows than this list keeps")
         if type(self) is not RecordList:  # a subclass hooks append(): hand out one by one
             for row in rows:
                 self.append(Record(*row))
@@ -237,13 +250,13 @@ class RecordList(Sequence[Record]):
         n = self._room(len(rows))
         kept = rows if n == len(rows) else rows[:n]  # the fast path hands its lists over
         if kept and not self._items:
-            self._items = kept
+            self._items = kept  # a list, or the native path's lazy rows (a sequence)
             self._rows = True
         elif self._rows:
-            self._items.extend(kept)
+            self._own().extend(kept)
         else:
             self._items.extend(Record(*row) for row in kept)
-        self.total += len(rows)
+        self.total += len(rows) if total is None else total
         if self.visit is not None:
             for row in rows:
                 self.visit(Record(*row))
@@ -254,8 +267,15 @@ class RecordList(Sequence[Record]):
     def rollback(self, mark: tuple[int, int]) -> None:
         if self.visit is not None and self.total != mark[1]:
             raise RuntimeError("records already visited cannot be taken back")
-        del self._items[mark[0] :]
+        del self._own()[mark[0] :]
         self.total = mark[1]
+
+    def _own(self) -> list:  # type: ignore[type-arg]
+        """The stored items as a list of this object's own (the native path's rows are a
+        read-only sequence until something changes them)."""
+        if type(self._items) is not list:
+            self._items = list(self._items)
+        return self._items
 
     @property
     def dropped(self) -> int:
@@ -266,7 +286,12 @@ class RecordList(Sequence[Record]):
         return len(self._items)
 
     def __iter__(self) -> Iterator[Record]:
-        return starmap(Record, self._items) if self._rows else iter(self._items)
+        items = self._items
+        if not self._rows:
+            return iter(items)
+        if type(items) is list:
+            return starmap(Record, items)
+        return items.records()  # type: ignore[no-any-return]  # the native path's lazy rows
 
     @overload
     def __getitem__(self, index: int) -> Record: ...

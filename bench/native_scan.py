@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Validate-only scans against their bound: ``verify-dir`` and the replay, native vs pure.
+
+One run, one corpus (the synthetic partitions of ``kafka-conformance synth``, built once into
+``.cache/bench/``, the corpus of bench/replay_scaling.py), each command in its own process:
+
+* ``bound``: what no validator can beat, measured in this process: every batch's checksum
+  (CRC-32C for v2 with the native extension's ``crc32c``, CRC-32 for v0/v1 with zlib) and the
+  decompression of its records with the codec libraries the kit reads with (zlib, cramjam,
+  lz4, zstandard), called directly; batches are found by a header walk, damaged bytes skipped
+  with the kit's resynchronisation (``stream.resync``), nothing else is read;
+* ``verify-dir`` on the whole corpus, native and pure (``KAFKA_CONFORMANCE_PURE=1``);
+* ``replay --engine process`` and ``replay --engine spark --master local[2]``, native and
+  pure (each worker process inherits the choice).
+
+Every figure is a ratio in this run: the bound's seconds over the command's seconds (the
+share of the bound reached) and native over pure.
+
+example:
+  .venv/bin/python bench/native_scan.py --size 1GB --markdown /tmp/scan.md
+  .venv/bin/python bench/native_scan.py --size 64MB --skip-spark      # quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import mmap
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import replay_scaling  # noqa: E402  (this directory's sibling script: corpus + replay runs)
+
+from conformance.cli.common import byte_size  # noqa: E402
+from conformance.stream.resync import find_next_batch  # noqa: E402
+
+PURE_ENV = "KAFKA_CONFORMANCE_PURE"
+
+
+def _decompressors(magic: int) -> dict[int, Callable[[bytes], object]]:
+    import cramjam
+    import lz4.frame
+    import zstandard
+
+    def xerial(b: bytes) -> bytes:
+        if not b.startswith(b"\x82SNAPPY\x00"):
+            return bytes(cramjam.snappy.decompress_raw(b))
+        out, pos = [], 16
+        while pos + 4 <= len(b):
+            (n,) = struct.unpack_from(">i", b, pos)
+            out.append(bytes(cramjam.snappy.decompress_raw(b[pos + 4 : pos + 4 + n])))
+            pos += 4 + n
+        return b"".join(out)
+
+    return {
+        1: lambda b: zlib.decompressobj(31).decompress(b),
+        2: xerial,
+        3: lz4.frame.decompress,
+        4: lambda b: zstandard.ZstdDecompressor().decompressobj().decompress(b),
+    }
+
+
+def bound(corpus: Path) -> dict[str, Any]:
+    """CRC + decompression of every batch of every .log file, nothing else."""
+    import kafka_conformance_native as ext
+
+    dec = _decompressors(2)
+    files = sorted(corpus.rglob("*.log"))
+    total = batches = skipped = failed = 0
+    t0 = time.perf_counter()
+    for f in files:
+        with f.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size == 0:
+                continue
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            total += size
+            pos = 0
+            while pos + 17 <= size:
+                (length,) = struct.unpack_from(">i", data, pos + 8)
+                end = pos + 12 + length
+                magic = data[pos + 16]
+                if length < 14 or end > size or magic > 2:
+                    nxt = find_next_batch(data, pos)
+                    skipped += 1
+                    if nxt is None:
+                        break
+                    pos = nxt
+                    continue
+                raw = data[pos:end]
+                batches += 1
+                try:
+                    if magic == 2:
+                        ext.crc32c(raw, 21)
+                        codec = raw[22] & 7
+                        if codec:
+                            dec[codec](raw[61:])
+                    else:
+                        zlib.crc32(raw[16:])
+                        codec = raw[17] & 7
+                        if codec:
+                            key_at = 18 if magic == 0 else 26
+                            (klen,) = struct.unpack_from(">i", raw, key_at)
+                            vat = key_at + 4 + max(klen, 0)
+                            dec[codec](raw[vat + 4 :])
+                except Exception:
+                    failed += 1  # a damaged payload (or Kafka's magic-0 lz4 quirk)
+                pos = end
+            data.close()
+    seconds = time.perf_counter() - t0
+    return {
+        "seconds": round(seconds, 3),
+        "bytes": total,
+        "batches": batches,
+        "resyncs": skipped,
+        "decompress_errors": failed,
+    }
+
+
+def verify_dir(corpus: Path, pure: bool) -> dict[str, Any]:
+    env = dict(os.environ)
+    env.pop(PURE_ENV, None)
+    if pure:
+        env[PURE_ENV] = "1"
+    cmd = [sys.executable, "-m", "conformance.cli", "verify-dir", "--json", str(corpus)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"verify-dir: exit {proc.returncode}\n{proc.stderr[-2000:]}")
+    findings = len(json.loads(proc.stdout).get("findings", []))
+    return {"seconds": round(seconds, 3), "exit": proc.returncode, "findings": findings}
+
+
+def replay(corpus: Path, engine: str, pure: bool, out: Path) -> dict[str, Any]:
+    saved = os.environ.pop(PURE_ENV, None)
+    if pure:
+        os.environ[PURE_ENV] = "1"  # inherited by the replay process and its workers
+    try:
+        return replay_scaling._run(engine, corpus, "64MiB", out)
+    finally:
+        os.environ.pop(PURE_ENV, None)
+        if saved is not None:
+            os.environ[PURE_ENV] = saved
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__[__doc__.index("example:") :],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--size", default="1GB", help="corpus size (default 1GB)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--corrupt", type=int, default=8)
+    p.add_argument("--skip-spark", action="store_true", help="no local[2] replay")
+    p.add_argument("--json", metavar="OUT")
+    p.add_argument("--markdown", metavar="OUT")
+    args = p.parse_args(argv)
+    corpus = replay_scaling._corpus(byte_size(args.size), args.seed, args.corrupt)
+    results: dict[str, Any] = {"corpus": str(corpus.relative_to(ROOT))}
+    results["bound"] = b = bound(corpus)
+    mb = b["bytes"] / 1e6
+    print(f"bound: {b['seconds']} s ({mb / b['seconds']:.0f} MB/s)", file=sys.stderr)
+    rows: list[tuple[str, float, float | None]] = []
+    for pure in (False, True):
+        name = "pure" if pure else "native"
+        v = verify_dir(corpus, pure)
+        results[f"verify-dir {name}"] = v
+        rows.append((f"verify-dir ({name})", v["seconds"], None))
+        print(f"verify-dir {name}: {v}", file=sys.stderr)
+        engines = ["process"] + ([] if args.skip_spark else ["local[2]"])
+        for engine in engines:
+            with tempfile.TemporaryDirectory(prefix="kc-scan-") as tmp:
+                r = replay(corpus, engine, pure, Path(tmp) / "out")
+            results[f"replay {engine} {name}"] = r
+            rows.append((f"replay {engine} ({name})", r["replay_seconds"], r["wall_seconds"]))
+            print(f"replay {engine} {name}: {r}", file=sys.stderr)
+    lines = [
+        "| command | seconds | MB/s | share of the bound (bound s / command s) | native / pure |",
+        "|---|---|---|---|---|",
+        f"| bound (CRC + decompression) | {b['seconds']:.2f} | {mb / b['seconds']:.0f} | 1.00 | |",
+    ]
+    secs = {name: s for name, s, _ in rows}
+    for name, s, _ in rows:
+        other = name.replace("(native)", "(pure)")
+        speedup = f"{secs[other] / s:.2f}x" if "(native)" in name and other in secs else ""
+        lines.append(f"| {name} | {s:.2f} | {mb / s:.0f} | {b['seconds'] / s:.2f} | {speedup} |")
+    table = "\n".join(lines)
+    print(table)
+    results["table"] = table
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+    if args.markdown:
+        Path(args.markdown).write_text(table + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,582 @@
+//! The native fast path of kafka-conformance: the records region of a magic-2 batch.
+//!
+//! This crate is an optimisation beside the pure-Python reference (`conformance/wire/record.py`,
+//! Kafka's `DefaultRecord.readFrom`), never a second definition of it. Its one rule: for any
+//! input it is not sure about, it *declines* (returns `None`) having handed out nothing, and
+//! the caller decodes that region with the reference reader, so every verdict, message and
+//! position is the reference's. `tests/test_fast_path.py`, `tests/test_native.py` and the fuzz
+//! target `native` hold it to the reference on every corpus input and on fuzzed ones.
+//!
+//! Record layout (`DefaultRecord`), and what this crate decides itself:
+//!
+//! | field               | type    | decided here                                        |
+//! |---------------------|---------|-----------------------------------------------------|
+//! | length              | varint  | 1-4 bytes, >= 6, the record wholly inside the region |
+//! | attributes          | int8    | any value                                           |
+//! | timestampDelta      | varlong | 1-9 bytes, \|delta\| < 2^62 (no int64 wrap-around)  |
+//! | offsetDelta         | varint  | 1-4 bytes                                           |
+//! | keyLength / key     | varint  | 1-4 bytes, < 0 is null                              |
+//! | valueLength / value | varint  | 1-4 bytes, < 0 is null                              |
+//! | headerCount         | varint  | one byte, even (0..63 headers)                      |
+//! |   headerKeyLength   | varint  | one byte, even (0..63 bytes)                        |
+//! |   headerKey         | bytes   | valid UTF-8 only (Java's replacement rules: decline) |
+//! |   headerValueLength | varint  | 1-4 bytes, < 0 is null                              |
+//! |   headerValue       | bytes   |                                                     |
+//!
+//! A record whose fields do not end exactly at `length`, a region not consumed exactly by
+//! `count` records, a 5-byte varint (Java's int wrap-around) or a 10-byte varlong: declined.
+//! Every read is bounds-checked. `unsafe` appears only in the ffi calls that make a row's
+//! objects (each block says why it is sound); a panic (a bug) reaches Python as
+//! `pyo3_runtime.PanicException`, never an abort.
+
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PySlice, PyString, PyTuple, PyType};
+
+/// Base offsets and timestamps outside (-2^62, 2^62) could wrap around int64 once a delta is
+/// added: the reference decides those.
+const LIMIT: i64 = 1 << 62;
+
+/// Why a region is declined: only ever "not sure", so the reference decides.
+struct Decline;
+
+type Parsed<T> = Result<T, Decline>;
+
+/// A zig-zag varint of at most `max_bytes` bytes inside `buf[..end]`.
+#[inline(always)]
+fn varint(buf: &[u8], pos: &mut usize, end: usize, max_bytes: u32) -> Parsed<i64> {
+    let mut raw: u64 = 0;
+    let mut shift: u32 = 0;
+    loop {
+        if *pos >= end || shift >= 7 * max_bytes {
+            return Err(Decline);
+        }
+        let b = buf[*pos];
+        *pos += 1;
+        raw |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
+}
+
+/// A 32-bit varint of Java's `readVarint` that cannot wrap around: at most 4 bytes.
+#[inline(always)]
+fn varint32(buf: &[u8], pos: &mut usize, end: usize) -> Parsed<i64> {
+    varint(buf, pos, end, 4)
+}
+
+/// A byte field: a length varint, then that many bytes (a negative length is null).
+#[inline(always)]
+fn nullable(buf: &[u8], pos: &mut usize, end: usize) -> Parsed<Option<(usize, usize)>> {
+    let n = varint32(buf, pos, end)?;
+    if n < 0 {
+        return Ok(None);
+    }
+    let start = *pos;
+    let stop = start.checked_add(n as usize).ok_or(Decline)?;
+    if stop > end {
+        return Err(Decline);
+    }
+    *pos = stop;
+    Ok(Some((start, stop)))
+}
+
+/// One record's fields, as positions in the region.
+struct Fields {
+    length: i64,
+    attributes: u8,
+    timestamp_delta: i64,
+    offset_delta: i64,
+    key: Option<(usize, usize)>,
+    value: Option<(usize, usize)>,
+}
+
+/// A header: its key's bytes (valid UTF-8) and its value.
+struct HeaderAt {
+    key: (usize, usize),
+    value: Option<(usize, usize)>,
+}
+
+/// Read one record at `pos`. `checked` false: the checking pass (header keys must be UTF-8);
+/// true: the region passed it, so the record's headers are collected into `headers` (cleared
+/// first) and keys are not checked again.
+#[inline(always)]
+fn read_record(
+    buf: &[u8],
+    pos: &mut usize,
+    headers: &mut Vec<HeaderAt>,
+    checked: bool,
+) -> Parsed<Fields> {
+    headers.clear();
+    let n = buf.len();
+    let length = varint32(buf, pos, n)?;
+    if length < 6 {
+        return Err(Decline);
+    }
+    let end = pos.checked_add(length as usize).ok_or(Decline)?;
+    if end > n {
+        return Err(Decline);
+    }
+    let attributes = buf[*pos];
+    *pos += 1;
+    let timestamp_delta = varint(buf, pos, end, 9)?;
+    if !(-LIMIT < timestamp_delta && timestamp_delta < LIMIT) {
+        return Err(Decline);
+    }
+    let offset_delta = varint32(buf, pos, end)?;
+    let key = nullable(buf, pos, end)?;
+    let value = nullable(buf, pos, end)?;
+    if *pos >= end {
+        return Err(Decline);
+    }
+    let count = buf[*pos];
+    *pos += 1;
+    if count >= 0x80 || count & 1 != 0 {
+        return Err(Decline);
+    }
+    for _ in 0..(count >> 1) {
+        if *pos >= end {
+            return Err(Decline);
+        }
+        let b = buf[*pos];
+        *pos += 1;
+        if b >= 0x80 || b & 1 != 0 {
+            return Err(Decline);
+        }
+        let kstart = *pos;
+        let kstop = kstart + usize::from(b >> 1);
+        if kstop > end || (!checked && std::str::from_utf8(&buf[kstart..kstop]).is_err()) {
+            return Err(Decline);
+        }
+        *pos = kstop;
+        let value = nullable(buf, pos, end)?;
+        if checked {
+            headers.push(HeaderAt { key: (kstart, kstop), value });
+        }
+    }
+    if *pos != end {
+        return Err(Decline);
+    }
+    Ok(Fields {
+        length,
+        attributes,
+        timestamp_delta,
+        offset_delta,
+        key,
+        value,
+    })
+}
+
+/// Validate the whole region (`count` records, exactly); the start of the first `keep`.
+fn read_region(buf: &[u8], count: u64, keep: u64) -> Parsed<Vec<u32>> {
+    let mut pos = 0usize;
+    let mut starts = Vec::with_capacity(keep.min(count).min(1 << 16) as usize);
+    let mut scratch: Vec<HeaderAt> = Vec::new();
+    if buf.len() > (u32::MAX / 2) as usize {
+        return Err(Decline);
+    }
+    for i in 0..count {
+        // every record takes at least 7 bytes: a huge count over a short region ends here
+        if pos >= buf.len() {
+            return Err(Decline);
+        }
+        if i < keep {
+            starts.push(pos as u32);
+        }
+        read_record(buf, &mut pos, &mut scratch, false)?;
+    }
+    if pos != buf.len() {
+        return Err(Decline);
+    }
+    Ok(starts)
+}
+
+/// A Python object owned while the GIL is held: dropping it decrements the count directly
+/// (a `Py<PyAny>` dropped goes through pyo3's deferred-decref check, measured at ~5% of an
+/// iteration in `perf`).
+type Obj<'py> = Bound<'py, PyAny>;
+
+/// A new reference, or the Python error that made it null.
+fn owned(py: Python<'_>, p: *mut ffi::PyObject) -> PyResult<Obj<'_>> {
+    // SAFETY: `p` is a new (owned) reference returned by a CPython constructor, or null with
+    // an exception set; from_owned_ptr_or_err takes over exactly that reference.
+    unsafe { Bound::from_owned_ptr_or_err(py, p) }
+}
+
+fn none(py: Python<'_>) -> Obj<'_> {
+    py.None().into_bound(py)
+}
+
+fn new_bytes<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Obj<'py>> {
+    // SAFETY: the pointer and length describe a live slice; CPython copies the bytes.
+    owned(py, unsafe {
+        ffi::PyBytes_FromStringAndSize(data.as_ptr().cast(), data.len() as ffi::Py_ssize_t)
+    })
+}
+
+fn new_int(py: Python<'_>, v: i64) -> PyResult<Obj<'_>> {
+    // SAFETY: a plain constructor call; the result is checked by `owned`.
+    owned(py, unsafe { ffi::PyLong_FromLongLong(v) })
+}
+
+fn bytes_or_none<'py>(
+    py: Python<'py>,
+    buf: &[u8],
+    at: Option<(usize, usize)>,
+) -> PyResult<Obj<'py>> {
+    match at {
+        Some((a, b)) => new_bytes(py, &buf[a..b]),
+        None => Ok(none(py)),
+    }
+}
+
+/// A tuple of `items`, filled directly: making rows is the measured hot spot of a decode
+/// (`perf record` of an iteration: CPython's allocation and tuple calls take most of it), so
+/// the one tuple a row needs is made without pyo3's generic iterator plumbing.
+fn new_tuple<'py, const N: usize>(py: Python<'py>, items: [Obj<'py>; N]) -> PyResult<Obj<'py>> {
+    // SAFETY: PyTuple_New(N) returns a tuple with N empty slots (or null, checked); each slot
+    // is filled exactly once, in range, with a reference PyTuple_SetItem steals (into_ptr
+    // hands it over), so no reference is leaked or freed twice.
+    unsafe {
+        let t = owned(py, ffi::PyTuple_New(N as ffi::Py_ssize_t))?;
+        for (i, item) in items.into_iter().enumerate() {
+            ffi::PyTuple_SetItem(t.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+        }
+        Ok(t)
+    }
+}
+
+/// How to make a `conformance.wire.record.Record` without running its `__init__` (which only
+/// stores its arguments): the type's allocator, then each `__slots__` slot set through its
+/// member descriptor, in the order of a row and then `control` (None). Measured: calling the
+/// Python class per record is the largest single cost of iterating a decode after making the
+/// row itself, so iteration makes the `Record` directly.
+#[pyclass(module = "kafka_conformance_native", frozen)]
+struct RecordMaker {
+    cls: Py<PyType>,
+    alloc: ffi::allocfunc,
+    slots: Vec<(PyObject, ffi::descrsetfunc)>,
+}
+
+#[pymethods]
+impl RecordMaker {
+    /// `fields`: the slot names of a row, in order, then `control`.
+    #[new]
+    fn new(cls: &Bound<'_, PyType>, fields: Vec<String>) -> PyResult<Self> {
+        if fields.len() != 12 {
+            return Err(PyValueError::new_err("a row's 11 fields and control are needed"));
+        }
+        let namespace = cls.getattr("__dict__")?;
+        let mut slots = Vec::with_capacity(fields.len());
+        for name in &fields {
+            let descr = namespace.get_item(name)?;
+            let descr_type = descr.get_type();
+            if descr_type.name()?.to_string() != "member_descriptor" {
+                return Err(PyValueError::new_err(format!("{name} is not a __slots__ slot")));
+            }
+            // SAFETY: PyType_GetSlot on a live type object; member_descriptor (a static type)
+            // has a descriptor setter, checked for null before the transmute to its signature
+            let set = unsafe { ffi::PyType_GetSlot(descr_type.as_type_ptr(), ffi::Py_tp_descr_set) };
+            if set.is_null() {
+                return Err(PyValueError::new_err(format!("{name} cannot be set")));
+            }
+            // SAFETY: the Py_tp_descr_set slot holds a descrsetfunc
+            let set: ffi::descrsetfunc = unsafe { std::mem::transmute(set) };
+            slots.push((descr.unbind(), set));
+        }
+        // SAFETY: as above, for the class's allocator (every type has one)
+        let alloc = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_alloc) };
+        if alloc.is_null() {
+            return Err(PyValueError::new_err("the record type has no allocator"));
+        }
+        // SAFETY: the Py_tp_alloc slot holds an allocfunc
+        let alloc: ffi::allocfunc = unsafe { std::mem::transmute(alloc) };
+        Ok(RecordMaker { cls: cls.clone().unbind(), alloc, slots })
+    }
+}
+
+impl RecordMaker {
+    fn make<'py>(&self, py: Python<'py>, values: [Obj<'py>; 12]) -> PyResult<Obj<'py>> {
+        // SAFETY: the allocator returns a new zeroed instance (or null, checked by `owned`);
+        // each setter is the member descriptor's own, called with that descriptor, an
+        // instance of its class and a live value, which it stores with a new reference (the
+        // caller's is released when `values` drops); a failure sets an exception, fetched.
+        unsafe {
+            let obj = owned(py, (self.alloc)(self.cls.bind(py).as_type_ptr(), 0))?;
+            for ((descr, set), value) in self.slots.iter().zip(values.iter()) {
+                if set(descr.as_ptr(), obj.as_ptr(), value.as_ptr()) != 0 {
+                    return Err(PyErr::fetch(py));
+                }
+            }
+            Ok(obj)
+        }
+    }
+}
+
+/// The records a region hands out, made one row at a time when read: the region was checked
+/// in full by `read_records_v2`, so reading a row cannot fail.
+#[pyclass(module = "kafka_conformance_native", frozen, sequence)]
+struct RecordRows {
+    maker: Option<Py<RecordMaker>>,
+    buf: Py<PyBytes>,
+    starts: Vec<u32>,
+    base_offset: i64,
+    base_timestamp: i64,
+    log_append_time: Option<i64>,
+}
+
+/// A few header keys as `str`, reused (keys repeat in almost every batch).
+#[derive(Default)]
+struct KeyCache {
+    keys: Vec<(Vec<u8>, PyObject)>,
+}
+
+impl KeyCache {
+    fn get<'py>(&mut self, py: Python<'py>, raw: &[u8]) -> PyResult<Obj<'py>> {
+        if let Some((_, k)) = self.keys.iter().find(|(r, _)| r.as_slice() == raw) {
+            return Ok(k.bind(py).clone());
+        }
+        // validated as UTF-8 by read_record before any row is made
+        let text = std::str::from_utf8(raw).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let k = PyString::new(py, text).into_any();
+        if self.keys.len() < 16 {
+            self.keys.push((raw.to_vec(), k.clone().unbind()));
+        }
+        Ok(k)
+    }
+}
+
+impl RecordRows {
+    fn fields<'py>(
+        &self,
+        py: Python<'py>,
+        i: usize,
+        cache: &mut KeyCache,
+        headers: &mut Vec<HeaderAt>,
+    ) -> PyResult<[Obj<'py>; 11]> {
+        let buf = self.buf.as_bytes(py);
+        let mut pos = self.starts[i] as usize;
+        let f = read_record(buf, &mut pos, headers, true)
+            .map_err(|_| PyValueError::new_err("a checked record no longer reads"))?;
+        let header_tuple = match headers.len() {
+            0 => PyTuple::empty(py).into_any(),
+            _ => {
+                let mut items = Vec::with_capacity(headers.len());
+                for h in headers.iter() {
+                    let key = cache.get(py, &buf[h.key.0..h.key.1])?;
+                    items.push(new_tuple(py, [key, bytes_or_none(py, buf, h.value)?])?);
+                }
+                PyTuple::new(py, items)?.into_any()
+            }
+        };
+        let timestamp = self.log_append_time.unwrap_or(self.base_timestamp + f.timestamp_delta);
+        Ok([
+            new_int(py, self.base_offset + f.offset_delta)?,
+            new_int(py, timestamp)?,
+            bytes_or_none(py, buf, f.key)?,
+            bytes_or_none(py, buf, f.value)?,
+            header_tuple,
+            new_int(py, i64::from(f.attributes))?,
+            new_int(py, f.offset_delta)?,
+            new_int(py, f.timestamp_delta)?,
+            new_int(py, 2)?,
+            none(py),
+            new_int(py, f.length)?,
+        ])
+    }
+
+    fn row<'py>(
+        &self,
+        py: Python<'py>,
+        i: usize,
+        cache: &mut KeyCache,
+        headers: &mut Vec<HeaderAt>,
+    ) -> PyResult<Obj<'py>> {
+        new_tuple(py, self.fields(py, i, cache, headers)?)
+    }
+
+    fn record<'py>(
+        &self,
+        py: Python<'py>,
+        maker: &RecordMaker,
+        i: usize,
+        cache: &mut KeyCache,
+        headers: &mut Vec<HeaderAt>,
+    ) -> PyResult<Obj<'py>> {
+        let [a, b, c, d, e, f, g, h, j, k, l] = self.fields(py, i, cache, headers)?;
+        maker.make(py, [a, b, c, d, e, f, g, h, j, k, l, none(py)])
+    }
+}
+
+#[pymethods]
+impl RecordRows {
+    fn __len__(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Obj<'py>> {
+        let n = self.starts.len() as isize;
+        let mut cache = KeyCache::default();
+        let mut headers = Vec::new();
+        if let Ok(slice) = index.downcast::<PySlice>() {
+            let ix = slice.indices(n)?;
+            let mut out = Vec::with_capacity(ix.slicelength);
+            let mut i = ix.start;
+            for _ in 0..ix.slicelength {
+                out.push(self.row(py, i as usize, &mut cache, &mut headers)?);
+                i += ix.step;
+            }
+            return Ok(PyList::new(py, out)?.into_any());
+        }
+        let mut i: isize = index.extract()?;
+        if i < 0 {
+            i += n;
+        }
+        if i < 0 || i >= n {
+            return Err(PyIndexError::new_err("record index out of range"));
+        }
+        self.row(py, i as usize, &mut cache, &mut headers)
+    }
+
+    /// Copied or pickled, the rows become a plain list of rows (what the Python loop makes).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Obj<'py>, (Obj<'py>,))> {
+        let all = self.__getitem__(py, &PySlice::full(py).into_any())?;
+        let list = py.import("builtins")?.getattr("list")?;
+        Ok((list, (all,)))
+    }
+
+    fn __iter__(slf: Py<Self>) -> RowIter {
+        RowIter { rows: slf, next: 0, cache: KeyCache::default(), headers: Vec::new() }
+    }
+
+    /// The rows as `Record` objects, made by the `RecordMaker` given to `read_records_v2`.
+    fn records(slf: Py<Self>, py: Python<'_>) -> PyResult<RecordIter> {
+        if slf.get().maker.is_none() {
+            return Err(PyValueError::new_err("no RecordMaker was given for these rows"));
+        }
+        let _ = py;
+        Ok(RecordIter { rows: slf, next: 0, cache: KeyCache::default(), headers: Vec::new() })
+    }
+}
+
+/// Iterating a `RecordRows` as records: one `Record` per `next()`.
+#[pyclass(module = "kafka_conformance_native")]
+struct RecordIter {
+    rows: Py<RecordRows>,
+    next: usize,
+    cache: KeyCache,
+    headers: Vec<HeaderAt>,
+}
+
+#[pymethods]
+impl RecordIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Obj<'py>>> {
+        let rows = self.rows.get();
+        if self.next >= rows.starts.len() {
+            return Ok(None);
+        }
+        let i = self.next;
+        self.next += 1;
+        let maker = rows.maker.as_ref().map(|m| m.get()).ok_or_else(|| {
+            PyValueError::new_err("no RecordMaker was given for these rows")
+        })?;
+        rows.record(py, maker, i, &mut self.cache, &mut self.headers).map(Some)
+    }
+}
+
+/// Iterating a `RecordRows`: one row per `next()`.
+#[pyclass(module = "kafka_conformance_native")]
+struct RowIter {
+    rows: Py<RecordRows>,
+    next: usize,
+    cache: KeyCache,
+    headers: Vec<HeaderAt>,
+}
+
+#[pymethods]
+impl RowIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Obj<'py>>> {
+        let rows = self.rows.get();
+        if self.next >= rows.starts.len() {
+            return Ok(None);
+        }
+        let i = self.next;
+        self.next += 1;
+        rows.row(py, i, &mut self.cache, &mut self.headers).map(Some)
+    }
+}
+
+/// The records of a magic-2 batch's records region (uncompressed, or decompressed without
+/// error or short read): the whole region is checked, then a `RecordRows` of the first
+/// `keep` records (made as `RecordRow` tuples when read, or as `Record` objects by
+/// `records()` with the `maker` given here) is returned; or `None`, having made nothing: the
+/// reference decides this region.
+#[pyfunction]
+#[pyo3(signature = (buf, start, count, base_offset, base_timestamp, log_append_time, keep, maker=None))]
+#[allow(clippy::too_many_arguments)]
+fn read_records_v2(
+    py: Python<'_>,
+    buf: Bound<'_, PyBytes>,
+    start: usize,
+    count: i64,
+    base_offset: i64,
+    base_timestamp: i64,
+    log_append_time: Option<i64>,
+    keep: i64,
+    maker: Option<Py<RecordMaker>>,
+) -> Option<RecordRows> {
+    if count < 0
+        || keep < 0
+        || !(-LIMIT < base_offset && base_offset < LIMIT)
+        || !(-LIMIT < base_timestamp && base_timestamp < LIMIT)
+    {
+        return None;
+    }
+    let data = buf.as_bytes().get(start..)?;
+    let starts = py.allow_threads(|| read_region(data, count as u64, keep as u64)).ok()?;
+    let starts = starts.into_iter().map(|p| p + start as u32).collect();
+    Some(RecordRows {
+        maker,
+        buf: buf.unbind(),
+        starts,
+        base_offset,
+        base_timestamp,
+        log_append_time,
+    })
+}
+
+/// CRC-32C (Castagnoli) of `buf[start:]`, read in place (`Crc32C`; the `crc32c` crate, SSE 4.2
+/// or ARMv8 CRC instructions where the CPU has them).
+#[pyfunction]
+#[pyo3(name = "crc32c")]
+fn crc32c_of(py: Python<'_>, buf: Bound<'_, PyBytes>, start: usize) -> PyResult<u32> {
+    let all = buf.as_bytes();
+    let data = all.get(start..).ok_or_else(|| {
+        PyValueError::new_err(format!("start {start} is past the end of {} bytes", all.len()))
+    })?;
+    Ok(py.allow_threads(|| ::crc32c::crc32c(data)))
+}
+
+#[pymodule]
+fn kafka_conformance_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // the API version conformance/wire/_record_fast.py checks (NATIVE_API)
+    m.add("API", 1)?;
+    m.add_function(wrap_pyfunction!(read_records_v2, m)?)?;
+    m.add_class::<RecordRows>()?;
+    m.add_class::<RecordMaker>()?;
+    m.add_function(wrap_pyfunction!(crc32c_of, m)?)?;
+    Ok(())
+}
