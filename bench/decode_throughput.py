@@ -534,7 +534,9 @@ def render_markdown(report: dict, command: str) -> str:  # type: ignore[type-arg
     lines.append("")
     lines.append(
         "Before/after comparisons of checkouts (`bench/compare_checkouts.py`) and the garbage "
-        "collector's share of a decode: docs/benchmarks-before-after.md."
+        "collector's share of a decode: docs/benchmarks-before-after.md. Validate-only scans "
+        "(`verify-dir`, the replay) against the same kind of bound: docs/benchmarks-scan.md "
+        "(`bench/native_scan.py`). The native path: docs/native.md."
     )
     lines.append("")
     lines.append("Command:")

@@ -78,7 +78,8 @@ def _corpus(size: int, seed: int, corrupt: int) -> Path:
     return path
 
 
-def _run(engine: str, corpus: Path, split: str, out: Path) -> dict[str, Any]:
+def _run(engine: str, corpus: Path, split: str, out: Path, kit: Path = ROOT) -> dict[str, Any]:
+    """One replay in its own process, with the kit of checkout ``kit`` (default this one)."""
     if out.exists():
         shutil.rmtree(out)
     cmd = [
@@ -95,7 +96,7 @@ def _run(engine: str, corpus: Path, split: str, out: Path) -> dict[str, Any]:
         *ENGINES[engine],
     ]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=kit, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{engine}: exit {proc.returncode}\n{proc.stderr[-3000:]}")

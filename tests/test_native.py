@@ -20,12 +20,14 @@ from types import ModuleType
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conformance import decode, strategies
+from conformance import codecs, decode, strategies
 from conformance.primitives import native
 from conformance.primitives.crc import crc32c_pure
 from conformance.wire import batch
+from conformance.wire._record_fast import _maker
 from conformance.wire.builder import BatchBuilder
 from conformance.wire.layout import RECORDS_OFFSET
+from conformance.wire.legacy import LegacyBatch, write_legacy_message, write_legacy_wrapper
 from conformance.wire.record import Raw, Record, RecordList, read_region, write_record_v2
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -264,3 +266,83 @@ def test_a_record_maker_needs_slots(ext: ModuleType) -> None:
         ext.RecordMaker(NoSlots, ["offset"] * 12)
     with pytest.raises(ValueError, match="11 fields and control"):
         ext.RecordMaker(Record, ["offset"])
+
+
+# --- legacy (v0/v1) wrappers -------------------------------------------------------------------
+
+
+def _inner(magic: int, n: int = 6, **fault: object) -> list[bytes]:
+    entries = []
+    for i in range(n):
+        knobs = fault if i == n // 2 else {}
+        key = None if i == 1 else b"k%d" % i
+        value = None if i == 2 else b"value %d " % i * (i + 1)
+        entries.append(write_legacy_message(magic, i, 1_600_000_000_000 + i, key, value, **knobs))  # type: ignore[arg-type]
+    return entries
+
+
+def _decode_both(stream: bytes, ext: ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[dict]:  # type: ignore[type-arg]
+    out = []
+    for fast in (True, False):
+        monkeypatch.setattr(native, "NATIVE", ext)
+        monkeypatch.setattr(batch, "FAST_PATH", fast)
+        out.append(decode(stream).to_dict())
+    return out
+
+
+@pytest.mark.parametrize("magic", [0, 1])
+@pytest.mark.parametrize("codec", [1, 2, 3])
+@pytest.mark.parametrize("log_append_time", [False, True])
+def test_legacy_wrappers_equal_the_reference(
+    ext: ModuleType, monkeypatch: pytest.MonkeyPatch, magic: int, codec: int, log_append_time: bool
+) -> None:
+    attributes = 0x08 if log_append_time and magic == 1 else 0
+    wrapper = write_legacy_wrapper(magic, 40, 1_700_000_000_000, _inner(magic), codec, attributes)
+    native_doc, reference = _decode_both(wrapper, ext, monkeypatch)
+    assert native_doc == reference and reference["outcome"] == "ok"
+    assert len(reference["batches"][0]["records"]) == 6
+    data = codecs.read_stream(codec, LegacyBatch(wrapper).message.value, magic).data
+    lat = 1_700_000_000_000 if attributes else None
+    taken = ext.read_legacy_records(data, 0, magic, 40, lat, 3, _maker(ext))
+    assert taken is not None and taken[0] == 6 and len(taken[1]) == 3
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [{"crc": 1}, {"trailing": b"\x00"}, {"value_length": 10_000}, {"truncate": 9}],
+    ids=["inner-crc", "trailing", "value-length", "short"],
+)
+def test_legacy_declines_what_it_is_not_sure_about(
+    ext: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    fault: dict,  # type: ignore[type-arg]
+) -> None:
+    entries = _inner(1, **fault)
+    data = b"".join(entries)
+    assert ext.read_legacy_records(data, 0, 1, 40, None, 99, _maker(ext)) is None
+    # an inner message that is itself compressed, and a payload ending inside an entry
+    compressed = write_legacy_message(1, 0, 0, None, b"x", 1)
+    assert ext.read_legacy_records(compressed, 0, 1, 0, None, 9, _maker(ext)) is None
+    whole = b"".join(_inner(1))
+    assert ext.read_legacy_records(whole[:-3], 0, 1, 0, None, 9, _maker(ext)) is None
+    # the verdict on the whole wrapper stays the reference's
+    wrapper = write_legacy_wrapper(1, 40, 1_700_000_000_000, entries, 1)
+    native_doc, reference = _decode_both(wrapper, ext, monkeypatch)
+    assert native_doc == reference
+
+
+@pytest.mark.parametrize("keep", [0, 2, 6, None])
+def test_legacy_keep_counts_like_the_reference(
+    ext: ModuleType, monkeypatch: pytest.MonkeyPatch, keep: int | None
+) -> None:
+    from conformance import StreamDecoder
+
+    wrapper = write_legacy_wrapper(1, 40, 1_700_000_000_000, _inner(1), 1)
+    seen = []
+    for fast in (True, False):
+        monkeypatch.setattr(native, "NATIVE", ext)
+        monkeypatch.setattr(batch, "FAST_PATH", fast)
+        batches = list(StreamDecoder(wrapper + _batch(9), keep=keep))
+        seen.append([(list(b.records), b.records.total) for b in batches])
+    assert seen[0] == seen[1]
+    assert [total for _, total in seen[1]] == [6, 9]

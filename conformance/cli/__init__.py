@@ -27,6 +27,7 @@ from conformance.cli import (
     verify,
     verify_dir,
 )
+from conformance.primitives import native
 
 #: the command modules, in the order ``--help`` lists them
 COMMANDS = (
@@ -61,7 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
         "  kafka-conformance verify\n"
         "  kafka-conformance decode --help",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__}, {native.implementation()}",
+        help="show the version and the decoding path in use (native or pure, and why)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.register(sub)

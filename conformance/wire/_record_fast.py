@@ -58,7 +58,14 @@ from conformance.errors import DecodeError
 from conformance.primitives import native as _native
 from conformance.primitives.java import java_utf8
 from conformance.primitives.varint import read_varint, read_varlong
-from conformance.wire.record import Header, Record, RecordList, RecordRow, RecordSink
+from conformance.wire.record import (
+    ROW_FIELDS,
+    Header,
+    Record,
+    RecordList,
+    RecordRow,
+    RecordSink,
+)
 
 #: zig-zag decoding of every 1- and 2-byte varint payload (14 bits)
 _ZZ = [(u >> 1) ^ -(u & 1) for u in range(1 << 14)]
@@ -123,20 +130,7 @@ def read_records_fast(
 
 #: the slots of :class:`Record` in the order of a :data:`RecordRow`, then ``control``: how the
 #: native extension makes a ``Record`` without calling it (``Record.__init__`` only stores)
-RECORD_SLOTS = (
-    "offset",
-    "timestamp",
-    "key",
-    "value",
-    "headers",
-    "attributes",
-    "offset_delta",
-    "timestamp_delta",
-    "magic",
-    "crc",
-    "size",
-    "control",
-)
+RECORD_SLOTS = (*ROW_FIELDS, "control")
 
 
 @cache
@@ -178,6 +172,41 @@ def _read_native(
     if rows is None:
         return False
     out.extend_rows(rows, total=count)
+    return True
+
+
+def read_legacy_fast(
+    data: bytes,
+    wrapper_magic: int,
+    wrapper_offset: int,
+    log_append_time: int | None,
+    out: RecordSink,
+) -> bool:
+    """Hand the records of a compressed v0/v1 wrapper to ``out`` (``data``: its payload,
+    decompressed without error or short read): ``True``; or ``False`` having handed out
+    nothing: the reference reader decides (``LegacyBatch.read_messages``). Native only: the
+    Python side has no fast loop for legacy messages."""
+    native = _native.NATIVE
+    if native is None:
+        return False
+    keep = count_all = 1 << 62
+    if type(out) is RecordList and out.visit is None and out.keep is not None:
+        keep = max(0, out.keep - len(out))  # the others are checked and counted only
+    result = native.read_legacy_records(
+        data, 0, wrapper_magic, wrapper_offset, log_append_time, keep, _maker(native)
+    )
+    if result is None:
+        return False
+    count, records = result
+    if type(out) is list:
+        out.extend(records)
+        return True
+    if out.keep is None and out.limit is not None and out.total + count > out.limit:
+        return False  # the reference reader raises the limit at the exact record
+    for r in records:
+        out.append(r)
+    if count > len(records) and keep != count_all:
+        out.skip(count - len(records))
     return True
 
 

@@ -32,14 +32,18 @@ from conformance import codecs
 from conformance.errors import (
     CodecError,
     CorruptRecordError,
+    DecodeError,
     IllegalArgumentError,
     IndexOutOfBoundsError,
     InvalidRecordError,
     KafkaError,
     jvm_allocate,
 )
+from conformance.primitives import native as _native
 from conformance.primitives.crc import crc32
 from conformance.primitives.java import wrap64
+from conformance.wire import batch as _batch
+from conformance.wire._record_fast import read_legacy_fast
 from conformance.wire.java_stream import JavaStreamReader
 from conformance.wire.layout import (
     COMPRESSION_CODEC_MASK,
@@ -236,9 +240,29 @@ class LegacyBatch:
         offset, timestamp, key, value. Returns a wrapper's decompressed payload (for strict
         checks), else None."""
         state: list[codecs.Decompressed] = []
+        codec = codecs.codec(self.message.compression_id).id
+        if codec != codecs.NONE and _batch.FAST_PATH and _native.NATIVE is not None:
+            stream = self._wrapper_stream(codec, decompressed_limit, codecs.CLIENTS[0])
+            if stream.error is None and all(stream.pieces) and self._read_fast(stream, out):
+                return stream
+            state.append(stream)
         for offset, message in self.read_messages(decompressed_limit, state):
             out.append(_to_record(offset, message))
         return state[0] if state else None
+
+    def _read_fast(self, stream: codecs.Decompressed, out: RecordSink) -> bool:
+        """The native path over a payload decompressed without error or short read."""
+        wrapper = self.message
+        try:
+            lat = (
+                wrapper.timestamp
+                if wrapper.timestamp_type == TimestampType.LOG_APPEND_TIME
+                else None
+            )
+        except DecodeError:
+            return False  # the reference raises it where Java does
+        data = stream.pieces[0] if len(stream.pieces) == 1 else stream.data
+        return read_legacy_fast(bytes(data), wrapper.magic, self.offset, lat, out)
 
     def read_messages(
         self,
@@ -253,8 +277,9 @@ class LegacyBatch:
         if codec == codecs.NONE:
             yield self.offset, self.message
             return
-        entries, base, stream = self._deep_entries(codec, decompressed_limit, clients)
-        if state is not None:
+        given = state[0] if state else None  # read_records decompressed it already
+        entries, base, stream = self._deep_entries(codec, decompressed_limit, clients, given)
+        if state is not None and given is None:
             state.append(stream)
         wrapper_v1 = self.message.magic == MAGIC_VALUE_V1
         for inner_offset, inner in entries:
@@ -263,10 +288,11 @@ class LegacyBatch:
                 raise InvalidRecordError("Inner messages must not be compressed")
             yield offset, inner
 
-    def _deep_entries(
+    def _wrapper_stream(
         self, codec: int, decompressed_limit: int, clients: str
-    ) -> tuple[list[tuple[int, LegacyMessage]], int, codecs.Decompressed]:
-        """``DeepRecordsIterator``'s constructor: everything is read eagerly."""
+    ) -> codecs.Decompressed:
+        """``DeepRecordsIterator``'s constructor up to the decompressing stream: the wrapper's
+        checks, then the payload read as the clients' codec library reads it."""
         wrapper = self.message
         wrapper_magic = wrapper.magic
         if wrapper_magic not in (MAGIC_VALUE_V0, MAGIC_VALUE_V1):
@@ -283,7 +309,20 @@ class LegacyBatch:
             raise InvalidRecordError(
                 f"Found invalid compressed record set with null value (magic = {wrapper_magic})"
             )
-        stream = codecs.read_stream(codec, value, wrapper_magic, decompressed_limit, clients)
+        return codecs.read_stream(codec, value, wrapper_magic, decompressed_limit, clients)
+
+    def _deep_entries(
+        self,
+        codec: int,
+        decompressed_limit: int,
+        clients: str,
+        stream: codecs.Decompressed | None = None,
+    ) -> tuple[list[tuple[int, LegacyMessage]], int, codecs.Decompressed]:
+        """``DeepRecordsIterator``'s constructor: everything is read eagerly."""
+        if stream is None:
+            stream = self._wrapper_stream(codec, decompressed_limit, clients)
+        wrapper = self.message
+        wrapper_magic = wrapper.magic
         wrapper_timestamp = wrapper.timestamp
         wrapper_ts_type = wrapper.timestamp_type
         src = JavaStreamReader(stream)

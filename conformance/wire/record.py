@@ -92,6 +92,22 @@ def _note_null_length(anomalies: Anomalies, pos: int, n: int, field: str) -> Non
 Header = tuple[str, bytes | None]
 
 
+#: the fields of a record row (:data:`RecordRow`), in order: the arguments of ``Record(...)``
+ROW_FIELDS = (
+    "offset",
+    "timestamp",
+    "key",
+    "value",
+    "headers",
+    "attributes",
+    "offset_delta",
+    "timestamp_delta",
+    "magic",
+    "crc",
+    "size",
+)
+
+
 class Record:
     """A decoded record (v2, or a v0/v1 message seen through Kafka's ``Record`` interface).
 
@@ -99,20 +115,7 @@ class Record:
     records slot by slot without calling it (``wire._record_fast.RECORD_SLOTS``), and
     tests/test_native.py compares every slot with the reference's records."""
 
-    __slots__ = (
-        "offset",
-        "timestamp",
-        "key",
-        "value",
-        "headers",
-        "attributes",
-        "offset_delta",
-        "timestamp_delta",
-        "control",
-        "magic",
-        "crc",
-        "size",
-    )
+    __slots__ = (*ROW_FIELDS, "control")
 
     def __init__(
         self,
@@ -260,6 +263,13 @@ class RecordList(Sequence[Record]):
         if self.visit is not None:
             for row in rows:
                 self.visit(Record(*row))
+
+    def skip(self, n: int) -> None:
+        """Count ``n`` more records handed out and not kept: only once ``keep`` records are
+        kept, and without ``visit`` (the fast path checks such records without making them)."""
+        if self.visit is not None or self.keep is None or len(self._items) < self.keep:
+            raise ValueError("only records beyond those kept can be skipped")
+        self.total += n
 
     def mark(self) -> tuple[int, int]:
         return len(self._items), self.total

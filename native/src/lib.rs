@@ -450,55 +450,32 @@ impl RecordRows {
     }
 
     fn __iter__(slf: Py<Self>) -> RowIter {
-        RowIter { rows: slf, next: 0, cache: KeyCache::default(), headers: Vec::new() }
+        RowIter::new(slf, false)
     }
 
     /// The rows as `Record` objects, made by the `RecordMaker` given to `read_records_v2`.
-    fn records(slf: Py<Self>, py: Python<'_>) -> PyResult<RecordIter> {
+    fn records(slf: Py<Self>) -> PyResult<RowIter> {
         if slf.get().maker.is_none() {
             return Err(PyValueError::new_err("no RecordMaker was given for these rows"));
         }
-        let _ = py;
-        Ok(RecordIter { rows: slf, next: 0, cache: KeyCache::default(), headers: Vec::new() })
+        Ok(RowIter::new(slf, true))
     }
 }
 
-/// Iterating a `RecordRows` as records: one `Record` per `next()`.
-#[pyclass(module = "kafka_conformance_native")]
-struct RecordIter {
-    rows: Py<RecordRows>,
-    next: usize,
-    cache: KeyCache,
-    headers: Vec<HeaderAt>,
-}
-
-#[pymethods]
-impl RecordIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Obj<'py>>> {
-        let rows = self.rows.get();
-        if self.next >= rows.starts.len() {
-            return Ok(None);
-        }
-        let i = self.next;
-        self.next += 1;
-        let maker = rows.maker.as_ref().map(|m| m.get()).ok_or_else(|| {
-            PyValueError::new_err("no RecordMaker was given for these rows")
-        })?;
-        rows.record(py, maker, i, &mut self.cache, &mut self.headers).map(Some)
-    }
-}
-
-/// Iterating a `RecordRows`: one row per `next()`.
+/// Iterating a `RecordRows`: one row (or, from `records()`, one `Record`) per `next()`.
 #[pyclass(module = "kafka_conformance_native")]
 struct RowIter {
     rows: Py<RecordRows>,
     next: usize,
     cache: KeyCache,
     headers: Vec<HeaderAt>,
+    as_records: bool,
+}
+
+impl RowIter {
+    fn new(rows: Py<RecordRows>, as_records: bool) -> Self {
+        RowIter { rows, next: 0, cache: KeyCache::default(), headers: Vec::new(), as_records }
+    }
 }
 
 #[pymethods]
@@ -514,7 +491,13 @@ impl RowIter {
         }
         let i = self.next;
         self.next += 1;
-        rows.row(py, i, &mut self.cache, &mut self.headers).map(Some)
+        if !self.as_records {
+            return rows.row(py, i, &mut self.cache, &mut self.headers).map(Some);
+        }
+        let maker = rows.maker.as_ref().map(|m| m.get()).ok_or_else(|| {
+            PyValueError::new_err("no RecordMaker was given for these rows")
+        })?;
+        rows.record(py, maker, i, &mut self.cache, &mut self.headers).map(Some)
     }
 }
 
@@ -557,6 +540,155 @@ fn read_records_v2(
     })
 }
 
+/// One v0/v1 message inside a legacy wrapper, as positions in the payload.
+struct LegacyAt {
+    offset: i64,
+    crc: u32,
+    magic: i64,
+    attributes: i64,
+    timestamp: i64,
+    key: Option<(usize, usize)>,
+    value: Option<(usize, usize)>,
+    size: i64,
+}
+
+fn be_i32(buf: &[u8], at: usize) -> Parsed<i32> {
+    let b: [u8; 4] = buf.get(at..at + 4).ok_or(Decline)?.try_into().map_err(|_| Decline)?;
+    Ok(i32::from_be_bytes(b))
+}
+
+fn be_i64(buf: &[u8], at: usize) -> Parsed<i64> {
+    let b: [u8; 8] = buf.get(at..at + 8).ok_or(Decline)?.try_into().map_err(|_| Decline)?;
+    Ok(i64::from_be_bytes(b))
+}
+
+/// A length-prefixed field of a legacy message body (`Utils.sizeDelimited`).
+fn sized(body: &[u8], at: usize) -> Parsed<(Option<(usize, usize)>, usize)> {
+    let n = be_i32(body, at)?;
+    if n < 0 {
+        return Ok((None, at + 4));
+    }
+    let stop = at + 4 + n as usize;
+    if stop > body.len() {
+        return Err(Decline);
+    }
+    Ok((Some((at + 4, stop)), stop))
+}
+
+/// The inner messages of a decompressed v0/v1 wrapper payload (`buf`), all well formed:
+/// entries that tile the payload exactly, sizes >= 14, magic 0 or 1, no compression, CRC-32
+/// right, key and value ending exactly at the message's end.
+fn read_legacy(buf: &[u8], log_append_time: Option<i64>) -> Parsed<Vec<LegacyAt>> {
+    let mut pos = 0usize;
+    let mut out = Vec::new();
+    while pos < buf.len() {
+        let offset = be_i64(buf, pos)?;
+        let size = be_i32(buf, pos + 8)?;
+        if size < 14 {
+            return Err(Decline);
+        }
+        let start = pos + 12;
+        let end = start + size as usize;
+        let body = buf.get(start..end).ok_or(Decline)?;
+        let crc = u32::from_be_bytes(body[0..4].try_into().map_err(|_| Decline)?);
+        let magic = i64::from(body[4] as i8);
+        let attributes = i64::from(body[5] as i8);
+        if !(magic == 0 || magic == 1) || attributes & 7 != 0 {
+            return Err(Decline);
+        }
+        if crc32fast::hash(&body[4..]) != crc {
+            return Err(Decline);
+        }
+        let (timestamp, key_at) = if magic == 0 {
+            (-1, 6)
+        } else {
+            (log_append_time.map_or_else(|| be_i64(body, 6), Ok)?, 14)
+        };
+        let (key, value_at) = sized(body, key_at)?;
+        let (value, stop) = sized(body, value_at)?;
+        if stop != body.len() {
+            return Err(Decline);
+        }
+        let place = |at: Option<(usize, usize)>| at.map(|(a, b)| (a + start, b + start));
+        out.push(LegacyAt {
+            offset,
+            crc,
+            magic,
+            attributes,
+            timestamp,
+            key: place(key),
+            value: place(value),
+            size: i64::from(size) + 12,
+        });
+        pos = end;
+    }
+    if out.is_empty() {
+        return Err(Decline);
+    }
+    Ok(out)
+}
+
+/// The records of a compressed v0/v1 wrapper whose payload (`buf[start:]`) was decompressed
+/// without error or short read: `(count, [Record of the first keep])`, every message checked;
+/// or `None`, having made nothing: the reference decides this wrapper.
+/// `log_append_time`: the wrapper's timestamp when it is a v1 wrapper with LogAppendTime.
+#[pyfunction]
+#[pyo3(signature = (buf, start, wrapper_magic, wrapper_offset, log_append_time, keep, maker))]
+#[allow(clippy::too_many_arguments)]
+fn read_legacy_records<'py>(
+    py: Python<'py>,
+    buf: Bound<'py, PyBytes>,
+    start: usize,
+    wrapper_magic: i64,
+    wrapper_offset: i64,
+    log_append_time: Option<i64>,
+    keep: usize,
+    maker: Bound<'py, RecordMaker>,
+) -> PyResult<Option<(usize, Bound<'py, PyList>)>> {
+    let Some(data) = buf.as_bytes().get(start..) else {
+        return Ok(None);
+    };
+    let Ok(entries) = py.allow_threads(|| read_legacy(data, log_append_time)) else {
+        return Ok(None);
+    };
+    let base = if wrapper_magic == 1 {
+        let last = entries.last().map_or(0, |e| e.offset);
+        if wrapper_offset == 0 {
+            0
+        } else if wrapper_offset < last {
+            return Ok(None); // the reference raises InvalidRecordException
+        } else {
+            wrapper_offset - last
+        }
+    } else {
+        0
+    };
+    let all = buf.as_bytes();
+    let maker = maker.get();
+    let mut records = Vec::with_capacity(keep.min(entries.len()));
+    for e in entries.iter().take(keep) {
+        let offset = if wrapper_magic == 1 { base.wrapping_add(e.offset) } else { e.offset };
+        records.push(maker.make(
+            py,
+            [
+                new_int(py, offset)?,
+                new_int(py, e.timestamp)?,
+                bytes_or_none(py, all, e.key.map(|(a, b)| (a + start, b + start)))?,
+                bytes_or_none(py, all, e.value.map(|(a, b)| (a + start, b + start)))?,
+                PyTuple::empty(py).into_any(),
+                new_int(py, e.attributes)?,
+                new_int(py, 0)?,
+                new_int(py, 0)?,
+                new_int(py, e.magic)?,
+                new_int(py, i64::from(e.crc))?,
+                new_int(py, e.size)?,
+                none(py),
+            ],
+        )?);
+    }
+    Ok(Some((entries.len(), PyList::new(py, records)?)))
+}
+
 /// CRC-32C (Castagnoli) of `buf[start:]`, read in place (`Crc32C`; the `crc32c` crate, SSE 4.2
 /// or ARMv8 CRC instructions where the CPU has them).
 #[pyfunction]
@@ -578,5 +710,6 @@ fn kafka_conformance_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RecordRows>()?;
     m.add_class::<RecordMaker>()?;
     m.add_function(wrap_pyfunction!(crc32c_of, m)?)?;
+    m.add_function(wrap_pyfunction!(read_legacy_records, m)?)?;
     Ok(())
 }
