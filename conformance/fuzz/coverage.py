@@ -112,6 +112,11 @@ def _measure(
     names = list(targets)
     for name in names:
         target = get(name)
+        why = target.unavailable() if target.unavailable is not None else None
+        if why:
+            if progress:
+                progress(f"  {name}: skipped: {why}")
+            continue
         cov = _coverage(coverage, options)
         count = 0
         cov.start()

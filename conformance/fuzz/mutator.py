@@ -18,6 +18,10 @@ stream          entry: drop / duplicate / swap / truncate; v2 header field := in
 codec           the decompressed content (v2 records or inner messages) edited as above, then
                 recompressed in a framing variant; or payload bytes; or framing / count
 headers         header list edit (add, drop, null key bytes, null value, invalid UTF-8)
+native          a selector byte (flipped now and then), then: a stream, mutated as ``stream``;
+                or a records region (``fuzz.native``): a count / base / keep / pad field :=
+                interesting value, or its records edited as above; now and then one form
+                turned into the other (a batch's region out, or the region wrapped in a batch)
 ==============  ==============================================================================
 
 ``byte_mutate(data, max_size) -> bytes`` is libFuzzer's own mutator under atheris
@@ -33,6 +37,7 @@ from collections.abc import Callable
 
 from conformance import codecs
 from conformance.errors import DecodeError
+from conformance.fuzz import native as native_target
 from conformance.fuzz.produce import mutate_selector
 from conformance.fuzz.targets import CODEC_OF, codec_input, wrap_headers
 from conformance.stream.splitter import Splitter
@@ -153,6 +158,8 @@ class Mutator:
                 out = self.codec_payload(data, rng, max_size)
             elif self.shape == "headers":
                 out = self.headers(data, rng, max_size)
+            elif self.shape == "native":
+                out = self.native(data, rng, max_size)
             elif self.shape == "produce":  # a selector byte, then a record stream
                 if data and rng.random() < 0.1:
                     out = mutate_selector(data, rng)
@@ -365,6 +372,67 @@ class Mutator:
             return self.bytes_of(data, rng, max_size)
         headers = [(k.encode("utf-8"), v) for k, v in out[0].headers]
         return write_headers_v2(edit_headers(headers, rng))
+
+    # ------------------------------------------------------------------------------ native
+    def native(self, data: bytes, rng: random.Random, max_size: int) -> bytes:
+        if not data:
+            return self.bytes_of(data, rng, max_size)
+        roll = rng.random()
+        if roll < 0.08:  # another decode mode / codec / extra pass, same form
+            return bytes([data[0] ^ (2 << rng.randrange(7))]) + data[1:]
+        if roll < 0.12:
+            return self.native_convert(data, rng)
+        if not data[0] & 1:
+            return data[:1] + self.stream(data[1:], rng, max(max_size - 1, 1))
+        r = native_target.read_region_input(data)
+        if roll < 0.35:
+            field = rng.choice(
+                ("count", "base_offset", "base_timestamp", "log_append_time", "keep")
+            )
+            value = interesting(rng, getattr(r, field))
+            if field == "base_offset" or field == "base_timestamp":
+                value = rng.choice((value, (1 << 62) - 1 - rng.randrange(3), 1 - (1 << 62)))
+            setattr(
+                r,
+                field,
+                _fits(">H" if field == "keep" else ">i" if field == "count" else ">q", value),
+            )
+        elif roll < 0.4:
+            r.pad = bytes(rng.randrange(256) for _ in range(rng.choice((0, 1, 7, 255))))
+        else:
+            chunks, trailing = split_records(r.region, r.base_offset, r.base_timestamp, r.count)
+            chunks, trailing = self.mutate_records(chunks, trailing, rng, max_size)
+            r.region = b"".join(c for c, _ in chunks) + trailing
+            if rng.random() < 0.9:
+                r.count = len(chunks)
+            if rng.random() < 0.8:
+                r.keep = r.count if rng.random() < 0.7 else rng.randrange(max(r.count, 0) + 2)
+        return native_target.write_region_input(r)
+
+    def native_convert(self, data: bytes, rng: random.Random) -> bytes:
+        """Stream form -> region form (one v2 batch's records, decompressed), or back."""
+        if data[0] & 1:
+            r = native_target.read_region_input(data)
+            if not 0 <= r.count < 1 << 31:
+                r.count = 0
+            return bytes([data[0] & 0x82]) + native_target.region_stream(r)
+        entries, _ = split(data[1:])
+        v2 = [e for e in entries if len(e) >= RECORD_BATCH_OVERHEAD and e[MAGIC_OFFSET] == 2]
+        if not v2:
+            return data
+        batch = RecordBatchV2(rng.choice(v2))
+        codec = batch.attributes_raw & COMPRESSION_CODEC_MASK
+        body = read_payload(codec, batch.raw[RECORDS_OFFSET:], MAGIC_VALUE_V2)
+        if body is None:
+            return data
+        selector = 1 | (data[0] & 0x80) | (2 if batch.attributes_raw & 8 else 0)
+        selector |= (codec % 8) << 2
+        return native_target.write_region_input(
+            native_target.RegionInput(
+                selector, batch.records_count, batch.base_offset, batch.base_timestamp,
+                batch.max_timestamp, batch.records_count, b"", body,
+            )
+        )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------- helpers

@@ -80,6 +80,10 @@ class RunSummary:
     new_findings: list[str] = field(default_factory=list)
     #: the broker version every input was judged on (``produce`` with ``--broker``)
     broker: str | None = None
+    #: the target's own counters summed over its workers (``Target.counters``; e.g. the
+    #: ``native`` target's regions accepted / declined by the extension), as of each worker's
+    #: last stats write (every couple of seconds)
+    counters: dict[str, int] = field(default_factory=dict)
 
     @property
     def failed(self) -> bool:
@@ -238,6 +242,9 @@ def run_target(
     target = get(target_name)
     if differential and not target.differential:
         raise ValueError(f"target {target.name!r} has no differential oracle")
+    why = target.unavailable() if target.unavailable is not None else None
+    if why:
+        raise RuntimeError(f"fuzz {target.name}: cannot run: {why}")
     if broker is not None and target.oracle != "broker":
         raise ValueError(f"--broker applies to the produce target, not {target.name!r}")
     if target.oracle == "broker":
@@ -420,6 +427,10 @@ def _run_target(
         # inputs really compared with the oracle (the worker's count, every couple of seconds)
         summary.differential_inputs += int(doc.get("differential_inputs", 0))
         summary.slowest_input_s = max(summary.slowest_input_s, doc.get("slowest", 0.0))
+        counted = doc.get("counters")
+        if isinstance(counted, dict):
+            for key, n in counted.items():
+                summary.counters[key] = summary.counters.get(key, 0) + int(n)
     summary.exec_per_sec = round(summary.execs / seconds, 1) if seconds else 0.0
     pulses = [
         q
@@ -436,6 +447,11 @@ def _run_target(
     summary.corpus_files = sum(1 for _ in p["corpus"].iterdir())
     if summary.execs == 0:
         _no_input_run(target.name, seconds, runs, p["logs"])
+    if summary.counters:
+        say(
+            f"  {target.name} counters: "
+            + ", ".join(f"{k} {v}" for k, v in summary.counters.items())
+        )
 
     # ---- new findings from the workers themselves, minimized
     differential_runner = None

@@ -23,6 +23,7 @@ stream      any bytes -> decode, memory and file semantics
 index       [kind][data] -> OffsetIndex / TimeIndex / TransactionIndex: sanity check, lookups
 snapshot    a producer-state .snapshot file -> parse
 checkpoint  [kind][data] -> offset / leader-epoch checkpoint, partition.metadata, meta.properties
+native      [selector][stream or records region] -> native fast path vs pure loop vs reference
 ==========  ===============================================================================
 
 Codec framing byte (targets gzip/snappy/lz4/zstd): ``b & 3`` = 0/1 v2 batch, 2 a magic-1
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from conformance import codecs
 from conformance.errors import DecodeError
+from conformance.fuzz import native as native_target
 from conformance.fuzz.produce import seeds as produce_seeds
 from conformance.fuzz.produce import t_produce
 from conformance.logdir import checkpoint, snapshot
@@ -369,6 +371,30 @@ def _seeds_stream(root: Path) -> Iterator[bytes]:
     yield from _record_streams(root)
 
 
+def _seeds_native(root: Path) -> Iterator[bytes]:
+    """The built-in seeds, then every v2 batch of the corpora in the stream form (selector
+    0: memory mode) and, uncompressed, its records region in the region form."""
+    yield from native_target.seeds()
+    for raw, b in _batches(root):
+        if getattr(b, "magic", 0) != 2:
+            continue
+        yield b"\x00" + raw
+        if getattr(b, "compression_id", 1) == 0:
+            lat = b.attributes_raw & 8  # type: ignore[attr-defined]
+            yield native_target.write_region_input(
+                native_target.RegionInput(
+                    1 | (2 if lat else 0),
+                    b.records_count,  # type: ignore[attr-defined]
+                    b.base_offset,  # type: ignore[attr-defined]
+                    b.base_timestamp,  # type: ignore[attr-defined]
+                    b.max_timestamp,  # type: ignore[attr-defined]
+                    b.records_count,  # type: ignore[attr-defined]
+                    b"",
+                    raw[61:],
+                )
+            )
+
+
 def _seeds_index(root: Path) -> Iterator[bytes]:
     for suffix, kind in (("index", 0), ("timeindex", 1), ("txnindex", 2)):
         for p in _corpora_files(root, (f"*/*/log/*/*.{suffix}",)):
@@ -415,6 +441,12 @@ class Target:
     #: which oracle the differential asks: "consumer" (Kafka's record classes) or "broker"
     #: (each broker version's own log, ``fuzz.produce``)
     oracle: str = "consumer"
+    #: why the target cannot run here (None: it can); the runner and the worker refuse to
+    #: start it then, with that reason (``native``: the extension is not installed)
+    unavailable: Callable[[], str | None] | None = None
+    #: the target's own counters (this process's totals), written to the worker's stats file
+    #: and summed into the run's summary (``RunSummary.counters``)
+    counters: Callable[[], dict[str, int]] | None = None
 
     def wire_bytes(self, data: bytes) -> bytes | None:
         """The record stream this input decodes as (differential mode), else None."""
@@ -518,6 +550,17 @@ TARGETS: dict[str, Target] = {
             modules=("broker", "wire.record_partial"),
             differential=True,
             oracle="broker",
+        ),
+        Target(
+            "native",
+            native_target.t_native,
+            "the native fast path (kafka_conformance_native) against the pure loop and the "
+            "reference reader: decodes and records regions, every codec",
+            _seeds_native,
+            shape="native",
+            modules=("wire._record_fast", "wire.record", "wire.batch", "primitives.native"),
+            unavailable=native_target.unavailable,
+            counters=native_target.counters,
         ),
         Target(
             "index",

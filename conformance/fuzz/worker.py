@@ -34,8 +34,13 @@ def build(
     """The TestOneInput callable for a target (shared with the tests).
 
     ``stats_path`` gets ``{"execs", "crashes", "slowest", "diffs", "seconds"}`` every couple
-    of seconds (libFuzzer ends the process with a C ``exit()``: no Python exit hooks run)."""
+    of seconds (libFuzzer ends the process with a C ``exit()``: no Python exit hooks run),
+    with ``"counters"`` (``Target.counters``) for a target that keeps its own. A target that
+    is unavailable here (``Target.unavailable``) stops the worker with the reason."""
     target = get(target_name)
+    why = target.unavailable() if target.unavailable is not None else None
+    if why:
+        raise SystemExit(f"fuzz target {target.name!r} cannot run: {why}")
     store = FindingStore(findings, target.name)
     if target.oracle == "broker":
         from conformance.jvm.kafka_jars import use_kafka2_zstd
@@ -70,7 +75,10 @@ def build(
             now = time.monotonic()
             last_write[0] = now
             tmp = stats_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({**stats, "seconds": now - started}))
+            doc: dict[str, object] = {**stats, "seconds": now - started}
+            if target.counters is not None:
+                doc["counters"] = target.counters()
+            tmp.write_text(json.dumps(doc))
             os.replace(tmp, stats_path)
 
     def test_one_input(data: bytes) -> None:
