@@ -71,6 +71,7 @@ __all__ = [
     "lz4",
     "none",
     "read_stream",
+    "read_whole",
     "snappy",
     "write_stream",
     "zstd",
@@ -130,6 +131,17 @@ def read_stream(
     if found.skip_to_stream:
         return replace(decoded, skip_to_stream=True)
     return decoded
+
+
+def read_whole(
+    codec_id: int, payload: bytes, limit: int = DEFAULT_DECOMPRESSED_LIMIT
+) -> bytes | None:
+    """The codec's fast path (``Codec.read_whole``): the whole payload when Kafka's stream
+    would read it without error or short read, else None (``read_stream`` decides)."""
+    found = CODECS.get(codec_id)
+    if found is None or found.read_whole is None:
+        return None
+    return found.read_whole(payload, limit)
 
 
 def write_stream(codec_id: int, data: bytes, magic: int = 2) -> bytes:

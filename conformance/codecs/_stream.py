@@ -65,6 +65,10 @@ class Codec:
     #: calls the codec stream's own ``skip`` (lz4: within the current block) instead of
     #: filling the buffer
     skip_to_stream: bool = False
+    #: ``read_whole(payload, limit)``: a fast path beside ``read_stream``: the whole payload
+    #: decompressed in one call when the Java stream would read it to its end without error
+    #: or short read, else None (then ``read_stream`` decides); None: the codec has none
+    read_whole: Callable[[bytes, int], bytes | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -190,6 +190,32 @@ def read_stream(
     return result()
 
 
+def read_whole(payload: bytes, limit: int) -> bytes | None:
+    """The payload's data in one inflate, or None: a fast path beside :func:`read_stream` for
+    the common case it decides exactly, a single member whose header parses (the same parser),
+    whose deflate stream ends with nothing after its 8-byte trailer, CRC and ISIZE right, and
+    whose data stays within ``limit``. ``GZIPInputStream`` reads such a payload to its end
+    without error or short read, whatever its chunking; anything else (concatenated members,
+    trailing bytes, any error) is None and :func:`read_stream` replays Java call for call."""
+    try:
+        pos = _read_header(payload, 0)
+    except _HeaderError:
+        return None
+    d = zlib.decompressobj(-15)
+    try:
+        data = d.decompress(payload[pos:], limit + 1)
+    except zlib.error:
+        return None
+    rest = d.unused_data
+    if not d.eof or d.unconsumed_tail or len(data) > limit or len(rest) != 8:
+        return None
+    if int.from_bytes(rest[0:4], "little") != zlib.crc32(data):
+        return None
+    if int.from_bytes(rest[4:8], "little") != len(data) & 0xFFFFFFFF:
+        return None
+    return data
+
+
 def write_member(
     data: bytes,
     *,
@@ -262,4 +288,5 @@ CODEC = Codec(
     fill_size_2_8=16 * 1024,
     legacy_magics=True,
     since=(0, 8),
+    read_whole=read_whole,
 )

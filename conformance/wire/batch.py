@@ -235,9 +235,17 @@ class RecordBatchV2:
             buf = self.raw[RECORDS_OFFSET:]
             read_region(buf, count, base_offset, base_timestamp, log_append_time, out, anomalies)
             return None
-        stream = codecs.read_stream(
-            codec, self.raw[RECORDS_OFFSET:], self.magic, decompressed_limit
-        )
+        payload = self.raw[RECORDS_OFFSET:]
+        if anomalies is None and FAST_PATH:
+            # the codec's whole-payload fast path, when it is sure (else its Java model below)
+            whole = codecs.read_whole(codec, payload, decompressed_limit)
+            if whole is not None:
+                count = self._checked_count()
+                if count == 0 or read_records_fast(
+                    whole, count, base_offset, base_timestamp, log_append_time, out
+                ):
+                    return None
+        stream = codecs.read_stream(codec, payload, self.magic, decompressed_limit)
         count = self._checked_count()
         if count == 0:
             return stream
