@@ -4,11 +4,12 @@
 One run, one corpus (the synthetic partitions of ``kafka-conformance synth``, built once into
 ``.cache/bench/``, the corpus of bench/replay_scaling.py), each command in its own process:
 
-* ``bound``: what no validator can beat, measured in this process: every batch's checksum
-  (CRC-32C for v2 with the native extension's ``crc32c``, CRC-32 for v0/v1 with zlib) and the
-  decompression of its records with the codec libraries the kit reads with (zlib, cramjam,
-  lz4, zstandard), called directly; batches are found by a header walk, damaged bytes skipped
-  with the kit's resynchronisation (``stream.resync``), nothing else is read;
+* ``bound``: what no validator can beat, measured in this process (best of three): every
+  batch's checksum (CRC-32C for v2 with the native extension's ``crc32c``, CRC-32 for v0/v1
+  with zlib) and the decompression of its records with the codec libraries the kit reads
+  with (zlib, cramjam, lz4, zstandard), called directly; batches are found by a header walk,
+  damaged bytes skipped with the kit's resynchronisation (``stream.resync``), nothing else
+  is read;
 * ``verify-dir`` on the whole corpus, native and pure (``KAFKA_CONFORMANCE_PURE=1``);
 * ``replay --engine process`` and ``replay --engine spark --master local[2]``, native and
   pure (each worker process inherits the choice).
@@ -208,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     corpus = replay_scaling._corpus(byte_size(args.size), args.seed, args.corrupt)
     results: dict[str, Any] = {"corpus": str(corpus.relative_to(ROOT))}
-    results["bound"] = b = bound(corpus)
+    # the bound is cheap: its best of three, so a noisy moment does not flatter the commands
+    b = min((bound(corpus) for _ in range(3)), key=lambda r: r["seconds"])
+    results["bound"] = b
     mb = b["bytes"] / 1e6
     print(f"bound: {b['seconds']} s ({mb / b['seconds']:.0f} MB/s)", file=sys.stderr)
     rows: list[tuple[str, float, float | None]] = []
