@@ -261,3 +261,30 @@ def test_mutated_inputs_show_no_divergence() -> None:
 def test_docs_describe_the_target() -> None:
     text = (ROOT / "docs" / "fuzzing.md").read_text()
     assert "fuzz native" in text and "native_declined" in text and "build-native" in text
+
+
+def test_the_random_differential_run_checks_both_outcomes() -> None:
+    """``python -m conformance.fuzz.native_random``: a small run compares accepted regions
+    and legacy payloads with the reference (both outcomes occur) and finds no difference."""
+    pytest.importorskip("kafka_conformance_native")
+    from conformance.fuzz import native_random
+
+    counts = native_random.run(seed=7, start=0, count=3000)
+    assert counts["inputs"] == 3000
+    assert counts["native_accepted"] > 100 and counts["native_declined"] > 100
+    assert counts["legacy_accepted"] > 50 and counts["legacy_declined"] > 50
+    assert counts["rows_compared"] > 100
+    native_random.replay_input(7, 11)  # one input rebuilt from its seed and index
+
+
+def test_the_random_differential_run_reports_a_difference(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("kafka_conformance_native")
+    from conformance.fuzz import native, native_random
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise native.RowsDiffer("planted")
+
+    monkeypatch.setattr(native, "_check_region", broken)
+    monkeypatch.setattr(native_random, "_check_legacy", broken)
+    with pytest.raises(RuntimeError, match="input 0 of seed 3: RowsDiffer: planted"):
+        native_random.run(seed=3, start=0, count=5)

@@ -158,8 +158,8 @@ def _region(*records: bytes) -> bytes:
     [
         # a header key that is not UTF-8: Java's replacement rules belong to the reference
         (_region(write_record_v2(0, 0, b"k", b"v", [(Raw(b"\xed\xa0\x80"), b"x")])), 1),
-        # a 5-byte offset-delta varint (Java's int wrap-around)
-        (_region(write_record_v2(b"\x80\x80\x80\x80\x00", 0, b"k", b"v")), 1),
+        # an offset-delta varint Java finds too long (a fifth byte with its high bit set)
+        (_region(write_record_v2(b"\x80\x80\x80\x80\x80\x00", 0, b"k", b"v")), 1),
         # the region holds more (or fewer) records than the count says
         (_region(write_record_v2(0), write_record_v2(1)), 1),
         (_region(write_record_v2(0)), 2),
@@ -180,6 +180,15 @@ def test_declines_offsets_that_could_wrap(ext: ModuleType) -> None:
     assert ext.read_records_v2(region, 0, 1, 2**62, 0, None, 1) is None
     assert ext.read_records_v2(region, 0, 1, 0, -(2**62), None, 1) is None
     assert ext.read_records_v2(region, 5, 1, 0, 0, None, 1) is None  # start past the end
+
+
+def test_five_byte_varints_wrap_as_java_ints(ext: ModuleType) -> None:
+    """The fifth byte of a varint gives its low 4 bits only (Java's int), as the reference."""
+    for raw in (b"\x80\x80\x80\x80\x00", b"\xff\xff\xff\xff\x7f", b"\xfe\xff\xff\xff\x0f"):
+        region = write_record_v2(raw, 0, b"k", b"v")
+        expected = _reference_rows(region, 1, 0, 0)
+        rows = ext.read_records_v2(region, 0, 1, 0, 0, None, 1)
+        assert rows is not None and list(rows) == expected
 
 
 def test_huge_count_over_a_short_region_is_declined_at_once(ext: ModuleType) -> None:

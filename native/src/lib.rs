@@ -11,20 +11,20 @@
 //!
 //! | field               | type    | decided here                                        |
 //! |---------------------|---------|-----------------------------------------------------|
-//! | length              | varint  | 1-4 bytes, >= 6, the record wholly inside the region |
+//! | length              | varint  | >= 6, the record wholly inside the region           |
 //! | attributes          | int8    | any value                                           |
 //! | timestampDelta      | varlong | 1-9 bytes, \|delta\| < 2^62 (no int64 wrap-around)  |
-//! | offsetDelta         | varint  | 1-4 bytes                                           |
-//! | keyLength / key     | varint  | 1-4 bytes, < 0 is null                              |
-//! | valueLength / value | varint  | 1-4 bytes, < 0 is null                              |
+//! | offsetDelta         | varint  | 1-5 bytes (Java's int arithmetic)                   |
+//! | keyLength / key     | varint  | < 0 is null                                         |
+//! | valueLength / value | varint  | < 0 is null                                         |
 //! | headerCount         | varint  | one byte, even (0..63 headers)                      |
 //! |   headerKeyLength   | varint  | one byte, even (0..63 bytes)                        |
 //! |   headerKey         | bytes   | valid UTF-8 only (Java's replacement rules: decline) |
-//! |   headerValueLength | varint  | 1-4 bytes, < 0 is null                              |
+//! |   headerValueLength | varint  | < 0 is null                                         |
 //! |   headerValue       | bytes   |                                                     |
 //!
 //! A record whose fields do not end exactly at `length`, a region not consumed exactly by
-//! `count` records, a 5-byte varint (Java's int wrap-around) or a 10-byte varlong: declined.
+//! `count` records, a varint Java finds too long or a 10-byte varlong: declined.
 //! Every read is bounds-checked. `unsafe` appears only in the ffi calls that make a row's
 //! objects (each block says why it is sound); a panic (a bug) reaches Python as
 //! `pyo3_runtime.PanicException`, never an abort.
@@ -63,10 +63,33 @@ fn varint(buf: &[u8], pos: &mut usize, end: usize, max_bytes: u32) -> Parsed<i64
     Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
 }
 
-/// A 32-bit varint of Java's `readVarint` that cannot wrap around: at most 4 bytes.
+/// Java's `readVarint`: at most 5 bytes, the fifth contributing its low 4 bits only (Java's
+/// `int` drops the rest) and ending the varint (its high bit set: "Varint is too long",
+/// declined); the zig-zag of the unsigned 32-bit value.
 #[inline(always)]
 fn varint32(buf: &[u8], pos: &mut usize, end: usize) -> Parsed<i64> {
-    varint(buf, pos, end, 4)
+    let mut raw: u32 = 0;
+    let mut shift: u32 = 0;
+    loop {
+        if *pos >= end {
+            return Err(Decline);
+        }
+        let b = buf[*pos];
+        *pos += 1;
+        if shift == 28 {
+            if b & 0x80 != 0 {
+                return Err(Decline);
+            }
+            raw |= u32::from(b & 0x0f) << 28;
+            break;
+        }
+        raw |= u32::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            break;
+        }
+        shift += 7;
+    }
+    Ok(i64::from(raw >> 1) ^ -i64::from(raw & 1))
 }
 
 /// A byte field: a length varint, then that many bytes (a negative length is null).
