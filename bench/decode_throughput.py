@@ -52,10 +52,12 @@ import json
 import os
 import platform
 import random
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -284,40 +286,41 @@ def _setup_runner(impl: str, codec: str, snappy_shim: bool):  # type: ignore[no-
     raise ValueError(f"unknown implementation {impl!r}")
 
 
-def _bound_runner(codec: str):  # type: ignore[no-untyped-def]
-    """CRC-32C of each batch and the decompression of its records, nothing else: the codec
-    libraries the kit reads with (zlib, cramjam snappy, lz4, zstandard), called directly."""
-    import struct
+def bound_decompressors() -> dict[int, Callable[[bytes], object]]:
+    """The bound's decompression per codec id: the codec libraries the kit reads with (zlib,
+    cramjam, lz4, zstandard), called directly, nothing modelled (bench/native_scan.py too)."""
     import zlib
 
+    import cramjam
+    import lz4.frame
+    import zstandard
+
+    from conformance import codecs
+
+    def xerial(b: bytes) -> bytes:
+        if not b.startswith(b"\x82SNAPPY\x00"):
+            return bytes(cramjam.snappy.decompress_raw(b))
+        out, pos = [], 16  # the xerial header, then [int32 length][raw block]*
+        while pos + 4 <= len(b):
+            (n,) = struct.unpack_from(">i", b, pos)
+            out.append(bytes(cramjam.snappy.decompress_raw(b[pos + 4 : pos + 4 + n])))
+            pos += 4 + n
+        return b"".join(out)
+
+    return {
+        codecs.GZIP: lambda b: zlib.decompressobj(31).decompress(b),
+        codecs.SNAPPY: xerial,
+        codecs.LZ4: lz4.frame.decompress,
+        codecs.ZSTD: lambda b: zstandard.ZstdDecompressor().decompressobj().decompress(b),
+    }
+
+
+def _bound_runner(codec: str):  # type: ignore[no-untyped-def]
+    """CRC-32C of each batch and the decompression of its records, nothing else."""
+    from conformance.codecs import CODEC_IDS
     from conformance.primitives.crc import crc32c
 
-    def decompressor():  # type: ignore[no-untyped-def]
-        if codec == "gzip":
-            return lambda b: zlib.decompressobj(31).decompress(b)
-        if codec == "snappy":
-            import cramjam
-
-            def xerial(b: bytes) -> bytes:
-                out, pos = [], 16  # the xerial header, then [int32 length][raw block]*
-                while pos < len(b):
-                    (n,) = struct.unpack_from(">i", b, pos)
-                    out.append(bytes(cramjam.snappy.decompress_raw(b[pos + 4 : pos + 4 + n])))
-                    pos += 4 + n
-                return b"".join(out)
-
-            return xerial
-        if codec == "lz4":
-            import lz4.frame
-
-            return lz4.frame.decompress
-        if codec == "zstd":
-            import zstandard
-
-            return lambda b: zstandard.ZstdDecompressor().decompressobj().decompress(b)
-        return None
-
-    decompress = decompressor()
+    decompress = bound_decompressors().get(CODEC_IDS[codec])
 
     def run(data: bytes) -> tuple[int, int]:
         pos, count, n = 0, 0, len(data)

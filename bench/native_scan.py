@@ -35,7 +35,6 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import replay_scaling  # noqa: E402  (this directory's sibling script: corpus + replay runs)
+import decode_throughput  # noqa: E402  (sibling script: the bound's decompressors)
+import replay_scaling  # noqa: E402  (sibling script: corpus + replay runs)
 
 from conformance.cli.common import byte_size  # noqa: E402
 from conformance.stream.resync import find_next_batch  # noqa: E402
@@ -51,34 +51,11 @@ from conformance.stream.resync import find_next_batch  # noqa: E402
 PURE_ENV = "KAFKA_CONFORMANCE_PURE"
 
 
-def _decompressors(magic: int) -> dict[int, Callable[[bytes], object]]:
-    import cramjam
-    import lz4.frame
-    import zstandard
-
-    def xerial(b: bytes) -> bytes:
-        if not b.startswith(b"\x82SNAPPY\x00"):
-            return bytes(cramjam.snappy.decompress_raw(b))
-        out, pos = [], 16
-        while pos + 4 <= len(b):
-            (n,) = struct.unpack_from(">i", b, pos)
-            out.append(bytes(cramjam.snappy.decompress_raw(b[pos + 4 : pos + 4 + n])))
-            pos += 4 + n
-        return b"".join(out)
-
-    return {
-        1: lambda b: zlib.decompressobj(31).decompress(b),
-        2: xerial,
-        3: lz4.frame.decompress,
-        4: lambda b: zstandard.ZstdDecompressor().decompressobj().decompress(b),
-    }
-
-
 def bound(corpus: Path) -> dict[str, Any]:
     """CRC + decompression of every batch of every .log file, nothing else."""
     import kafka_conformance_native as ext
 
-    dec = _decompressors(2)
+    dec = decode_throughput.bound_decompressors()
     files = sorted(corpus.rglob("*.log"))
     total = batches = skipped = failed = 0
     t0 = time.perf_counter()

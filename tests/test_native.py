@@ -25,7 +25,7 @@ from conformance import codecs, decode, strategies
 from conformance.primitives import native
 from conformance.primitives.crc import crc32c_pure
 from conformance.wire import batch
-from conformance.wire._record_fast import _maker
+from conformance.wire._record_fast import record_maker
 from conformance.wire.builder import BatchBuilder
 from conformance.wire.layout import RECORDS_OFFSET
 from conformance.wire.legacy import LegacyBatch, write_legacy_message, write_legacy_wrapper
@@ -313,7 +313,7 @@ def test_legacy_wrappers_equal_the_reference(
     assert len(reference["batches"][0]["records"]) == 6
     data = codecs.read_stream(codec, LegacyBatch(wrapper).message.value, magic).data
     lat = 1_700_000_000_000 if attributes else None
-    taken = ext.read_legacy_records(data, 0, magic, 40, lat, 3, _maker(ext))
+    taken = ext.read_legacy_records(data, 0, magic, 40, lat, 3, record_maker(ext))
     assert taken is not None and taken[0] == 6 and len(taken[1]) == 3
 
 
@@ -329,12 +329,12 @@ def test_legacy_declines_what_it_is_not_sure_about(
 ) -> None:
     entries = _inner(1, **fault)
     data = b"".join(entries)
-    assert ext.read_legacy_records(data, 0, 1, 40, None, 99, _maker(ext)) is None
+    assert ext.read_legacy_records(data, 0, 1, 40, None, 99, record_maker(ext)) is None
     # an inner message that is itself compressed, and a payload ending inside an entry
     compressed = write_legacy_message(1, 0, 0, None, b"x", 1)
-    assert ext.read_legacy_records(compressed, 0, 1, 0, None, 9, _maker(ext)) is None
+    assert ext.read_legacy_records(compressed, 0, 1, 0, None, 9, record_maker(ext)) is None
     whole = b"".join(_inner(1))
-    assert ext.read_legacy_records(whole[:-3], 0, 1, 0, None, 9, _maker(ext)) is None
+    assert ext.read_legacy_records(whole[:-3], 0, 1, 0, None, 9, record_maker(ext)) is None
     # the verdict on the whole wrapper stays the reference's
     wrapper = write_legacy_wrapper(1, 40, 1_700_000_000_000, entries, 1)
     native_doc, reference = _decode_both(wrapper, ext, monkeypatch)

@@ -68,10 +68,16 @@ from conformance.stream.compare import diff
 from conformance.stream.decoder import DEFAULT_MAX_RECORDS, StreamDecoder, decode
 from conformance.stream.splitter import Splitter
 from conformance.wire import batch as _batch
-from conformance.wire._record_fast import read_records_fast
+from conformance.wire._record_fast import read_records_fast, record_maker
 from conformance.wire.batch import RecordBatchV2, write_batch_v2
 from conformance.wire.layout import ATTRIBUTES_OFFSET, RECORDS_OFFSET, TIMESTAMP_TYPE_MASK
-from conformance.wire.record import Record, read_region, read_stream_region, write_record_v2
+from conformance.wire.record import (
+    ROW_FIELDS,
+    Record,
+    read_region,
+    read_stream_region,
+    write_record_v2,
+)
 
 __all__ = [
     "COUNTERS",
@@ -160,16 +166,8 @@ class NativePanic(Exception):  # noqa: N818 - named after pyo3's PanicException
 def _find_module() -> tuple[ModuleType | None, str]:
     if _native.NATIVE is not None:
         return _native.NATIVE, ""
-    try:
-        import kafka_conformance_native as module
-    except ImportError as e:
-        return None, f"kafka_conformance_native is not installed ({e})"
-    if getattr(module, "API", None) != _native.API:
-        return None, (
-            f"kafka_conformance_native speaks API {getattr(module, 'API', None)}, "
-            f"this kit {_native.API} (a stale build)"
-        )
-    return module, ""
+    module, why = _native.choose(honour_pure=False)
+    return module, why.removeprefix("pure (").removesuffix(")")
 
 
 _MODULE, _WHY = _find_module()
@@ -310,22 +308,9 @@ def _expect_none(module: ModuleType, buf: bytes, start: int, r: RegionInput) -> 
 # ------------------------------------------------------------------------------- decodes
 
 
-#: a record's fields as the fast paths' rows hold them (``wire.record.RecordRow``)
-ROW_FIELDS = tuple(s for s in Record.__slots__ if s != "control")
 #: every field of a record (the control record's parsed key and value too)
 _fields = attrgetter(*Record.__slots__)
 _row = attrgetter(*ROW_FIELDS)
-_MAKERS: dict[Any, Any] = {}
-
-
-def _maker(module: ModuleType) -> Any:
-    """The extension's ``RecordMaker`` for :class:`Record` (row fields, then ``control``),
-    made here from ``Record.__slots__``; None for an extension without one."""
-    maker = _MAKERS.get(module, False)
-    if maker is False:
-        cls = getattr(module, "RecordMaker", None)
-        maker = _MAKERS[module] = None if cls is None else cls(Record, [*ROW_FIELDS, "control"])
-    return maker
 
 
 def _signature(result: Any) -> tuple[dict[str, Any], list[Any]]:
@@ -449,8 +434,8 @@ def _check_region(
     keep = count if keep is None else keep
     COUNTERS["regions"] += 1
     args = (buf, start, count, base_offset, base_timestamp, lat, keep)
-    maker = _maker(module)
-    rows = module.read_records_v2(*args) if maker is None else module.read_records_v2(*args, maker)
+    maker = record_maker(module)
+    rows = module.read_records_v2(*args, maker)
     if rows is None:
         COUNTERS["native_declined"] += 1
     else:
@@ -492,15 +477,13 @@ def _check_region(
     if got and (rows[-1] != got[-1] or rows[0 : len(got) : 2] != got[::2]):
         raise NativeApiBroken("indexing or slicing the rows differs from iterating them")
     _same_rows(RowsDiffer, "native", [tuple(row) for row in got], ref[:kept])
-    if maker is not None:  # the same rows made as Record objects, slot by slot
-        made = list(rows.records())
-        if any(type(r) is not Record for r in made):
-            raise NativeApiBroken(f"records() made {sorted({type(r).__name__ for r in made})}")
-        want = [_fields(r) for r in ref[:kept]]
-        if [_fields(r) for r in made] != want:
-            raise RowsDiffer(
-                f"native records(): {[_fields(r) for r in made]!r:.600} != {want!r:.600}"
-            )
+    # the same rows made as Record objects, slot by slot
+    made = list(rows.records())
+    if any(type(r) is not Record for r in made):
+        raise NativeApiBroken(f"records() made {sorted({type(r).__name__ for r in made})}")
+    want = [_fields(r) for r in ref[:kept]]
+    if [_fields(r) for r in made] != want:
+        raise RowsDiffer(f"native records(): {[_fields(r) for r in made]!r:.600} != {want!r:.600}")
     COUNTERS["rows_compared"] += kept
 
 

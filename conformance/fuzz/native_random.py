@@ -38,6 +38,7 @@ from conformance.errors import DecodeError
 from conformance.fuzz import native as target
 from conformance.primitives import native as _native
 from conformance.wire import batch as _batch
+from conformance.wire._record_fast import record_maker
 from conformance.wire.legacy import LegacyBatch, write_legacy_message, write_legacy_wrapper
 from conformance.wire.record import Record, write_record_v2
 
@@ -118,7 +119,7 @@ def _check_legacy(module: Any, rng: random.Random) -> None:
     )
     COUNTERS["legacy"] += 1
     got = module.read_legacy_records(
-        payload, 0, magic, wrapper_offset, lat, 1 << 30, target._maker(module)
+        payload, 0, magic, wrapper_offset, lat, 1 << 30, record_maker(module)
     )
     if got is None:
         COUNTERS["legacy_declined"] += 1

@@ -19,14 +19,16 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-__all__ = ["API", "NATIVE", "implementation"]
+__all__ = ["API", "NATIVE", "choose", "implementation"]
 
 #: the extension's API version this kit speaks (``kafka_conformance_native.API``)
 API = 1
 
 
-def _choose() -> tuple[ModuleType | None, str]:
-    if os.environ.get("KAFKA_CONFORMANCE_PURE", "") not in ("", "0"):
+def choose(honour_pure: bool = True) -> tuple[ModuleType | None, str]:
+    """The extension (or None) and why; ``honour_pure=False`` ignores
+    ``KAFKA_CONFORMANCE_PURE`` (the fuzz target that compares the two paths)."""
+    if honour_pure and os.environ.get("KAFKA_CONFORMANCE_PURE", "") not in ("", "0"):
         return None, "pure (KAFKA_CONFORMANCE_PURE is set)"
     try:
         import kafka_conformance_native as module
@@ -40,7 +42,7 @@ def _choose() -> tuple[ModuleType | None, str]:
 
 #: Process-wide, deliberately (docs/architecture.md, "Conventions: State"): the extension
 #: module, or None for the pure path. Set at import; only tests change it
-NATIVE, _WHY = _choose()
+NATIVE, _WHY = choose()
 
 
 def implementation() -> str:

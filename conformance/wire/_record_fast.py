@@ -134,7 +134,7 @@ RECORD_SLOTS = (*ROW_FIELDS, "control")
 
 
 @cache
-def _maker(native: ModuleType) -> Any:
+def record_maker(native: ModuleType) -> Any:
     """The extension's ``RecordMaker`` for :class:`Record` (one per extension module)."""
     return native.RecordMaker(Record, list(RECORD_SLOTS))
 
@@ -155,7 +155,14 @@ def _read_native(
         buf = bytes(buf)  # the extension reads bytes objects only
     if type(out) is list:
         rows = native.read_records_v2(
-            buf, start, count, base_offset, base_timestamp, log_append_time, count, _maker(native)
+            buf,
+            start,
+            count,
+            base_offset,
+            base_timestamp,
+            log_append_time,
+            count,
+            record_maker(native),
         )
         if rows is None:
             return False
@@ -167,7 +174,7 @@ def _read_native(
     if out.visit is None and type(out) is RecordList and out.keep is not None:
         keep = max(0, min(count, out.keep - len(out)))
     rows = native.read_records_v2(
-        buf, start, count, base_offset, base_timestamp, log_append_time, keep, _maker(native)
+        buf, start, count, base_offset, base_timestamp, log_append_time, keep, record_maker(native)
     )
     if rows is None:
         return False
@@ -189,11 +196,17 @@ def read_legacy_fast(
     native = _native.NATIVE
     if native is None:
         return False
-    keep = count_all = 1 << 62
+    keep = None  # make every record, unless out keeps only some
     if type(out) is RecordList and out.visit is None and out.keep is not None:
         keep = max(0, out.keep - len(out))  # the others are checked and counted only
     result = native.read_legacy_records(
-        data, 0, wrapper_magic, wrapper_offset, log_append_time, keep, _maker(native)
+        data,
+        0,
+        wrapper_magic,
+        wrapper_offset,
+        log_append_time,
+        1 << 62 if keep is None else keep,
+        record_maker(native),
     )
     if result is None:
         return False
@@ -205,7 +218,7 @@ def read_legacy_fast(
         return False  # the reference reader raises the limit at the exact record
     for r in records:
         out.append(r)
-    if count > len(records) and keep != count_all:
+    if keep is not None and count > len(records):
         out.skip(count - len(records))
     return True
 
