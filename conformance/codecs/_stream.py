@@ -65,9 +65,11 @@ class Codec:
     #: calls the codec stream's own ``skip`` (lz4: within the current block) instead of
     #: filling the buffer
     skip_to_stream: bool = False
-    #: ``read_whole(payload, limit)``: a fast path beside ``read_stream``: the whole payload
-    #: decompressed in one call when the Java stream would read it to its end without error
-    #: or short read, else None (then ``read_stream`` decides); None: the codec has none
+    #: ``read_whole(payload, limit)``: a fast path beside ``read_stream`` for a magic-2
+    #: batch's payload: the whole payload decompressed in one call when the Java stream would
+    #: read it to its end without error or short read, else None (then ``read_stream``
+    #: decides); None: the codec has none. Held to ``read_stream`` by
+    #: tests/test_codec_whole.py and the codec fuzz targets (``fuzz.targets.check_read_whole``)
     read_whole: Callable[[bytes, int], bytes | None] | None = None
 
 

@@ -196,6 +196,66 @@ def read_stream(
     )
 
 
+#: the xerial header ``SnappyOutputStream`` writes (magic, version 1, compatible version 1)
+_JAVA_HEADER = MAGIC + b"\x00\x00\x00\x01\x00\x00\x00\x01"
+
+
+def read_whole(payload: bytes, limit: int) -> bytes | None:
+    """The payload's data, or None: a fast path beside :func:`read_stream` for the case it
+    decides exactly: one raw block, or Java's xerial header followed by whole chunks up to the
+    last byte (no concatenated header, no trailing bytes), each length in range and each block
+    decompressing to its stated length (not 0), the data within ``limit``.
+    ``SnappyInputStream`` reads such a payload to its end without error or short read;
+    anything else is None and :func:`read_stream` replays Java. The arrays snappy-java would
+    allocate are reported as :func:`read_stream` reports them (``jvm_allocate``)."""
+    import cramjam
+
+    n = len(payload)
+    if n == 0:
+        return None
+    blocks: list[tuple[int, int]] = []
+    if n < 16 or payload[:8] != MAGIC:
+        blocks.append((0, n))
+    elif payload[:16] != _JAVA_HEADER:
+        return None
+    else:
+        pos = 16
+        while pos < n:
+            if n - pos < 4:
+                return None
+            size = int.from_bytes(payload[pos : pos + 4], "big")  # unsigned: < 0 is > max
+            pos += 4
+            if size > _MAX_CHUNK or size > n - pos:
+                return None
+            blocks.append((pos, pos + size))
+            pos += size
+    view = memoryview(payload)
+    out = []
+    total = 0
+    array: int | None = None
+    for start, stop in blocks:
+        length = _uncompressed_length(payload[start : min(stop, start + 5)])
+        if not length or length >= 1 << 31:  # None (invalid), 0 (an empty read), or < 0
+            return None
+        total += length
+        if total > limit:
+            return None
+        if array is None or length > array:
+            try:
+                jvm_allocate(length)
+            except OutOfMemoryError:
+                return None
+            array = length
+        try:
+            block = cramjam.snappy.decompress_raw(view[start:stop])
+        except Exception:  # noqa: BLE001 - cramjam.DecompressionError: the model decides
+            return None
+        if len(block) != length:  # pragma: no cover - snappy guarantees this
+            return None
+        out.append(block)
+    return b"".join(out)
+
+
 # -------------------------------------------------------------------------------- writers
 
 
@@ -268,4 +328,5 @@ CODEC = Codec(
     fill_size_2_8=1,
     legacy_magics=True,
     since=(0, 8),
+    read_whole=read_whole,
 )

@@ -44,6 +44,9 @@ _EXPANSION = 32768
 #: ZSTD_isError(code): code > (size_t)-ZSTD_error_maxCode (120)
 _MAX_ERROR_CODE = 119
 _FILL_SIZE = 16 * 1024  # ChunkedBytesStream over the zstd-jni stream
+#: the largest window a streaming decoder accepts by default (ZSTD_WINDOWLOG_LIMIT_DEFAULT 27);
+#: a one-shot decode does not check it
+_WINDOW_MAX = 1 << 27
 
 
 def read_stream(
@@ -119,6 +122,32 @@ def _read_stream(payload: bytes, limit: Limit) -> Decompressed:
             pieces.append(delivered)
         return Decompressed(pieces, CodecError(text, java_class=_ZSTD_IO), False, PIECE, size)
     return Decompressed(pieces, None, False, PIECE, size)
+
+
+def read_whole(payload: bytes, limit: int) -> bytes | None:
+    """The payload's data, or None: a fast path beside :func:`read_stream` for the case it
+    decides exactly: one zstd frame (not skippable) that states its content size, not 0 and at
+    most ``limit``, and ends at the payload's last byte, decoded by libzstd in one call without
+    error (a wrong content size or checksum is an error there). zstd-jni reads such a payload
+    to its end without error or short read; anything else is None and :func:`read_stream`
+    replays Java."""
+    import zstandard
+
+    if payload[:4] != MAGIC:
+        return None
+    try:
+        frame = zstandard.get_frame_parameters(payload)
+        size = frame.content_size
+        # -1: not stated; 0: python-zstandard returns b"" without reading the frame, so
+        # whatever follows it would go unchecked (found by tests/test_codec_whole.py)
+        if size <= 0 or size > limit:
+            return None
+        if frame.window_size > _WINDOW_MAX or frame.dict_id:
+            return None  # a window streaming refuses, a dictionary: the model decides
+        data: bytes = zstandard.ZstdDecompressor().decompress(payload, allow_extra_data=False)
+    except zstandard.ZstdError:
+        return None
+    return data
 
 
 # ---------------------------------------------------------------- Kafka 2.x: libzstd 1.4.9
@@ -271,4 +300,5 @@ CODEC = Codec(
     fill_size_2_8=16 * 1024,
     legacy_magics=False,
     since=(2, 1),  # KIP-110,
+    read_whole=read_whole,
 )

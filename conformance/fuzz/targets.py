@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance import codecs
-from conformance.errors import DecodeError
+from conformance.errors import Allocations, DecodeError
 from conformance.fuzz import native as native_target
 from conformance.fuzz.produce import seeds as produce_seeds
 from conformance.fuzz.produce import t_produce
@@ -100,6 +100,27 @@ def check_result(result: DecodeResult, data_len: int) -> None:
         _check(consumed == data_len, "outcome ok but bytes left over")
     if not data_len % 4:  # one input in four (differential mode does it for every input)
         result.to_dict()  # the canonical JSON must always be producible
+
+
+def check_read_whole(codec: int, payload: bytes, limit: int = DECOMPRESSED_LIMIT) -> None:
+    """A codec's whole-payload fast path (``codecs.read_whole``) against its Java model
+    (``codecs.read_stream``, a magic-2 batch's): where the fast path returns data, the model
+    reads exactly that data without error, short read or ignored trailing bytes, and reports
+    the same largest allocation."""
+    with Allocations() as fast:
+        whole = codecs.read_whole(codec, payload, limit)
+    if whole is None:
+        return
+    with Allocations() as model_allocations:
+        try:
+            model = codecs.read_stream(codec, payload, 2, limit)
+        except DecodeError as e:
+            raise InvariantViolation(f"read_whole returned data, the model raised {e!r}") from e
+    _check(model.error is None, f"read_whole returned data, the model failed: {model.error!r}")
+    _check(all(model.pieces), "read_whole returned data where the model has a short read")
+    _check(not model.ignored_trailing, "read_whole returned data where trailing bytes remain")
+    _check(model.data == whole, "read_whole's data differs from the model's")
+    _check(fast.largest == model_allocations.largest, "read_whole's allocations differ")
 
 
 def run_decode(
@@ -222,6 +243,8 @@ def codec_input(framing: int, count: int, payload: bytes) -> bytes:
 def _codec_target(codec: int) -> Callable[[bytes], None]:
     def run(data: bytes) -> None:
         run_decode(wrap_payload(codec, data), profiles=CONSUMER_PROFILES)
+        if data and data[0] & 3 < 2:  # a magic-2 payload: the fast path held to the model
+            check_read_whole(codec, data[5:])
 
     run.__name__ = f"t_{codecs.codec_name(codec)}"
     return run
@@ -599,6 +622,7 @@ def get(name: str) -> Target:
 
 __all__ = [
     "DECOMPRESSED_LIMIT",
+    "check_read_whole",
     "InvariantViolation",
     "MAX_LEN",
     "TARGETS",

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.host.progress import Progress, Status
+from conformance.replay.arrow import record_batch
 from conformance.replay.counts import RangeSummary, read_range_summary
 from conformance.replay.inputs import expand
 from conformance.replay.plan import DEFAULT_SPLIT_BYTES, Range, plan, read_ranges, write_ranges
@@ -242,7 +243,7 @@ def _arrow_task(options: TaskOptions, batches_dir: str) -> Callable[[Iterator[An
             ids = batch.column(0).to_pylist()
             for task_id, text in zip(ids, batch.column(1).to_pylist()):
                 summaries = run_task(task_id, read_ranges(text), options, batches_dir)
-                yield pa.record_batch({"summary": [s.to_json() for s in summaries]}, schema=schema)
+                yield record_batch({"summary": [s.to_json() for s in summaries]}, schema)
 
     return run
 
@@ -333,7 +334,7 @@ def _warm_up(spark: Any, slots: int) -> None:
         import conformance.replay.task  # noqa: F401 - what every task imports first
 
         for batch in batches:
-            yield pa.record_batch({"n": [batch.num_rows]}, schema=pa.schema([("n", pa.int64())]))
+            yield record_batch({"n": [batch.num_rows]}, pa.schema([("n", pa.int64())]))
 
     sc = spark.sparkContext
     (

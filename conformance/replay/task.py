@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import codecs
+from conformance.replay.arrow import record_batch
 from conformance.replay.counts import RangeSummary
 from conformance.replay.inputs import open_source
 from conformance.replay.plan import Range
@@ -219,7 +220,6 @@ def run_task(
     ignored by Parquet readers) and renamed into place when complete, so a task attempt that
     dies leaves no part, and a retry (or a speculative copy: tasks are deterministic) puts
     the same complete part in place."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = row_schema()
@@ -231,7 +231,7 @@ def run_task(
             for r in ranges:
                 replay = RangeReplay(r, options, task=task_id)
                 for columns in replay.rows():
-                    writer.write_batch(pa.record_batch(columns, schema=schema))
+                    writer.write_batch(record_batch(columns, schema))
                 summaries.append(replay.summary)
         os.replace(tmp, final)
     finally:

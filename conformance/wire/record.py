@@ -301,7 +301,7 @@ class RecordList(Sequence[Record]):
             return iter(items)
         if type(items) is list:
             return starmap(Record, items)
-        return items.records()  # type: ignore[no-any-return]  # the native path's lazy rows
+        return iter(items.records())  # the native path: the batch's Records, made in one call
 
     @overload
     def __getitem__(self, index: int) -> Record: ...
