@@ -147,6 +147,20 @@ class FileSource:
         self._ahead, self._ahead_at = ahead, start
         return ahead[:n]
 
+    def window(self, pos: int, length: int) -> tuple[bytes, int]:
+        """The read-ahead buffer and ``pos``'s index in it, holding at least ``length`` bytes
+        from ``pos`` on (fewer at the end of the file): read without a copy by a walk that
+        takes many batches from one buffer (``stream.scan``'s plain lane). A read outside it
+        reads ahead from ``pos``: ``max(READ_AHEAD, length)`` bytes."""
+        start = self.start + pos
+        at = self._ahead_at
+        if at <= start and min(self.end, start + length) <= at + len(self._ahead):
+            return self._ahead, start - at
+        stop = min(self.end, start + max(READ_AHEAD, length))
+        self._ahead = os.pread(self._fd, max(0, stop - start), start) if stop > start else b""
+        self._ahead_at = start
+        return self._ahead, 0
+
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)

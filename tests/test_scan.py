@@ -13,7 +13,7 @@ import struct
 import time
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.codecs import CODEC_IDS
@@ -24,6 +24,7 @@ from conformance.stream.decoder import decode
 from conformance.stream.resync import find_next_batch, is_batch_start
 from conformance.stream.scan import scan
 from conformance.wire.builder import BatchBuilder, write_batch
+from conformance.wire.layout import TimestampType
 
 CODECS = tuple(CODEC_IDS)  # every codec
 
@@ -216,3 +217,139 @@ def test_ranges_tile_the_file_like_one_walk(
         pieces += _regions(blob, start=r.start, end=r.end)
     assert pieces == whole
     assert sum(w[1] for w in whole) == len(blob)
+
+
+# ------------------------------------------------------- the plain lane (native scan_plain)
+def _plain_segment() -> bytes:
+    """Plain batches only (what the lane takes): v2 without a codec, with and without
+    headers and log-append time, and top-level v0/v1 messages, one of them with a null key."""
+    rng = random.Random(5)
+    batches = []
+    for i in range(12):
+        lat = i % 4 == 3
+        b = BatchBuilder(
+            magic=2,
+            timestamp_type=TimestampType.LOG_APPEND_TIME if lat else TimestampType.CREATE_TIME,
+            log_append_time=1_700_000_200_000 if lat else -1,
+        )
+        for j in range(rng.randint(1, 6)):
+            b.append(1_700_000_000_000 + j, b"k%d" % j, b"v" * rng.randint(0, 30), [("h", b"x")])
+        batches.append(b.build())
+    batches = assign_offsets(batches)
+    for n, m in enumerate((0, 1, 1, 0)):
+        b = BatchBuilder(magic=m, base_offset=1000 + n)
+        b.append(1_700_000_100_000, None if m else b"key", b"legacy")
+        batches.append(b.build())
+    return b"".join(batches)
+
+
+PLAIN = _plain_segment()
+
+
+def _both(data: bytes, monkeypatch: pytest.MonkeyPatch, **kw: object) -> tuple[list, list]:  # type: ignore[type-arg]
+    """The regions with the plain lane and without it (the reference walk alone)."""
+    import conformance.stream.scan as scan_module
+
+    with_lane = list(scan(data, **kw))  # type: ignore[arg-type]
+    with monkeypatch.context() as m:
+        m.setattr(scan_module, "_plain_lane", lambda profile: None)
+        without = list(scan(data, **kw))  # type: ignore[arg-type]
+    return with_lane, without
+
+
+def test_the_plain_lane_takes_plain_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    from conformance.primitives import native
+
+    if native.NATIVE is None:
+        pytest.skip("the plain lane is the native extension's")
+    rows, used, done, need = native.NATIVE.scan_plain(PLAIN, 0, len(PLAIN))
+    assert len(rows) == 16 and used == len(PLAIN) and done and not need
+    # from a later batch; a window cut inside a batch asks for that batch's size
+    rows, used, done, need = native.NATIVE.scan_plain(PLAIN[:-10], rows[3][0], len(PLAIN))
+    assert len(rows) == 12 and not done and need == len(PLAIN) - used  # the whole last batch
+    assert native.NATIVE.scan_plain(PLAIN[: used + 16], used, len(PLAIN))[3] == 17  # a header
+    with_lane, without = _both(PLAIN, monkeypatch)
+    assert with_lane == without and len(without) == 16
+    assert {r.magic for r in without} == {0, 1, 2} and all(r.verdict == "ok" for r in without)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)  # the fixture is only used through monkeypatch.context(), undone after each example
+@given(
+    flips=st.lists(
+        st.tuples(st.integers(0, len(PLAIN) - 1), st.integers(1, 255)), min_size=1, max_size=3
+    ),
+    cut=st.integers(0, 40),
+    mixed=st.booleans(),
+    ranged=st.integers(0, 3),
+    sliced=st.booleans(),
+    chunk=st.sampled_from([40, 300, 256 * 1024]),
+)
+def test_the_plain_lane_gives_the_reference_walks_regions(
+    monkeypatch: pytest.MonkeyPatch,
+    flips: list[tuple[int, int]],
+    cut: int,
+    mixed: bool,
+    ranged: int,
+    sliced: bool,
+    chunk: int,
+) -> None:
+    """Damage anywhere in plain batches (bytes flipped, the file cut short), alone or mixed
+    with compressed ones: every region, verdict, count and message is the reference walk's."""
+    data = bytearray(PLAIN + DATA if mixed else PLAIN)
+    for at, x in flips:
+        data[at] ^= x
+    blob = bytes(data[: len(data) - cut])
+    kw: dict[str, object] = {}
+    if ranged:  # a range that starts on the walk's path
+        starts = [r.position for r in scan(blob)]
+        kw = {"start": starts[min(ranged, len(starts) - 1)], "end": len(blob) - 50 * ranged}
+    source = _Sliced(blob) if sliced else blob  # a source without a window of its own
+    import conformance.stream.scan as scan_module
+
+    with monkeypatch.context() as m:
+        m.setattr(scan_module, "PLAIN_CHUNK", chunk)  # small: batches across chunk ends
+        with_lane, without = _both(source, monkeypatch, **kw)  # type: ignore[arg-type]
+    assert with_lane == without
+
+
+class _Sliced:
+    """A source that only slices (like a remote file): the lane reads it in chunks."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __getitem__(self, item: slice) -> bytes:
+        return self.data[item]
+
+
+def test_the_plain_lane_on_every_corpus_segment_and_a_synthetic_corpus(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Every .log file of corpora/ (segments captured from real brokers, crafted ones) and a
+    synthetic corpus with planted damage (``synth``): the same regions with and without the
+    plain lane, which takes part of them."""
+    from pathlib import Path
+
+    from conformance.corpus.synth import synthesize
+    from conformance.fileio import FileSource
+    from conformance.primitives import native
+
+    root = Path(__file__).resolve().parent.parent
+    synth = tmp_path_factory.mktemp("synth") / "corpus"
+    synthesize(synth, 2_000_000, corrupt=6, seed=3)
+    files = sorted((root / "corpora").rglob("*.log")) + sorted(synth.rglob("*.log"))
+    assert len(files) > 300
+    taken = 0
+    for f in files:
+        with FileSource(f) as source:
+            with_lane, without = _both(source, monkeypatch)  # type: ignore[arg-type]
+        assert with_lane == without, f
+        if native.NATIVE is not None:
+            data = f.read_bytes()
+            taken += len(native.NATIVE.scan_plain(data, 0, len(data))[0])
+    assert taken > 500 or native.NATIVE is None  # the lane took part (from each file's start)

@@ -31,14 +31,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from conformance import codecs
 from conformance.codecs import codec_name
 from conformance.errors import DecodeError
+from conformance.primitives import native
 from conformance.stream.decoder import StreamDecoder
 from conformance.stream.result import DecodedBatch, Profile
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch
 from conformance.stream.splitter import Source
+from conformance.wire import batch as _batch
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import MAGIC_OFFSET, RECORD_BATCH_OVERHEAD
 
@@ -157,7 +160,14 @@ def scan(
     stop = total if end is None else min(end, total)
     pos = start
     keep = None if profile == "strict" else 1
+    lane = _plain_lane(profile)
+    windows = _Windows(source)
     while pos < stop:
+        if lane is not None:
+            regions, pos, done = _plain_regions(lane, windows, pos, stop)
+            yield from regions
+            if done or pos >= stop:
+                return
         decoder = StreamDecoder(
             _Window(source, pos),
             mode="file",
@@ -181,6 +191,9 @@ def scan(
             yield region
             if pos + decoder.splitter.position >= stop:
                 return
+            if lane is not None and _plain_next(source, pos + decoder.splitter.position):
+                resume = pos + decoder.splitter.position  # back to the plain lane
+                break
         else:
             error = decoder.error
             if error is not None:
@@ -200,6 +213,84 @@ def scan(
         if resume is None:
             return
         pos = resume
+
+
+#: bytes the plain lane reads at a time from a source without a read-ahead window of its own
+PLAIN_CHUNK = 256 * 1024
+
+
+def _plain_lane(profile: Profile) -> Any:
+    """The native extension when the plain lane may run (the ``kafka`` profile, fast paths
+    on), else None."""
+    if profile != "kafka" or not _batch.FAST_PATH:
+        return None
+    return native.NATIVE
+
+
+class _Windows:
+    """Windows of a source for the plain lane, without copying what is already read: bytes
+    are their own window; a ``FileSource`` lends its read-ahead buffer (``window``); any
+    other source is read :data:`PLAIN_CHUNK` bytes (or one batch) at a time, the last chunk
+    kept."""
+
+    __slots__ = ("source", "buf", "at")
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.buf = b""
+        self.at = 0
+
+    def get(self, pos: int, length: int) -> tuple[bytes, int]:
+        source = self.source
+        if isinstance(source, bytes):
+            return source, pos
+        window = getattr(source, "window", None)
+        if window is not None:
+            return window(pos, length)  # type: ignore[no-any-return]
+        at = self.at
+        if at <= pos and min(len(source), pos + length) <= at + len(self.buf):
+            return self.buf, pos - at
+        self.buf = bytes(source[pos : pos + max(PLAIN_CHUNK, length)])
+        self.at = pos
+        return self.buf, 0
+
+
+def _plain_regions(
+    lane: Any, windows: _Windows, pos: int, stop: int
+) -> tuple[list[Region], int, bool]:
+    """The plain lane (docs/native.md): from ``pos``, the batches the extension's
+    ``scan_plain`` decides in full (uncompressed, not control, every check passed: what the
+    consumer reads without error) as ``ok`` regions, the position where it stopped, and
+    whether a region reached ``stop``. It stops at the first batch it is not sure of, which
+    the reference walk then decodes; a batch past the window's end gets a window of its own."""
+    total = len(windows.source)
+    none = codec_name(codecs.NONE)
+    regions: list[Region] = []
+    need = 17
+    while True:
+        buf, index = windows.get(pos, need)
+        origin = pos - index  # the file position of buf[0]
+        rows, used, done, need = lane.scan_plain(buf, index, stop - origin)
+        regions += [
+            Region(origin + at, size, "ok", magic, none, base, last, count)
+            for at, size, magic, base, last, count in rows
+        ]
+        moved = origin + used > pos
+        pos = origin + used
+        if done or not need or pos + need > total or (not moved and need <= len(buf) - index):
+            return regions, pos, done
+
+
+def _plain_next(source: Source, p: int) -> bool:
+    """Whether the batch at ``p`` is one the plain lane may take (magic 0-2, no codec, not a
+    control batch): then the walk hands it back to the lane."""
+    head = source[p : p + 23]
+    if len(head) < 23:
+        return False
+    magic = head[MAGIC_OFFSET]
+    if magic == 2:
+        return not head[22] & 0x27  # attributes' low byte: codec bits, control flag
+    return magic < 2 and not head[17] & 0x07  # v0/v1: the message's attributes byte
 
 
 def _magic(source: Source, p: int) -> int | None:
