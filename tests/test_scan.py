@@ -246,18 +246,14 @@ def _plain_segment() -> bytes:
 PLAIN = _plain_segment()
 
 
-def _both(data: bytes, monkeypatch: pytest.MonkeyPatch, **kw: object) -> tuple[list, list]:  # type: ignore[type-arg]
+def _both(data: bytes, **kw: object) -> tuple[list, list]:  # type: ignore[type-arg]
     """The regions with the plain lane and without it (the reference walk alone)."""
-    import conformance.stream.scan as scan_module
-
     with_lane = list(scan(data, **kw))  # type: ignore[arg-type]
-    with monkeypatch.context() as m:
-        m.setattr(scan_module, "_plain_lane", lambda profile: None)
-        without = list(scan(data, **kw))  # type: ignore[arg-type]
+    without = list(scan(data, plain_lane=False, **kw))  # type: ignore[arg-type]
     return with_lane, without
 
 
-def test_the_plain_lane_takes_plain_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_plain_lane_takes_plain_batches() -> None:
     from conformance.primitives import native
 
     if native.NATIVE is None:
@@ -268,7 +264,7 @@ def test_the_plain_lane_takes_plain_batches(monkeypatch: pytest.MonkeyPatch) -> 
     rows, used, done, need = native.NATIVE.scan_plain(PLAIN[:-10], rows[3][0], len(PLAIN))
     assert len(rows) == 12 and not done and need == len(PLAIN) - used  # the whole last batch
     assert native.NATIVE.scan_plain(PLAIN[: used + 16], used, len(PLAIN))[3] == 17  # a header
-    with_lane, without = _both(PLAIN, monkeypatch)
+    with_lane, without = _both(PLAIN)
     assert with_lane == without and len(without) == 16
     assert {r.magic for r in without} == {0, 1, 2} and all(r.verdict == "ok" for r in without)
 
@@ -310,7 +306,7 @@ def test_the_plain_lane_gives_the_reference_walks_regions(
 
     with monkeypatch.context() as m:
         m.setattr(scan_module, "PLAIN_CHUNK", chunk)  # small: batches across chunk ends
-        with_lane, without = _both(source, monkeypatch, **kw)  # type: ignore[arg-type]
+        with_lane, without = _both(source, **kw)  # type: ignore[arg-type]
     assert with_lane == without
 
 
@@ -328,7 +324,7 @@ class _Sliced:
 
 
 def test_the_plain_lane_on_every_corpus_segment_and_a_synthetic_corpus(
-    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     """Every .log file of corpora/ (segments captured from real brokers, crafted ones) and a
     synthetic corpus with planted damage (``synth``): the same regions with and without the
@@ -347,7 +343,7 @@ def test_the_plain_lane_on_every_corpus_segment_and_a_synthetic_corpus(
     taken = 0
     for f in files:
         with FileSource(f) as source:
-            with_lane, without = _both(source, monkeypatch)  # type: ignore[arg-type]
+            with_lane, without = _both(source)  # type: ignore[arg-type]
         assert with_lane == without, f
         if native.NATIVE is not None:
             data = f.read_bytes()

@@ -39,12 +39,15 @@ Checks, every input (a failed one raises a :class:`NativeDivergence`, filed as a
   ``RecordMaker``, to the same ``Record`` objects from ``records()`` (every slot); the pure
   loop is asked too and, when it accepts, held to the same rows; the native CRC-32C of each
   batch equals the C/pure one;
+* file-mode stream inputs: the replay's walk (``stream.scan``) with the plain lane
+  (``scan_plain``) and without it gives the same regions;
 * a ``pyo3_runtime.PanicException`` (a bug in the extension: it must decline, never panic) is
   re-raised as :class:`NativePanic` with the extension's traceback: a crash, never swallowed.
 
 Counters (:func:`counters`: inputs, decodes compared, regions given to ``read_records_v2``,
 accepted / declined, the pure loop's accepted / declined, regions the reference refuses, rows
-compared) go to the worker's stats file and from there into the run's summary (``counters``).
+compared, scans compared) go to the worker's stats file and from there into the run's
+summary (``counters``).
 
 Without the extension the target refuses to run (:func:`unavailable` says why; the runner and
 the worker stop before fuzzing, :func:`t_native` raises :class:`NativeUnavailable`). It loads
@@ -66,6 +69,7 @@ from conformance.primitives import native as _native
 from conformance.primitives.crc import crc32c
 from conformance.stream.compare import diff
 from conformance.stream.decoder import DEFAULT_MAX_RECORDS, StreamDecoder, decode
+from conformance.stream.scan import scan
 from conformance.stream.splitter import Splitter
 from conformance.wire import batch as _batch
 from conformance.wire._record_fast import read_records_fast, record_maker
@@ -118,6 +122,7 @@ COUNTERS: dict[str, int] = dict.fromkeys(
         "pure_declined",
         "reference_refused",
         "rows_compared",
+        "scans_compared",
     ),
     0,
 )
@@ -286,6 +291,19 @@ def _stream_form(module: ModuleType, selector: int, stream: bytes) -> None:
     elif extra is not None:
         _compare_keep(module, stream, mode, extra)  # type: ignore[arg-type]
     _check_batches(module, stream)
+    if mode == "file":
+        _compare_scans(module, stream)
+
+
+def _compare_scans(module: ModuleType, stream: bytes) -> None:
+    """The replay's walk with the plain lane (``scan_plain``) and without it: the same
+    regions (every field)."""
+    _native.NATIVE, _batch.FAST_PATH = module, True
+    with_lane = list(scan(stream))
+    without = list(scan(stream, plain_lane=False))
+    COUNTERS["scans_compared"] += 1
+    if with_lane != without:
+        raise NativeDivergence(f"scan regions differ with the plain lane: {with_lane} / {without}")
 
 
 def _region_form(module: ModuleType, r: RegionInput) -> None:

@@ -154,13 +154,16 @@ def scan(
     filename: str = "<input>",
     decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    plain_lane: bool = True,
 ) -> Iterator[Region]:
-    """The regions of ``source`` that start in ``[start, end)`` (module docstring), in order."""
+    """The regions of ``source`` that start in ``[start, end)`` (module docstring), in order.
+    ``plain_lane`` False: the reference walk alone, without the native plain lane (the
+    regions are the same; tests and the ``native`` fuzz target compare the two)."""
     total = len(source)
     stop = total if end is None else min(end, total)
     pos = start
     keep = None if profile == "strict" else 1
-    lane = _plain_lane(profile)
+    lane = _plain_lane(profile) if plain_lane else None
     windows = _Windows(source)
     while pos < stop:
         if lane is not None:
