@@ -220,6 +220,10 @@ def scan(
 
 #: bytes the plain lane reads at a time from a source without a read-ahead window of its own
 PLAIN_CHUNK = 256 * 1024
+#: the largest batch the plain lane widens its window for (Kafka's default max.message.bytes
+#: is about 1 MiB); a larger one is the reference walk's, so a huge (or lying) size field
+#: never costs a window and then the reference's own read of the same bytes
+PLAIN_MAX_BATCH = 8 * 1024 * 1024
 
 
 def _plain_lane(profile: Profile) -> Any:
@@ -280,7 +284,13 @@ def _plain_regions(
         ]
         moved = origin + used > pos
         pos = origin + used
-        if done or not need or pos + need > total or (not moved and need <= len(buf) - index):
+        if (
+            done
+            or not need
+            or need > PLAIN_MAX_BATCH
+            or pos + need > total
+            or (not moved and need <= len(buf) - index)
+        ):
             return regions, pos, done
 
 
