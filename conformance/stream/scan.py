@@ -43,7 +43,17 @@ from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch
 from conformance.stream.splitter import Source
 from conformance.wire import batch as _batch
 from conformance.wire.batch import RecordBatchV2
-from conformance.wire.layout import MAGIC_OFFSET, RECORD_BATCH_OVERHEAD
+from conformance.wire.layout import (
+    ATTRIBUTES_OFFSET,
+    COMPRESSION_CODEC_MASK,
+    CONTROL_FLAG_MASK,
+    HEADER_SIZE_UP_TO_MAGIC,
+    LOG_OVERHEAD,
+    MAGIC_OFFSET,
+    MAGIC_VALUE_V2,
+    MESSAGE_ATTRIBUTES_OFFSET,
+    RECORD_BATCH_OVERHEAD,
+)
 
 __all__ = ["Region", "VERDICTS", "all_zero", "scan"]
 
@@ -273,7 +283,7 @@ def _plain_regions(
     total = len(windows.source)
     none = codec_name(codecs.NONE)
     regions: list[Region] = []
-    need = 17
+    need = HEADER_SIZE_UP_TO_MAGIC
     while True:
         buf, index = windows.get(pos, need)
         origin = pos - index  # the file position of buf[0]
@@ -294,16 +304,21 @@ def _plain_regions(
             return regions, pos, done
 
 
+#: a batch's low attributes byte (v2: the int16's second byte; v0/v1: the message's byte)
+_V2_ATTRIBUTES = ATTRIBUTES_OFFSET + 1
+_LEGACY_ATTRIBUTES = LOG_OVERHEAD + MESSAGE_ATTRIBUTES_OFFSET
+
+
 def _plain_next(source: Source, p: int) -> bool:
     """Whether the batch at ``p`` is one the plain lane may take (magic 0-2, no codec, not a
     control batch): then the walk hands it back to the lane."""
-    head = source[p : p + 23]
-    if len(head) < 23:
+    head = source[p : p + _V2_ATTRIBUTES + 1]
+    if len(head) <= _V2_ATTRIBUTES:
         return False
     magic = head[MAGIC_OFFSET]
-    if magic == 2:
-        return not head[22] & 0x27  # attributes' low byte: codec bits, control flag
-    return magic < 2 and not head[17] & 0x07  # v0/v1: the message's attributes byte
+    if magic == MAGIC_VALUE_V2:
+        return not head[_V2_ATTRIBUTES] & (COMPRESSION_CODEC_MASK | CONTROL_FLAG_MASK)
+    return magic < MAGIC_VALUE_V2 and not head[_LEGACY_ATTRIBUTES] & COMPRESSION_CODEC_MASK
 
 
 def _magic(source: Source, p: int) -> int | None:

@@ -351,7 +351,7 @@ impl RecordMaker {
         let mut offsets = Vec::with_capacity(fields.len());
         for name in &fields {
             let descr = namespace.get_item(name)?;
-            if descr.get_type().name()?.to_string() != "member_descriptor" {
+            if descr.get_type().name()? != "member_descriptor" {
                 return Err(PyValueError::new_err(format!(
                     "{name} is not a __slots__ slot"
                 )));
@@ -598,7 +598,8 @@ impl RowIter {
         }
         let i = self.next;
         self.next += 1;
-        rows.row(py, i, &mut self.cache, &mut self.headers).map(Some)
+        rows.row(py, i, &mut self.cache, &mut self.headers)
+            .map(Some)
     }
 }
 
@@ -819,6 +820,37 @@ fn crc32c_of(py: Python<'_>, buf: Bound<'_, PyBytes>, start: usize) -> PyResult<
     Ok(py.allow_threads(|| ::crc32c::crc32c(data)))
 }
 
+/// A magic-2 batch header (`DefaultRecordBatch`, big-endian): where `scan_plain` reads it.
+///
+/// | field            | at | bytes |
+/// |------------------|----|-------|
+/// | baseOffset       |  0 | 8     |
+/// | batchLength      |  8 | 4     |
+/// | magic            | 16 | 1     |
+/// | crc (CRC-32C of attributes..end) | 17 | 4 |
+/// | attributes       | 21 | 2     |
+/// | lastOffsetDelta  | 23 | 4     |
+/// | baseTimestamp    | 27 | 8     |
+/// | recordsCount     | 57 | 4     |
+/// | records          | 61 | ...   |
+///
+/// A v0/v1 entry: offset (8) | size (4) | crc (4, CRC-32 of magic..end) | magic (1) |
+/// attributes (1) | [timestamp (8), v1] | key (int32 length + bytes) | value (same).
+const ENTRY_PREFIX: usize = 12; // offset + size, before a v0/v1 message or a batch's rest
+const SIZE_AT: usize = 8;
+const HEADER_UP_TO_MAGIC: usize = 17;
+const MAGIC_AT: usize = 16;
+const CRC_AT: usize = 17;
+const ATTRIBUTES_AT: usize = 21;
+const LAST_DELTA_AT: usize = 23;
+const BASE_TIMESTAMP_AT: usize = 27;
+const COUNT_AT: usize = 57;
+const BATCH_OVERHEAD: usize = 61;
+const CODEC_MASK: i16 = 0x07;
+const CONTROL_FLAG: i16 = 0x20;
+const MIN_ENTRY_SIZE: i32 = 14; // the size field's minimum (FileLogInputStream)
+const LEGACY_OVERHEAD: usize = 14; // crc, magic, attributes, key and value lengths
+
 /// One batch of a file that Kafka's consumer reads without error, decided here in full:
 /// (position in the chunk, size in bytes, magic, base offset, last offset, records).
 type PlainBatch = (usize, usize, i64, i64, i64, i64);
@@ -826,21 +858,25 @@ type PlainBatch = (usize, usize, i64, i64, i64, i64);
 /// A magic-2 batch at `b` (its whole bytes): uncompressed, not a control batch, size and
 /// CRC-32C right, and its records region read without doubt (`read_region`).
 fn plain_v2(b: &[u8]) -> Parsed<(i64, i64, i64)> {
-    if b.len() < 61 {
+    if b.len() < BATCH_OVERHEAD {
         return Err(Decline); // DefaultRecordBatch.ensureValid: smaller than the overhead
     }
-    let stored = u32::from_be_bytes(b[17..21].try_into().map_err(|_| Decline)?);
-    if ::crc32c::crc32c(&b[21..]) != stored {
+    let stored = u32::from_be_bytes(b[CRC_AT..ATTRIBUTES_AT].try_into().map_err(|_| Decline)?);
+    if ::crc32c::crc32c(&b[ATTRIBUTES_AT..]) != stored {
         return Err(Decline);
     }
-    let attributes = i16::from_be_bytes(b[21..23].try_into().map_err(|_| Decline)?);
-    if attributes & 0x07 != 0 || attributes & 0x20 != 0 {
+    let attributes = i16::from_be_bytes(
+        b[ATTRIBUTES_AT..LAST_DELTA_AT]
+            .try_into()
+            .map_err(|_| Decline)?,
+    );
+    if attributes & (CODEC_MASK | CONTROL_FLAG) != 0 {
         return Err(Decline); // a codec (or an unknown codec id), or a control batch
     }
     let base_offset = be_i64(b, 0)?;
-    let last_delta = be_i32(b, 23)?;
-    let base_timestamp = be_i64(b, 27)?;
-    let count = be_i32(b, 57)?;
+    let last_delta = be_i32(b, LAST_DELTA_AT)?;
+    let base_timestamp = be_i64(b, BASE_TIMESTAMP_AT)?;
+    let count = be_i32(b, COUNT_AT)?;
     if count < 0
         || !(-LIMIT < base_offset && base_offset < LIMIT)
         || !(-LIMIT < base_timestamp && base_timestamp < LIMIT)
@@ -848,23 +884,27 @@ fn plain_v2(b: &[u8]) -> Parsed<(i64, i64, i64)> {
         return Err(Decline);
     }
     if count > 0 {
-        read_region(&b[61..], count as u64, 0)?;
+        read_region(&b[BATCH_OVERHEAD..], count as u64, 0)?;
     }
     // BaseOffset + lastOffsetDelta in Java's long arithmetic (|base| < 2^62: no wrap)
-    Ok((base_offset, base_offset + i64::from(last_delta), i64::from(count)))
+    Ok((
+        base_offset,
+        base_offset + i64::from(last_delta),
+        i64::from(count),
+    ))
 }
 
 /// A top-level v0/v1 message at `b` (its whole bytes, the 12-byte entry prefix included):
 /// uncompressed, CRC-32 right, key and value ending exactly at the message's end.
 fn plain_legacy(b: &[u8]) -> Parsed<i64> {
     let offset = be_i64(b, 0)?;
-    let body = &b[12..];
-    if body.len() < 14 {
+    let body = &b[ENTRY_PREFIX..];
+    if body.len() < LEGACY_OVERHEAD {
         return Err(Decline);
     }
     let crc = u32::from_be_bytes(body[0..4].try_into().map_err(|_| Decline)?);
     let magic = body[4];
-    if magic > 1 || body[5] & 0x07 != 0 {
+    if magic > 1 || i16::from(body[5]) & CODEC_MASK != 0 {
         return Err(Decline);
     }
     if crc32fast::hash(&body[4..]) != crc {
@@ -899,14 +939,17 @@ fn scan_plain(
         let mut rows = Vec::new();
         let mut pos = start;
         while pos < stop {
-            if buf.len().saturating_sub(pos) < 17 {
-                return (rows, pos, false, 17);
+            if buf.len().saturating_sub(pos) < HEADER_UP_TO_MAGIC {
+                return (rows, pos, false, HEADER_UP_TO_MAGIC);
             }
-            let Ok(size) = be_i32(buf, pos + 8) else {
+            let Ok(size) = be_i32(buf, pos + SIZE_AT) else {
                 break;
             };
             // size < 14: the reference raises (or the int overflows): not ours
-            let Some(total) = usize::try_from(size).ok().filter(|&s| s >= 14).map(|s| s + 12)
+            let Some(total) = usize::try_from(size)
+                .ok()
+                .filter(|&s| s >= MIN_ENTRY_SIZE as usize)
+                .map(|s| s + ENTRY_PREFIX)
             else {
                 break;
             };
@@ -915,7 +958,7 @@ fn scan_plain(
                 return (rows, pos, false, total);
             }
             let b = &buf[pos..end];
-            let magic = b[16];
+            let magic = b[MAGIC_AT];
             let decided = match magic {
                 2 => plain_v2(b),
                 0 | 1 => plain_legacy(b).map(|offset| (offset, offset, 1)),
