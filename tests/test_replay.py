@@ -27,7 +27,7 @@ from conformance.cli import main  # noqa: E402
 from conformance.corpus.synth import synthesize  # noqa: E402
 from conformance.replay.counts import offset_step, read_range_summary  # noqa: E402
 from conformance.replay.inputs import expand  # noqa: E402
-from conformance.replay.job import ReplayOptions, replay  # noqa: E402
+from conformance.replay.job import LOCAL_JVM_OPTIONS, ReplayOptions, replay, spark_conf  # noqa: E402
 from conformance.replay.plan import plan, read_ranges, write_ranges  # noqa: E402
 from conformance.replay.task import RangeReplay, TaskOptions  # noqa: E402
 from conformance.wire.builder import write_batch  # noqa: E402
@@ -154,6 +154,22 @@ def test_range_summaries_and_ranges_cross_as_json_text(corpus: Path) -> None:
     assert flagged == 8 and offsets > 0  # the round trips carried flagged regions and gaps
 
 
+def test_local_master_jvm_flags_come_before_the_users(tmp_path: Path) -> None:
+    key = "spark.driver.extraJavaOptions"
+    local = spark_conf(ReplayOptions(out=tmp_path, master="local[2]"))
+    assert local[key] == LOCAL_JVM_OPTIONS
+    mine = spark_conf(ReplayOptions(out=tmp_path, spark_conf={key: "-XX:TieredStopAtLevel=4"}))
+    assert mine[key] == f"{LOCAL_JVM_OPTIONS} -XX:TieredStopAtLevel=4"  # the last flag wins
+    for master in ("spark://127.0.0.1:7077", None):  # a cluster's driver is left as configured
+        assert key not in spark_conf(ReplayOptions(out=tmp_path, master=master))
+    assert (
+        spark_conf(ReplayOptions(out=tmp_path, spark_conf={"spark.ui.enabled": "true"}))[
+            "spark.ui.enabled"
+        ]
+        == "true"
+    )
+
+
 def test_offset_step() -> None:
     assert offset_step(10, 11) is None
     assert offset_step(10, 12) == "gap"
@@ -168,6 +184,10 @@ def test_local2_finds_exactly_the_planted_set_like_the_process_engine(
     summary = _replay([str(corpus)], tmp_path / "spark", engine="spark", master="local[2]")
     _check_planted(corpus, tmp_path / "spark", summary)
     assert summary["run"]["engine"].startswith("spark local[2")
+    # the driver JVM really runs with the local-master flags (job.LOCAL_JVM_OPTIONS)
+    assert {"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"} <= set(
+        summary["run"]["driver_jvm_options"]
+    )
     assert _rows(tmp_path / "spark") == _rows(tmp_path / "process")
     assert _stable(summary) == _stable(base)
     assert len(summary["workers"]["peak_rss_kib"]) >= 1

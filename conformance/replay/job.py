@@ -7,10 +7,13 @@ information (``summary.RunInfo``) in one place from the plan and what the engine
 outputs. Each task runs ``task.run_task``: it replays its ranges and writes their rows to its
 own Parquet part, renamed into place when complete. Two engines run the tasks:
 
-* ``spark`` (default): one Spark task per task through ``mapInArrow``: the task descriptions
-  go in as an Arrow column (``plan.write_ranges`` text), the range summaries come back as one
-  (``RangeSummary.to_json`` text; rows never pass through the JVM: docs/benchmarks-replay.md
-  measures it against ``DataFrame.write.parquet``). A task that dies is retried by Spark; its
+* ``spark`` (default): one Spark task per task through ``mapInArrow`` over ``spark.range``:
+  the task ids go in as an Arrow column made by the JVM, each task's ranges are looked up in
+  a broadcast list (``plan.write_ranges`` text; no Python worker runs to make the input), the
+  range summaries come back as one (``RangeSummary.to_json`` text; rows never pass through
+  the JVM: docs/benchmarks-replay.md measures it against ``DataFrame.write.parquet``). On a
+  local master the JVM is started with :data:`LOCAL_JVM_OPTIONS`. A task that dies is
+  retried by Spark; its
   part is written whole or not at all, and the driver checks each part's row count against
   the summaries.
   Files are read by the tasks themselves (``os.pread`` or ``pyarrow.fs``), never through
@@ -49,6 +52,7 @@ from conformance.replay.summary import ReplaySummary, RunInfo, SparkRun, merge, 
 from conformance.replay.task import TaskOptions, run_task
 
 __all__ = [
+    "LOCAL_JVM_OPTIONS",
     "OUTPUTS",
     "EngineRun",
     "OutputExists",
@@ -57,6 +61,7 @@ __all__ = [
     "local_master",
     "pack",
     "replay",
+    "spark_conf",
 ]
 
 #: what a replay writes into ``--out`` (``--force`` removes exactly these first)
@@ -64,6 +69,14 @@ OUTPUTS = ("batches", "summary.json", "summary.txt")
 
 #: a task: its ranges, replayed in order
 Task = list[Range]
+
+#: The driver JVM's flags on a local master, where it shares the cores with the Python
+#: workers and its own work is small (scheduling, a few Arrow batches): the C1 compiler only
+#: and the serial collector. With the defaults, C2 compilation and G1's concurrent marking
+#: took 2.5-3.7 s of CPU during a 4 s local[2] replay of the 1 GB benchmark corpus, 0.7-0.8 s
+#: with these (docs/benchmarks-replay.md). A ``spark.driver.extraJavaOptions`` given by the
+#: user comes after them, so the user's flags win.
+LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 @dataclass
@@ -230,22 +243,36 @@ def spark_environment() -> None:
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
-def _arrow_task(options: TaskOptions, batches_dir: str) -> Callable[[Iterator[Any]], Iterator[Any]]:
-    """The ``mapInArrow`` function: tasks in (task id and its ranges as ``plan.write_ranges``
-    text, so a task receives only its own), range summaries out (``RangeSummary.to_json``
-    text); the rows go to the task's Parquet part (``task.run_task``), never through the JVM."""
+def _arrow_task(
+    options: TaskOptions, batches_dir: str, tasks: Any
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """The ``mapInArrow`` function: task ids in (``spark.range``), each task's ranges from
+    the broadcast ``tasks`` (``plan.write_ranges`` text per task id, loaded once per Python
+    worker), range summaries out (``RangeSummary.to_json`` text); the rows go to the task's
+    Parquet part (``task.run_task``), never through the JVM."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         schema = pa.schema([("summary", pa.string())])
+        texts = tasks.value
         for batch in batches:
-            ids = batch.column(0).to_pylist()
-            for task_id, text in zip(ids, batch.column(1).to_pylist()):
-                summaries = run_task(task_id, read_ranges(text), options, batches_dir)
+            for task_id in batch.column(0).to_pylist():
+                summaries = run_task(task_id, read_ranges(texts[task_id]), options, batches_dir)
                 yield record_batch({"summary": [s.to_json() for s in summaries]}, schema)
 
     return run
+
+
+def spark_conf(options: ReplayOptions) -> dict[str, str]:
+    """The session's configuration: the kit's defaults, then the user's (``--conf``); on a
+    local master :data:`LOCAL_JVM_OPTIONS` go before the user's own JVM options."""
+    conf = {"spark.ui.showConsoleProgress": "false", "spark.ui.enabled": "false"}
+    conf.update(options.spark_conf)
+    if options.master is not None and options.master.startswith("local"):
+        key = "spark.driver.extraJavaOptions"
+        conf[key] = " ".join(filter(None, [LOCAL_JVM_OPTIONS, options.spark_conf.get(key)]))
+    return conf
 
 
 def _run_spark(tasks: Sequence[Task], options: ReplayOptions, say: Status) -> EngineRun:
@@ -256,9 +283,7 @@ def _run_spark(tasks: Sequence[Task], options: ReplayOptions, say: Status) -> En
     builder = SparkSession.builder.appName("kafka-conformance replay")
     if options.master is not None:
         builder = builder.master(local_master(options.master))
-    conf = {"spark.ui.showConsoleProgress": "false", "spark.ui.enabled": "false"}
-    conf.update(options.spark_conf)
-    for k, v in conf.items():
+    for k, v in spark_conf(options).items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
     try:
@@ -272,29 +297,35 @@ def _run_spark(tasks: Sequence[Task], options: ReplayOptions, say: Status) -> En
             f"replay: {sum(len(t) for t in tasks)} ranges in {len(tasks)} tasks on {sc.master} "
             f"(Spark {spark.version}, {sc.defaultParallelism} cores)"
         )
-        work = spark.createDataFrame(
-            sc.parallelize(
-                [(i, write_ranges(t)) for i, t in enumerate(tasks)],
-                max(1, len(tasks)),
-            ),
-            "task_id int, ranges string",
-        )
+        texts = sc.broadcast([write_ranges(t) for t in tasks])
+        work = spark.range(0, len(tasks), 1, max(1, len(tasks)))
         batches_dir = str((options.out / "batches").absolute())
         with Progress("replay", len(tasks), unit="tasks", enabled=options.progress) as progress:
             with _tasks_done(sc, len(tasks), progress):
                 collected = work.mapInArrow(
-                    _arrow_task(options.task, batches_dir), "summary string"
+                    _arrow_task(options.task, batches_dir, texts), "summary string"
                 ).collect()
             progress.update(len(tasks))  # the poller has stopped: the last word is ours
+        texts.destroy()
         return EngineRun(
             engine=f"spark {sc.master}",
             summaries=[read_range_summary(row[0]) for row in collected],
             startup_seconds=startup_seconds,
             replay_seconds=round(time.perf_counter() - t1, 3),
-            spark=SparkRun(version=spark.version, session_seconds=session_seconds),
+            spark=SparkRun(
+                version=spark.version,
+                session_seconds=session_seconds,
+                driver_jvm_options=_jvm_options(sc),
+            ),
         )
     finally:
         spark.stop()
+
+
+def _jvm_options(sc: Any) -> tuple[str, ...]:
+    """The driver JVM's flags, as the JVM itself reports them."""
+    bean = sc._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    return tuple(str(a) for a in bean.getInputArguments())
 
 
 @contextlib.contextmanager
@@ -324,21 +355,22 @@ def _tasks_done(sc: Any, tasks: int, progress: Progress) -> Iterator[None]:
 
 
 def _warm_up(spark: Any, slots: int) -> None:
-    """Start-up, measured apart from the replay: one tiny job through the same path (query
-    planning, Arrow, a Python worker per core importing the kit), so the replay's time is
-    the corpus's, not Spark's first-job costs (about 3-4 s, whatever the corpus size)."""
+    """Start-up, measured apart from the replay: one tiny job of the replay's shape
+    (``spark.range``, a broadcast, ``mapInArrow``: query planning, Arrow, a Python worker per
+    core importing the kit), so the replay's time is the corpus's, not Spark's first-job
+    costs (about 3-4 s, whatever the corpus size)."""
+    sc = spark.sparkContext
+    names = sc.broadcast(["warm-up"] * slots)
 
     def touch(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         import conformance.replay.task  # noqa: F401 - what every task imports first
 
+        schema = pa.schema([("n", pa.int64())])
         for batch in batches:
-            yield record_batch({"n": [batch.num_rows]}, pa.schema([("n", pa.int64())]))
+            n = [len(names.value[i]) for i in batch.column(0).to_pylist()]
+            yield record_batch({"n": n}, schema)
 
-    sc = spark.sparkContext
-    (
-        spark.createDataFrame(sc.parallelize([(i,) for i in range(slots)], slots), "i int")
-        .mapInArrow(touch, "n long")
-        .collect()
-    )
+    spark.range(0, slots, 1, slots).mapInArrow(touch, "n long").collect()
+    names.destroy()

@@ -74,6 +74,8 @@ class SparkRun:
     version: str
     #: SparkSession start-up alone (``startup_seconds`` adds the warm-up job)
     session_seconds: float
+    #: the driver JVM's flags as it reports them (``RuntimeMXBean.getInputArguments``)
+    driver_jvm_options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,7 @@ class RunInfo(JsonDocument):
         else:  # in the order Spark measures them
             doc["spark_version"] = self.spark.version
             doc["session_seconds"] = self.spark.session_seconds
+            doc["driver_jvm_options"] = list(self.spark.driver_jvm_options)
             doc["startup_seconds"] = self.startup_seconds
             doc["tasks"] = self.tasks
         doc["replay_seconds"] = self.replay_seconds
