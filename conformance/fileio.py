@@ -32,6 +32,7 @@ from conformance.stream.decoder import StreamDecoder
 from conformance.stream.result import result_head, write_batch_json
 
 __all__ = [
+    "FileShrankError",
     "FileSource",
     "NotRegularFileError",
     "check_regular_file",
@@ -61,6 +62,25 @@ class NotRegularFileError(OSError):
         code = errno.EISDIR if kind == "a directory" else errno.EINVAL
         super().__init__(code, f"not a regular file ({kind})", os.fspath(path))
         self.kind = kind
+
+    def __str__(self) -> str:
+        return f"{self.filename}: {self.strerror}"
+
+
+class FileShrankError(OSError):
+    """A file read as a :class:`FileSource` is shorter than when it was opened (or than the
+    size its caller planned with): it was truncated (or rewritten) under the reader.
+    ``filename`` is the path, ``position`` the first byte that could not be read, ``size``
+    the file's size when it was found short."""
+
+    def __init__(self, path: str, position: int, size: int) -> None:
+        super().__init__(
+            errno.EIO,
+            f"the file shrank to {size} bytes while it was read (no byte at {position})",
+            path,
+        )
+        self.position = position
+        self.size = size
 
     def __str__(self) -> str:
         return f"{self.filename}: {self.strerror}"
@@ -114,20 +134,30 @@ class FileSource:
     A read shorter than :data:`READ_AHEAD` reads that much from its start on and keeps it, so
     the reads that follow inside it cost no system call; memory stays bounded by that one
     buffer. Only regular files (:func:`open_regular`); ``OSError`` (including
-    :class:`NotRegularFileError`) when the file cannot be opened."""
+    :class:`NotRegularFileError`) when the file cannot be opened, :class:`FileShrankError`
+    when it is cut shorter than its size at opening (or than ``size``, the size the caller
+    planned with) while it is read; bytes appended meanwhile, past that size, are not
+    read."""
 
     _fd = -1  # a class default: close() (also from __del__) works whatever __init__ raised
     _ahead = b""  # the bytes read ahead, from file position _ahead_at on
     _ahead_at = 0
 
     def __init__(
-        self, path: str | os.PathLike[str], start: int = 0, end: int | None = None
+        self,
+        path: str | os.PathLike[str],
+        start: int = 0,
+        end: int | None = None,
+        *,
+        size: int | None = None,
     ) -> None:
         self.path = os.fspath(path)
         self._fd = open_regular(self.path)
-        size = os.fstat(self._fd).st_size
+        # ``size``: the size the caller planned with (a replay's ranges), trusted over the
+        # file's own: if the file is shorter by now, reading there raises FileShrankError
+        actual = os.fstat(self._fd).st_size if size is None else size
         self.start = start
-        self.end = size if end is None else min(size, end)
+        self.end = actual if end is None else min(actual, end)
 
     def __len__(self) -> int:
         return max(0, self.end - self.start)
@@ -142,10 +172,20 @@ class FileSource:
             return self._ahead[start - at : stop - at]
         n = stop - start
         if n >= READ_AHEAD:
-            return os.pread(self._fd, n, start)
-        ahead = os.pread(self._fd, min(READ_AHEAD, self.end - start), start)
+            return self._pread(n, start, n)
+        ahead = self._pread(min(READ_AHEAD, self.end - start), start, n)
         self._ahead, self._ahead_at = ahead, start
         return ahead[:n]
+
+    def _pread(self, n: int, start: int, need: int) -> bytes:
+        """Up to ``n`` bytes from ``start``, at least ``need`` of them, or
+        :class:`FileShrankError`: inside the size the file had when it was opened, a short
+        read means the file was cut under the reader, and bytes that are not there must not
+        pass for a short tail."""
+        data = os.pread(self._fd, n, start)
+        if len(data) < need:
+            raise FileShrankError(self.path, start + len(data), os.fstat(self._fd).st_size)
+        return data
 
     def window(self, pos: int, length: int) -> tuple[bytes, int]:
         """The read-ahead buffer and ``pos``'s index in it, holding at least ``length`` bytes
@@ -157,7 +197,8 @@ class FileSource:
         if at <= start and min(self.end, start + length) <= at + len(self._ahead):
             return self._ahead, start - at
         stop = min(self.end, start + max(READ_AHEAD, length))
-        self._ahead = os.pread(self._fd, max(0, stop - start), start) if stop > start else b""
+        need = min(length, self.end - start)
+        self._ahead = self._pread(stop - start, start, need) if stop > start else b""
         self._ahead_at = start
         return self._ahead, 0
 

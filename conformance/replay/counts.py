@@ -8,7 +8,8 @@ the others into the replay's summary (``summary.merge``) by the pieces here:
 =========================  ===================================================================
 piece                      combines
 =========================  ===================================================================
-:class:`ByteCounts`        the byte buckets (decoded, corrupt, trailing) of each verdict
+:class:`ByteCounts`        the byte buckets (decoded, corrupt, trailing, unread) of each
+                           verdict
 :class:`Counts`            + regions per verdict, Kafka exceptions, codecs, strict findings,
                            records, intact batches, flagged regions (the first few as
                            :class:`FlaggedRegion` examples): :meth:`Counts.add`
@@ -42,12 +43,23 @@ __all__ = [
     "OffsetStep",
     "Offsets",
     "RangeSummary",
+    "UNREADABLE",
     "offset_step",
     "read_range_summary",
 ]
 
-#: byte-accounting bucket of each verdict
-BUCKETS = {"ok": "decoded", "corrupt": "corrupt", "partial": "trailing", "zero-tail": "trailing"}
+#: byte-accounting bucket of each verdict (``stream.scan``'s, and the replay's own
+#: :data:`UNREADABLE`)
+BUCKETS = {
+    "ok": "decoded",
+    "corrupt": "corrupt",
+    "partial": "trailing",
+    "zero-tail": "trailing",
+    "unreadable": "unread",
+}
+#: the verdict of bytes a task could not read (the file vanished, shrank, or an I/O error):
+#: one region from where reading failed to the end of its range, with the error as message
+UNREADABLE = "unreadable"
 #: gaps, overlaps and flagged regions listed per range (counts are always exact)
 EXAMPLES_PER_RANGE = 20
 
@@ -150,10 +162,11 @@ class ByteCounts(JsonDocument):
     decoded: int = 0
     corrupt: int = 0
     trailing: int = 0
+    unread: int = 0
 
     @property
     def total(self) -> int:
-        return self.decoded + self.corrupt + self.trailing
+        return self.decoded + self.corrupt + self.trailing + self.unread
 
     def count(self, verdict: str, size: int) -> None:
         bucket = BUCKETS[verdict]
@@ -161,20 +174,28 @@ class ByteCounts(JsonDocument):
             self.decoded += size
         elif bucket == "corrupt":
             self.corrupt += size
-        else:
+        elif bucket == "trailing":
             self.trailing += size
+        else:
+            self.unread += size
 
     def add(self, other: ByteCounts) -> None:
         self.decoded += other.decoded
         self.corrupt += other.corrupt
         self.trailing += other.trailing
+        self.unread += other.unread
 
     def to_dict(self) -> dict[str, Any]:
-        return {"decoded": self.decoded, "corrupt": self.corrupt, "trailing": self.trailing}
+        return {
+            "decoded": self.decoded,
+            "corrupt": self.corrupt,
+            "trailing": self.trailing,
+            "unread": self.unread,
+        }
 
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> ByteCounts:
-        return cls(doc["decoded"], doc["corrupt"], doc["trailing"])
+        return cls(doc["decoded"], doc["corrupt"], doc["trailing"], doc["unread"])
 
 
 @dataclass(slots=True)
@@ -203,7 +224,8 @@ class Counts(JsonDocument):
         for code in region.findings:
             self.findings[code] += 1
         if region.verdict != "ok":
-            self.exceptions[region.kafka_exception or "(none)"] += 1
+            if region.verdict != UNREADABLE:  # Kafka's reader never saw those bytes
+                self.exceptions[region.kafka_exception or "(none)"] += 1
             self.flagged_count += 1
             if len(self.flagged) < EXAMPLES_PER_RANGE:
                 self.flagged.append(FlaggedRegion.of(file, region))

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.fileio import FileSource, check_regular_file, printable_name
+from conformance.fileio import FileShrankError, FileSource, check_regular_file, printable_name
 from conformance.jsondoc import JsonDocument
 
 __all__ = ["InputFile", "Inputs", "Problem", "expand", "open_source"]
@@ -273,12 +273,14 @@ def expand(inputs: Iterable[str]) -> Inputs:
 
 
 class ArrowSource:
-    """A ByteSource over a ``pyarrow`` random-access file (``read_at``): s3://, hdfs://, ..."""
+    """A ByteSource over a ``pyarrow`` random-access file (``read_at``): s3://, hdfs://, ...
+    ``size`` as for ``FileSource``: a read that comes back short raises ``FileShrankError``."""
 
-    def __init__(self, uri: str) -> None:
+    def __init__(self, uri: str, size: int | None = None) -> None:
         fs, path = _arrow_fs(uri)
+        self.uri = uri
         self._file = fs.open_input_file(path)
-        self._size: int = self._file.size()
+        self._size: int = self._file.size() if size is None else size
 
     def __len__(self) -> int:
         return self._size
@@ -289,17 +291,21 @@ class ArrowSource:
         if stop <= start:
             return b""
         data = self._file.read_at(stop - start, start)  # bytes or a pyarrow Buffer
-        return data if isinstance(data, bytes) else data.to_pybytes()
+        data = data if isinstance(data, bytes) else data.to_pybytes()
+        if len(data) < stop - start:
+            raise FileShrankError(self.uri, start + len(data), self._file.size())
+        return data
 
     def close(self) -> None:
         self._file.close()
 
 
-def open_source(path: str) -> FileSource | ArrowSource:
+def open_source(path: str, size: int | None = None) -> FileSource | ArrowSource:
     """The byte source of an input file: ``os.pread`` for local paths, ``pyarrow.fs`` for URIs
-    (``file://`` URIs are read locally too)."""
+    (``file://`` URIs are read locally too). ``size``: the size it was planned with (reads
+    past the file's real end then raise ``fileio.FileShrankError``)."""
     if path.startswith("file://"):
-        return FileSource(path[len("file://") :])
+        return FileSource(path[len("file://") :], size=size)
     if _is_uri(path):
-        return ArrowSource(path)
-    return FileSource(path)
+        return ArrowSource(path, size)
+    return FileSource(path, size=size)

@@ -19,10 +19,12 @@ step                        gives
 (``kafka-conformance/replay-1``); :func:`render` its table.
 
 Byte accounting: for every file ``bytes_total = bytes_decoded + bytes_corrupt +
-bytes_trailing`` and ``bytes_total`` is the file's size; the regions of its ranges must also
-tile it (each range starts where the previous one ended, the first at 0, the last at the
-end). A file where either fails, a range that never reported, or a range that reported
-twice makes ``accounting_exact`` false and is listed under ``accounting_errors``.
+bytes_trailing + bytes_unread`` (``bytes_unread``: what a task could not read, the file
+having vanished, shrunk or failed under it) and ``bytes_total`` is the file's size; the
+regions of its ranges must also tile it (each range starts where the previous one ended,
+the first at 0, the last at the end). A file where either fails, a range that never
+reported, or a range that reported twice makes ``accounting_exact`` false and is listed under
+``accounting_errors``.
 
 Offsets are followed per group (a partition directory; a raw file alone), segments in
 base-offset order, ranges in position order: a batch whose first offset is above the
@@ -210,7 +212,7 @@ class FileAccount(JsonDocument):
         b = self.counts.bytes
         return (
             f"{self.file.path}: {b.total} bytes accounted for (decoded {b.decoded} + corrupt "
-            f"{b.corrupt} + trailing {b.trailing}) of {self.file.size}"
+            f"{b.corrupt} + trailing {b.trailing} + unread {b.unread}) of {self.file.size}"
             + ("" if self.tiled else "; its ranges do not tile it")
         )
 
@@ -224,6 +226,7 @@ class FileAccount(JsonDocument):
             "bytes_decoded": b.decoded,
             "bytes_corrupt": b.corrupt,
             "bytes_trailing": b.trailing,
+            "bytes_unread": b.unread,
             "ranges": self.ranges,
             "verdicts": dict(sorted(self.counts.verdicts.items())),
             "exact": self.exact,
@@ -252,6 +255,7 @@ class DirectoryAccount(JsonDocument):
             "bytes_decoded": self.bytes.decoded,
             "bytes_corrupt": self.bytes.corrupt,
             "bytes_trailing": self.bytes.trailing,
+            "bytes_unread": self.bytes.unread,
             "verdicts": dict(sorted(self.verdicts.items())),
         }
 
@@ -345,6 +349,7 @@ class ReplaySummary(JsonDocument):
                 "bytes_decoded": b.decoded,
                 "bytes_corrupt": b.corrupt,
                 "bytes_trailing": b.trailing,
+                "bytes_unread": b.unread,
                 "batches": c.batches,
                 "records": c.records,
             },
@@ -455,6 +460,7 @@ def render(doc: Mapping[str, Any], *, flagged: int = 20) -> str:
         "",
         f"bytes: {_n(t['bytes_total'])} total = {_n(t['bytes_decoded'])} decoded + "
         f"{_n(t['bytes_corrupt'])} corrupt + {_n(t['bytes_trailing'])} trailing "
+        + (f"+ {_n(t['bytes_unread'])} unread " if t["bytes_unread"] else "")
         + ("(exact for every file)" if doc["accounting_exact"] else "(NOT EXACT: see below)"),
         f"records: {_n(t['records'])} in {_n(t['batches'])} intact batches",
     ]

@@ -20,7 +20,8 @@ last_offset         int64      last offset
 magic               int8       0, 1, 2 (null when not even a header is readable)
 codec               string     none, gzip, snappy, lz4, zstd, or the unknown id as a number
 record_count        int64      records Kafka hands out (before the error, in a failed batch)
-verdict             string     ok, corrupt, partial, zero-tail (``stream.scan``)
+verdict             string     ok, corrupt, partial, zero-tail (``stream.scan``), unreadable
+                               (``counts.UNREADABLE``: the task could not read these bytes)
 kafka_exception     string     the Java exception class Kafka raises there (null: none)
 message             string     its message, or what Kafka's reader does instead
 findings            list       strict-profile finding codes (``--profile strict``)
@@ -39,7 +40,7 @@ from typing import Any
 
 from conformance import codecs
 from conformance.replay.arrow import record_batch
-from conformance.replay.counts import RangeSummary
+from conformance.replay.counts import UNREADABLE, RangeSummary
 from conformance.replay.inputs import open_source
 from conformance.replay.plan import Range
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES
@@ -139,8 +140,9 @@ def _columns(r: Range, regions: list[Region]) -> Columns:
 class RangeReplay:
     """The replay of one range, two outputs apart: :meth:`rows` yields the rows (column
     chunks of at most ``rows_per_batch`` rows) while it fills the range summary, which
-    :attr:`summary` gives once the rows are exhausted. A file that cannot be read gives no
-    rows and a summary with ``error`` set."""
+    :attr:`summary` gives once the rows are exhausted. Bytes that cannot be read (the file
+    cannot be opened, or it shrinks or fails while it is read) end the range as one
+    ``unreadable`` row, and the summary's ``error`` says why."""
 
     def __init__(self, r: Range, options: TaskOptions, *, task: int = 0) -> None:
         self.range = r
@@ -164,9 +166,9 @@ class RangeReplay:
         r, options, summary = self.range, self.options, self._summary
         started = time.perf_counter()
         try:
-            source = open_source(r.file.path)
+            source = open_source(r.file.path, r.file.size)
         except OSError as e:
-            summary.error = f"{e.strerror or e}"
+            yield self._columns([self._unreadable(e)])
             self._finish(started)
             return
         chunk: list[Region] = []
@@ -185,13 +187,25 @@ class RangeReplay:
                 if len(chunk) >= options.rows_per_batch:
                     yield self._columns(chunk)
                     chunk = []
-        except OSError as e:  # the file changed or vanished under the task
-            summary.error = f"{e.strerror or e}"
+        except OSError as e:  # the file shrank or failed under the task
+            chunk.append(self._unreadable(e))
         finally:
             source.close()
         if chunk:
             yield self._columns(chunk)
         self._finish(started)
+
+    def _unreadable(self, e: OSError) -> Region:
+        """The rest of the range, from where reading stopped, as one :data:`UNREADABLE`
+        region with the error as its message; the error is also the summary's ``error``
+        (a problem of the replay). Rows and bytes stay exact: those bytes count as unread."""
+        r, summary = self.range, self._summary
+        at = r.start if summary.end_position is None else summary.end_position
+        message = f"{e.strerror or e}" if e.filename in (None, r.file.path) else str(e)
+        summary.error = message
+        region = Region(at, r.end - at, UNREADABLE, message=message)
+        summary.add(region)
+        return region
 
     def _columns(self, regions: list[Region]) -> Columns:
         self._summary.rows += len(regions)
