@@ -3,12 +3,18 @@ or a lost run. Each test builds its own input."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
 
+from conformance.cli import main
 from conformance.corpus.synth import synthesize
 from conformance.fileio import FileShrankError, FileSource
 from conformance.replay.counts import UNREADABLE
@@ -16,6 +22,8 @@ from conformance.replay.inputs import expand
 from conformance.replay.plan import Range, plan
 from conformance.replay.summary import RunInfo, merge
 from conformance.replay.task import RangeReplay, TaskOptions, run_task
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +38,6 @@ def _largest(ranges: list[Range]) -> Range:
 
 
 def _copy(corpus: Path, tmp_path: Path) -> Path:
-    import shutil
-
     shutil.copytree(corpus, tmp_path / "c")
     return tmp_path / "c"
 
@@ -104,3 +110,161 @@ def test_files_cut_or_deleted_after_planning_are_rows_and_problems(
     assert {r["file"] for r in unread} == {cut, gone}
     assert sum(r["size"] for r in unread) == summary["totals"]["bytes_unread"]
     assert summary["verdicts"][UNREADABLE] == len(unread)
+
+
+# ------------------------------------------------------------------ names, links, odd files
+
+
+def _segments(corpus: Path) -> list[Path]:
+    return sorted(corpus.rglob("*.log"))
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["replay", *args, "--engine", "process"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _summary(out: Path) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    return doc
+
+
+def test_names_that_are_not_utf8_or_hold_control_characters(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = _segments(corpus)
+    d = tmp_path / "names"
+    d.mkdir()
+    shutil.copy(src[0], os.fsencode(d) + b"/x\xff.log")  # not UTF-8
+    shutil.copy(src[1], d / "new\nline\x1b[31m.log")  # a newline and an ANSI escape
+    shutil.copy(src[2], d / "good.log")
+    out = tmp_path / "out"
+    code, text, err = _cli([str(d), "--out", str(out)], capsys)
+    assert code in (0, 1), err
+    doc = _summary(out)
+    shown = {f["file"] for f in doc["files_detail"]}
+    assert shown == {f"{d}/x\\xff.log", f"{d}/new\\nline\\x1b[31m.log", f"{d}/good.log"}
+    assert doc["accounting_exact"] and doc["totals"]["bytes_total"] == sum(
+        p.stat().st_size for p in src[:3]
+    )
+    rows = {r["file"] for r in pq.read_table(out / "batches", columns=["file"]).to_pylist()}
+    assert rows == shown
+    table = (out / "summary.txt").read_text(encoding="utf-8")
+    for raw in (text, table, json.dumps(doc, ensure_ascii=False)):
+        assert "\x1b" not in raw and "new\nline" not in raw and "\udcff" not in raw
+
+
+def test_file_uri_with_symbolic_link_loops(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = _copy(corpus, tmp_path)
+    part = _segments(d)[0].parent
+    (part / "a").symlink_to("..")
+    (part / "b").symlink_to("..")
+    (d / "up").symlink_to("..")
+    out = tmp_path / "out"
+    code, _, err = _cli([d.as_uri(), "--out", str(out)], capsys)
+    assert code == 0, err  # skipped links are listed, not flagged
+    doc = _summary(out)
+    assert doc["files"]["count"] == len(_segments(corpus))  # each once: the links not followed
+    skipped = {p["path"] for p in doc["problems"] if p["kind"] == "skipped"}
+    assert {str(part / "a"), str(part / "b"), str(d / "up")} <= skipped
+    assert all(
+        "symbolic link to a directory" in p["message"]
+        for p in doc["problems"]
+        if p["path"] in {str(part / "a"), str(part / "b"), str(d / "up")}
+    )
+
+
+def test_a_device_and_a_fifo_are_unreadable_not_zero_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "pipe.log"
+    os.mkfifo(fifo)
+    out = tmp_path / "out"
+    code, _, err = _cli(["file:///dev/zero", fifo.as_uri(), str(fifo), "--out", str(out)], capsys)
+    assert code == 1, err
+    doc = _summary(out)
+    problems = {(p["path"], p["kind"]): p["message"] for p in doc["problems"]}
+    assert "a character device" in problems[("/dev/zero", "unreadable")]
+    assert "a FIFO" in problems[(str(fifo), "unreadable")]
+    assert doc["files"]["count"] == 0
+
+
+def test_the_same_corpus_named_three_ways_is_replayed_once(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = tmp_path / "link"
+    link.symlink_to(corpus)
+    out = tmp_path / "out"
+    code, _, err = _cli([str(corpus), corpus.as_uri(), str(link), "--out", str(out)], capsys)
+    assert code == 0, err  # a duplicate is a warning
+    doc = _summary(out)
+    n = len(_segments(corpus))
+    assert doc["files"]["count"] == n
+    assert doc["totals"]["bytes_total"] == sum(p.stat().st_size for p in _segments(corpus))
+    duplicates = [p for p in doc["problems"] if p["kind"] == "duplicate"]
+    assert len(duplicates) == 2 * n
+    assert all("the same file as" in p["message"] for p in duplicates)
+
+
+def _unprivileged() -> list[str]:
+    """A command prefix that runs without the power to read every file: root without
+    CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH (``setpriv``), or nothing for another user."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv (util-linux) to drop CAP_DAC_OVERRIDE")
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
+
+
+def test_an_unreadable_index_does_not_stop_the_replay(corpus: Path, tmp_path: Path) -> None:
+    d = _copy(corpus, tmp_path)
+    indexes = sorted(p for p in d.rglob("*.index") if p.stat().st_size)
+    assert indexes
+    for index in indexes:
+        index.chmod(0)
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [
+            *_unprivileged(),
+            sys.executable,
+            "-m",
+            "conformance.cli",
+            "replay",
+            str(d),
+            "--out",
+            str(out),
+            "--engine",
+            "process",
+            "--split-bytes",
+            "64KiB",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr  # the index is a planning aid, not an input
+    # the test really took the right away
+    cat = subprocess.run([*_unprivileged(), "cat", str(indexes[0])], capture_output=True)
+    assert cat.returncode != 0 and b"Permission denied" in cat.stderr
+    doc = _summary(out)
+    assert doc["accounting_exact"] and doc["files"]["count"] == len(_segments(corpus))
+    assert doc["ranges"] > doc["files"]["count"]  # the large segments were still cut
+
+
+def test_split_bytes_floor_and_out_inside_an_input(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    d = _copy(corpus, tmp_path)
+    code, _, err = _cli([str(d), "--out", str(tmp_path / "o1"), "--split-bytes", "1"], capsys)
+    assert code == 2 and "below the smallest range" in err
+    assert not (tmp_path / "o1").exists()
+    for out in (d / "replay-out", d / "orders-0" / "x"):
+        code, _, err = _cli([d.as_uri(), "--out", str(out)], capsys)
+        assert code == 2 and "inside the input directory" in err, err
+        assert not out.exists()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cli.common import add_max_decompressed, add_profile, byte_size, shown
+from conformance.host.sessions import TerminatedBySignal, sigterm_guarded
 from conformance.stream.result import CONSUMER_PROFILES
 
 _PROG = "kafka-conformance replay"
@@ -93,7 +94,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=byte_size,
         default=None,
         metavar="N",
-        help="bytes per range (one task each; default 64MiB); units: KB, MB, GB, KiB, MiB, GiB",
+        help="bytes per range (one task each; default 64MiB, at least 64KiB); units: KB, MB, "
+        "GB, KiB, MiB, GiB",
     )
     add_max_decompressed(p)
     p.add_argument(
@@ -140,7 +142,11 @@ def run(args: argparse.Namespace, master: str | None) -> int:
             force=args.force,
             progress=not args.quiet,
         )
-        result = replay(args.inputs, options, say=(lambda s: None) if args.quiet else say)
+        with sigterm_guarded():  # SIGTERM unwinds like Ctrl-C: tasks stopped, output removed
+            result = replay(args.inputs, options, say=(lambda s: None) if args.quiet else say)
+    except TerminatedBySignal as e:
+        print(f"\n{_PROG}: terminated (SIGTERM; Spark session stopped)", file=sys.stderr)
+        return 128 + e.signum
     except (OutputExists, ValueError) as e:
         print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)
         return EXIT_USAGE

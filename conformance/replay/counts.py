@@ -364,7 +364,7 @@ class RangeSummary(JsonDocument):
     @classmethod
     def of_range(cls, r: Range, task: int = 0) -> RangeSummary:
         """An empty summary of ``r``, to be filled region by region."""
-        return cls(r.range_id, r.file.path, r.start, r.end, task)
+        return cls(r.range_id, r.file.name, r.start, r.end, task)
 
     def add(self, region: Region) -> None:
         """Count the next region of the range."""

@@ -10,11 +10,22 @@ a directory         every ``.log`` under it (recursively): log directories, part
                     counted as companions; anything else is listed as skipped; a directory
                     with no ``.log`` under it is reported as ``not-kafka``
 a glob              (local paths) each match, as above
-``scheme://...``    the same through ``pyarrow.fs`` (``file://``, ``s3://``, ``hdfs://``, ...)
+``file://PATH``     the local ``PATH`` (percent-escapes decoded), exactly as above
+``scheme://...``    the same through ``pyarrow.fs`` (``s3://``, ``gs://``, ``hdfs://``, ...)
 ==================  ============================================================================
 
 Files that cannot be read (permissions, not regular files, vanished) are reported as problems;
-the replay goes on with the others.
+the replay goes on with the others. A local walk does not follow symbolic links to
+directories (each is listed as ``skipped``: a link such as ``up -> ..`` would otherwise
+replay a tree again, or forever); links to files are followed. A file named twice (as a
+path, a ``file://`` URI, through a link, or by two overlapping inputs) is replayed once: local
+files are told apart by their device and inode, remote ones by URI; every repeat is listed
+as a ``duplicate`` problem (a warning: it does not change the exit code).
+
+Paths are kept as the file system gives them (a name that is not UTF-8 keeps its bytes, as
+``surrogateescape`` characters, so the file can be opened); everything written out (rows,
+``summary.json``, the table) shows them through ``fileio.printable_name``: one line, control
+characters and undecodable bytes escaped (``x\\xff.log``).
 """
 
 from __future__ import annotations
@@ -25,11 +36,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote_to_bytes, urlsplit
 
 from conformance.fileio import FileShrankError, FileSource, check_regular_file, printable_name
 from conformance.jsondoc import JsonDocument
 
-__all__ = ["InputFile", "Inputs", "Problem", "expand", "open_source"]
+__all__ = ["InputFile", "Inputs", "Problem", "expand", "file_uri_path", "open_source"]
 
 #: files Kafka keeps beside its segments (replayed by ``verify-dir``, not by ``replay``)
 COMPANION_SUFFIXES = (
@@ -69,6 +81,16 @@ class InputFile(JsonDocument):
     segment_base: int | None  # base offset from a segment's name
     index: str | None  # the segment's offset index, when present and non-empty
 
+    @property
+    def name(self) -> str:
+        """The path as written out (``fileio.printable_name``)."""
+        return printable_name(self.path)
+
+    @property
+    def directory_name(self) -> str:
+        """The directory as written out."""
+        return printable_name(self.directory)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": self.path,
@@ -95,12 +117,19 @@ class InputFile(JsonDocument):
 
 @dataclass(frozen=True, slots=True)
 class Problem(JsonDocument):
+    """An input that is not replayed (or not wholly): written out printable, one line each."""
+
     path: str
-    kind: str  # "unreadable" | "not-kafka" | "skipped" | "no-match"
+    #: "unreadable" | "not-kafka" | "skipped" | "no-match" | "duplicate" (a warning only)
+    kind: str
     message: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "kind": self.kind, "message": self.message}
+        return {
+            "path": printable_name(self.path),
+            "kind": self.kind,
+            "message": printable_name(self.message),
+        }
 
 
 @dataclass
@@ -108,6 +137,24 @@ class Inputs:
     files: list[InputFile] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     companions: int = 0  # Kafka's other files found beside the segments
+    #: what identifies each file found so far (device and inode, or the URI), and its path
+    seen: dict[tuple[int, int] | str, str] = field(default_factory=dict)
+
+    def first(self, identity: tuple[int, int] | str, path: str) -> bool:
+        """Whether ``path`` (identified by ``identity``) is new; a repeat is a ``duplicate``."""
+        earlier = self.seen.get(identity)
+        if earlier is None:
+            self.seen[identity] = path
+            return True
+        self.problems.append(
+            Problem(
+                path,
+                "duplicate",
+                f"{printable_name(path)}: the same file as {printable_name(earlier)} "
+                "(replayed once)",
+            )
+        )
+        return False
 
 
 def _is_uri(path: str) -> bool:
@@ -138,48 +185,51 @@ def _make(
     return InputFile(path, "raw", size, directory, path, None, None)
 
 
+def _unreadable(path: str, e: OSError, out: Inputs, what: str = "") -> None:
+    out.problems.append(
+        Problem(path, "unreadable", f"{printable_name(path)}: {what}{e.strerror or e}")
+    )
+
+
 def _local(path: str, out: Inputs) -> None:
     try:
         st = check_regular_file(path)
-    except OSError as e:
-        out.problems.append(
-            Problem(path, "unreadable", f"{printable_name(path)}: {e.strerror or e}")
-        )
-        return
-    try:
         FileSource(path).close()  # readable now (permissions)
     except OSError as e:
-        out.problems.append(
-            Problem(path, "unreadable", f"{printable_name(path)}: {e.strerror or e}")
-        )
+        _unreadable(path, e, out)
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    index = os.path.splitext(path)[0] + ".index"
+    full = os.path.abspath(path)
+    if not out.first((st.st_dev, st.st_ino), full):
+        return
+    directory = os.path.dirname(full)
+    index = os.path.splitext(full)[0] + ".index"
     try:
         index_size: int | None = (
             check_regular_file(index).st_size if path.endswith(".log") else None
         )
     except OSError:
         index_size = None
-    out.files.append(
-        _make(os.path.abspath(path), st.st_size, directory, index_size, os.path.abspath(index))
-    )
+    out.files.append(_make(full, st.st_size, directory, index_size, index))
 
 
 def _walk_local(root: str, out: Inputs) -> None:
     found = 0
 
     def onerror(e: OSError) -> None:
-        out.problems.append(
-            Problem(
-                e.filename or root,
-                "unreadable",
-                f"{printable_name(e.filename or root)}: cannot list: {e.strerror}",
-            )
-        )
+        _unreadable(e.filename or root, e, out, "cannot list: ")
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=onerror):
         dirnames.sort()
+        for name in [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            link = os.path.abspath(os.path.join(dirpath, name))
+            out.problems.append(
+                Problem(
+                    link,
+                    "skipped",
+                    f"{printable_name(link)}: a symbolic link to a directory, not followed "
+                    "(name its target to replay it)",
+                )
+            )
         for name in sorted(filenames):
             path = os.path.join(dirpath, name)
             if name.endswith(".log"):
@@ -203,6 +253,27 @@ def _walk_local(root: str, out: Inputs) -> None:
                 f"{printable_name(root)}: no .log segment under this directory",
             )
         )
+
+
+def _local_input(item: str, out: Inputs) -> None:
+    """A local path or glob (module table)."""
+    matches = sorted(glob.glob(item)) if glob.has_magic(item) else [item]
+    if not matches:
+        out.problems.append(Problem(item, "no-match", f"{printable_name(item)}: no file matches"))
+    for path in matches:
+        if os.path.isdir(path):
+            _walk_local(path, out)
+        else:
+            _local(path, out)
+
+
+def file_uri_path(uri: str) -> str | None:
+    """The local path of a ``file://`` URI (``file:///abs/path``; percent-escapes decoded to
+    the bytes the file system takes), or None when it names another host."""
+    parts = urlsplit(uri)
+    if parts.netloc not in ("", "localhost"):
+        return None
+    return os.fsdecode(unquote_to_bytes(parts.path))
 
 
 def _remote(uri: str, out: Inputs) -> None:
@@ -236,6 +307,8 @@ def _remote(uri: str, out: Inputs) -> None:
                 )
             continue
         found += 1
+        if not out.first(prefix + p, prefix + p):
+            continue
         index = p[: -len(".log")] + ".index" if p.endswith(".log") else ""
         directory = prefix + p.rsplit("/", 1)[0]
         out.files.append(_make(prefix + p, size, directory, sizes.get(index), prefix + index))
@@ -249,26 +322,18 @@ def expand(inputs: Iterable[str]) -> Inputs:
     """The files named by ``inputs`` (module table), each once, in a stable order."""
     out = Inputs()
     for item in inputs:
-        if _is_uri(item):
-            _remote(item, out)
-            continue
-        matches = sorted(glob.glob(item)) if glob.has_magic(item) else [item]
-        if not matches:
-            out.problems.append(
-                Problem(item, "no-match", f"{printable_name(item)}: no file matches")
-            )
-        for path in matches:
-            if os.path.isdir(path):
-                _walk_local(path, out)
+        if item.startswith("file://"):
+            path = file_uri_path(item)
+            if path is None:
+                out.problems.append(
+                    Problem(item, "unreadable", f"{printable_name(item)}: not a local file URI")
+                )
             else:
-                _local(path, out)
-    seen: set[str] = set()
-    unique = []
-    for f in out.files:
-        if f.path not in seen:
-            seen.add(f.path)
-            unique.append(f)
-    out.files = unique
+                _local_input(path, out)
+        elif _is_uri(item):
+            _remote(item, out)
+        else:
+            _local_input(item, out)
     return out
 
 
@@ -302,10 +367,8 @@ class ArrowSource:
 
 def open_source(path: str, size: int | None = None) -> FileSource | ArrowSource:
     """The byte source of an input file: ``os.pread`` for local paths, ``pyarrow.fs`` for URIs
-    (``file://`` URIs are read locally too). ``size``: the size it was planned with (reads
-    past the file's real end then raise ``fileio.FileShrankError``)."""
-    if path.startswith("file://"):
-        return FileSource(path[len("file://") :], size=size)
+    (``expand`` has made ``file://`` URIs local paths). ``size``: the size it was planned
+    with (reads past the file's real end then raise ``fileio.FileShrankError``)."""
     if _is_uri(path):
         return ArrowSource(path, size)
     return FileSource(path, size=size)

@@ -43,11 +43,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.fileio import printable_name
 from conformance.host.progress import Progress, Status
 from conformance.replay.arrow import record_batch
 from conformance.replay.counts import RangeSummary, read_range_summary
-from conformance.replay.inputs import expand
-from conformance.replay.plan import DEFAULT_SPLIT_BYTES, Range, plan, read_ranges, write_ranges
+from conformance.replay.inputs import expand, file_uri_path
+from conformance.replay.plan import (
+    DEFAULT_SPLIT_BYTES,
+    MIN_SPLIT_BYTES,
+    Range,
+    plan,
+    read_ranges,
+    write_ranges,
+)
 from conformance.replay.summary import ReplaySummary, RunInfo, SparkRun, merge, render
 from conformance.replay.task import TaskOptions, run_task
 
@@ -142,13 +150,55 @@ def local_master(master: str) -> str:
     return f"local[{m.group(1) or 1},4]"
 
 
+def _check(inputs: Sequence[str], options: ReplayOptions) -> None:
+    """Refuse what cannot give a sound replay: ranges below :data:`plan.MIN_SPLIT_BYTES`, and
+    ``--out`` inside an input directory (the next replay of that directory would read the
+    previous one's output as input)."""
+    if options.split_bytes < MIN_SPLIT_BYTES:
+        raise ValueError(
+            f"--split-bytes {options.split_bytes} is below the smallest range, "
+            f"{MIN_SPLIT_BYTES} bytes (64KiB)"
+        )
+    out = os.path.realpath(options.out)
+    for item in inputs:
+        path = file_uri_path(item) if item.startswith("file://") else item
+        if path is None or "://" in path or not os.path.isdir(path):
+            continue
+        root = os.path.realpath(path)
+        if os.path.commonpath([root, out]) == root:
+            raise ValueError(
+                f"--out {printable_name(str(options.out))} is inside the input directory "
+                f"{printable_name(item)}: choose an --out outside it"
+            )
+
+
+def _clean_failed(out: Path, created: bool) -> None:
+    """After a replay that did not finish: its partial ``batches/`` (parts and temporary
+    files of killed tasks) removed, and ``out`` too when this run created it and it is
+    empty, so the next run does not need ``--force``."""
+    shutil.rmtree(out / "batches", ignore_errors=True)
+    if created:
+        with contextlib.suppress(OSError):
+            out.rmdir()  # only when empty
+
+
 def replay(
     inputs: Sequence[str], options: ReplayOptions, say: Status | None = None
 ) -> ReplayResult:
-    """Replay ``inputs`` (paths, globs, URIs) into ``options.out``."""
-    say = say or (lambda s: None)
-    started = time.perf_counter()
+    """Replay ``inputs`` (paths, globs, URIs) into ``options.out``; a replay that fails or is
+    interrupted leaves no partial output behind (:func:`_clean_failed`)."""
+    _check(inputs, options)
+    created = not options.out.exists()
     _prepare_out(options.out, options.force)
+    try:
+        return _replay(inputs, options, say or (lambda s: None))
+    except BaseException:
+        _clean_failed(options.out, created)
+        raise
+
+
+def _replay(inputs: Sequence[str], options: ReplayOptions, say: Status) -> ReplayResult:
+    started = time.perf_counter()
     found = expand(inputs)
     say(
         f"replay: {len(found.files)} files, {sum(f.size for f in found.files):,} bytes; "

@@ -37,10 +37,22 @@ from conformance.replay.inputs import InputFile, open_source
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch, is_batch_start
 from conformance.stream.splitter import Source, file_frame
 
-__all__ = ["DEFAULT_SPLIT_BYTES", "Range", "plan", "plan_file", "read_ranges", "write_ranges"]
+__all__ = [
+    "DEFAULT_SPLIT_BYTES",
+    "MIN_SPLIT_BYTES",
+    "Range",
+    "plan",
+    "plan_file",
+    "read_ranges",
+    "write_ranges",
+]
 
 #: bytes per range unless told otherwise (``--split-bytes``)
 DEFAULT_SPLIT_BYTES = 64 << 20
+#: the smallest ``--split-bytes``: every task writes a Parquet part and reports per range, so
+#: ``--split-bytes 1`` made 20,000 parts of a 1.4 MB segment; at 64 KiB a range is still
+#: well under one read-ahead of most segments' batches
+MIN_SPLIT_BYTES = 64 << 10
 #: candidates checked per cut before giving up on that cut (the next one will try again)
 _MAX_TRIES = 64
 
@@ -151,14 +163,24 @@ def plan_file(
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
     first_id: int = 0,
 ) -> list[Range]:
-    """The ranges of one file (one range when it is not larger than ``split_bytes``)."""
+    """The ranges of one file (one range when it is not larger than ``split_bytes``, or when
+    it cannot be read now: its task then reports it ``unreadable``). An offset index that
+    cannot be read is not used (the header walk cuts the file)."""
     if f.size <= split_bytes:
         return [Range(first_id, f, 0, f.size)]
-    source = open_source(f.path)
+    try:
+        source = open_source(f.path, f.size)
+    except OSError:
+        return [Range(first_id, f, 0, f.size)]
     try:
         size = len(source)
         # a local index is mapped; a remote file is cut by the header walk alone
-        index_first = _index_positions(f.index, size) if f.index and "://" not in f.path else None
+        index_first = None
+        if f.index and "://" not in f.path:
+            try:
+                index_first = _index_positions(f.index, size)
+            except OSError:
+                index_first = None
         walk = _HeaderWalk(source, max_batch_bytes)
         cuts = [0]
         target = split_bytes
@@ -194,6 +216,8 @@ def plan_file(
             if cut > cuts[-1]:
                 cuts.append(cut)
             target = max(target + split_bytes, cut + 1)
+    except OSError:  # the file shrank or failed while it was cut: its tasks report it
+        pass
     finally:
         source.close()
     bounds = cuts + [size]

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.fileio import printable_name
 from conformance.jsondoc import JsonDocument
 from conformance.replay.counts import ByteCounts, Counts, Offsets, RangeSummary
 from conformance.replay.inputs import InputFile, Inputs, Problem
@@ -99,7 +100,7 @@ class RunInfo(JsonDocument):
 
     def to_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
-            "inputs": list(self.inputs),
+            "inputs": [printable_name(i) for i in self.inputs],
             "profile": self.profile,
             "split_bytes": self.split_bytes,
             "planning_seconds": self.planning_seconds,
@@ -211,7 +212,7 @@ class FileAccount(JsonDocument):
             return None
         b = self.counts.bytes
         return (
-            f"{self.file.path}: {b.total} bytes accounted for (decoded {b.decoded} + corrupt "
+            f"{self.file.name}: {b.total} bytes accounted for (decoded {b.decoded} + corrupt "
             f"{b.corrupt} + trailing {b.trailing} + unread {b.unread}) of {self.file.size}"
             + ("" if self.tiled else "; its ranges do not tile it")
         )
@@ -219,9 +220,9 @@ class FileAccount(JsonDocument):
     def to_dict(self) -> dict[str, Any]:
         f, b = self.file, self.counts.bytes
         return {
-            "file": f.path,
+            "file": f.name,
             "kind": f.kind,
-            "directory": f.directory,
+            "directory": f.directory_name,
             "bytes_total": f.size,
             "bytes_decoded": b.decoded,
             "bytes_corrupt": b.corrupt,
@@ -297,7 +298,7 @@ def follow_offsets(
                 s = reported.by_id.get(r.range_id)
                 if s is not None:
                     offsets.extend(
-                        s.offsets, file=f.path, position=s.first_position, limit=MAX_OFFSET_EXAMPLES
+                        s.offsets, file=f.name, position=s.first_position, limit=MAX_OFFSET_EXAMPLES
                     )
         out[group] = offsets
     return out
@@ -360,7 +361,7 @@ class ReplaySummary(JsonDocument):
             "codecs": dict(sorted(c.codecs.items())),
             "findings": dict(sorted(c.findings.items())),
             "directories": {k: d.to_dict() for k, d in sorted(self.directories.items())},
-            "offsets": {k: o.to_dict() for k, o in self.offsets.items()},
+            "offsets": {printable_name(k): o.to_dict() for k, o in self.offsets.items()},
             "flagged_count": c.flagged_count,
             "flagged": [x.to_dict() for x in c.flagged[:MAX_FLAGGED]],
             "problems": [p.to_dict() for p in self.problems],
@@ -375,7 +376,7 @@ def _unreadable(f: InputFile, parts: Iterable[RangeSummary]) -> list[Problem]:
         Problem(
             f.path,
             "unreadable",
-            f"{f.path}: {s.error} (while replaying bytes {s.start}..{s.end})",
+            f"{f.name}: {s.error} (while replaying bytes {s.start}..{s.end})",
         )
         for s in parts
         if s.error
@@ -407,7 +408,7 @@ def merge(
         account = FileAccount.of(f, len(ranges_of[f.path]), parts_of_f)
         files.append(account)
         counts.add(account.counts)
-        directories.setdefault(f.directory, DirectoryAccount()).add(account)
+        directories.setdefault(f.directory_name, DirectoryAccount()).add(account)
         problems.extend(_unreadable(f, parts_of_f))
         for s in parts_of_f:
             workers.add(s)

@@ -11,7 +11,7 @@ Rows (the Parquet schema, :func:`row_schema`), one per region of the range:
 ==================  =========  ==================================================================
 column              type       value
 ==================  =========  ==================================================================
-file                string     the file's path or URI
+file                string     the file's path or URI (``fileio.printable_name``)
 directory           string     its directory (the partition directory of a segment)
 segment_base        int64      base offset in a segment's file name (null: raw file)
 position, size      int64      the region's first byte in the file, its length
@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance import codecs
+from conformance.fileio import printable_name
 from conformance.replay.arrow import record_batch
 from conformance.replay.counts import UNREADABLE, RangeSummary
 from conformance.replay.inputs import open_source
@@ -119,8 +120,8 @@ def _columns(r: Range, regions: list[Region]) -> Columns:
     f = r.file
     n = len(regions)
     return {
-        "file": [f.path] * n,
-        "directory": [f.directory] * n,
+        "file": [f.name] * n,
+        "directory": [f.directory_name] * n,
         "segment_base": [f.segment_base] * n,
         "position": [g.position for g in regions],
         "size": [g.size for g in regions],
@@ -202,6 +203,7 @@ class RangeReplay:
         r, summary = self.range, self._summary
         at = r.start if summary.end_position is None else summary.end_position
         message = f"{e.strerror or e}" if e.filename in (None, r.file.path) else str(e)
+        message = printable_name(message)
         summary.error = message
         region = Region(at, r.end - at, UNREADABLE, message=message)
         summary.add(region)
