@@ -183,6 +183,16 @@ class FileSource:
         read means the file was cut under the reader, and bytes that are not there must not
         pass for a short tail."""
         data = os.pread(self._fd, n, start)
+        if len(data) < need and data:  # Linux reads at most 2 GiB - 4 KiB per call
+            parts = [data]
+            got = len(data)
+            while got < n:
+                more = os.pread(self._fd, n - got, start + got)
+                if not more:
+                    break
+                parts.append(more)
+                got += len(more)
+            data = b"".join(parts)
         if len(data) < need:
             raise FileShrankError(self.path, start + len(data), os.fstat(self._fd).st_size)
         return data

@@ -442,18 +442,18 @@ def test_standalone_cluster_gives_the_rows_and_summary_of_local(
     assert apps and apps[0]["name"] == "kafka-conformance replay"
 
 
-def test_uri_inputs_go_through_pyarrow_fs(corpus: Path, tmp_path: Path) -> None:
-    """file:// URIs are listed with pyarrow.fs; ArrowSource (read_at, as for s3:// or hdfs://)
-    reads the same regions as the local pread source."""
+def test_file_uris_are_local_paths_and_arrow_sources_read_alike(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """file:// URIs are replayed as the local paths they name; ArrowSource (read_at through
+    pyarrow.fs, as for s3:// or hdfs://) reads the same regions as the local pread source."""
     from conformance.fileio import FileSource
     from conformance.replay.inputs import ArrowSource
     from conformance.stream.scan import scan
 
-    summary = _replay([f"file://{corpus}"], tmp_path / "out", engine="process")
+    summary = _replay([corpus.as_uri()], tmp_path / "out", engine="process")
     planted = json.loads((corpus / "planted.json").read_text())
-    expected = {
-        (f"file://{corpus / p['file']}", p["position"], p["expect"]) for p in planted["planted"]
-    }
+    expected = {(str(corpus / p["file"]), p["position"], p["expect"]) for p in planted["planted"]}
     assert _flagged_positions(tmp_path / "out") == expected
     assert summary["accounting_exact"]
     log = str(corpus / planted["planted"][0]["file"])

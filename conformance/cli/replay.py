@@ -30,12 +30,15 @@ Writes into DIR: batches/ (Parquet, one row per batch or damaged region: file, p
 size, offsets, magic, codec, record count, verdict, Kafka exception and message, strict
 findings), summary.json (counts per verdict, exception, codec and directory, offset gaps and
 overlaps per partition, byte accounting: for every file bytes_total = bytes_decoded +
-bytes_corrupt + bytes_trailing) and summary.txt (the table printed at the end).
+bytes_corrupt + bytes_trailing + bytes_unread) and summary.txt (the table printed at the
+end); with Spark, also spark-driver.log (Spark's own messages, kept off the terminal).
+A replay that fails or is interrupted (Ctrl-C, SIGTERM) leaves none of these behind.
 
 exit codes:
   {EXIT_CLEAN}  every byte decoded: no damaged region, no partial tail, nothing unreadable
   {EXIT_FLAGGED}  damaged regions, partial tails, or inputs that could not be read (see the summary)
-  {EXIT_USAGE}  usage error (bad option, DIR holds a previous replay without --force)
+  {EXIT_USAGE}  usage error (bad option, DIR holds a previous replay without --force, DIR
+     inside an input directory), or Spark could not run (master unreachable, session failed)
   {EXIT_FAILED}  the replay did not complete or its byte accounting is not exact (a bug: report it)
 
 examples:
@@ -124,7 +127,7 @@ def _conf(items: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace, master: str | None) -> int:
-    from conformance.replay.job import OutputExists, ReplayOptions, replay
+    from conformance.replay.job import OutputExists, ReplayOptions, SparkFailed, replay
     from conformance.replay.plan import DEFAULT_SPLIT_BYTES
     from conformance.replay.task import TaskOptions
 
@@ -149,6 +152,9 @@ def run(args: argparse.Namespace, master: str | None) -> int:
         return 128 + e.signum
     except (OutputExists, ValueError) as e:
         print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
+    except SparkFailed as e:
+        print(f"{_PROG}: Spark failed: {shown(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as e:
         print(f"{_PROG}: {shown(str(e))}", file=sys.stderr)

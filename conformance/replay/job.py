@@ -36,6 +36,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -44,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.fileio import printable_name
+from conformance.host.ports import accepts
 from conformance.host.progress import Progress, Status
 from conformance.replay.arrow import record_batch
 from conformance.replay.counts import RangeSummary, read_range_summary
@@ -60,12 +62,15 @@ from conformance.replay.summary import ReplaySummary, RunInfo, SparkRun, merge, 
 from conformance.replay.task import TaskOptions, run_task
 
 __all__ = [
+    "DRIVER_LOG",
     "LOCAL_JVM_OPTIONS",
     "OUTPUTS",
     "EngineRun",
     "OutputExists",
     "ReplayOptions",
     "ReplayResult",
+    "SparkFailed",
+    "check_master",
     "local_master",
     "pack",
     "replay",
@@ -74,6 +79,22 @@ __all__ = [
 
 #: what a replay writes into ``--out`` (``--force`` removes exactly these first)
 OUTPUTS = ("batches", "summary.json", "summary.txt")
+#: the Spark driver's log in ``--out`` (Spark's own messages, kept off the terminal; written
+#: again by every Spark replay into that directory, also one that failed)
+DRIVER_LOG = "spark-driver.log"
+#: the log4j2 configuration of a driver the kit starts: Spark's messages at WARN and above
+#: to ``DRIVER_LOG``, none on the console (they buried the progress line)
+_LOG4J2 = """\
+status = error
+rootLogger.level = warn
+rootLogger.appenderRef.file.ref = driver
+appender.driver.type = File
+appender.driver.name = driver
+appender.driver.fileName = {path}
+appender.driver.append = false
+appender.driver.layout.type = PatternLayout
+appender.driver.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n%ex
+"""
 
 #: a task: its ranges, replayed in order
 Task = list[Range]
@@ -151,14 +172,16 @@ def local_master(master: str) -> str:
 
 
 def _check(inputs: Sequence[str], options: ReplayOptions) -> None:
-    """Refuse what cannot give a sound replay: ranges below :data:`plan.MIN_SPLIT_BYTES`, and
+    """Refuse what cannot give a sound replay: ranges below :data:`plan.MIN_SPLIT_BYTES`,
     ``--out`` inside an input directory (the next replay of that directory would read the
-    previous one's output as input)."""
+    previous one's output as input), an unreachable Spark master (:func:`check_master`)."""
     if options.split_bytes < MIN_SPLIT_BYTES:
         raise ValueError(
             f"--split-bytes {options.split_bytes} is below the smallest range, "
             f"{MIN_SPLIT_BYTES} bytes (64KiB)"
         )
+    if options.engine == "spark":
+        check_master(options.master)
     out = os.path.realpath(options.out)
     for item in inputs:
         path = file_uri_path(item) if item.startswith("file://") else item
@@ -314,30 +337,78 @@ def _arrow_task(
     return run
 
 
-def spark_conf(options: ReplayOptions) -> dict[str, str]:
-    """The session's configuration: the kit's defaults, then the user's (``--conf``); on a
-    local master :data:`LOCAL_JVM_OPTIONS` go before the user's own JVM options."""
+def spark_conf(options: ReplayOptions, log_config: Path | None = None) -> dict[str, str]:
+    """The session's configuration: the kit's defaults, then the user's (``--conf``). When
+    the kit starts the driver (a master given, not ``spark-submit``), its JVM options come
+    before the user's own: the log configuration ``log_config`` (:data:`DRIVER_LOG`), and on
+    a local master :data:`LOCAL_JVM_OPTIONS`."""
     conf = {"spark.ui.showConsoleProgress": "false", "spark.ui.enabled": "false"}
     conf.update(options.spark_conf)
-    if options.master is not None and options.master.startswith("local"):
+    if options.master is None:
+        return conf
+    ours = [f"-Dlog4j2.configurationFile={log_config}"] if log_config is not None else []
+    if options.master.startswith("local"):
+        ours.append(LOCAL_JVM_OPTIONS)
+    if ours:
         key = "spark.driver.extraJavaOptions"
-        conf[key] = " ".join(filter(None, [LOCAL_JVM_OPTIONS, options.spark_conf.get(key)]))
+        conf[key] = " ".join(filter(None, [*ours, options.spark_conf.get(key)]))
     return conf
+
+
+def check_master(master: str | None, timeout: float = 5.0) -> None:
+    """A ``spark://host:port`` master that accepts no connection is refused at once
+    (``ValueError``), before Spark spends a minute retrying it and ends in a Py4J traceback."""
+    m = re.fullmatch(r"spark://([^:/,]+):([0-9]+)", master or "")
+    if m is not None and not accepts(m.group(1), int(m.group(2)), timeout=timeout):
+        raise ValueError(
+            f"cannot reach the Spark master {master}: nothing accepts connections on "
+            f"{m.group(1)}:{m.group(2)} (start it, or pass another --master)"
+        )
+
+
+class SparkFailed(RuntimeError):
+    """Spark could not run the replay (its session, or a job that failed every attempt);
+    the message is Spark's own first line, the driver log (:data:`DRIVER_LOG`) has the rest."""
+
+
+def _spark_error(e: BaseException, log: Path) -> SparkFailed:
+    text = str(e).strip()
+    for line in text.splitlines():  # Py4J's text: the Java exception's line, then its trace
+        if line.strip() and not line.startswith(("An error occurred", "\tat ", "Traceback")):
+            text = line.strip()
+            break
+    return SparkFailed(f"{type(e).__name__}: {text[:500]} (driver log: {log})")
 
 
 def _run_spark(tasks: Sequence[Task], options: ReplayOptions, say: Status) -> EngineRun:
     spark_environment()
     from pyspark.sql import SparkSession
 
+    log = (options.out / DRIVER_LOG).absolute()
+    with tempfile.TemporaryDirectory(prefix="kafka-conformance-log4j2-") as tmp:
+        log_config = Path(tmp) / "log4j2.properties"
+        log_config.write_text(_LOG4J2.format(path=log))
+        try:
+            return _spark_session(SparkSession, tasks, options, say, log_config)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:
+            if type(e).__module__.startswith(("py4j", "pyspark")):
+                raise _spark_error(e, log) from e
+            raise
+
+
+def _spark_session(
+    session: Any, tasks: Sequence[Task], options: ReplayOptions, say: Status, log_config: Path
+) -> EngineRun:
     t0 = time.perf_counter()
-    builder = SparkSession.builder.appName("kafka-conformance replay")
+    builder = session.builder.appName("kafka-conformance replay")
     if options.master is not None:
         builder = builder.master(local_master(options.master))
-    for k, v in spark_conf(options).items():
+    for k, v in spark_conf(options, log_config).items():
         builder = builder.config(k, v)
     spark = builder.getOrCreate()
     try:
-        spark.sparkContext.setLogLevel("ERROR")
         sc = spark.sparkContext
         session_seconds = round(time.perf_counter() - t0, 3)
         _warm_up(spark, sc.defaultParallelism)

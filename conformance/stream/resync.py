@@ -152,8 +152,13 @@ def find_next_batch(
             if size and _checksum_ok(source[q + rel : q + rel + size]):
                 return q + rel
             if head[SIZE_OFFSET : SIZE_OFFSET + 4] == b"\0\0\0\0":
-                # zeros: the next candidate needs a non-zero byte in its size field
-                nz = _NON_ZERO.search(chunk, rel + SIZE_OFFSET)
+                # zeros: the next candidate needs a non-zero byte in its size field; zeros
+                # to the chunk's end are told by bytes.count (about 1 GB/s, ten times the
+                # regular expression's scan: a 5 GiB preallocated segment took minutes)
+                start = rel + SIZE_OFFSET
+                nz = None
+                if chunk.count(0, start) != len(chunk) - start:
+                    nz = _NON_ZERO.search(chunk, start)
                 if nz is None:
                     rel = limit
                     break

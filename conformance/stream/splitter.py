@@ -43,6 +43,8 @@ from conformance.wire.legacy import LegacyBatch
 Batch = RecordBatchV2 | LegacyBatch
 
 _SIZE = struct.Struct(">i")
+#: Java's Integer.MAX_VALUE: the largest segment (and so batch) Kafka reads
+_INT_MAX = 0x7FFFFFFF
 
 
 class ByteSource(Protocol):
@@ -127,7 +129,13 @@ def file_frame(data: Source, pos: int, filename: str = "<input>") -> tuple[int, 
     """``FileLogInputStream.nextBatch`` at ``pos``, reading its 17 header bytes only:
     ``(batch size in bytes, signed magic)``, or None where Kafka's file reader stops (a short
     tail, a batch that runs past the end); ``CorruptRecordError`` for a size below the minimum.
-    A header walk over a segment of any size reads 17 bytes per batch with this."""
+    A header walk over a segment of any size reads 17 bytes per batch with this.
+
+    A batch of more than 2^31 - 1 bytes (a size field over 2^31 - 13) runs past the end
+    whatever the file's size: Kafka opens no segment over 2^31 - 1 bytes (``FileRecords``
+    sizes are ints), so its ``position > end - LOG_OVERHEAD - size`` is then always true.
+    The kit reads longer segments too; without this, such a header in a sparse file over
+    2 GiB had a 2 GiB batch read whole."""
     end = len(data)
     if pos >= end - HEADER_SIZE_UP_TO_MAGIC:
         return None
@@ -138,7 +146,7 @@ def file_frame(data: Source, pos: int, filename: str = "<input>") -> tuple[int, 
             f"Found record size {size} smaller than minimum record overhead "
             f"({MIN_RECORD_OVERHEAD}) in file {filename}."
         )
-    if pos > end - LOG_OVERHEAD - size:
+    if pos > end - LOG_OVERHEAD - size or size > _INT_MAX - LOG_OVERHEAD:
         return None
     magic = head[MAGIC_OFFSET]
     return size + LOG_OVERHEAD, magic if magic < 128 else magic - 256
