@@ -97,6 +97,8 @@ _LEFTOVER_PATTERNS = (
     "/adapters/",
     "kafka-conformance-broken-adapter",
     "oracle.jar serve",
+    # conformance.host.objectstore's S3 server (scripts/fetch-s3-server)
+    "/tools/bin/versitygw",
     # conformance.jvm.broker_oracle's JVMs (its MAIN_CLASS)
     "org.kafkaconformance.brokeroracle.BrokerOracle serve",
 )
@@ -191,3 +193,33 @@ def published_and_fresh_counts(
         for i in report["implementations"]
     }
     return published, fresh
+
+
+# ------------------------------------------------------------------------------------------
+# the S3 object store (conformance.host.objectstore; tests/test_objectstore.py,
+# tests/test_replay_s3.py)
+
+
+@pytest.fixture(scope="session")
+def s3_server_binary() -> Path:
+    """The S3 server, built once by scripts/fetch-s3-server (Go module proxy, .cache/)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("go") is None:
+        pytest.skip("Go is needed to build the S3 server (scripts/fetch-s3-server)")
+    proc = subprocess.run(
+        [str(Path(__file__).resolve().parents[1] / "scripts" / "fetch-s3-server")],
+        capture_output=True,
+        text=True,
+        timeout=580,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return Path(proc.stdout.strip())
+
+
+@pytest.fixture
+def no_instance_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The AWS SDK never asks 169.254.169.254 for a region or credentials."""
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")

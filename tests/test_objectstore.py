@@ -7,8 +7,6 @@ from the Go module proxy by scripts/fetch-s3-server into .cache/tools/), driven 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,25 +22,14 @@ KEY = "topic-0/00000000000000000000.log"
 SIZE = 4 << 20
 
 
-@pytest.fixture(scope="module")
-def binary() -> Path:
-    if shutil.which("go") is None:
-        pytest.skip("Go is needed to build the S3 server (scripts/fetch-s3-server)")
-    proc = subprocess.run(
-        [str(ROOT / "scripts" / "fetch-s3-server")],
-        capture_output=True,
-        text=True,
-        timeout=580,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return Path(proc.stdout.strip())
+@pytest.fixture
+def binary(s3_server_binary: Path) -> Path:
+    return s3_server_binary
 
 
 @pytest.fixture(autouse=True)
-def no_instance_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The AWS SDK never asks 169.254.169.254 for a region or credentials."""
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+def _no_metadata(no_instance_metadata: None) -> None:
+    """Every test here: no instance metadata lookups (conftest)."""
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from typing import Any
 
 from conformance.cli.common import add_max_decompressed, add_profile, byte_size, shown
 from conformance.host.sessions import TerminatedBySignal, sigterm_guarded
+from conformance.replay.inputs import DEFAULT_IO_TIMEOUT
 from conformance.stream.result import CONSUMER_PROFILES
 
 _PROG = "kafka-conformance replay"
@@ -102,6 +103,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_max_decompressed(p)
     p.add_argument(
+        "--io-timeout",
+        type=float,
+        default=DEFAULT_IO_TIMEOUT,
+        metavar="SECONDS",
+        help=f"object stores (s3://, gs://): seconds a request may stay silent before it "
+        f"fails, tried 3 times; the file is then reported unreadable (default "
+        f"{DEFAULT_IO_TIMEOUT:g})",
+    )
+    p.add_argument(
         "--conf",
         action="append",
         default=[],
@@ -140,7 +150,11 @@ def run(args: argparse.Namespace, master: str | None) -> int:
             engine=args.engine,
             master=master,
             split_bytes=args.split_bytes or DEFAULT_SPLIT_BYTES,
-            task=TaskOptions(profile=args.profile, decompressed_limit=args.max_decompressed),
+            task=TaskOptions(
+                profile=args.profile,
+                decompressed_limit=args.max_decompressed,
+                io_timeout=args.io_timeout,
+            ),
             spark_conf=_conf(args.conf),
             force=args.force,
             progress=not args.quiet,

@@ -41,7 +41,16 @@ from urllib.parse import unquote_to_bytes, urlsplit
 from conformance.fileio import FileShrankError, FileSource, check_regular_file, printable_name
 from conformance.jsondoc import JsonDocument
 
-__all__ = ["InputFile", "Inputs", "Problem", "expand", "file_uri_path", "open_source"]
+__all__ = [
+    "DEFAULT_IO_TIMEOUT",
+    "IO_ATTEMPTS",
+    "InputFile",
+    "Inputs",
+    "Problem",
+    "expand",
+    "file_uri_path",
+    "open_source",
+]
 
 #: files Kafka keeps beside its segments (replayed by ``verify-dir``, not by ``replay``)
 COMPANION_SUFFIXES = (
@@ -161,11 +170,42 @@ def _is_uri(path: str) -> bool:
     return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", path) is not None
 
 
-def _arrow_fs(uri: str) -> tuple[Any, str]:
+#: seconds an object store may stay silent before a request fails (``--io-timeout``); a
+#: request is tried :data:`IO_ATTEMPTS` times
+DEFAULT_IO_TIMEOUT = 20.0
+IO_ATTEMPTS = 3
+
+
+def _arrow_fs(uri: str, timeout: float = DEFAULT_IO_TIMEOUT) -> tuple[Any, str]:
+    """The ``pyarrow.fs`` file system of ``uri`` and the path in it, with ``timeout`` on
+    every request: S3 (connect and transfer: curl's low-speed limit on Linux; tried
+    :data:`IO_ATTEMPTS` times) and GCS (its retry time limit: without it, credentials that
+    cannot be found are retried for 15 minutes, silently). The file system's other settings
+    are the URI's (``?endpoint_override=...&scheme=http&region=...``), read back from it."""
+    from datetime import timedelta
+
     from pyarrow import fs as pafs  # the replay extra; only remote inputs need it here
 
     fs, path = pafs.FileSystem.from_uri(uri)
+    if isinstance(fs, pafs.S3FileSystem):
+        settings = fs.__reduce__()[1][0]  # the constructor's arguments, as pickling keeps them
+        settings.update(connect_timeout=timeout, request_timeout=timeout)
+        fs = pafs.S3FileSystem(
+            **settings, retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=IO_ATTEMPTS)
+        )
+    elif isinstance(fs, pafs.GcsFileSystem):
+        settings = fs.__reduce__()[1][0]
+        settings["retry_time_limit"] = timedelta(seconds=timeout)
+        fs = pafs.GcsFileSystem(**settings)
     return fs, str(path)
+
+
+def _with_query(uri: str, path: str) -> str:
+    """``scheme://path`` plus ``uri``'s query (the file system's settings), so each file's
+    URI opens the file system its input named."""
+    scheme, rest = uri.split("://", 1)
+    query = rest.partition("?")[2]
+    return f"{scheme}://{path}" + (f"?{query}" if query else "")
 
 
 def _is_companion(name: str) -> bool:
@@ -276,22 +316,23 @@ def file_uri_path(uri: str) -> str | None:
     return os.fsdecode(unquote_to_bytes(parts.path))
 
 
-def _remote(uri: str, out: Inputs) -> None:
+def _remote(uri: str, out: Inputs, timeout: float) -> None:
+    from pyarrow import fs as pafs
+
     try:
-        fs, path = _arrow_fs(uri)
+        fs, path = _arrow_fs(uri, timeout)
+        if not path.strip("/"):
+            raise ValueError("no bucket or path in the URI")
         info = fs.get_file_info(path)
+        infos = [info]
+        if info.type == pafs.FileType.Directory:
+            infos = sorted(
+                fs.get_file_info(pafs.FileSelector(path, recursive=True)), key=lambda i: i.path
+            )
     except Exception as e:  # noqa: BLE001 - pyarrow raises many kinds (OSError, ArrowInvalid)
         out.problems.append(Problem(uri, "unreadable", f"{uri}: {e}"))
         return
-    from pyarrow import fs as pafs
-
-    prefix = uri.split("://", 1)[0] + "://"
-    infos = [info]
-    if info.type == pafs.FileType.Directory:
-        infos = sorted(
-            fs.get_file_info(pafs.FileSelector(path, recursive=True)), key=lambda i: i.path
-        )
-    elif info.type == pafs.FileType.NotFound:
+    if info.type == pafs.FileType.NotFound:
         out.problems.append(Problem(uri, "unreadable", f"{uri}: no such file or directory"))
         return
     sizes = {i.path: i.size for i in infos if i.type == pafs.FileType.File}
@@ -303,23 +344,25 @@ def _remote(uri: str, out: Inputs) -> None:
                 out.companions += 1
             elif name != "planted.json":
                 out.problems.append(
-                    Problem(prefix + p, "skipped", f"{prefix + p}: not a Kafka log file")
+                    Problem(_with_query(uri, p), "skipped", f"{p}: not a Kafka log file")
                 )
             continue
         found += 1
-        if not out.first(prefix + p, prefix + p):
+        full = _with_query(uri, p)
+        if not out.first(full, full):
             continue
         index = p[: -len(".log")] + ".index" if p.endswith(".log") else ""
-        directory = prefix + p.rsplit("/", 1)[0]
-        out.files.append(_make(prefix + p, size, directory, sizes.get(index), prefix + index))
+        directory = _with_query(uri, p.rsplit("/", 1)[0])
+        out.files.append(_make(full, size, directory, sizes.get(index), _with_query(uri, index)))
     if info.type == pafs.FileType.Directory and not found:
         out.problems.append(
             Problem(uri, "not-kafka", f"{uri}: no .log segment under this directory")
         )
 
 
-def expand(inputs: Iterable[str]) -> Inputs:
-    """The files named by ``inputs`` (module table), each once, in a stable order."""
+def expand(inputs: Iterable[str], io_timeout: float = DEFAULT_IO_TIMEOUT) -> Inputs:
+    """The files named by ``inputs`` (module table), each once, in a stable order;
+    ``io_timeout``: for object stores (:func:`_arrow_fs`)."""
     out = Inputs()
     for item in inputs:
         if item.startswith("file://"):
@@ -331,7 +374,7 @@ def expand(inputs: Iterable[str]) -> Inputs:
             else:
                 _local_input(path, out)
         elif _is_uri(item):
-            _remote(item, out)
+            _remote(item, out, io_timeout)
         else:
             _local_input(item, out)
     return out
@@ -341,8 +384,10 @@ class ArrowSource:
     """A ByteSource over a ``pyarrow`` random-access file (``read_at``): s3://, hdfs://, ...
     ``size`` as for ``FileSource``: a read that comes back short raises ``FileShrankError``."""
 
-    def __init__(self, uri: str, size: int | None = None) -> None:
-        fs, path = _arrow_fs(uri)
+    def __init__(
+        self, uri: str, size: int | None = None, timeout: float = DEFAULT_IO_TIMEOUT
+    ) -> None:
+        fs, path = _arrow_fs(uri, timeout)
         self.uri = uri
         self._file = fs.open_input_file(path)
         self._size: int = self._file.size() if size is None else size
@@ -365,10 +410,12 @@ class ArrowSource:
         self._file.close()
 
 
-def open_source(path: str, size: int | None = None) -> FileSource | ArrowSource:
+def open_source(
+    path: str, size: int | None = None, timeout: float = DEFAULT_IO_TIMEOUT
+) -> FileSource | ArrowSource:
     """The byte source of an input file: ``os.pread`` for local paths, ``pyarrow.fs`` for URIs
     (``expand`` has made ``file://`` URIs local paths). ``size``: the size it was planned
     with (reads past the file's real end then raise ``fileio.FileShrankError``)."""
     if _is_uri(path):
-        return ArrowSource(path, size)
+        return ArrowSource(path, size, timeout)
     return FileSource(path, size=size)

@@ -222,12 +222,17 @@ def replay(
 
 def _replay(inputs: Sequence[str], options: ReplayOptions, say: Status) -> ReplayResult:
     started = time.perf_counter()
-    found = expand(inputs)
+    found = expand(inputs, options.task.io_timeout)
     say(
         f"replay: {len(found.files)} files, {sum(f.size for f in found.files):,} bytes; "
         "planning ranges..."
     )
-    ranges = plan(found.files, options.split_bytes, max_batch_bytes=options.task.max_batch_bytes)
+    ranges = plan(
+        found.files,
+        options.split_bytes,
+        max_batch_bytes=options.task.max_batch_bytes,
+        io_timeout=options.task.io_timeout,
+    )
     tasks = pack(ranges, options.split_bytes)
     (options.out / "batches").mkdir()
     planned = time.perf_counter()

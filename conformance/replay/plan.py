@@ -33,7 +33,7 @@ from conformance.errors import DecodeError
 from conformance.fileio import map_readonly
 from conformance.jsondoc import JsonDocument, json_text
 from conformance.logdir.index import OFFSET_ENTRY
-from conformance.replay.inputs import InputFile, open_source
+from conformance.replay.inputs import DEFAULT_IO_TIMEOUT, InputFile, open_source
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch, is_batch_start
 from conformance.stream.splitter import Source, file_frame
 
@@ -162,6 +162,7 @@ def plan_file(
     *,
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
     first_id: int = 0,
+    io_timeout: float = DEFAULT_IO_TIMEOUT,
 ) -> list[Range]:
     """The ranges of one file (one range when it is not larger than ``split_bytes``, or when
     it cannot be read now: its task then reports it ``unreadable``). An offset index that
@@ -169,7 +170,7 @@ def plan_file(
     if f.size <= split_bytes:
         return [Range(first_id, f, 0, f.size)]
     try:
-        source = open_source(f.path, f.size)
+        source = open_source(f.path, f.size, io_timeout)
     except OSError:
         return [Range(first_id, f, 0, f.size)]
     try:
@@ -230,12 +231,19 @@ def plan(
     *,
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
     progress: Callable[[int, int], None] | None = None,
+    io_timeout: float = DEFAULT_IO_TIMEOUT,
 ) -> list[Range]:
     """Ranges of every file, numbered from 0 in file order."""
     ranges: list[Range] = []
     for n, f in enumerate(files):
         ranges.extend(
-            plan_file(f, split_bytes, max_batch_bytes=max_batch_bytes, first_id=len(ranges))
+            plan_file(
+                f,
+                split_bytes,
+                max_batch_bytes=max_batch_bytes,
+                first_id=len(ranges),
+                io_timeout=io_timeout,
+            )
         )
         if progress is not None:
             progress(n + 1, len(files))

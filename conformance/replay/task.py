@@ -42,7 +42,7 @@ from conformance import codecs
 from conformance.fileio import printable_name
 from conformance.replay.arrow import record_batch
 from conformance.replay.counts import UNREADABLE, RangeSummary
-from conformance.replay.inputs import open_source
+from conformance.replay.inputs import DEFAULT_IO_TIMEOUT, open_source
 from conformance.replay.plan import Range
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES
 from conformance.stream.scan import Region, scan
@@ -114,6 +114,8 @@ class TaskOptions:
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     #: rows per column chunk (Parquet record batch)
     rows_per_batch: int = 8192
+    #: seconds an object store may stay silent before a read fails (``inputs._arrow_fs``)
+    io_timeout: float = DEFAULT_IO_TIMEOUT
 
 
 def _columns(r: Range, regions: list[Region]) -> Columns:
@@ -167,7 +169,7 @@ class RangeReplay:
         r, options, summary = self.range, self.options, self._summary
         started = time.perf_counter()
         try:
-            source = open_source(r.file.path, r.file.size)
+            source = open_source(r.file.path, r.file.size, options.io_timeout)
         except OSError as e:
             yield self._columns([self._unreadable(e)])
             self._finish(started)
