@@ -399,3 +399,29 @@ def test_a_header_claiming_2gib_reads_no_2gib_batch(tmp_path: Path, command: str
     code, err, peak = _run_measured(args, 240, tmp_path)
     assert code == 1, err
     assert peak < 600 << 20, f"{command}: peak RSS {peak >> 20} MiB"
+
+
+def test_spark_messages_go_to_the_driver_log_not_the_terminal(corpus: Path, tmp_path: Path) -> None:
+    """In its own process (a JVM of its own): the terminal shows the kit's lines only (the
+    JVM's own "Using incubator modules" notice aside), Spark's go to spark-driver.log."""
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "replay", str(corpus), "--out", str(out)]
+        + ["--master", "local[1]"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    spark_lines = [
+        line
+        for line in proc.stderr.splitlines()
+        if not line.startswith("replay:") and "incubator modules" not in line and line.strip()
+    ]
+    assert spark_lines == [], spark_lines
+    assert (out / "spark-driver.log").is_file()
+    doc = _summary(out)
+    assert any(
+        o.startswith("-Dlog4j2.configurationFile=") for o in doc["run"]["driver_jvm_options"]
+    )

@@ -165,3 +165,34 @@ def test_gs_without_credentials_gives_up_in_time(tmp_path: Path) -> None:
     assert time.monotonic() - started < 90
     kinds = {p["path"]: p["kind"] for p in doc["problems"]}
     assert kinds == {"gs://nonexistent-bucket/x": "unreadable", "gs://": "unreadable"}
+
+
+@pytest.mark.parametrize("engine", ["process", "spark"])
+def test_parquet_output_to_s3(
+    store: ObjectStore, corpus: Path, tmp_path: Path, engine: str
+) -> None:
+    local = _replay([str(corpus)], tmp_path / "local", engine="process")
+    out = store.uri(f"{BUCKET}/out-{engine}")
+    kw = {"master": "local[2]"} if engine == "spark" else {}
+    doc = _replay([str(corpus)], out, engine=engine, **kw)  # type: ignore[arg-type]
+    assert doc["accounting_exact"], doc["accounting_errors"]
+    fs, prefix = pafs.FileSystem.from_uri(out)
+    with fs.open_input_stream(f"{prefix}/summary.json") as f:
+        assert json.loads(f.read()) == doc
+    parts = fs.get_file_info(pafs.FileSelector(f"{prefix}/batches"))
+    assert parts and all(p.base_name.startswith("part-") for p in parts)  # no leftovers
+    table = pq.read_table(f"{prefix}/batches", filesystem=fs)
+    rows = sorted(
+        (_relative(r["file"]), r["position"], r["size"], r["verdict"]) for r in table.to_pylist()
+    )
+    assert rows == _rows(tmp_path / "local")
+    assert doc["totals"] == local["totals"]
+    if engine == "spark":
+        assert fs.get_file_info(f"{prefix}/spark-driver.log").type == pafs.FileType.File
+    # a second replay into it needs --force, as for a directory
+    from conformance.replay.output import OutputExists
+
+    with pytest.raises(OutputExists):
+        _replay([str(corpus)], out, engine="process")  # type: ignore[arg-type]
+    again = _replay([str(corpus)], out, engine="process", force=True)  # type: ignore[arg-type]
+    assert again["totals"] == doc["totals"]

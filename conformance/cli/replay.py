@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.cli.common import add_max_decompressed, add_profile, byte_size, shown
 from conformance.host.sessions import TerminatedBySignal, sigterm_guarded
-from conformance.replay.inputs import DEFAULT_IO_TIMEOUT
+from conformance.replay.storage import DEFAULT_IO_TIMEOUT, is_uri
 from conformance.stream.result import CONSUMER_PROFILES
 
 _PROG = "kafka-conformance replay"
@@ -73,7 +73,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="log directory, partition directory, .log segment, record-set file, glob "
         "or URI (file://, s3://, hdfs://: through pyarrow.fs)",
     )
-    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="output directory, or an object-store prefix (s3://bucket/out, with the "
+        "store's settings as for inputs: ?endpoint_override=HOST:PORT&scheme=http)",
+    )
     p.add_argument(
         "--master",
         default="local[*]",
@@ -137,7 +143,8 @@ def _conf(items: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace, master: str | None) -> int:
-    from conformance.replay.job import OutputExists, ReplayOptions, SparkFailed, replay
+    from conformance.replay.job import ReplayOptions, SparkFailed, replay
+    from conformance.replay.output import OutputExists
     from conformance.replay.plan import DEFAULT_SPLIT_BYTES
     from conformance.replay.task import TaskOptions
 
@@ -146,7 +153,7 @@ def run(args: argparse.Namespace, master: str | None) -> int:
 
     try:
         options = ReplayOptions(
-            out=Path(args.out),
+            out=args.out if is_uri(args.out) else Path(args.out),
             engine=args.engine,
             master=master,
             split_bytes=args.split_bytes or DEFAULT_SPLIT_BYTES,

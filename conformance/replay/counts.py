@@ -344,7 +344,7 @@ class RangeSummary(JsonDocument):
     file: str
     start: int
     end: int
-    #: the task that replayed it (its Parquet part: ``task.part_name(task)``)
+    #: the task that replayed it (its Parquet part: ``output.part_name(task)``)
     task: int = 0
     #: first byte of its first region, end of its last one (None: no region)
     first_position: int | None = None

@@ -40,10 +40,9 @@ from urllib.parse import unquote_to_bytes, urlsplit
 
 from conformance.fileio import FileShrankError, FileSource, check_regular_file, printable_name
 from conformance.jsondoc import JsonDocument
+from conformance.replay.storage import DEFAULT_IO_TIMEOUT, arrow_fs, is_uri, with_query
 
 __all__ = [
-    "DEFAULT_IO_TIMEOUT",
-    "IO_ATTEMPTS",
     "InputFile",
     "Inputs",
     "Problem",
@@ -166,48 +165,6 @@ class Inputs:
         return False
 
 
-def _is_uri(path: str) -> bool:
-    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", path) is not None
-
-
-#: seconds an object store may stay silent before a request fails (``--io-timeout``); a
-#: request is tried :data:`IO_ATTEMPTS` times
-DEFAULT_IO_TIMEOUT = 20.0
-IO_ATTEMPTS = 3
-
-
-def _arrow_fs(uri: str, timeout: float = DEFAULT_IO_TIMEOUT) -> tuple[Any, str]:
-    """The ``pyarrow.fs`` file system of ``uri`` and the path in it, with ``timeout`` on
-    every request: S3 (connect and transfer: curl's low-speed limit on Linux; tried
-    :data:`IO_ATTEMPTS` times) and GCS (its retry time limit: without it, credentials that
-    cannot be found are retried for 15 minutes, silently). The file system's other settings
-    are the URI's (``?endpoint_override=...&scheme=http&region=...``), read back from it."""
-    from datetime import timedelta
-
-    from pyarrow import fs as pafs  # the replay extra; only remote inputs need it here
-
-    fs, path = pafs.FileSystem.from_uri(uri)
-    if isinstance(fs, pafs.S3FileSystem):
-        settings = fs.__reduce__()[1][0]  # the constructor's arguments, as pickling keeps them
-        settings.update(connect_timeout=timeout, request_timeout=timeout)
-        fs = pafs.S3FileSystem(
-            **settings, retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=IO_ATTEMPTS)
-        )
-    elif isinstance(fs, pafs.GcsFileSystem):
-        settings = fs.__reduce__()[1][0]
-        settings["retry_time_limit"] = timedelta(seconds=timeout)
-        fs = pafs.GcsFileSystem(**settings)
-    return fs, str(path)
-
-
-def _with_query(uri: str, path: str) -> str:
-    """``scheme://path`` plus ``uri``'s query (the file system's settings), so each file's
-    URI opens the file system its input named."""
-    scheme, rest = uri.split("://", 1)
-    query = rest.partition("?")[2]
-    return f"{scheme}://{path}" + (f"?{query}" if query else "")
-
-
 def _is_companion(name: str) -> bool:
     return name in COMPANION_NAMES or name.endswith(COMPANION_SUFFIXES)
 
@@ -320,7 +277,7 @@ def _remote(uri: str, out: Inputs, timeout: float) -> None:
     from pyarrow import fs as pafs
 
     try:
-        fs, path = _arrow_fs(uri, timeout)
+        fs, path = arrow_fs(uri, timeout)
         if not path.strip("/"):
             raise ValueError("no bucket or path in the URI")
         info = fs.get_file_info(path)
@@ -344,16 +301,16 @@ def _remote(uri: str, out: Inputs, timeout: float) -> None:
                 out.companions += 1
             elif name != "planted.json":
                 out.problems.append(
-                    Problem(_with_query(uri, p), "skipped", f"{p}: not a Kafka log file")
+                    Problem(with_query(uri, p), "skipped", f"{p}: not a Kafka log file")
                 )
             continue
         found += 1
-        full = _with_query(uri, p)
+        full = with_query(uri, p)
         if not out.first(full, full):
             continue
         index = p[: -len(".log")] + ".index" if p.endswith(".log") else ""
-        directory = _with_query(uri, p.rsplit("/", 1)[0])
-        out.files.append(_make(full, size, directory, sizes.get(index), _with_query(uri, index)))
+        directory = with_query(uri, p.rsplit("/", 1)[0])
+        out.files.append(_make(full, size, directory, sizes.get(index), with_query(uri, index)))
     if info.type == pafs.FileType.Directory and not found:
         out.problems.append(
             Problem(uri, "not-kafka", f"{uri}: no .log segment under this directory")
@@ -362,7 +319,7 @@ def _remote(uri: str, out: Inputs, timeout: float) -> None:
 
 def expand(inputs: Iterable[str], io_timeout: float = DEFAULT_IO_TIMEOUT) -> Inputs:
     """The files named by ``inputs`` (module table), each once, in a stable order;
-    ``io_timeout``: for object stores (:func:`_arrow_fs`)."""
+    ``io_timeout``: for object stores (``storage.arrow_fs``)."""
     out = Inputs()
     for item in inputs:
         if item.startswith("file://"):
@@ -373,7 +330,7 @@ def expand(inputs: Iterable[str], io_timeout: float = DEFAULT_IO_TIMEOUT) -> Inp
                 )
             else:
                 _local_input(path, out)
-        elif _is_uri(item):
+        elif is_uri(item):
             _remote(item, out, io_timeout)
         else:
             _local_input(item, out)
@@ -387,7 +344,7 @@ class ArrowSource:
     def __init__(
         self, uri: str, size: int | None = None, timeout: float = DEFAULT_IO_TIMEOUT
     ) -> None:
-        fs, path = _arrow_fs(uri, timeout)
+        fs, path = arrow_fs(uri, timeout)
         self.uri = uri
         self._file = fs.open_input_file(path)
         self._size: int = self._file.size() if size is None else size
@@ -416,6 +373,6 @@ def open_source(
     """The byte source of an input file: ``os.pread`` for local paths, ``pyarrow.fs`` for URIs
     (``expand`` has made ``file://`` URIs local paths). ``size``: the size it was planned
     with (reads past the file's real end then raise ``fileio.FileShrankError``)."""
-    if _is_uri(path):
+    if is_uri(path):
         return ArrowSource(path, size, timeout)
     return FileSource(path, size=size)

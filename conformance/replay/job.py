@@ -34,7 +34,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import threading
@@ -50,6 +49,7 @@ from conformance.host.progress import Progress, Status
 from conformance.replay.arrow import record_batch
 from conformance.replay.counts import RangeSummary, read_range_summary
 from conformance.replay.inputs import expand, file_uri_path
+from conformance.replay.output import Output
 from conformance.replay.plan import (
     DEFAULT_SPLIT_BYTES,
     MIN_SPLIT_BYTES,
@@ -58,15 +58,14 @@ from conformance.replay.plan import (
     read_ranges,
     write_ranges,
 )
+from conformance.replay.storage import is_uri
 from conformance.replay.summary import ReplaySummary, RunInfo, SparkRun, merge, render
 from conformance.replay.task import TaskOptions, run_task
 
 __all__ = [
     "DRIVER_LOG",
     "LOCAL_JVM_OPTIONS",
-    "OUTPUTS",
     "EngineRun",
-    "OutputExists",
     "ReplayOptions",
     "ReplayResult",
     "SparkFailed",
@@ -77,10 +76,10 @@ __all__ = [
     "spark_conf",
 ]
 
-#: what a replay writes into ``--out`` (``--force`` removes exactly these first)
-OUTPUTS = ("batches", "summary.json", "summary.txt")
 #: the Spark driver's log in ``--out`` (Spark's own messages, kept off the terminal; written
-#: again by every Spark replay into that directory, also one that failed)
+#: again by every Spark replay into that directory, also one that failed; the JVM options of
+#: ``spark_conf`` apply only to a JVM this process starts: pyspark keeps one after
+#: ``spark.stop()``, and the next replay in the process reuses it)
 DRIVER_LOG = "spark-driver.log"
 #: the log4j2 configuration of a driver the kit starts: Spark's messages at WARN and above
 #: to ``DRIVER_LOG``, none on the console (they buried the progress line)
@@ -91,7 +90,7 @@ rootLogger.appenderRef.file.ref = driver
 appender.driver.type = File
 appender.driver.name = driver
 appender.driver.fileName = {path}
-appender.driver.append = false
+appender.driver.append = true
 appender.driver.layout.type = PatternLayout
 appender.driver.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n%ex
 """
@@ -110,7 +109,8 @@ LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 @dataclass
 class ReplayOptions:
-    out: Path
+    #: a local directory, or an object-store URI (``s3://bucket/prefix``): ``output.Output``
+    out: Path | str
     engine: str = "spark"  # "spark" | "process"
     master: str | None = "local[*]"  # None: whatever spark-submit was given
     split_bytes: int = DEFAULT_SPLIT_BYTES
@@ -125,7 +125,7 @@ class ReplayResult:
     summary: ReplaySummary
     #: the table printed at the end (summary.txt)
     table: str
-    out: Path
+    out: Path | str
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,26 +140,6 @@ class EngineRun:
     #: every task run and its range summaries collected
     replay_seconds: float
     spark: SparkRun | None = None
-
-
-class OutputExists(ValueError):
-    """``--out`` holds a previous replay's output (``--force`` replaces it)."""
-
-
-def _prepare_out(out: Path, force: bool) -> None:
-    present = [name for name in OUTPUTS if (out / name).exists()]
-    if present and not force:
-        raise OutputExists(
-            f"{out} already holds a replay ({', '.join(present)}); "
-            "pass --force to replace it, or choose another --out"
-        )
-    for name in present:
-        path = out / name
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        else:
-            path.unlink()
-    out.mkdir(parents=True, exist_ok=True)
 
 
 def local_master(master: str) -> str:
@@ -182,6 +162,8 @@ def _check(inputs: Sequence[str], options: ReplayOptions) -> None:
         )
     if options.engine == "spark":
         check_master(options.master)
+    if isinstance(options.out, str) and is_uri(options.out):
+        return
     out = os.path.realpath(options.out)
     for item in inputs:
         path = file_uri_path(item) if item.startswith("file://") else item
@@ -195,32 +177,25 @@ def _check(inputs: Sequence[str], options: ReplayOptions) -> None:
             )
 
 
-def _clean_failed(out: Path, created: bool) -> None:
-    """After a replay that did not finish: its partial ``batches/`` (parts and temporary
-    files of killed tasks) removed, and ``out`` too when this run created it and it is
-    empty, so the next run does not need ``--force``."""
-    shutil.rmtree(out / "batches", ignore_errors=True)
-    if created:
-        with contextlib.suppress(OSError):
-            out.rmdir()  # only when empty
-
-
 def replay(
     inputs: Sequence[str], options: ReplayOptions, say: Status | None = None
 ) -> ReplayResult:
     """Replay ``inputs`` (paths, globs, URIs) into ``options.out``; a replay that fails or is
-    interrupted leaves no partial output behind (:func:`_clean_failed`)."""
+    interrupted leaves no partial output behind (``output.Output.clean_failed``)."""
     _check(inputs, options)
-    created = not options.out.exists()
-    _prepare_out(options.out, options.force)
+    out = Output(options.out, options.task.io_timeout)
+    created = not out.exists()
+    out.prepare(options.force)
     try:
-        return _replay(inputs, options, say or (lambda s: None))
+        return _replay(inputs, options, out, say or (lambda s: None))
     except BaseException:
-        _clean_failed(options.out, created)
+        out.clean_failed(created)
         raise
 
 
-def _replay(inputs: Sequence[str], options: ReplayOptions, say: Status) -> ReplayResult:
+def _replay(
+    inputs: Sequence[str], options: ReplayOptions, out: Output, say: Status
+) -> ReplayResult:
     started = time.perf_counter()
     found = expand(inputs, options.task.io_timeout)
     say(
@@ -234,12 +209,11 @@ def _replay(inputs: Sequence[str], options: ReplayOptions, say: Status) -> Repla
         io_timeout=options.task.io_timeout,
     )
     tasks = pack(ranges, options.split_bytes)
-    (options.out / "batches").mkdir()
     planned = time.perf_counter()
     if options.engine == "process":
-        measured = _run_process(tasks, options)
+        measured = _run_process(tasks, options, out)
     else:
-        measured = _run_spark(tasks, options, say)
+        measured = _run_spark(tasks, options, out, say)
     run = RunInfo(
         inputs=list(inputs),
         profile=options.task.profile,
@@ -252,13 +226,11 @@ def _replay(inputs: Sequence[str], options: ReplayOptions, say: Status) -> Repla
         seconds=round(time.perf_counter() - started, 3),
         spark=measured.spark,
     )
-    summary = merge(
-        found, ranges, measured.summaries, run=run, parts=_parts(options.out / "batches")
-    )
+    summary = merge(found, ranges, measured.summaries, run=run, parts=out.parts())
     doc = summary.to_dict()
     table = render(doc)
-    (options.out / "summary.json").write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n")
-    (options.out / "summary.txt").write_text(table + "\n")
+    out.write_text("summary.json", json.dumps(doc, indent=2, sort_keys=False) + "\n")
+    out.write_text("summary.txt", table + "\n")
     return ReplayResult(summary, table, options.out)
 
 
@@ -279,23 +251,12 @@ def pack(ranges: Sequence[Range], split_bytes: int) -> list[Task]:
     return tasks
 
 
-def _parts(batches: Path) -> dict[str, int]:
-    """Rows per Parquet part (from the footers); leftovers of dead task attempts removed."""
-    import pyarrow.parquet as pq
-
-    for leftover in batches.glob(".part-*.tmp"):
-        leftover.unlink()
-    return {
-        p.name: pq.ParquetFile(p).metadata.num_rows for p in sorted(batches.glob("part-*.parquet"))
-    }
-
-
 # ----------------------------------------------------------------------------- process engine
 
 
-def _run_process(tasks: Sequence[Task], options: ReplayOptions) -> EngineRun:
+def _run_process(tasks: Sequence[Task], options: ReplayOptions, out: Output) -> EngineRun:
     started = time.perf_counter()
-    batches_dir = str(options.out / "batches")
+    batches_dir = out.batches()
     summaries: list[RangeSummary] = []
     done = 0
     total = sum(r.size for task in tasks for r in task)
@@ -376,7 +337,7 @@ class SparkFailed(RuntimeError):
     the message is Spark's own first line, the driver log (:data:`DRIVER_LOG`) has the rest."""
 
 
-def _spark_error(e: BaseException, log: Path) -> SparkFailed:
+def _spark_error(e: BaseException, log: Path | str) -> SparkFailed:
     text = str(e).strip()
     for line in text.splitlines():  # Py4J's text: the Java exception's line, then its trace
         if line.strip() and not line.startswith(("An error occurred", "\tat ", "Traceback")):
@@ -385,26 +346,40 @@ def _spark_error(e: BaseException, log: Path) -> SparkFailed:
     return SparkFailed(f"{type(e).__name__}: {text[:500]} (driver log: {log})")
 
 
-def _run_spark(tasks: Sequence[Task], options: ReplayOptions, say: Status) -> EngineRun:
+def _run_spark(
+    tasks: Sequence[Task], options: ReplayOptions, out: Output, say: Status
+) -> EngineRun:
     spark_environment()
     from pyspark.sql import SparkSession
 
-    log = (options.out / DRIVER_LOG).absolute()
     with tempfile.TemporaryDirectory(prefix="kafka-conformance-log4j2-") as tmp:
+        # the driver log: in a local --out; written beside the configuration and copied to
+        # an object-store --out when the session has stopped
+        log = (out.path if out.path is not None else Path(tmp)).absolute() / DRIVER_LOG
         log_config = Path(tmp) / "log4j2.properties"
         log_config.write_text(_LOG4J2.format(path=log))
+        log.unlink(missing_ok=True)  # a previous replay's
         try:
-            return _spark_session(SparkSession, tasks, options, say, log_config)
+            return _spark_session(SparkSession, tasks, options, out, say, log_config)
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:
             if type(e).__module__.startswith(("py4j", "pyspark")):
-                raise _spark_error(e, log) from e
+                raise _spark_error(e, log if out.path is not None else out.name) from e
             raise
+        finally:
+            if out.path is None and log.is_file():
+                with contextlib.suppress(Exception):  # noqa: BLE001 - the replay's error first
+                    out.write_text(DRIVER_LOG, log.read_text(errors="replace"))
 
 
 def _spark_session(
-    session: Any, tasks: Sequence[Task], options: ReplayOptions, say: Status, log_config: Path
+    session: Any,
+    tasks: Sequence[Task],
+    options: ReplayOptions,
+    out: Output,
+    say: Status,
+    log_config: Path,
 ) -> EngineRun:
     t0 = time.perf_counter()
     builder = session.builder.appName("kafka-conformance replay")
@@ -415,6 +390,7 @@ def _spark_session(
     spark = builder.getOrCreate()
     try:
         sc = spark.sparkContext
+        _log_to(sc, log_config)
         session_seconds = round(time.perf_counter() - t0, 3)
         _warm_up(spark, sc.defaultParallelism)
         startup_seconds = round(time.perf_counter() - t0, 3)
@@ -425,7 +401,7 @@ def _spark_session(
         )
         texts = sc.broadcast([write_ranges(t) for t in tasks])
         work = spark.range(0, len(tasks), 1, max(1, len(tasks)))
-        batches_dir = str((options.out / "batches").absolute())
+        batches_dir = out.batches()
         with Progress("replay", len(tasks), unit="tasks", enabled=options.progress) as progress:
             with _tasks_done(sc, len(tasks), progress):
                 collected = work.mapInArrow(
@@ -446,6 +422,16 @@ def _spark_session(
         )
     finally:
         spark.stop()
+
+
+def _log_to(sc: Any, config: Path) -> None:
+    """The driver's log4j2 configuration made ``config``: a JVM that an earlier replay in this
+    process started (pyspark keeps it after ``spark.stop()``) still has that replay's, and
+    JVM options only apply when a JVM starts."""
+    jvm = sc._jvm
+    jvm.org.apache.logging.log4j.core.config.Configurator.reconfigure(
+        jvm.java.net.URI(config.as_uri())
+    )
 
 
 def _jvm_options(sc: Any) -> tuple[str, ...]:

@@ -33,7 +33,8 @@ from conformance.errors import DecodeError
 from conformance.fileio import map_readonly
 from conformance.jsondoc import JsonDocument, json_text
 from conformance.logdir.index import OFFSET_ENTRY
-from conformance.replay.inputs import DEFAULT_IO_TIMEOUT, InputFile, open_source
+from conformance.replay.inputs import InputFile, open_source
+from conformance.replay.storage import DEFAULT_IO_TIMEOUT
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch, is_batch_start
 from conformance.stream.splitter import Source, file_frame
 

@@ -43,8 +43,8 @@ from conformance.fileio import printable_name
 from conformance.jsondoc import JsonDocument
 from conformance.replay.counts import ByteCounts, Counts, Offsets, RangeSummary
 from conformance.replay.inputs import InputFile, Inputs, Problem
+from conformance.replay.output import part_name
 from conformance.replay.plan import Range
-from conformance.replay.task import part_name
 
 __all__ = [
     "FORMAT",

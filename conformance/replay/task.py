@@ -42,8 +42,10 @@ from conformance import codecs
 from conformance.fileio import printable_name
 from conformance.replay.arrow import record_batch
 from conformance.replay.counts import UNREADABLE, RangeSummary
-from conformance.replay.inputs import DEFAULT_IO_TIMEOUT, open_source
+from conformance.replay.inputs import open_source
+from conformance.replay.output import part_writer
 from conformance.replay.plan import Range
+from conformance.replay.storage import DEFAULT_IO_TIMEOUT
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES
 from conformance.stream.scan import Region, scan
 
@@ -52,7 +54,6 @@ __all__ = [
     "Columns",
     "RangeReplay",
     "TaskOptions",
-    "part_name",
     "row_schema",
     "run_task",
 ]
@@ -114,7 +115,7 @@ class TaskOptions:
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     #: rows per column chunk (Parquet record batch)
     rows_per_batch: int = 8192
-    #: seconds an object store may stay silent before a read fails (``inputs._arrow_fs``)
+    #: seconds an object store may stay silent before a read fails (``storage.arrow_fs``)
     io_timeout: float = DEFAULT_IO_TIMEOUT
 
 
@@ -223,36 +224,18 @@ class RangeReplay:
         self._done = True
 
 
-def part_name(task_id: int) -> str:
-    """The Parquet part file of a task in ``batches/``."""
-    return f"part-{task_id:05d}.parquet"
-
-
 def run_task(
-    task_id: int, ranges: Sequence[Range], options: TaskOptions, batches_dir: str
+    task_id: int, ranges: Sequence[Range], options: TaskOptions, batches: str
 ) -> list[RangeSummary]:
-    """One task: replay ``ranges`` in order, write their rows to ``batches_dir/part-<id>.parquet``
-    and return their range summaries (each with ``rows``: the rows written for it).
-
-    The part is written under a hidden temporary name (``.part-<id>.<pid>.<random>.tmp``,
-    ignored by Parquet readers) and renamed into place when complete, so a task attempt that
-    dies leaves no part, and a retry (or a speculative copy: tasks are deterministic) puts
-    the same complete part in place."""
-    import pyarrow.parquet as pq
-
+    """One task: replay ``ranges`` in order, write their rows to its part in ``batches`` (a
+    directory or an object-store URI: ``output.part_writer``, whole or not at all) and return
+    their range summaries (each with ``rows``: the rows written for it)."""
     schema = row_schema()
-    final = os.path.join(batches_dir, part_name(task_id))
-    tmp = os.path.join(batches_dir, f".part-{task_id:05d}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     summaries: list[RangeSummary] = []
-    try:
-        with pq.ParquetWriter(tmp, schema) as writer:
-            for r in ranges:
-                replay = RangeReplay(r, options, task=task_id)
-                for columns in replay.rows():
-                    writer.write_batch(record_batch(columns, schema))
-                summaries.append(replay.summary)
-        os.replace(tmp, final)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with part_writer(batches, task_id, schema, options.io_timeout) as writer:
+        for r in ranges:
+            replay = RangeReplay(r, options, task=task_id)
+            for columns in replay.rows():
+                writer.write_batch(record_batch(columns, schema))
+            summaries.append(replay.summary)
     return summaries
