@@ -34,6 +34,7 @@ from conformance.stream.result import result_head, write_batch_json
 __all__ = [
     "FileShrankError",
     "FileSource",
+    "ReadAheadSource",
     "NotRegularFileError",
     "check_regular_file",
     "map_readonly",
@@ -128,20 +129,89 @@ def open_regular(path: str | os.PathLike[str]) -> int:
 READ_AHEAD = 256 * 1024
 
 
-class FileSource:
-    """Random-access reads of a file (``os.pread``): memory never grows with the file size.
+class ReadAheadSource:
+    """A byte source over random-access reads, read ahead: a read shorter than ``read_ahead``
+    reads that much from its start on and keeps it, so the reads that follow inside it cost
+    no system call (or request); memory stays bounded by that one buffer. A subclass sets
+    ``path``, ``start``, ``end`` and gives :meth:`_read_at` (one read, possibly short) and
+    :meth:`_size_now`. Within ``end`` a read that comes back short raises
+    :class:`FileShrankError`: the file was cut under the reader, and bytes that are not there
+    must not pass for a short tail."""
 
-    A read shorter than :data:`READ_AHEAD` reads that much from its start on and keeps it, so
-    the reads that follow inside it cost no system call; memory stays bounded by that one
-    buffer. Only regular files (:func:`open_regular`); ``OSError`` (including
-    :class:`NotRegularFileError`) when the file cannot be opened, :class:`FileShrankError`
-    when it is cut shorter than its size at opening (or than ``size``, the size the caller
-    planned with) while it is read; bytes appended meanwhile, past that size, are not
-    read."""
-
-    _fd = -1  # a class default: close() (also from __del__) works whatever __init__ raised
+    path = ""
+    start = 0
+    end = 0
+    read_ahead = READ_AHEAD
     _ahead = b""  # the bytes read ahead, from file position _ahead_at on
     _ahead_at = 0
+
+    def _read_at(self, n: int, start: int) -> bytes:
+        raise NotImplementedError
+
+    def _size_now(self) -> int:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return max(0, self.end - self.start)
+
+    def __getitem__(self, item: slice) -> bytes:
+        start = self.start + (item.start or 0)
+        stop = self.start + (len(self) if item.stop is None else min(item.stop, len(self)))
+        if stop <= start:
+            return b""
+        at = self._ahead_at
+        if at <= start and stop <= at + len(self._ahead):
+            return self._ahead[start - at : stop - at]
+        n = stop - start
+        if n >= self.read_ahead:
+            return self._read(n, start, n)
+        ahead = self._read(min(self.read_ahead, self.end - start), start, n)
+        self._ahead, self._ahead_at = ahead, start
+        return ahead[:n]
+
+    def _read(self, n: int, start: int, need: int) -> bytes:
+        """Up to ``n`` bytes from ``start``, at least ``need`` of them, or
+        :class:`FileShrankError`."""
+        data = self._read_at(n, start)
+        if len(data) < need and data:  # Linux reads at most 2 GiB - 4 KiB per call
+            parts = [data]
+            got = len(data)
+            while got < n:
+                more = self._read_at(n - got, start + got)
+                if not more:
+                    break
+                parts.append(more)
+                got += len(more)
+            data = b"".join(parts)
+        if len(data) < need:
+            raise FileShrankError(self.path, start + len(data), self._size_now())
+        return data
+
+    def window(self, pos: int, length: int) -> tuple[bytes, int]:
+        """The read-ahead buffer and ``pos``'s index in it, holding at least ``length`` bytes
+        from ``pos`` on (fewer at the end of the file): read without a copy by a walk that
+        takes many batches from one buffer (``stream.scan``'s plain lane). A read outside it
+        reads ahead from ``pos``: ``max(read_ahead, length)`` bytes."""
+        start = self.start + pos
+        at = self._ahead_at
+        if at <= start and min(self.end, start + length) <= at + len(self._ahead):
+            return self._ahead, start - at
+        stop = min(self.end, start + max(self.read_ahead, length))
+        need = min(length, self.end - start)
+        self._ahead = self._read(stop - start, start, need) if stop > start else b""
+        self._ahead_at = start
+        return self._ahead, 0
+
+
+class FileSource(ReadAheadSource):
+    """Random-access reads of a file (``os.pread``, read ahead: :class:`ReadAheadSource`):
+    memory never grows with the file size. Only regular files (:func:`open_regular`);
+    ``OSError`` (including :class:`NotRegularFileError`) when the file cannot be opened,
+    :class:`FileShrankError` when it is cut shorter than its size at opening (or than
+    ``size``, the size the caller planned with) while it is read; bytes appended meanwhile,
+    past that size, are not read."""
+
+    _fd = -1  # a class default: close() (also from __del__) works whatever __init__ raised
 
     def __init__(
         self,
@@ -159,58 +229,11 @@ class FileSource:
         self.start = start
         self.end = actual if end is None else min(actual, end)
 
-    def __len__(self) -> int:
-        return max(0, self.end - self.start)
+    def _read_at(self, n: int, start: int) -> bytes:
+        return os.pread(self._fd, n, start)
 
-    def __getitem__(self, item: slice) -> bytes:
-        start = self.start + (item.start or 0)
-        stop = self.start + (len(self) if item.stop is None else min(item.stop, len(self)))
-        if stop <= start:
-            return b""
-        at = self._ahead_at
-        if at <= start and stop <= at + len(self._ahead):
-            return self._ahead[start - at : stop - at]
-        n = stop - start
-        if n >= READ_AHEAD:
-            return self._pread(n, start, n)
-        ahead = self._pread(min(READ_AHEAD, self.end - start), start, n)
-        self._ahead, self._ahead_at = ahead, start
-        return ahead[:n]
-
-    def _pread(self, n: int, start: int, need: int) -> bytes:
-        """Up to ``n`` bytes from ``start``, at least ``need`` of them, or
-        :class:`FileShrankError`: inside the size the file had when it was opened, a short
-        read means the file was cut under the reader, and bytes that are not there must not
-        pass for a short tail."""
-        data = os.pread(self._fd, n, start)
-        if len(data) < need and data:  # Linux reads at most 2 GiB - 4 KiB per call
-            parts = [data]
-            got = len(data)
-            while got < n:
-                more = os.pread(self._fd, n - got, start + got)
-                if not more:
-                    break
-                parts.append(more)
-                got += len(more)
-            data = b"".join(parts)
-        if len(data) < need:
-            raise FileShrankError(self.path, start + len(data), os.fstat(self._fd).st_size)
-        return data
-
-    def window(self, pos: int, length: int) -> tuple[bytes, int]:
-        """The read-ahead buffer and ``pos``'s index in it, holding at least ``length`` bytes
-        from ``pos`` on (fewer at the end of the file): read without a copy by a walk that
-        takes many batches from one buffer (``stream.scan``'s plain lane). A read outside it
-        reads ahead from ``pos``: ``max(READ_AHEAD, length)`` bytes."""
-        start = self.start + pos
-        at = self._ahead_at
-        if at <= start and min(self.end, start + length) <= at + len(self._ahead):
-            return self._ahead, start - at
-        stop = min(self.end, start + max(READ_AHEAD, length))
-        need = min(length, self.end - start)
-        self._ahead = self._pread(stop - start, start, need) if stop > start else b""
-        self._ahead_at = start
-        return self._ahead, 0
+    def _size_now(self) -> int:
+        return os.fstat(self._fd).st_size
 
     def close(self) -> None:
         if self._fd >= 0:

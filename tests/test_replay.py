@@ -132,6 +132,15 @@ def test_process_engine_finds_exactly_the_planted_set(corpus: Path, tmp_path: Pa
     assert summary["ranges"] > len(list(corpus.rglob("*.log")))  # segments were cut
 
 
+def test_planning_in_threads_gives_the_sequential_plan(corpus: Path) -> None:
+    files = expand([str(corpus)]).files
+    sequential = plan(files, SPLIT, threads=1)
+    assert len(sequential) > len(files)  # several files are cut
+    assert [r.range_id for r in sequential] == list(range(len(sequential)))
+    for threads in (2, 16):
+        assert plan(files, SPLIT, threads=threads) == sequential
+
+
 def test_range_summaries_and_ranges_cross_as_json_text(corpus: Path) -> None:
     """What crosses the Spark boundary (ranges in, range summaries out, as JSON text) comes
     back equal; a range's rows and its summary agree, the summary only after the rows."""

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_to_bytes, urlsplit
 
-from conformance.fileio import FileShrankError, FileSource, check_regular_file, printable_name
+from conformance.fileio import FileSource, ReadAheadSource, check_regular_file, printable_name
 from conformance.jsondoc import JsonDocument
 from conformance.replay.storage import DEFAULT_IO_TIMEOUT, arrow_fs, is_uri, with_query
 
@@ -337,31 +337,33 @@ def expand(inputs: Iterable[str], io_timeout: float = DEFAULT_IO_TIMEOUT) -> Inp
     return out
 
 
-class ArrowSource:
-    """A ByteSource over a ``pyarrow`` random-access file (``read_at``): s3://, hdfs://, ...
-    ``size`` as for ``FileSource``: a read that comes back short raises ``FileShrankError``."""
+#: bytes an ``ArrowSource`` reads ahead: one request per MiB of a walk
+REMOTE_READ_AHEAD = 1 << 20
+
+
+class ArrowSource(ReadAheadSource):
+    """A byte source over a ``pyarrow`` random-access file (``read_at``: a ranged GET on S3):
+    s3://, gs://, hdfs://, ... Read ahead as a ``FileSource`` is (``fileio.ReadAheadSource``),
+    :data:`REMOTE_READ_AHEAD` at a time: a walk's 17-byte header peeks would otherwise be a
+    request each. ``size`` as for ``FileSource``: a read that comes back short raises
+    ``FileShrankError``."""
+
+    read_ahead = REMOTE_READ_AHEAD
 
     def __init__(
         self, uri: str, size: int | None = None, timeout: float = DEFAULT_IO_TIMEOUT
     ) -> None:
         fs, path = arrow_fs(uri, timeout)
-        self.uri = uri
+        self.path = uri
         self._file = fs.open_input_file(path)
-        self._size: int = self._file.size() if size is None else size
+        self.end = self._file.size() if size is None else size
 
-    def __len__(self) -> int:
-        return self._size
+    def _read_at(self, n: int, start: int) -> bytes:
+        data = self._file.read_at(n, start)  # bytes or a pyarrow Buffer
+        return data if isinstance(data, bytes) else data.to_pybytes()
 
-    def __getitem__(self, item: slice) -> bytes:
-        start = item.start or 0
-        stop = self._size if item.stop is None else min(item.stop, self._size)
-        if stop <= start:
-            return b""
-        data = self._file.read_at(stop - start, start)  # bytes or a pyarrow Buffer
-        data = data if isinstance(data, bytes) else data.to_pybytes()
-        if len(data) < stop - start:
-            raise FileShrankError(self.uri, start + len(data), self._file.size())
-        return data
+    def _size_now(self) -> int:
+        return int(self._file.size())
 
     def close(self) -> None:
         self._file.close()
