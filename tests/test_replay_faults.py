@@ -426,3 +426,23 @@ def test_spark_messages_go_to_the_driver_log_not_the_terminal(corpus: Path, tmp_
     assert any(
         o.startswith("-Dlog4j2.configurationFile=") for o in doc["run"]["driver_jvm_options"]
     )
+
+
+def test_a_spark_that_cannot_start_is_one_line_and_leaves_no_output(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """The driver JVM cannot start (a heap too small for it): one line naming the failure (no
+    Py4J traceback), exit 2, and no --out left behind for the next run to need --force."""
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "replay", str(corpus), "--out", str(out)]
+        + ["--master", "local[1]", "--conf", "spark.driver.memory=1k"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "Spark failed: PySparkRuntimeError" in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr and "driver log" not in proc.stderr
+    assert not out.exists()

@@ -343,7 +343,8 @@ def _spark_error(e: BaseException, log: Path | str) -> SparkFailed:
         if line.strip() and not line.startswith(("An error occurred", "\tat ", "Traceback")):
             text = line.strip()
             break
-    return SparkFailed(f"{type(e).__name__}: {text[:500]} (driver log: {log})")
+    where = "" if isinstance(log, Path) and not log.is_file() else f" (driver log: {log})"
+    return SparkFailed(f"{type(e).__name__}: {text[:500]}{where}")
 
 
 def _run_spark(
