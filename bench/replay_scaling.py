@@ -142,20 +142,14 @@ def _s3_corpus(on: contextlib.ExitStack, corpus: Path, tmp: Path) -> str:
     import pyarrow.fs as pafs
 
     from conformance.host.objectstore import object_store
+    from conformance.replay.storage import arrow_fs
 
     binary = subprocess.run(
         [str(ROOT / "scripts" / "fetch-s3-server")], capture_output=True, text=True, check=True
     ).stdout.strip()
     store = on.enter_context(object_store(Path(binary), tmp / "s3"))
     os.environ.update(store.client_env())
-    fs = pafs.S3FileSystem(
-        access_key=store.access_key,
-        secret_key=store.secret_key,
-        endpoint_override=store.address,
-        scheme="http",
-        region=store.region,
-        allow_bucket_creation=True,
-    )
+    fs, _ = arrow_fs(store.uri(BUCKET) + "&allow_bucket_creation=true")
     fs.create_dir(BUCKET)
     t0 = time.perf_counter()
     pafs.copy_files(str(corpus), f"{BUCKET}/corpus", pafs.LocalFileSystem(), fs)

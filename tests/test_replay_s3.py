@@ -23,6 +23,7 @@ from conformance.replay.counts import UNREADABLE
 from conformance.replay.inputs import expand
 from conformance.replay.job import ReplayOptions, replay
 from conformance.replay.plan import plan
+from conformance.replay.storage import arrow_fs
 from conformance.replay.task import TaskOptions, run_task
 
 BUCKET = "kafka"
@@ -45,14 +46,7 @@ def store(
     with object_store(s3_server_binary, tmp_path / "store") as s:
         for k, v in s.client_env().items():
             monkeypatch.setenv(k, v)
-        fs = pafs.S3FileSystem(
-            access_key=s.access_key,
-            secret_key=s.secret_key,
-            endpoint_override=s.address,
-            scheme="http",
-            region=s.region,
-            allow_bucket_creation=True,
-        )
+        fs, _ = arrow_fs(s.uri(BUCKET) + "&allow_bucket_creation=true")
         fs.create_dir(BUCKET)
         for path in sorted(corpus.rglob("*")):
             if path.is_file():
