@@ -105,6 +105,10 @@ Task = list[Range]
 #: with these (docs/benchmarks-replay.md). A ``spark.driver.extraJavaOptions`` given by the
 #: user comes after them, so the user's flags win.
 LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+#: prefixes of the environment variables that configure object stores (credentials, region,
+#: endpoint), handed to a local master's Python workers (:func:`spark_conf`); Spark redacts
+#: the secret ones (``spark.redaction.regex``) wherever it shows its configuration
+STORE_ENV = ("AWS_", "GOOGLE_")
 
 
 @dataclass
@@ -307,7 +311,10 @@ def spark_conf(options: ReplayOptions, log_config: Path | None = None) -> dict[s
     """The session's configuration: the kit's defaults, then the user's (``--conf``). When
     the kit starts the driver (a master given, not ``spark-submit``), its JVM options come
     before the user's own: the log configuration ``log_config`` (:data:`DRIVER_LOG`), and on
-    a local master :data:`LOCAL_JVM_OPTIONS`."""
+    a local master :data:`LOCAL_JVM_OPTIONS`. On a local master the object-store settings of
+    this process's environment (:data:`STORE_ENV`) are also given to the Python workers
+    (``spark.executorEnv.*``, unless set): they inherit the JVM's environment, and pyspark
+    keeps the JVM of an earlier replay in the process, started before they were set."""
     conf = {"spark.ui.showConsoleProgress": "false", "spark.ui.enabled": "false"}
     conf.update(options.spark_conf)
     if options.master is None:
@@ -315,6 +322,9 @@ def spark_conf(options: ReplayOptions, log_config: Path | None = None) -> dict[s
     ours = [f"-Dlog4j2.configurationFile={log_config}"] if log_config is not None else []
     if options.master.startswith("local"):
         ours.append(LOCAL_JVM_OPTIONS)
+        for name, value in sorted(os.environ.items()):
+            if name.startswith(STORE_ENV):
+                conf.setdefault(f"spark.executorEnv.{name}", value)
     if ours:
         key = "spark.driver.extraJavaOptions"
         conf[key] = " ".join(filter(None, [*ours, options.spark_conf.get(key)]))
