@@ -385,7 +385,7 @@ def test_a_5gib_sparse_zero_segment_is_one_zero_tail(tmp_path: Path) -> None:
 def test_a_header_claiming_2gib_reads_no_2gib_batch(tmp_path: Path, command: str) -> None:
     """A 17-byte header whose size field is 2^31 - 1, in a sparse file of 2 GiB + 4 KiB: a
     batch over 2^31 - 1 bytes runs past the end for Kafka (no segment it opens is longer),
-    so nothing is read whole; before, each command peaked at 2-6 GB."""
+    so nothing is read whole; issue 27 measured 4.3 GB in each command."""
     d = tmp_path / "t-0"
     d.mkdir()
     log = d / "00000000000000000000.log"
