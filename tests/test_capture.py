@@ -172,9 +172,11 @@ def test_capture_end_to_end(captured_twice: tuple[Path, Path, list]) -> None:
 
 @pytest.mark.capture
 def test_capture_is_deterministic(captured_twice: tuple[Path, Path, list]) -> None:
-    from conformance.capture.compare import compare
+    from conformance.capture.compare import compare_corpora
 
     first, second, _ = captured_twice
-    common, diffs = compare(first.parent, second.parent)
-    assert common == [f"{BROKER}/{name}" for name in sorted(E2E_SCENARIOS)]
-    assert not diffs, "\n".join(map(str, diffs))
+    report = compare_corpora(first.parent, second.parent, same_cases=True)
+    assert [c.case_id for c in report.cases] == [
+        f"{BROKER}/{name}" for name in sorted(E2E_SCENARIOS)
+    ]
+    assert report.ok, report.format_table(quiet=True)

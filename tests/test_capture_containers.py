@@ -152,17 +152,17 @@ def test_container_capture_matches_jvm_capture(
 ) -> None:
     """KRaft: the same scenarios through both backends, decoded, apart from the
     non-deterministic fields the scenarios declare."""
-    from conformance.capture.compare import compare
+    from conformance.capture.compare import compare_corpora
 
     jvm_root = captured_twice[0].parent
-    common, diffs = compare(jvm_root, container_capture)
-    assert common == [f"{E2E_BROKER}/{n}" for n in sorted(E2E_SCENARIOS)]
-    assert not diffs, "\n".join(map(str, diffs))
+    report = compare_corpora(jvm_root, container_capture, only=E2E_BROKER, same_cases=True)
+    assert [c.case_id for c in report.cases] == [f"{E2E_BROKER}/{n}" for n in sorted(E2E_SCENARIOS)]
+    assert report.ok, report.format_table(quiet=True)
 
 
 def test_container_zookeeper_capture_matches_committed_jvm_corpus(container_capture: Path) -> None:
     """ZooKeeper mode: against corpora/ (captured by the jvm backend, manifest says so)."""
-    from conformance.capture.compare import compare
+    from conformance.capture.compare import compare_corpora
     from conformance.corpus import golden
 
     committed = ROOT / "corpora"
@@ -170,14 +170,14 @@ def test_container_zookeeper_capture_matches_committed_jvm_corpus(container_capt
         assert golden.read_manifest(committed / ZK_BROKER / name)["backend"] == "jvm"
     only = container_capture.parent / "zk-only"
     shutil.copytree(container_capture / ZK_BROKER, only / ZK_BROKER, dirs_exist_ok=True)
-    common, diffs = compare(committed, only)
-    assert common == [f"{ZK_BROKER}/{n}" for n in sorted(ZK_SCENARIOS)]
-    assert not diffs, "\n".join(map(str, diffs))
+    report = compare_corpora(committed, only, only=[f"{ZK_BROKER}/{n}" for n in ZK_SCENARIOS])
+    assert [c.case_id for c in report.cases] == [f"{ZK_BROKER}/{n}" for n in sorted(ZK_SCENARIOS)]
+    assert report.ok and not report.counts()["skipped"], report.format_table(quiet=True)
 
 
 def test_compare_sees_a_changed_record(container_capture: Path, tmp_path: Path) -> None:
     """The cross-check can fail: one flipped value byte in a copy is a difference."""
-    from conformance.capture.compare import compare
+    from conformance.capture.compare import compare_corpora
 
     name = "headers-none-v2-java"
     copy = tmp_path / E2E_BROKER / name
@@ -186,9 +186,9 @@ def test_compare_sees_a_changed_record(container_capture: Path, tmp_path: Path) 
     data = bytearray(log.read_bytes())
     data[-1] ^= 0x01  # last byte of the last record's value (CRC now wrong as well)
     log.write_bytes(bytes(data))
-    common, diffs = compare(container_capture, tmp_path)
-    assert common == [f"{E2E_BROKER}/{name}"]
-    assert [d.path for d in diffs] == [log.relative_to(copy).as_posix()]
+    report = compare_corpora(container_capture, tmp_path, only=f"{E2E_BROKER}/{name}")
+    assert [c.case_id for c in report.cases] == [f"{E2E_BROKER}/{name}"]
+    assert [c.path for _, c in report.failures()] == [log.relative_to(copy).as_posix()]
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,58 +1,85 @@
 """Do two captures hold the same records? (e.g. the jvm and testcontainers backends)
 
-Two corpus roots (``<root>/<broker-id>/<scenario>/``) are compared case by case, for the
-cases both have: the same partition files by name (except the ``file:`` patterns of the
-scenario's ``non_deterministic`` list), and every record file (``.log``, ``.checkpoint``)
-decoded (file mode) to the same canonical JSON once the keys named in ``non_deterministic``
-are masked. Command line::
+Two corpus roots, broker directories or cases (A and B) are compared case by case, the cases
+matched by their ``<broker-id>/<scenario>`` (the last two names of the case directory, the ids
+``verify`` reports). For every case under both:
 
-    python -m conformance.capture.compare CORPUS_A CORPUS_B   # exit 0 same, 1 differ, 2 usage
+* ``file``: every file under ``log/`` is on both sides, by name, except the ``file:``
+  patterns of the scenario's ``non_deterministic`` list (each side's manifest.json);
+* ``decode``: every record file (``.log``, ``.checkpoint``) decodes (file mode) to the same
+  canonical JSON on both sides once the keys named in ``non_deterministic`` are masked.
+
+A case under only one of A and B is one ``case`` check, ``only in A`` or ``only in B``:
+skipped (A may be a whole corpus and B a few cases captured again), or a mismatch with
+``same_cases``. ``wire/`` captures and the ``expected/`` trees are not compared; a directory
+without manifest.json is not a case (``verify`` reports those). The result is a
+:class:`~conformance.corpus.report.CorpusReport` of kind ``CAPTURE_COMPARE``, so
+``kafka-conformance capture compare`` renders it as ``verify`` renders its own (table, JSON,
+JUnit XML).
 """
 
 from __future__ import annotations
 
-import argparse
 import fnmatch
-import sys
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance import decode
 from conformance.capture.scenarios import mask, masked_keys
 from conformance.corpus.golden import RECORD_SUFFIXES, find_cases, read_manifest
-from conformance.fileio import read_bytes
+from conformance.corpus.golden import _case_id as case_id  # verify's case ids, one rule
+from conformance.corpus.report import (
+    CAPTURE_COMPARE,
+    ERROR,
+    MISMATCH,
+    OK,
+    SKIPPED,
+    CaseResult,
+    Check,
+    CorpusReport,
+)
+from conformance.fileio import printable_name, read_bytes
 from conformance.jsondoc import json_text
 from conformance.stream import result as canonical
+from conformance.stream.compare import diff
 
-__all__ = ["Difference", "compare", "decoded_content", "main"]
+__all__ = ["NothingToCompare", "compare_case", "compare_corpora", "decoded_content"]
 
-
-@dataclass(frozen=True)
-class Difference:
-    case: str  # <broker-id>/<scenario>
-    path: str  # file under the case, or "" for the case itself
-    what: str
-
-    def __str__(self) -> str:
-        return f"{self.case}: {self.path + ': ' if self.path else ''}{self.what}"
+#: the two sides, in the order of the command line
+SIDES = ("A", "B")
+#: the differences listed per file
+MAX_DETAILS = 5
 
 
-def decoded_content(case: Path) -> dict[str, str]:
-    """file (relative to the case) -> its canonical decode with the non-deterministic keys
-    masked, for record files; ``"present"`` for the other files; ``file:`` patterns left out."""
-    keys, patterns = masked_keys(read_manifest(case).get("non_deterministic", []))
-    out: dict[str, str] = {}
-    for f in sorted((case / "log").rglob("*")):
-        if not f.is_file() or any(fnmatch.fnmatch(f.name, p) for p in patterns):
-            continue
-        rel = f.relative_to(case).as_posix()
-        if f.name.endswith(RECORD_SUFFIXES):  # leader-epoch-checkpoint has no suffix
-            doc = canonical.result_to_dict(decode(read_bytes(f), mode="file", filename=f.name))
-            out[rel] = json_text(mask(doc, keys))
-        else:
-            out[rel] = "present"
-    return out
+class NothingToCompare(Exception):
+    """A or B holds no case (none matching ``only``), or no case is under both: the one-line
+    reason, for a usage error (nothing compared is not a pass)."""
+
+
+def _case_files(case: Path, patterns: Sequence[str]) -> dict[str, Path]:
+    """file under ``log/`` (relative to the case) -> its path, without the ``file:`` patterns."""
+    return {
+        f.relative_to(case).as_posix(): f
+        for f in sorted((case / "log").rglob("*"))
+        if f.is_file() and not any(fnmatch.fnmatch(f.name, p) for p in patterns)
+    }
+
+
+def decoded_content(path: Path, keys: set[str]) -> Any:
+    """The canonical decode document (file mode) of a record file, the ``keys`` masked."""
+    doc = canonical.result_to_dict(decode(read_bytes(path), mode="file", filename=path.name))
+    return mask(doc, keys)
+
+
+def _differences(a: Any, b: Any) -> list[str]:
+    """What differs between two documents of different texts: their JSON paths with both
+    values (``stream.compare.diff``, the first :data:`MAX_DETAILS`), else where the texts part."""
+    lines = diff(a, b, sides=SIDES) or [_first_difference(json_text(a), json_text(b))]
+    if len(lines) > MAX_DETAILS:
+        lines = lines[:MAX_DETAILS] + [f"... and {len(lines) - MAX_DETAILS} more"]
+    return lines
 
 
 def _first_difference(a: str, b: str) -> str:
@@ -63,47 +90,109 @@ def _first_difference(a: str, b: str) -> str:
     )
 
 
-def compare(a: Path, b: Path) -> tuple[list[str], list[Difference]]:
-    """(cases compared, differences) of the cases present under both corpus roots."""
-    cases_a = {c.relative_to(a).as_posix(): c for c in find_cases(a)}
-    cases_b = {c.relative_to(b).as_posix(): c for c in find_cases(b)}
-    common = sorted(cases_a.keys() & cases_b.keys())
-    diffs: list[Difference] = []
-    for name in common:
-        da, db = decoded_content(cases_a[name]), decoded_content(cases_b[name])
-        for rel in sorted(da.keys() - db.keys()):
-            diffs.append(Difference(name, rel, f"only in {a}"))
-        for rel in sorted(db.keys() - da.keys()):
-            diffs.append(Difference(name, rel, f"only in {b}"))
-        for rel in sorted(da.keys() & db.keys()):
-            if da[rel] != db[rel]:
-                diffs.append(Difference(name, rel, _first_difference(da[rel], db[rel])))
-    return common, diffs
+def _check_file(rel: str, paths: dict[str, Path], keys: dict[str, set[str]]) -> Check:
+    """One file of a case: ``paths`` and ``keys`` by side."""
+    t0 = time.perf_counter()
+    kind = "decode" if rel.rsplit("/", 1)[-1].endswith(RECORD_SUFFIXES) else "file"
+    missing = [s for s in SIDES if s not in paths]
+    if missing:
+        (there,) = set(SIDES) - set(missing)
+        return Check(kind, rel, MISMATCH, [f"only in {there}"])
+    if kind == "file":
+        return Check(kind, rel, OK, seconds=time.perf_counter() - t0)
+    docs = []
+    for side in SIDES:
+        try:
+            docs.append(decoded_content(paths[side], keys[side]))
+        except OSError as e:
+            why = f"{side}'s file cannot be read: {e.strerror or e}"
+            return Check(kind, rel, ERROR, [why], time.perf_counter() - t0)
+    if json_text(docs[0]) == json_text(docs[1]):
+        return Check(kind, rel, OK, seconds=time.perf_counter() - t0)
+    return Check(kind, rel, MISMATCH, _differences(*docs), time.perf_counter() - t0)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m conformance.capture.compare",
-        description="Compare two captures (corpus roots) case by case: same files, same "
-        "decoded records apart from the fields each scenario declares non-deterministic.",
-        epilog="example: python -m conformance.capture.compare /tmp/c/jvm /tmp/c/testcontainers",
-    )
-    parser.add_argument("a", type=Path)
-    parser.add_argument("b", type=Path)
-    args = parser.parse_args(argv)
-    for root in (args.a, args.b):
-        if not root.is_dir():
-            print(f"compare: {root} is not a directory", file=sys.stderr)
-            return 2
-    common, diffs = compare(args.a, args.b)
+def compare_case(a: Path, b: Path) -> CaseResult:
+    """Every check of one case, present under both roots (``a``: A's case directory)."""
+    t0 = time.perf_counter()
+    result = CaseResult(case_id(a), a)
+    files: dict[str, dict[str, Path]] = {}
+    keys: dict[str, set[str]] = {}
+    for side, case in zip(SIDES, (a, b)):
+        try:
+            manifest = read_manifest(case)
+        except (OSError, ValueError) as e:
+            why = f"{side}'s manifest.json is unreadable: {e}"
+            result.checks.append(Check("manifest", "manifest.json", ERROR, [why]))
+            continue
+        if side == "A" and isinstance(manifest.get("broker_version"), str):
+            result.broker_version = manifest["broker_version"]
+        keys[side], patterns = masked_keys(manifest.get("non_deterministic", []))
+        for rel, path in _case_files(case, patterns).items():
+            files.setdefault(rel, {})[side] = path
+    if not result.checks:
+        result.files = len(files)
+        result.checks += [_check_file(rel, files[rel], keys) for rel in sorted(files)]
+    result.dump_note = "not compared"
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _one_sided(side: str, case: Path, same_cases: bool) -> CaseResult:
+    result = CaseResult(case_id(case), case, dump_note="not compared")
+    status = MISMATCH if same_cases else SKIPPED
+    result.checks.append(Check("case", f"only in {side}", status, [printable_name(case)]))
+    try:
+        version = read_manifest(case).get("broker_version")
+    except (OSError, ValueError):
+        version = None
+    result.broker_version = version if isinstance(version, str) else None
+    return result
+
+
+def compare_corpora(
+    a: Path, b: Path, *, only: str | Sequence[str] | None = None, same_cases: bool = False
+) -> CorpusReport:
+    """Compare the captures under ``a`` and ``b`` (see the module's docstring); ``only``:
+    glob(s) on ``<broker-id>/<scenario>`` as ``verify --only``. Raises
+    :class:`NothingToCompare` when a side has no case or no case is under both."""
+    t0 = time.perf_counter()
+    roots = dict(zip(SIDES, (Path(a), Path(b))))
+    cases: dict[str, dict[str, Path]] = {}
+    for side, root in roots.items():
+        found = {case_id(c): c for c in find_cases(root, only)}
+        if not found:
+            globs = [] if not only else [only] if isinstance(only, str) else list(only)
+            matching = f" matching {', '.join(globs)}" if globs else ""
+            raise NothingToCompare(
+                f"{side} ({printable_name(root)}): no case{matching} under it "
+                "(a <broker-id>/<scenario>/ directory with manifest.json)"
+            )
+        cases[side] = found
+    common = cases["A"].keys() & cases["B"].keys()
     if not common:
-        print(f"compare: no case is in both {args.a} and {args.b}", file=sys.stderr)
-        return 1
-    for d in diffs:
-        print(d)
-    print(f"{len(common)} case(s) in both, {len(diffs)} difference(s)")
-    return 1 if diffs else 0
+        counts = ", ".join(f"{s} has {len(cases[s])}" for s in SIDES)
+        raise NothingToCompare(
+            f"no case is under both A and B ({counts}; cases are matched by "
+            f"<broker-id>/<scenario>, e.g. {min(cases['A'])} and {min(cases['B'])})"
+        )
+    report = CorpusReport(roots["A"], kind=CAPTURE_COMPARE, compared_with=roots["B"])
+    for cid in sorted(cases["A"].keys() | cases["B"].keys()):
+        if cid in common:
+            report.cases.append(compare_case(cases["A"][cid], cases["B"][cid]))
+        else:
+            side = "A" if cid in cases["A"] else "B"
+            report.cases.append(_one_sided(side, cases[side][cid], same_cases))
+    report.seconds = time.perf_counter() - t0
+    return report
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+if __name__ == "__main__":  # the retired entry point: say where it went, compare nothing
+    import sys
+
+    print(
+        "python -m conformance.capture.compare is now: kafka-conformance capture compare A B "
+        "(kafka-conformance capture compare --help)",
+        file=sys.stderr,
+    )
+    sys.exit(2)

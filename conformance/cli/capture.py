@@ -1,4 +1,5 @@
-"""``kafka-conformance capture``: capture golden corpora from real brokers (docs/corpora.md)."""
+"""``kafka-conformance capture``: capture golden corpora from real brokers (docs/corpora.md);
+``capture compare A B``, two captures against each other, is ``cli.capture_compare``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.cli import capture_compare
+
 __all__ = ["register"]
+
+_USAGE = """\
+kafka-conformance capture [-h] [--broker ID|all] [--backend {jvm,testcontainers}]
+                                [--image REF] [--scenario NAME|all] [--out DIR]
+                                [--no-expectations]
+       kafka-conformance capture --list
+       kafka-conformance capture compare [options] A B"""
 
 _EPILOG = """\
 exit codes:
@@ -27,6 +37,7 @@ examples:
   kafka-conformance capture --broker kafka-4.3.1-kraft --backend testcontainers --out /tmp/c
   kafka-conformance capture --broker kafka-3.9.2-kraft --backend testcontainers \\
       --image apache/kafka:3.9.2 --scenario codec-zstd-v2-java --out /tmp/c
+  kafka-conformance capture compare /tmp/c/jvm /tmp/c/testcontainers
 
 One broker is started per broker id (backend jvm: Kafka's Maven Central jars on this JVM;
 backend testcontainers: a container of kafka-conformance/kafka:<version>, an image built here
@@ -36,57 +47,75 @@ end), every applicable scenario gets its own topic, the
 broker is stopped cleanly and each partition directory is copied to
 OUT/<broker-id>/<scenario>/log/<topic>-0/ with manifest.json and expected/ (oracle +
 DumpLogSegments). Scenarios that do not apply to a broker (e.g. magic 0/1 on KRaft) are skipped.
+
+`capture compare A B` compares two captures (same files, same decoded records apart from the
+fields each scenario declares non-deterministic) and reports as verify does; it takes none of
+the options above, only its own (kafka-conformance capture compare --help). A capture run
+takes no positional argument, so `capture --broker ...` is unchanged.
 """  # noqa: E501 - --help epilog, printed verbatim
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "capture",
-        help="capture golden corpora from real Kafka brokers",
-        description="Run scenarios on real Kafka brokers and store what they wrote.",
+        help="capture golden corpora from real Kafka brokers; compare two captures",
+        description="Run scenarios on real Kafka brokers and store what they wrote;\n"
+        "or (capture compare A B) compare two captures.",
+        usage=_USAGE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_EPILOG,
     )
-    p.add_argument(
-        "--broker", default="all", metavar="ID|all", help="broker id (see --list) or all (default)"
+    options = [
+        p.add_argument(
+            "--broker",
+            default="all",
+            metavar="ID|all",
+            help="broker id (see --list) or all (default)",
+        ),
+        p.add_argument(
+            "--backend",
+            default="jvm",
+            choices=("jvm", "testcontainers"),
+            help="how brokers run (default: jvm)",
+        ),
+        p.add_argument(
+            "--image",
+            default=None,
+            metavar="REF",
+            help="testcontainers: run this image instead of the one built locally "
+            "(apache/kafka:<v> for KRaft, confluentinc/cp-kafka:<v> for ZooKeeper "
+            "mode; must be present or pullable); needs a single --broker",
+        ),
+        p.add_argument(
+            "--scenario",
+            action="append",
+            metavar="NAME|all",
+            help="scenario name (repeatable) or all (default)",
+        ),
+        p.add_argument(
+            "--out",
+            type=Path,
+            default=None,
+            metavar="DIR",
+            help="corpus root (default: <repo>/corpora)",
+        ),
+        p.add_argument(
+            "--list",
+            action="store_true",
+            help="list brokers and scenarios (and which brokers each applies to)",
+        ),
+        p.add_argument(
+            "--no-expectations",
+            action="store_true",
+            help="only copy files and write manifests (no oracle / DumpLogSegments)",
+        ),
+    ]
+    # an optional subcommand: without it, capture runs as it always did (it has no positional)
+    sub = p.add_subparsers(
+        dest="capture_command",
+        title="subcommand (optional; its own options: kafka-conformance capture compare --help)",
     )
-    p.add_argument(
-        "--backend",
-        default="jvm",
-        choices=("jvm", "testcontainers"),
-        help="how brokers run (default: jvm)",
-    )
-    p.add_argument(
-        "--image",
-        default=None,
-        metavar="REF",
-        help="testcontainers: run this image instead of the one built locally "
-        "(apache/kafka:<v> for KRaft, confluentinc/cp-kafka:<v> for ZooKeeper "
-        "mode; must be present or pullable); needs a single --broker",
-    )
-    p.add_argument(
-        "--scenario",
-        action="append",
-        metavar="NAME|all",
-        help="scenario name (repeatable) or all (default)",
-    )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="corpus root (default: <repo>/corpora)",
-    )
-    p.add_argument(
-        "--list",
-        action="store_true",
-        help="list brokers and scenarios (and which brokers each applies to)",
-    )
-    p.add_argument(
-        "--no-expectations",
-        action="store_true",
-        help="only copy files and write manifests (no oracle / DumpLogSegments)",
-    )
+    capture_compare.register(sub, options)
     p.set_defaults(func=_cmd_capture)
 
 

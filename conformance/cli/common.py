@@ -1,27 +1,36 @@
 """What the commands share: argument types (argparse ``type=`` functions that reject bad
 numbers with a usage error, exit 2), the options several commands take (``--profile``,
-``--max-decompressed``: one definition each), file names shown safely, counts with their
-noun, and the one-line message for a file that cannot be read."""
+``--max-decompressed``, and the corpus reports' ``--only``, ``--json``, ``--junit``, ``-q`` of
+``verify`` and ``capture compare``: one definition each), file names shown safely, counts with
+their noun, the one-line message for a file that cannot be read, and the writing of a corpus
+report."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
 import sys
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from conformance.codecs import DEFAULT_DECOMPRESSED_LIMIT
 from conformance.fileio import printable_name as shown
 from conformance.stream.result import PROFILES
 
+if TYPE_CHECKING:
+    from conformance.corpus.report import CorpusReport
+
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "add_max_decompressed",
+    "add_only",
     "add_profile",
+    "add_report_outputs",
     "byte_size",
     "cannot_read",
     "int64",
@@ -30,7 +39,9 @@ __all__ = [
     "output_problem",
     "plural",
     "positive_int",
+    "report_outputs_ok",
     "shown",
+    "write_report",
     "write_text",
 ]
 
@@ -171,3 +182,56 @@ def add_max_decompressed(p: argparse.ArgumentParser, more: str = "") -> None:
         metavar="BYTES",
         help=f"limit on decompressed bytes per batch (default %(default)s){more}",
     )
+
+
+def add_only(p: argparse.ArgumentParser) -> None:
+    """``--only GLOB`` (repeatable): the corpus cases a command looks at."""
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="BROKER/SCENARIO-GLOB",
+        help="only cases whose <broker-id>/<scenario> matches (a glob without '/' "
+        "names broker ids); repeatable",
+    )
+
+
+def add_report_outputs(p: argparse.ArgumentParser, quiet_help: str) -> None:
+    """``--json OUT``, ``--junit OUT`` and ``-q``: the outputs of a corpus report."""
+    p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT ('-': stdout)")
+    p.add_argument("--junit", metavar="OUT", help="write a JUnit XML report to OUT")
+    p.add_argument("-q", "--quiet", action="store_true", help=quiet_help)
+
+
+def report_outputs_ok(prog: str, args: argparse.Namespace) -> bool:
+    """Whether ``--json``/``--junit`` can be written (checked before the run); if not, print
+    ``<prog>: --json <out>: cannot write the report there: <why>`` and return False."""
+    for option, out in (("--json", args.json), ("--junit", args.junit)):
+        if out and out != "-":
+            problem = output_problem(out)
+            if problem is not None:
+                print(
+                    f"{prog}: {option} {shown(out)}: cannot write the report there: {problem}",
+                    file=sys.stderr,
+                )
+                return False
+    return True
+
+
+def write_report(prog: str, report: CorpusReport, args: argparse.Namespace) -> bool:
+    """The table on stdout (``-q``: the summary and the listings only), then ``--json`` (``-``:
+    stdout) and ``--junit``; False when one of them could not be written (said on stderr)."""
+    try:
+        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):  # pragma: no cover
+        pass
+    sys.stdout.write(report.format_table(quiet=args.quiet))
+    written = True
+    if args.json:
+        text = json.dumps(report.to_dict(), indent=1, ensure_ascii=False) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+        else:
+            written = write_text(prog, args.json, text) and written
+    if args.junit:
+        written = write_text(prog, args.junit, report.to_junit()) and written
+    return written

@@ -4,12 +4,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.common import non_negative_int, output_problem, shown, write_text
+from conformance.cli.common import (
+    add_only,
+    add_report_outputs,
+    non_negative_int,
+    report_outputs_ok,
+    shown,
+    write_report,
+)
 from conformance.corpus.golden import default_root, verify_corpus
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
@@ -65,15 +71,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         why = "not a directory" if root.exists() else "no such directory"
         print(f"{_PROG}: {shown(root)}: {why}", file=sys.stderr)
         return EXIT_USAGE
-    for option, out in (("--json", args.json), ("--junit", args.junit)):
-        if out and out != "-":
-            problem = output_problem(out)
-            if problem is not None:
-                print(
-                    f"{_PROG}: {option} {shown(out)}: cannot write the report there: {problem}",
-                    file=sys.stderr,
-                )
-                return EXIT_USAGE
+    if not report_outputs_ok(_PROG, args):
+        return EXIT_USAGE
     report = verify_corpus(root, only=args.only or None, jobs=args.jobs)
     if not report.cases:
         what = f" matching {', '.join(args.only)}" if args.only else ""
@@ -83,21 +82,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    try:
-        sys.stdout.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
-    except (AttributeError, ValueError):  # pragma: no cover
-        pass
-    sys.stdout.write(report.format_table(quiet=args.quiet))
-    written = True
-    if args.json:
-        text = json.dumps(report.to_dict(), indent=1, ensure_ascii=False) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            written = write_text(_PROG, args.json, text) and written
-    if args.junit:
-        written = write_text(_PROG, args.junit, report.to_junit()) and written
-    if not written:
+    if not write_report(_PROG, report, args):
         return EXIT_USAGE
     return report.exit_code
 
@@ -122,15 +107,8 @@ def register(subparsers: Any) -> None:
         "(default: corpora/ of the checkout holding the package, or of "
         "$KAFKA_CONFORMANCE_ROOT; an installed package has none: pass DIR)",
     )
-    p.add_argument(
-        "--only",
-        action="append",
-        metavar="BROKER/SCENARIO-GLOB",
-        help="only cases whose <broker-id>/<scenario> matches (a glob without '/' "
-        "names broker ids); repeatable",
-    )
-    p.add_argument("--json", metavar="OUT", help="write the report as JSON to OUT ('-': stdout)")
-    p.add_argument("--junit", metavar="OUT", help="write a JUnit XML report to OUT")
+    add_only(p)
+    add_report_outputs(p, "no table: only the summary line and the failures")
     p.add_argument(
         "-j",
         "--jobs",
@@ -138,11 +116,5 @@ def register(subparsers: Any) -> None:
         default=0,
         metavar="N",
         help="verify N cases at a time, in separate processes (default 0: one per CPU)",
-    )
-    p.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="no table: only the summary line and the failures",
     )
     p.set_defaults(func=_cmd_verify)

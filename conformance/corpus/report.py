@@ -1,13 +1,17 @@
-"""Reports of ``kafka-conformance verify`` (the golden corpora, ``corpus.golden``): one
-:class:`Check` per file and kind, a :class:`CaseResult` per case, the :class:`CorpusReport` of a
-run, and their renderings: JSON (``kafka-conformance/verify/1``), JUnit XML and the text table.
+"""Reports over golden corpora: one :class:`Check` per file and kind, a :class:`CaseResult` per
+case, the :class:`CorpusReport` of a run, and their renderings: JSON, JUnit XML and the text
+table. Two commands write them, each a :class:`ReportKind` (its JSON format, its table's
+columns, which side of a mismatch is which): :data:`VERIFY`, ``kafka-conformance verify`` (the
+corpora against Kafka's own verdicts, ``corpus.golden``; ``kafka-conformance/verify/1``), and
+:data:`CAPTURE_COMPARE`, ``kafka-conformance capture compare`` (two captures against each
+other, ``capture.compare``; ``kafka-conformance/capture-compare/1``).
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,26 +20,34 @@ from conformance.fileio import printable_name
 from conformance.jsondoc import JsonDocument
 
 __all__ = [
+    "CAPTURE_COMPARE",
+    "COMPARE_FORMAT",
     "ERROR",
     "MISMATCH",
     "OK",
     "REPORT_FORMAT",
     "SIDES",
     "SKIPPED",
+    "VERIFY",
     "CaseResult",
     "Check",
+    "Column",
     "CorpusReport",
+    "ReportKind",
     "format_table",
 ]
 
 REPORT_FORMAT = "kafka-conformance/verify/1"
+COMPARE_FORMAT = "kafka-conformance/capture-compare/1"
 
 OK, MISMATCH, SKIPPED, ERROR = "ok", "mismatch", "skipped", "error"
 
 
 @dataclass
 class Check(JsonDocument):
-    """One check of one case: ``kind`` is manifest, sha256, decode, dump or deep."""
+    """One check of one case: ``kind`` is manifest, sha256, decode, dump or deep (verify);
+    case, file or decode (capture compare). ``path``: the file under the case, or what a
+    check of the case as a whole found (``only in A``)."""
 
     kind: str
     path: str
@@ -45,7 +57,7 @@ class Check(JsonDocument):
 
     @property
     def name(self) -> str:
-        return f"{self.kind} {self.path}"
+        return f"{self.kind} {self.path}" if self.path else self.kind
 
     @property
     def failed(self) -> bool:
@@ -84,7 +96,8 @@ class CaseResult(JsonDocument):
         return not any(c.failed for c in self.checks)
 
     def counts(self, *kinds: str) -> Counter[str]:
-        return Counter(c.status for c in self.checks if c.kind in kinds)
+        """Statuses of the checks of these kinds (of every check without ``kinds``)."""
+        return Counter(c.status for c in self.checks if not kinds or c.kind in kinds)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,9 +116,14 @@ class CaseResult(JsonDocument):
 
 @dataclass
 class CorpusReport(JsonDocument):
+    """The report of a run: ``root`` (verify's), or ``root`` and ``compared_with`` (A and B of
+    capture compare); ``kind`` says which command's report it is."""
+
     root: Path
     cases: list[CaseResult] = field(default_factory=list)
     seconds: float = 0.0
+    kind: ReportKind = field(default_factory=lambda: VERIFY)
+    compared_with: Path | None = None
 
     @property
     def ok(self) -> bool:
@@ -127,9 +145,14 @@ class CorpusReport(JsonDocument):
 
     def to_dict(self) -> dict[str, Any]:
         counts = self.counts()
+        roots = (
+            {"root": str(self.root)}
+            if self.compared_with is None
+            else {"a": str(self.root), "b": str(self.compared_with)}
+        )
         return {
-            "format": REPORT_FORMAT,
-            "root": str(self.root),
+            "format": self.kind.format,
+            **roots,
             "ok": self.ok,
             "summary": {
                 "cases": len(self.cases),
@@ -146,7 +169,7 @@ class CorpusReport(JsonDocument):
         counts = self.counts()
         suites = ET.Element(
             "testsuites",
-            name="kafka-conformance verify",
+            name=self.kind.command,
             tests=str(sum(counts.values())),
             failures=str(counts.get(MISMATCH, 0)),
             errors=str(counts.get(ERROR, 0)),
@@ -154,7 +177,7 @@ class CorpusReport(JsonDocument):
             time=f"{self.seconds:.3f}",
         )
         for case in self.cases:
-            c = case.counts("manifest", "sha256", "decode", "dump", "deep")
+            c = case.counts()
             suite = ET.SubElement(
                 suites,
                 "testsuite",
@@ -193,7 +216,7 @@ class CorpusReport(JsonDocument):
 
 
 # --------------------------------------------------------------------------------------------
-# output
+# the two kinds of report
 
 #: which side of a failed check's details is which: the expectation (Kafka's own tools, or the
 #: manifest) and what this kit produced (``stream.compare.diff`` prints ``expected != actual``)
@@ -207,6 +230,35 @@ SIDES: dict[str, str] = {
     "sha256": "manifest: manifest.json; on disk: the file as it is now",
 }
 
+#: the same for capture compare: both sides are this kit's decoder, on A's file and on B's
+COMPARE_SIDES: dict[str, str] = {
+    "decode": "<json path>: A=<A's file> B=<B's file>, each decoded by kafka-conformance "
+    "(file mode), the keys of the manifest's non_deterministic list masked",
+}
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of the table, between the scenario and the time: its header and its cell."""
+
+    header: str
+    cell: Callable[[CaseResult], str]
+    right: bool = False  # right-aligned (a number)
+
+
+@dataclass(frozen=True)
+class ReportKind:
+    """What the reports of two commands do not share: the command (the JUnit XML's name), the
+    JSON document's format, the table's columns, the explanation of each check kind's mismatch
+    (``sides``) and the check kinds whose skipped checks are listed after the summary, like the
+    failures (``listed``)."""
+
+    command: str
+    format: str
+    columns: tuple[Column, ...]
+    sides: Mapping[str, str]
+    listed: tuple[str, ...] = ()
+
 
 def _summarise(counter: Counter[str]) -> str:
     parts = []
@@ -218,49 +270,95 @@ def _summarise(counter: Counter[str]) -> str:
     return ", ".join(parts) or "-"
 
 
+def _sha256_cell(case: CaseResult) -> str:
+    sha = case.counts("sha256", "manifest")
+    if not (sha[MISMATCH] or sha[ERROR]):
+        return "ok"
+    return _summarise(Counter({k: v for k, v in sha.items() if k != OK}))
+
+
+def _dump_cell(case: CaseResult) -> str:
+    if case.dump_note:
+        return f"{case.counts('dump', 'deep')[SKIPPED]} {case.dump_note}"
+    return _summarise(case.counts("dump", "deep"))
+
+
+def _in_cell(case: CaseResult) -> str:
+    """``both``, or the ``only in A``/``only in B`` of the case's ``case`` check."""
+    return next((c.path for c in case.checks if c.kind == "case"), "both")
+
+
+VERIFY = ReportKind(
+    command="kafka-conformance verify",
+    format=REPORT_FORMAT,
+    columns=(
+        Column("files", lambda case: str(case.files), right=True),
+        Column("sha256", _sha256_cell),
+        Column("decode", lambda case: _summarise(case.counts("decode"))),
+        Column("dump", _dump_cell),
+    ),
+    sides=SIDES,
+)
+
+CAPTURE_COMPARE = ReportKind(
+    command="kafka-conformance capture compare",
+    format=COMPARE_FORMAT,
+    columns=(
+        Column("in", _in_cell),
+        Column("files", lambda case: str(case.files) if _in_cell(case) == "both" else "-", True),
+        Column("records", lambda case: _summarise(case.counts("decode"))),
+        Column("other files", lambda case: _summarise(case.counts("file"))),
+    ),
+    sides=COMPARE_SIDES,
+    listed=("case",),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# output
+
+
+def _listing(report: CorpusReport, title: str, checks: list[tuple[CaseResult, Check]]) -> list[str]:
+    if not checks:
+        return []
+    lines = ["", f"{title}:"]
+    for case, check in checks:
+        lines.append(
+            f"  {printable_name(case.case_id)}: {printable_name(check.name)} ({check.status})"
+        )
+        if check.status == MISMATCH and check.kind in report.kind.sides:
+            lines.append(f"    [{report.kind.sides[check.kind]}]")
+        lines += [f"    {printable_name(d)}" for d in check.details]
+    return lines
+
+
 def format_table(report: CorpusReport, *, quiet: bool) -> str:
     lines: list[str] = []
-    header = ("scenario", "files", "sha256", "decode", "dump", "time", "")
+    if report.compared_with is not None:
+        lines += [f"A: {printable_name(report.root)}", f"B: {printable_name(report.compared_with)}"]
+    columns = report.kind.columns
+    header = ("scenario", *(c.header for c in columns), "time", "")
+    right = (False, *(c.right for c in columns), False, False)
     by_broker: dict[str, list[CaseResult]] = {}
     for case in report.cases:
         by_broker.setdefault(case.broker_id, []).append(case)
     if not quiet and report.cases:
-        rows: list[tuple[str, ...]] = []
-        for case in report.cases:
-            sha = case.counts("sha256", "manifest")
-            sha_text = (
-                "ok"
-                if not (sha[MISMATCH] or sha[ERROR])
-                else _summarise(Counter({k: v for k, v in sha.items() if k != OK}))
+        rows = [
+            (
+                "  " + printable_name(case.scenario),
+                *(c.cell(case) for c in columns),
+                f"{case.seconds:.2f}s",
+                "" if case.ok else "FAIL",
             )
-            dump_counts = case.counts("dump", "deep")
-            dump_text = (
-                f"{dump_counts[SKIPPED]} {case.dump_note}"
-                if case.dump_note
-                else _summarise(dump_counts)
-            )
-            rows.append(
-                (
-                    "  " + printable_name(case.scenario),
-                    str(case.files),
-                    sha_text,
-                    _summarise(case.counts("decode")),
-                    dump_text,
-                    f"{case.seconds:.2f}s",
-                    "" if case.ok else "FAIL",
-                )
-            )
+            for case in report.cases
+        ]
         widths = [
             max(len(r[i]) for r in [("  " + header[0], *header[1:]), *rows])
             for i in range(len(header))
         ]
 
         def fmt(row: Sequence[str]) -> str:
-            cells = [
-                row[0].ljust(widths[0]),
-                row[1].rjust(widths[1]),
-                *(c.ljust(w) for c, w in zip(row[2:], widths[2:])),
-            ]
+            cells = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right)]
             return "  ".join(cells).rstrip()
 
         lines.append(fmt(("  " + header[0], *header[1:])))
@@ -279,15 +377,11 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
         f"{len(report.cases)} case(s), {len(by_broker)} broker(s), {sum(counts.values())} "
         f"checks: {_summarise(counts)} -- {verdict} in {report.seconds:.2f}s"
     )
-    failures = report.failures()
-    if failures:
-        lines.append("")
-        lines.append("failures:")
-        for case, check in failures:
-            lines.append(
-                f"  {printable_name(case.case_id)}: {printable_name(check.name)} ({check.status})"
-            )
-            if check.status == MISMATCH and check.kind in SIDES:
-                lines.append(f"    [{SIDES[check.kind]}]")
-            lines += [f"    {printable_name(d)}" for d in check.details]
+    lines += _listing(report, "failures", report.failures())
+    skipped = [
+        (case, c)
+        for case, c in report.checks
+        if c.status == SKIPPED and c.kind in report.kind.listed
+    ]
+    lines += _listing(report, "skipped", skipped)
     return "\n".join(lines) + "\n"
