@@ -29,6 +29,9 @@ CodecError                           a compression library's IOException/Error, 
                                      java.util.zip.ZipException, java.io.EOFException,
                                      org.xerial.snappy.SnappyIOException,
                                      org.xerial.snappy.SnappyError, java.io.IOException
+MessageRuntimeError and subclasses   java.lang.RuntimeException of Kafka's generated message
+                                     classes and ``ByteBufferAccessor`` (``messages``)
+NegativeArraySizeError               java.lang.NegativeArraySizeException
 ===================================  ===================================================
 
 Kafka sometimes lets raw JDK exceptions escape (docs/format.md §4.2); the kit reports those
@@ -325,6 +328,59 @@ class RecordValidationError(BrokerError):
         self.record_errors = record_errors
 
 
+# --------------------------------------------------------------------------- protocol messages
+# What Kafka's generated message classes (``org.apache.kafka.common.message.*Data``, metadata
+# records, coordinator keys and values) and ``ByteBufferAccessor`` throw on bytes or values
+# (``conformance.messages``). Besides these: ``BufferUnderflowError`` (a fixed-size read past
+# the end), ``IllegalArgumentError`` (a varint too long; ``ByteBuffer.limit`` of a zero-copy
+# length past the end), ``UnsupportedVersionError`` and ``NullPointerError``.
+
+
+class MessageRuntimeError(JavaRuntimeError):
+    """A plain ``java.lang.RuntimeException`` thrown by a generated message class or its
+    ``Readable``; the subclasses name which one (the Java class is the same)."""
+
+    kafka_exception = "java.lang.RuntimeException"
+
+
+class CollectionSizeError(MessageRuntimeError):
+    """``Tried to allocate a collection of size N, but there are only M bytes remaining.``: an
+    array length larger than the bytes left, refused before anything is allocated."""
+
+
+class ByteArraySizeError(MessageRuntimeError):
+    """``Error reading byte array of N byte(s): only M byte(s) available``
+    (``ByteBufferAccessor.readArray``: strings, bytes, unknown tagged fields)."""
+
+
+class NullFieldError(MessageRuntimeError):
+    """``non-nullable field X was serialized as null``: a negative length where the version
+    does not allow null."""
+
+
+class StringLengthError(MessageRuntimeError):
+    """``string field X had invalid length N`` (a compact string longer than 0x7fff)."""
+
+
+class TagVersionError(MessageRuntimeError):
+    """``Tag N is not valid for version V``: a known tag outside its tagged versions."""
+
+
+class RawTagError(MessageRuntimeError):
+    """Writing unknown tagged fields that are out of order or reuse a known tag
+    (``RawTaggedFieldWriter``)."""
+
+
+class FieldTooLongError(MessageRuntimeError):
+    """``'x' field is too long to be serialized``: a string over 0x7fff UTF-8 bytes."""
+
+
+class NegativeArraySizeError(JavaRuntimeError):
+    """``new byte[n]`` with n < 0 (an unknown tagged field's negative size)."""
+
+    kafka_exception = "java.lang.NegativeArraySizeException"
+
+
 class EncodeError(ValueError):
     """The encoder was asked for something Kafka's builders refuse (mirrors their IAE)."""
 
@@ -336,6 +392,15 @@ __all__ = [
     "RESOURCE_LIMIT",
     "BrokerError",
     "BufferUnderflowError",
+    "ByteArraySizeError",
+    "CollectionSizeError",
+    "FieldTooLongError",
+    "MessageRuntimeError",
+    "NegativeArraySizeError",
+    "NullFieldError",
+    "RawTagError",
+    "StringLengthError",
+    "TagVersionError",
     "CheckpointError",
     "CodecError",
     "CorruptIndexError",

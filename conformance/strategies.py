@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 from conformance.codecs import CODECS
+from conformance.messages.sample import sample_message
+from conformance.messages.schema import MessageSchema
+from conformance.messages.value import Message
 from conformance.wire.builder import BatchBuilder
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
@@ -158,12 +161,37 @@ def record_streams(draw: st.DrawFn, max_batches: int = 4) -> list[BatchCase]:
     return draw(st.lists(batches(max_records=6), min_size=1, max_size=max_batches))
 
 
+class _DrawChoices:
+    """``messages.sample.Choices`` over a Hypothesis draw."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self.draw = draw
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+    def binary(self, max_size: int) -> bytes:
+        return self.draw(st.binary(max_size=max_size))
+
+    def text(self, max_size: int) -> str:
+        return self.draw(st.text(max_size=max_size))
+
+
+@st.composite
+def messages(draw: st.DrawFn, schema: MessageSchema, version: int, max_items: int = 3) -> Message:
+    """A message of ``schema`` (``conformance.messages``) at ``version`` that Kafka's generated
+    class writes and reads back unchanged: every field the version has, nulls where it allows
+    them, tagged fields or their defaults, unknown tagged fields (``messages.sample``)."""
+    return sample_message(schema, version, _DrawChoices(draw), max_items=max_items)
+
+
 __all__ = [
     "BatchCase",
     "RecordInput",
     "batches",
     "header_keys",
     "headers",
+    "messages",
     "nullable_bytes",
     "produce_batches",
     "record_inputs",

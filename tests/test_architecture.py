@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "codecs": 2,
     "partitioners": 2,
     "wire": 3,
+    "messages": 3,
     "stream": 4,
     "broker": 5,
     "fileio": 6,
@@ -62,7 +63,17 @@ SIBLINGS_APART = {
     for pair in (("harness", other), (other, "harness"))
 }
 #: the sans-IO core: bytes in, objects out
-CORE = ("errors", "jsondoc", "primitives", "codecs", "wire", "stream", "broker", "partitioners")
+CORE = (
+    "errors",
+    "jsondoc",
+    "primitives",
+    "codecs",
+    "wire",
+    "messages",
+    "stream",
+    "broker",
+    "partitioners",
+)
 MAX_LINES = 800
 
 
