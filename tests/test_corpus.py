@@ -100,7 +100,8 @@ def kit_expectations(case: Path) -> None:
             for deep in [False, True] if rel.endswith(".log") else [False]:
                 out, err = io.StringIO(), io.StringIO()
                 with corpus._cwd(case):
-                    dump([rel], deep_iteration=deep, print_data_log=deep, out=out, err=err)
+                    fmt = corpus.dump_format(KAFKA)
+                    dump([rel], deep_iteration=deep, print_data_log=deep, fmt=fmt, out=out, err=err)
                 suffix = ".deep.txt" if deep else ".dump.txt"
                 corpus._write_text(corpus.expected_path(case, rel, suffix), out.getvalue())
 
@@ -164,10 +165,9 @@ def test_file_kinds_and_dump_format() -> None:
     assert corpus.file_kind("log/t-0/leader-epoch-checkpoint") == "metadata"
     assert corpus.file_kind("log/t-0/partition.metadata") == "metadata"
     assert corpus.file_kind("wire/fetch-0.bin") == "wire"
-    assert [
-        corpus.dump_format_supported(v)
-        for v in ("1.1.1", "2.8.2", "3.2.3", "3.3.0", "3.9.2", "4.0.2", "4.1.0", "4.3.1", "junk")
-    ] == [False, False, False, True, True, True, False, False, False]
+    known = ("0.10.2.2", "1.1.1", "2.8.2", "3.2.3", "3.9.2", "4.0.2", "4.3.1", "4.3")
+    assert all(corpus.dump_format(v) is not None for v in known)
+    assert [corpus.dump_format(v) for v in ("0.9.0.1", "4.4.0", "5", "junk", None)] == [None] * 5
 
 
 def test_manifest_order_merge_and_files(tmp_path: Path) -> None:
@@ -289,17 +289,24 @@ def test_planted_problems_are_reported(kit_root: Path, plant: str, kind: str, st
         assert "isvalid: false" in c.details[1] and "isvalid: true" in c.details[2]
 
 
-def test_old_broker_dump_is_skipped(kit_root: Path) -> None:
+def test_dump_is_compared_in_the_format_of_the_case_broker(kit_root: Path) -> None:
+    """The texts were printed in 3.9's format: a case that says 2.8.2 wrote it is compared
+    in 2.8's format ('Starting offset'), and a version the kit has no format for is skipped."""
     case = kit_root / BROKER / "basic"
     corpus.write_manifest(case, broker_version="2.8.2")
-    (case / "expected" / (SEG0 + ".dump.txt")).write_text("2.8 prints something else\n")
+    report = corpus.verify_corpus(kit_root)
+    [res] = report.cases
+    assert res.dump_note is None
+    mismatched = [c for c in res.checks if c.kind in ("dump", "deep") and c.status == "mismatch"]
+    assert any("Starting offset: 0" in "".join(c.details) for c in mismatched)
+    corpus.write_manifest(case, broker_version="5.0.0")
     report = corpus.verify_corpus(kit_root)
     assert report.ok
     [res] = report.cases
-    assert res.dump_note == "skipped (format of 2.8.2)"
+    assert res.dump_note == "skipped (no DumpLogSegments format for 5.0.0)"
     assert res.counts("dump", "deep") == {"skipped": 11}
     assert res.counts("decode") == {"ok": 3}
-    assert "11 skipped (format of 2.8.2)" in report.format_table()
+    assert "11 skipped (no DumpLogSegments format for 5.0.0)" in report.format_table()
 
 
 def test_cli_pass_json_junit(kit_root: Path, tmp_path: Path) -> None:

@@ -7,19 +7,31 @@ import sys
 from typing import Any, TextIO
 
 from conformance.cli.common import cannot_read
+from conformance.corpus.versions import kafka_version_of
 from conformance.fileio import NotRegularFileError, check_regular_file
 from conformance.logdir.dump import DEFAULT_MAX_MESSAGE_SIZE, dump, dump_json
+from conformance.logdir.dump.formats import (
+    NEWEST_LINE,
+    OLDEST_LINE,
+    DumpFormat,
+    UnknownKafkaVersion,
+    format_of,
+    option_history,
+)
 
 EXIT_USAGE = 2
 
 _EPILOG = """\
 output:
-  Without --json: exactly what Kafka 3.9's kafka-dump-log.sh (kafka.tools.DumpLogSegments)
-  prints for the same files and options, stdout and stderr, line for line, including its
-  quirks (the stray '}' after legacy record CRCs, 'Found N invalid bytes' only without
-  --max-bytes, mismatch reports on stderr at the end in Scala HashMap order). Where the tool
-  dies with an uncaught exception, stdout stops at the same byte and stderr gets the JVM's
-  first line 'Exception in thread "main" <class>: <message>' (no stack trace).
+  Without --json: exactly what kafka-dump-log.sh (DumpLogSegments) of the Kafka release
+  --format-of names prints for the same files and options, stdout and stderr, line for line,
+  including its quirks (3.0-4.2: the stray '}' after legacy record CRCs; 'Found N invalid
+  bytes' only without --max-bytes; error reports on stderr at the end in the order of the
+  release's Scala or Java hash map). Where the tool dies with an uncaught exception, stdout
+  stops at the same byte and stderr gets the JVM's first line 'Exception in thread "main"
+  <class>: <message>' (no stack trace). What changed in which release, with the Kafka change
+  behind it: docs/dump.md ('python -m conformance.logdir.dump.formats' prints the table).
+  An option the release does not have (e.g. --max-bytes before 3.3) is refused (exit 2).
 
   File kinds (by the suffix after the last '.'): .log and .checkpoint (record batches),
   .index, .timeindex, .txnindex, .snapshot (producer state); anything else is reported
@@ -49,6 +61,8 @@ examples:
   kafka-conformance dump --verify-index-only t-0/*.index t-0/*.timeindex
   kafka-conformance dump --index-sanity-check t-0/00000000000000000000.index
   kafka-conformance dump --max-bytes 1048576 --deep-iteration t-0/00000000000000000000.log
+  kafka-conformance dump --format-of 2.8.2 --deep-iteration t-0/00000000000000000000.log
+  kafka-conformance dump --format-of auto corpora/kafka-1.1.1-zk/compacted-v2-java/log/*/*.log
   kafka-conformance dump --json t-0/*
 """
 
@@ -68,10 +82,47 @@ def _special_file(files: list[str]) -> str | None:
     return None
 
 
+#: the options of ``dump`` that are DumpLogSegments options (argparse dest -> option name)
+_TOOL_OPTIONS = {
+    "deep_iteration": "deep-iteration",
+    "print_data_log": "print-data-log",
+    "verify_index_only": "verify-index-only",
+    "index_sanity_check": "index-sanity-check",
+    "max_bytes": "max-bytes",
+    "skip_record_metadata": "skip-record-metadata",
+}
+
+
+def _format(args: argparse.Namespace) -> DumpFormat | str:
+    """The format asked for, or the one-line refusal."""
+    version = args.format_of
+    if version == "auto":
+        found, why = kafka_version_of(args.files)
+        if found is None:
+            return f"kafka-conformance dump: --format-of auto: {why}; give --format-of VERSION"
+        version = found
+    try:
+        fmt = format_of(version)
+    except UnknownKafkaVersion as e:
+        return f"kafka-conformance dump: --format-of: {e}"
+    for dest, option in _TOOL_OPTIONS.items():
+        given = getattr(args, dest)
+        if given not in (None, False) and not fmt.has(option):
+            return (
+                f"kafka-conformance dump: Kafka {version}'s DumpLogSegments has no --{option} "
+                f"({option_history(option)})"
+            )
+    return fmt
+
+
 def _cmd_dump(args: argparse.Namespace) -> int:
     refused = _special_file(args.files)
     if refused is not None:
         print(refused, file=sys.stderr)
+        return EXIT_USAGE
+    fmt = _format(args) if not args.json else format_of(NEWEST_LINE)
+    if isinstance(fmt, str):
+        print(fmt, file=sys.stderr)
         return EXIT_USAGE
     out: TextIO = sys.stdout
     err: TextIO = sys.stderr
@@ -90,6 +141,8 @@ def _cmd_dump(args: argparse.Namespace) -> int:
         index_sanity_check=args.index_sanity_check,
         max_bytes=args.max_bytes,
         max_message_size=args.max_message_size,
+        skip_record_metadata=args.skip_record_metadata,
+        fmt=fmt,
         out=out,
         err=err,
     )
@@ -99,8 +152,9 @@ def register(subparsers: Any) -> None:
     """Add the ``dump`` subcommand to the ``kafka-conformance`` parser."""
     p = subparsers.add_parser(
         "dump",
-        help="dump log segments, indexes and snapshots exactly as kafka-dump-log.sh (3.9) does",
-        description="Dump each FILE of a Kafka log directory the way Kafka 3.9's "
+        help="dump log segments, indexes and snapshots exactly as kafka-dump-log.sh does "
+        f"(Kafka {OLDEST_LINE} to {NEWEST_LINE})",
+        description="Dump each FILE of a Kafka log directory the way a Kafka release's "
         "DumpLogSegments (kafka-dump-log.sh --files FILE,...) does, byte for byte; or, with "
         "--json, as canonical JSON.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -140,6 +194,19 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_MAX_MESSAGE_SIZE,
         metavar="N",
         help="bytes read at each .index entry position (default %(default)s)",
+    )
+    p.add_argument(
+        "--skip-record-metadata",
+        action="store_true",
+        help="with --print-data-log: print only keys and payloads (Kafka 2.8+)",
+    )
+    p.add_argument(
+        "--format-of",
+        default=NEWEST_LINE,
+        metavar="VERSION",
+        help="print what this Kafka release's DumpLogSegments prints: any release from "
+        f"{OLDEST_LINE} to {NEWEST_LINE}.x (e.g. 2.8, 3.9.2, 0.10.2.2), or 'auto': the "
+        "version in the corpus manifest.json above the files (default %(default)s)",
     )
     p.add_argument(
         "--json", action="store_true", help="print one canonical JSON document per file instead"

@@ -32,8 +32,9 @@ checks, for every corpora/<broker-id>/<scenario>/ case (docs/corpora.md):
            (memory mode) = expected/<path>.decode.json, the Java oracle's verdict
   dump     kafka-conformance dump on each .log/.index/.timeindex/.txnindex/.snapshot =
            expected/<path>.dump.txt (+ .dump.err), DumpLogSegments' output, byte for byte;
-           for .log also --deep-iteration --print-data-log = expected/<path>.deep.txt.
-           Only for brokers >= 3.3 (older DumpLogSegments print another format: skipped)
+           for .log also --deep-iteration --print-data-log = expected/<path>.deep.txt;
+           printed in the format of the case's broker_version (dump --format-of); a
+           version the kit has no format for is reported as skipped
 No Java is needed. corpora/crafted and corpora/samples have their own tests.
 
 A directory with log/ or wire/ but no manifest.json is reported as a failed case (missing

@@ -14,9 +14,9 @@ directories the broker wrote), optionally ``wire/*.bin`` (fetched bytes) and ``e
   ``.dump.err`` / ``.deep.txt``. Needs Java (and Maven once).
 * :func:`verify_corpus` checks every case with the kit's own Python code only: sha256 of every
   file, ``conformance.decode`` against ``*.decode.json`` (``conformance.stream.compare.diff``) and
-  ``conformance.logdir.dump.dump`` against the dump texts, byte for byte -- the latter only for
-  broker versions whose DumpLogSegments prints the format our dump implements (Kafka >= 3.3);
-  older versions' texts are provenance and their checks are reported as skipped.
+  ``conformance.logdir.dump.dump`` in the format of the case's broker version
+  (``logdir.dump.formats``) against the dump texts, byte for byte; a version the kit has no
+  format for is reported as skipped.
 
 Absolute paths: DumpLogSegments names files by absolute path in some stderr reports
 (``Non-consecutive offsets in /abs/path/...``, index mismatches). The case directory's absolute
@@ -57,18 +57,18 @@ from conformance.corpus.report import (
 )
 from conformance.fileio import FileSource, check_regular_file, read_bytes
 from conformance.jvm import runtime as jvm
+from conformance.logdir.dump import dump
+from conformance.logdir.dump.formats import DumpFormat, UnknownKafkaVersion, format_of
 
 __all__ = [
     "CASE_DIR_TOKEN",
     "CORPUS_FORMAT",
-    "DUMP_FORMAT_SINCE",
-    "DUMP_FORMAT_UNTIL",
     "MANIFEST_KEYS",
     "CaseResult",
     "Check",
     "CorpusReport",
     "default_root",
-    "dump_format_supported",
+    "dump_format",
     "expected_path",
     "file_kind",
     "find_cases",
@@ -101,12 +101,6 @@ MANIFEST_KEYS: tuple[str, ...] = (
     "files",
     "expectations",
 )
-
-#: first Kafka version whose DumpLogSegments output is the format ``conformance.logdir.dump`` prints
-DUMP_FORMAT_SINCE = (3, 3)
-#: DumpLogSegments text changed after 4.0: LEADER_CHANGE records pretty-printed (KAFKA-19069,
-#: 4.1), the tool rewritten in Java (KAFKA-14579, 4.3). conformance.logdir.dump implements 3.3-4.0.
-DUMP_FORMAT_UNTIL = (4, 1)
 
 #: top-level directories of ``corpora/`` that are not log captures (own formats and tests;
 #: ``produce-golden`` holds Produce exchanges, ``conformance.corpus.produce.golden``)
@@ -181,21 +175,15 @@ def _case_files(case_dir: Path) -> list[str]:
     return sorted(out)
 
 
-def _version_tuple(version: str) -> tuple[int, ...]:
-    parts = []
-    for piece in version.split("."):
-        m = re.match(r"\d+", piece)
-        if not m:
-            break
-        parts.append(int(m.group()))
-    return tuple(parts)
-
-
-def dump_format_supported(version: str) -> bool:
-    """Whether Kafka ``version``'s DumpLogSegments prints what ``conformance.logdir.dump``
-    prints."""
-    v = _version_tuple(version)
-    return bool(v) and DUMP_FORMAT_SINCE <= v < DUMP_FORMAT_UNTIL
+def dump_format(version: str | None) -> DumpFormat | None:
+    """The DumpLogSegments format of Kafka ``version`` (``logdir.dump.formats``), or ``None``
+    when the kit has none for it (not a version, or outside the releases it knows)."""
+    if version is None:
+        return None
+    try:
+        return format_of(version)
+    except UnknownKafkaVersion:
+        return None
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -644,9 +632,7 @@ def _check_decode(case_dir: Path, rel: str, mode: str) -> Check:
     return Check("decode", rel, MISMATCH if diffs else OK, details, time.perf_counter() - t0)
 
 
-def _check_dump(case_dir: Path, rel: str, *, deep: bool) -> Check:
-    from conformance.logdir.dump import dump
-
+def _check_dump(case_dir: Path, rel: str, *, deep: bool, fmt: DumpFormat) -> Check:
     kind = "deep" if deep else "dump"
     out_suffix, err_suffix = (_DEEP, _DEEP_ERR) if deep else (_DUMP, _DUMP_ERR)
     t0 = time.perf_counter()
@@ -663,7 +649,7 @@ def _check_dump(case_dir: Path, rel: str, *, deep: bool) -> Check:
     try:
         with _cwd(case_dir):
             here = os.getcwd()
-            dump([rel], deep_iteration=deep, print_data_log=deep, out=out, err=err)
+            dump([rel], deep_iteration=deep, print_data_log=deep, fmt=fmt, out=out, err=err)
     except Exception as exc:  # must never raise: report it
         return Check(
             kind, rel, ERROR, [f"dump raised {type(exc).__name__}: {exc}"], time.perf_counter() - t0
@@ -703,21 +689,20 @@ def verify_case(case_dir: Path) -> CaseResult:
         elif rel.startswith("wire/") and rel.endswith(".bin"):
             checks.append(_check_decode(case_dir, rel, "memory"))
 
-    compare_dump = result.broker_version is not None and dump_format_supported(
-        result.broker_version
-    )
-    if not compare_dump:
-        result.dump_note = f"skipped (format of {result.broker_version})"
+    fmt = dump_format(result.broker_version)
+    if fmt is None:
+        result.dump_note = f"skipped (no DumpLogSegments format for {result.broker_version})"
     for rel in present:
         if not (rel.startswith("log/") and rel.endswith(DUMP_SUFFIXES)):
             continue
         kinds = [False, True] if rel.endswith(RECORD_SUFFIXES) else [False]
         for deep in kinds:
             kind = "deep" if deep else "dump"
-            if compare_dump:
-                checks.append(_check_dump(case_dir, rel, deep=deep))
+            if fmt is not None:
+                checks.append(_check_dump(case_dir, rel, deep=deep, fmt=fmt))
             else:
-                checks.append(Check(kind, rel, SKIPPED, [f"format of {result.broker_version}"]))
+                reason = f"no DumpLogSegments format for {result.broker_version}"
+                checks.append(Check(kind, rel, SKIPPED, [reason]))
 
     # expectations whose file does not exist (stale expected/ tree)
     expected_dir = case_dir / "expected"

@@ -91,15 +91,16 @@ class OffsetIndex(_Index):
     def last_offset(self) -> int:
         return self.entry(self.entries - 1).offset if self.entries else self.base_offset
 
-    def sanity_check(self) -> None:
-        """``OffsetIndex.sanityCheck``."""
+    def sanity_check(self, check_alignment: bool = True) -> None:
+        """``OffsetIndex.sanityCheck`` (``check_alignment=False``: Kafka 4.3.x, which does not
+        refuse a size that is not a multiple of 8)."""
         if self.entries != 0 and self.last_offset() < self.base_offset:
             raise CorruptIndexError(
                 f"Corrupt index found, index file {self.path} has non-zero size but the last "
                 f"offset is {self.last_offset()} "
                 f"which is less than the base offset {self.base_offset}"
             )
-        if self.length % self.entry_size != 0:
+        if check_alignment and self.length % self.entry_size != 0:
             raise CorruptIndexError(
                 f"Index file {self.path} is corrupt, found {self.length} bytes which is neither "
                 "positive nor a multiple of 8"

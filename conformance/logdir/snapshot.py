@@ -60,8 +60,17 @@ def _schema_error(field: str, detail: str) -> CorruptSnapshotError:
     )
 
 
-def read_snapshot(data: bytes) -> list[ProducerStateEntry]:
-    """``ProducerStateManager.readSnapshot``."""
+#: how the snapshot's schema is read, which decides the error messages: ``struct`` (Kafka up to
+#: 3.9: the ``Struct`` schema, "Error reading field '...'"), ``generated`` (4.0+, KAFKA-17056:
+#: the generated ``ProducerSnapshot`` message; every error inside its read is wrapped as
+#: "Snapshot failed schema validation: <message>", a buffer underflow's message being null)
+SCHEMA_READERS = ("struct", "generated")
+
+
+def read_snapshot(data: bytes, schema: str = "struct") -> list[ProducerStateEntry]:
+    """``ProducerStateManager.readSnapshot`` (``schema``: :data:`SCHEMA_READERS`)."""
+    if schema == "generated":
+        return _read_generated(data)
     n = len(data)
     if n < CRC_OFFSET:
         raise _schema_error("version", "java.nio.BufferUnderflowException")
@@ -86,6 +95,44 @@ def read_snapshot(data: bytes) -> list[ProducerStateEntry]:
         pos += ENTRY.size
     if version != VERSION:
         raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}")
+    computed = crc32c(data[COUNT_OFFSET:])
+    if crc != computed:
+        raise CorruptSnapshotError(
+            "Snapshot is corrupt (CRC is no longer valid). "
+            f"Stored crc: {crc}. Computed crc: {computed}"
+        )
+    return entries
+
+
+def _read_generated(data: bytes) -> list[ProducerStateEntry]:
+    """Kafka 4.0+: ``version`` first, then ``new ProducerSnapshot(accessor, version)``."""
+
+    def failed(message: str | None) -> CorruptSnapshotError:
+        shown = "null" if message is None else message  # Java's string of a null message
+        return CorruptSnapshotError(f"Snapshot failed schema validation: {shown}")
+
+    n = len(data)
+    if n < CRC_OFFSET:
+        raise failed(None)
+    version = struct.unpack_from(">h", data, VERSION_OFFSET)[0]
+    if version != VERSION:
+        raise failed(f"Snapshot contained an unknown file version {version}")
+    if n < ENTRIES_OFFSET:
+        raise failed(None)
+    _, crc, count = _HEADER.unpack_from(data, VERSION_OFFSET)
+    if count < 0:
+        raise failed("non-nullable field producerEntries was serialized as null")
+    if count > n - ENTRIES_OFFSET:
+        raise failed(
+            f"Tried to allocate a collection of size {count}, but there are only "
+            f"{n - ENTRIES_OFFSET} bytes remaining."
+        )
+    if n - ENTRIES_OFFSET < count * ENTRY.size:
+        raise failed(None)
+    entries = [
+        ProducerStateEntry(*ENTRY.unpack_from(data, ENTRIES_OFFSET + i * ENTRY.size))
+        for i in range(count)
+    ]
     computed = crc32c(data[COUNT_OFFSET:])
     if crc != computed:
         raise CorruptSnapshotError(

@@ -184,6 +184,17 @@ class Voters:
     voters: tuple[Voter, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class LeaderChange:
+    """``LeaderChangeMessage`` (control type 2), read at version 0 as ``ControlRecordUtils``
+    reads it: ``version`` is the message's own first field."""
+
+    version: int
+    leader_id: int
+    voters: tuple[int, ...]
+    granting_voters: tuple[int, ...]
+
+
 KRaftControlValue = SnapshotHeader | SnapshotFooter | KRaftVersion | Voters
 
 
@@ -316,6 +327,23 @@ def read_voters(value: bytes | None) -> Voters:
         voters.append(Voter(voter_id, directory_id, tuple(endpoints), lo, hi))
     r.tagged_fields()
     return Voters(version, tuple(voters))
+
+
+def read_leader_change(value: bytes | None) -> LeaderChange:
+    """``ControlRecordUtils.deserializeLeaderChangeMessage`` (version 0: voters are
+    ``voterId int32 | tags``)."""
+    r = _reader(value)
+    version = r.int16()
+    leader = r.int32()
+    lists: list[tuple[int, ...]] = []
+    for field in ("voters", "grantingVoters"):
+        ids = []
+        for _ in range(r.array_length(field)):
+            ids.append(r.int32())
+            r.tagged_fields()
+        lists.append(tuple(ids))
+    r.tagged_fields()
+    return LeaderChange(version, leader, lists[0], lists[1])
 
 
 def read_kraft_control_value(type_id: int, value: bytes | None) -> KRaftControlValue:

@@ -53,6 +53,7 @@ from typing import TextIO
 
 from conformance.errors import DecodeError
 from conformance.logdir.dump.entries import EntryDumper
+from conformance.logdir.dump.formats import NEWEST_LINE, DumpFormat, format_of
 from conformance.logdir.dump.javaemu import (
     DEFAULT_MAX_MESSAGE_SIZE,
     INT_MAX,
@@ -73,16 +74,23 @@ class _Dumper(LogDumper, EntryDumper):
     def run(self, files: Sequence[str]) -> None:
         for arg in files:
             file = JFile(arg)
-            self.con.println(f"Dumping {file}")
             name = file.name
             dot = name.rfind(".")
-            if dot < 0:
+            suffix = name[dot:] if dot >= 0 else ""
+            kinds = self.fmt.kinds
+            if self.fmt.unknown_file == "silent":  # 0.10.2: chosen by endsWith, no line else
+                suffix = next((f".{k}" for k in sorted(kinds) if name.endswith(f".{k}")), "")
+                if not suffix:
+                    continue
+            self.con.println(f"Dumping {file}")
+            if dot < 0 and self.fmt.no_dot == "throws":
                 n = utf16_len(name)
                 raise Uncaught(
                     "java.lang.StringIndexOutOfBoundsException", f"begin -1, end {n}, length {n}"
                 )
-            suffix = name[dot:]
-            if suffix in (".log", ".checkpoint"):
+            if suffix[1:] not in kinds:
+                self.eprintln(f"Ignoring unknown file {file}")
+            elif suffix in (".log", ".checkpoint"):
                 self.dump_log(file)
             elif suffix == ".index":
                 self.dump_index(file)
@@ -92,8 +100,6 @@ class _Dumper(LogDumper, EntryDumper):
                 self.dump_producer_snapshot(file)
             elif suffix == ".txnindex":
                 self.dump_txn_index(file)
-            else:
-                self.eprintln(f"Ignoring unknown file {file}")
         self.report_errors()
 
 
@@ -106,20 +112,27 @@ def dump(
     index_sanity_check: bool = False,
     max_bytes: int | None = None,
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    skip_record_metadata: bool = False,
+    fmt: DumpFormat | None = None,
     out: TextIO,
     err: TextIO,
 ) -> int:
-    """Write exactly what ``DumpLogSegments --files <files> <flags>`` writes; return its exit
-    status (0, or 1 when an exception escapes the tool)."""
+    """Write exactly what ``DumpLogSegments --files <files> <flags>`` of the release ``fmt``
+    describes (default: :data:`formats.NEWEST_LINE`) writes; return its exit status (0, or 1
+    when an exception escapes the tool)."""
+    if fmt is None:
+        fmt = format_of(NEWEST_LINE)
     d = _Dumper(
         out,
         err,
-        deep=deep_iteration or print_data_log,
+        deep=deep_iteration or (print_data_log and fmt.print_data_implies_deep),
         print_data=print_data_log,
         verify_only=verify_index_only,
         sanity_only=index_sanity_check,
         max_bytes=INT_MAX if max_bytes is None else max_bytes,
         max_message_size=max_message_size,
+        skip_metadata=skip_record_metadata,
+        fmt=fmt,
     )
     try:
         d.run(files)

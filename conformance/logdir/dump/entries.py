@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from conformance.errors import CorruptSnapshotError
+from conformance.errors import CorruptIndexError, CorruptSnapshotError
 from conformance.logdir import snapshot
 from conformance.logdir.dump.files import FileRecords, open_index, start_offset
 from conformance.logdir.dump.javaemu import (
@@ -24,6 +24,7 @@ from conformance.logdir.dump.javaemu import (
     Uncaught,
     optional_long,
     read_file,
+    scala_option,
 )
 from conformance.logdir.dump.session import DumpSession
 from conformance.logdir.index import OffsetIndex, TimeIndex
@@ -52,27 +53,55 @@ class EntryDumper(DumpSession):
 
     # -- .snapshot ----------------------------------------------------------------------------
     def dump_producer_snapshot(self, file: JFile) -> None:
+        fmt = self.fmt
         data = read_file(file.path, file.path, "all")
         try:
-            entries = snapshot.read_snapshot(data)
+            entries = snapshot.read_snapshot(data, fmt.snapshot_schema)
         except CorruptSnapshotError as e:
             self.eprintln(str(e.message))
             return
+        show = optional_long if fmt.optional_style == "java" else scala_option
         for e in entries:
             txn_first = e.current_txn_first_offset
-            self.con.print(
-                f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} "
-                f"coordinatorEpoch: {e.coordinator_epoch} currentTxnFirstOffset: "
-                f"{optional_long(txn_first if txn_first >= 0 else None)} "
-                f"lastTimestamp: {e.timestamp} "
-            )
+            fields = {
+                "producerId": e.producer_id,
+                "producerEpoch": e.producer_epoch,
+                "coordinatorEpoch": e.coordinator_epoch,
+                "currentTxnFirstOffset": show(txn_first if txn_first >= 0 else None),
+                "lastTimestamp": e.timestamp,
+                "firstSequence": e.first_sequence,
+                "lastSequence": e.last_sequence,
+                "lastOffset": e.last_offset,
+                "offsetDelta": e.offset_delta,
+                "timestamp": e.timestamp,
+            }
+            self.con.print(fmt.snapshot_head.format_map(fields))
             if e.has_batch_metadata:
-                self.con.print(
-                    f"firstSequence: {e.first_sequence} lastSequence: {e.last_sequence} "
-                    f"lastOffset: {e.last_offset} offsetDelta: {e.offset_delta} "
-                    f"timestamp: {e.timestamp}"
-                )
+                self.con.print(fmt.snapshot_batch.format_map(fields))
             self.con.println()
+
+    def _sanity_check(self, index: OffsetIndex | TimeIndex) -> None:
+        """``sanityCheck()`` with the release's exception: up to 3.4 Scala's
+        ``kafka.log.CorruptIndexException`` (the offset index's path in parentheses, the
+        messages of the offset index and of the sizes ending with '.')."""
+        fmt = self.fmt
+        try:
+            if isinstance(index, OffsetIndex):
+                index.sanity_check(check_alignment=fmt.misaligned_index_sanity == "throws")
+            else:
+                index.sanity_check()
+        except CorruptIndexError as e:
+            if fmt.index_exception == e.kafka_exception:
+                raise
+            message = str(e.message)
+            if isinstance(index, OffsetIndex) and message.startswith("Corrupt index found"):
+                message = message.replace(
+                    f"index file {index.path} has", f"index file ({index.path}) has"
+                )
+                message += "."
+            elif "neither positive nor a multiple of" in message:
+                message += "."
+            raise Uncaught(fmt.index_exception, message) from None
 
     def dump_index(self, file: JFile) -> None:
         start, prefix = start_offset(file)
@@ -80,25 +109,40 @@ class EntryDumper(DumpSession):
         records = FileRecords.open(log_file)
         try:
             index = open_index(OffsetIndex, file, start)
-            if index.entries == 0:
-                self.con.println(f"{file} is empty.")
+            if index.entries == 0 and self.fmt.empty_index_line is not None:
+                self.con.println(self.fmt.empty_index_line.format(file=file))
                 return
             if self.sanity_only:
-                index.sanity_check()
+                self._sanity_check(index)
                 self.con.println(f"{file} passed sanity check.")
                 return
+            stop_first = self.fmt.index_zero_stop == "first"
             for i in range(index.entries):
                 entry = index.entry(i)
                 offset = wrap64(entry.offset)
-                if offset == index.base_offset and i > 0:
+                if stop_first and offset == index.base_offset and i > 0:
                     return
                 part = records.slice(entry.position, self.max_message_size)
                 first = next(part.batches(), None)
                 if first is None:
                     raise Uncaught("java.util.NoSuchElementException", None)
-                last = first.last_offset
+                if self.fmt.index_compares == "batch-last":
+                    last = first.last_offset
+                else:  # the first record's offset (Kafka before 2.3, KAFKA-7487)
+                    offsets: list[int] = []
+                    self.visit_records(first, lambda o, _r, _m, found=offsets: found.append(o))
+                    if not offsets:
+                        raise Uncaught("java.util.NoSuchElementException", None)
+                    last = offsets[0]
                 if last != offset:
-                    self.prepend(self.index_mismatches, file.absolute, (offset, last))
+                    self.add_pair(
+                        self.index_mismatches,
+                        file.absolute,
+                        (offset, last),
+                        self.fmt.index_mismatch_pairs,
+                    )
+                if not stop_first and offset == index.base_offset and i > 0:
+                    return
                 if not self.verify_only:
                     self.con.println(f"offset: {offset} position: {entry.position}")
         finally:
@@ -113,19 +157,23 @@ class EntryDumper(DumpSession):
             index = open_index(OffsetIndex, file.sibling(prefix + ".index"), start)
             time_index = open_index(TimeIndex, file, start)
             if self.sanity_only:
-                time_index.sanity_check()
+                self._sanity_check(time_index)
                 self.con.println(f"{file} passed sanity check.")
                 return
             prev = -1
             key = file.absolute
+            stop_first = self.fmt.index_zero_stop == "first"
             for i in range(time_index.entries):
                 entry = time_index.entry(i)
                 offset = wrap64(entry.offset)
-                if offset == time_index.base_offset and i > 0:
+                if stop_first and offset == time_index.base_offset and i > 0:
                     return
                 position = index.lookup(offset).position
                 found = None
-                for batch in records.slice(position, INT_MAX).batches():
+                batches = records.slice(position, INT_MAX).batches()
+                if self.fmt.ts_index_batches == "eagerly":  # 4.3: a list of them all first
+                    batches = iter(list(batches))
+                for batch in batches:
                     if batch.last_offset >= offset:
                         found = batch
                         break
@@ -146,12 +194,14 @@ class EntryDumper(DumpSession):
                         if ts > seen[0]:
                             seen[0] = ts
 
-                    found.visit_records(fold)
+                    self.visit_records(found, fold)
                     max_ts = seen[0]
                     if max_ts != entry.timestamp:
                         self.append(self.ts_mismatches, key, (entry.timestamp, max_ts))
                     if prev >= entry.timestamp:
                         self.append(self.ts_out_of_order, key, (entry.timestamp, prev))
+                    if not stop_first and offset == time_index.base_offset and i > 0:
+                        return  # before 2.3: only after an entry found in the log
                 if not self.verify_only:
                     self.con.println(f"timestamp: {entry.timestamp} offset: {offset}")
                 prev = entry.timestamp

@@ -51,6 +51,11 @@ def optional_long(v: int | None) -> str:
     return "OptionalLong.empty" if v is None else f"OptionalLong[{v}]"
 
 
+def scala_option(v: int | None) -> str:
+    """``Option[Long].toString``."""
+    return "None" if v is None else f"Some({v})"
+
+
 def utf16_len(s: str) -> int:
     return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
@@ -129,12 +134,8 @@ class ScalaHashMap:
 
     @staticmethod
     def _hash(key: str) -> int:
-        h = 0
-        data = key.encode("utf-16-be", "surrogatepass")
-        for i in range(0, len(data), 2):
-            h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-        h ^= h >> 16
-        return h - (1 << 32) if h >= 1 << 31 else h
+        h = java_string_hash(key) & 0xFFFFFFFF
+        return _i32(h ^ (h >> 16))
 
     def get(self, key: str) -> Any:
         return self._values.get(key)
@@ -154,6 +155,100 @@ class ScalaHashMap:
             return (h & mask, h, order[k])
 
         return [(k, self._values[k]) for k in sorted(self._values, key=sort_key)]
+
+
+def java_string_hash(key: str) -> int:
+    """``String.hashCode()`` (UTF-16 code units), as a signed 32-bit int."""
+    h = 0
+    data = key.encode("utf-16-be", "surrogatepass")
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _i32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+class Scala211HashMap:
+    """Iteration order of a Scala 2.11/2.12 ``mutable.HashMap[String, _]`` (``HashTable``, the
+    tool's error maps in Kafka builds for Scala 2.11/2.12, i.e. up to Kafka 2.3 as the kit runs
+    them): a table of 16 chains; a new key is prepended to its chain, index
+    ``(improve(hash) >> (32 - bitCount(size - 1))) & (size - 1)`` with ``improve`` =
+    ``byteswap32`` rotated right by the initial seed (4); the table doubles when it holds more
+    than 0.75 * size keys, re-inserting the old chains from the last to the first; iteration
+    runs from the last chain to the first."""
+
+    _SEED = 4  # Integer.bitCount(16 - 1), fixed at construction
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+        self._table: list[list[str]] = [[] for _ in range(16)]
+
+    def _index(self, key: str) -> int:
+        ones = len(self._table) - 1
+        hc = _i32(java_string_hash(key) * 0x9E3775CD)
+        hc = _i32(int.from_bytes((hc & 0xFFFFFFFF).to_bytes(4, "big"), "little"))
+        hc = _i32(hc * 0x9E3775CD) & 0xFFFFFFFF
+        rotated = ((hc >> self._SEED) | (hc << (32 - self._SEED))) & 0xFFFFFFFF
+        improved = _i32(rotated)
+        return (improved >> (32 - bin(ones).count("1"))) & ones
+
+    def get(self, key: str) -> Any:
+        return self._values.get(key)
+
+    def put(self, key: str, value: Any) -> None:
+        if key not in self._values:
+            self._table[self._index(key)].insert(0, key)
+            if len(self._values) + 1 > len(self._table) * 3 // 4:
+                old = self._table
+                self._table = [[] for _ in range(2 * len(old))]
+                for chain in reversed(old):
+                    for k in chain:
+                        self._table[self._index(k)].insert(0, k)
+        self._values[key] = value
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(k, self._values[k]) for chain in reversed(self._table) for k in chain]
+
+
+class JavaHashMap:
+    """Iteration order of a ``java.util.HashMap<String, _>`` filled with ``computeIfAbsent``
+    (Kafka 4.3's Java DumpLogSegments): by bucket ``(h ^ (h >>> 16)) & (capacity - 1)``, the
+    newest key first within a bucket (``computeIfAbsent`` puts a new node at the bin's head;
+    a resize keeps the relative order); capacity 16, doubled when a key makes the size exceed
+    0.75 * capacity. Bins that would become trees (8+ colliding keys) are not modelled."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+        self._capacity = 16
+
+    def get(self, key: str) -> Any:
+        return self._values.get(key)
+
+    def put(self, key: str, value: Any) -> None:
+        if key not in self._values and len(self._values) + 1 > self._capacity * 3 // 4:
+            self._capacity *= 2
+        self._values[key] = value
+
+    def items(self) -> list[tuple[str, Any]]:
+        order = {k: i for i, k in enumerate(self._values)}
+        mask = self._capacity - 1
+
+        def sort_key(k: str) -> tuple[int, int]:
+            h = java_string_hash(k) & 0xFFFFFFFF
+            return ((h ^ (h >> 16)) & mask, -order[k])
+
+        return [(k, self._values[k]) for k in sorted(self._values, key=sort_key)]
+
+
+#: the error-map classes by :attr:`DumpFormat.error_maps`
+ERROR_MAPS: dict[str, type] = {
+    "scala-2.11": Scala211HashMap,
+    "scala-2.13": ScalaHashMap,
+    "java": JavaHashMap,
+}
 
 
 class Console:

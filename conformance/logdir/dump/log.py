@@ -18,8 +18,14 @@ Parsing is ``wire.control``'s; this module only formats.
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 
-from conformance.errors import NullPointerError
+from conformance import codecs
+from conformance.errors import (
+    DecodeError,
+    InvalidRecordError,
+    NullPointerError,
+)
 from conformance.logdir.dump.files import FileBatch, FileRecords, start_offset
 from conformance.logdir.dump.javaemu import (
     INT_MAX,
@@ -38,135 +44,253 @@ from conformance.wire.legacy import LegacyMessage
 from conformance.wire.record import Record
 
 
+class _Fields(dict):  # type: ignore[type-arg]
+    """The named fields of a line template, each computed when the template reaches it
+    (``str.format_map`` asks left to right, as the JVM evaluates a concatenation)."""
+
+    def __init__(self, getters: dict[str, Callable[[], object]]) -> None:
+        super().__init__()
+        self.getters = getters
+
+    def __missing__(self, key: str) -> object:
+        return self.getters[key]()
+
+
 class LogDumper(DumpSession):
     """``.log`` / ``.checkpoint``."""
 
     # -- .log / .checkpoint -------------------------------------------------------------------
     def dump_log(self, file: JFile) -> None:
+        fmt = self.fmt
         name = file.name
         if name.endswith(".log"):
             start, _ = start_offset(file)
-            self.con.println(f"Log starting offset: {start}")
+            self.con.println(fmt.log_header.format(start=start))
         elif name.endswith(".checkpoint"):
-            if name == "bootstrap.checkpoint":
+            if name == "bootstrap.checkpoint" and fmt.bootstrap_snapshot:
                 self.con.println("KRaft bootstrap snapshot")
             else:
                 end_offset, epoch = read_snapshot_name(name)
                 self.con.println(f"Snapshot end offset: {end_offset}, epoch: {epoch}")
         opened = FileRecords.open(file)
         try:
-            records = opened.slice(0, self.max_bytes)
+            records = opened.slice(0, self.max_bytes) if fmt.log_slice_capped else opened
             valid_bytes = 0
             last = [-1]  # the previous record's offset
             key = file.absolute
+            pairs = fmt.non_consecutive_pairs
             for batch in records.batches():
-                self._print_batch_level(batch, valid_bytes)
-                if self.deep:
+                if fmt.batch_line_when == "always" or (
+                    fmt.batch_line_when == "shallow" and not self.deep
+                ):
+                    self._print_batch_level(batch, valid_bytes)
+                if self.deep or fmt.batch_line_when == "never":
 
                     def on_record(
                         offset: int,
                         record: Record | None,
                         message: LegacyMessage | None,
                         batch: FileBatch = batch,
+                        position: int = valid_bytes,
                     ) -> None:
-                        if last[0] == -1:
-                            last[0] = offset
+                        if last[0] == -1 and fmt.non_consecutive_first == "skip":
+                            pass
+                        elif fmt.non_consecutive_of == "uncompressed" and (
+                            message is None or message.compression_id != 0
+                        ):
+                            pass  # 0.10.2: only uncompressed messages are checked
                         elif offset != wrap64(last[0] + 1):
-                            self.prepend(self.non_consecutive, key, (last[0], offset))
+                            self.add_pair(self.non_consecutive, key, (last[0], offset), pairs)
                         last[0] = offset
-                        if record is not None:
-                            self._print_record(batch, record)
-                        else:
-                            self._print_legacy_record(batch, offset, message)  # type: ignore[arg-type]
+                        self._print_record(batch, position, offset, record, message)
 
-                    batch.visit_records(on_record)
+                    if self.deep:
+                        self.visit_records(batch, on_record)
+                    else:  # 0.10.2 without deep iteration: the wrapper is the entry
+                        on_record(batch.last_offset, None, batch.batch.message)  # type: ignore[union-attr]
                 valid_bytes += batch.size_in_bytes
             trailing = records.size - valid_bytes
             if trailing > 0 and self.max_bytes == INT_MAX:
-                self.con.println(f"Found {trailing} invalid bytes at the end of {name}")
+                self.con.println(fmt.trailing_line.format(n=trailing, name=name))
         finally:
             opened.close()
 
-    def _print_batch_level(self, batch: FileBatch, accumulative: int) -> None:
-        con = self.con
-        if batch.is_v2:
-            h = batch.header()
-            con.print(
-                f"baseOffset: {batch.batch.base_offset} lastOffset: {batch.last_offset} "
-                f"count: {h.records_count} baseSequence: {h.base_sequence} "
-                f"lastSequence: {h.last_sequence} producerId: {h.producer_id} "
-                f"producerEpoch: {h.producer_epoch} "
-                f"partitionLeaderEpoch: {h.partition_leader_epoch} "
-                f"isTransactional: {jbool(h.is_transactional)} isControl: {jbool(h.is_control)} "
-                f"deleteHorizonMs: {optional_long(h.delete_horizon_ms)}"
-            )
-        else:
-            con.print(f"offset: {batch.last_offset}")
-        h = batch.header()
-        line = (
-            f" position: {accumulative} {batch.timestamp_type()}: {h.max_timestamp} "
-            f"size: {batch.size_in_bytes} magic: {batch.magic} "
-            f"compresscodec: {batch.compression_name()} crc: {h.crc} "
-        )
-        con.println(line + f"isvalid: {jbool(batch.is_valid())}")
+    def _batch_fields(self, batch: FileBatch, position: int) -> dict[str, Callable[[], object]]:
+        """What the batch line and the record lines may print of a batch (Kafka's accessor
+        names)."""
+        fmt = self.fmt
 
-    def _print_record(self, batch: FileBatch, r: Record) -> None:
+        def codec_name() -> str:
+            name = self.codec(batch.header().compression_id).name
+            return name.upper() if fmt.codec_names == "enum" else name
+
+        if not batch.is_v2:  # AbstractLegacyRecordBatch: the v2-only fields' "no value"s
+            legacy: dict[str, Callable[[], object]] = {
+                "baseOffset": lambda: next(batch.batch.read_messages())[0],  # type: ignore[union-attr]
+                "count": lambda: "null",
+                "baseSequence": lambda: -1,
+                "lastSequence": lambda: -1,
+                "producerId": lambda: -1,
+                "producerEpoch": lambda: -1,
+                "partitionLeaderEpoch": lambda: -1,
+                "isTransactional": lambda: jbool(False),
+                "isControl": lambda: jbool(False),
+            }
+        else:
+            legacy = {}
+        return {
+            "baseOffset": lambda: batch.header().base_offset,
+            "lastOffset": lambda: batch.last_offset,
+            "count": lambda: batch.header().records_count,
+            "baseSequence": lambda: batch.header().base_sequence,
+            "lastSequence": lambda: batch.header().last_sequence,
+            "producerId": lambda: batch.header().producer_id,
+            "producerEpoch": lambda: batch.header().producer_epoch,
+            "partitionLeaderEpoch": lambda: batch.header().partition_leader_epoch,
+            "isTransactional": lambda: jbool(batch.header().is_transactional),
+            "isControl": lambda: jbool(batch.header().is_control),
+            "deleteHorizonMs": lambda: optional_long(batch.header().delete_horizon_ms),
+            "position": lambda: position,
+            "timestampType": lambda: batch.timestamp_type(),
+            "maxTimestamp": lambda: batch.header().max_timestamp,
+            "size": lambda: batch.size_in_bytes,
+            "magic": lambda: batch.magic,
+            "compresscodec": codec_name,
+            "crc": lambda: batch.header().crc,
+            "isvalid": lambda: jbool(batch.is_valid()),
+        } | legacy
+
+    def _print_batch_level(self, batch: FileBatch, accumulative: int) -> None:
+        fmt = self.fmt
+        fields = _Fields(self._batch_fields(batch, accumulative))
+        head = fmt.batch_head_v2 if batch.is_v2 else fmt.batch_head_legacy
+        self.con.print(head.format_map(fields))
+        self.con.println(fmt.batch_tail.format_map(fields))
+
+    def _print_record(
+        self,
+        batch: FileBatch,
+        position: int,
+        offset: int,
+        r: Record | None,
+        m: LegacyMessage | None,
+    ) -> None:
+        """One record line: the format's pieces whose conditions hold, in order."""
+        fmt = self.fmt
         con = self.con
-        h = batch.header()
-        key_size = -1 if r.key is None else len(r.key)
-        value_size = -1 if r.value is None else len(r.value)
-        con.print(
-            f"| offset: {r.offset} {h.timestamp_type}: {r.timestamp} "
-            f"keySize: {key_size} valueSize: {value_size}"
+        is_v2 = r is not None
+        control = is_v2 and batch.header().is_control
+        if r is not None:
+            key, value = r.key, r.value
+        else:
+            assert m is not None
+            key = m.key if m.key_size >= 0 else None
+            value = m.value if m.value_size >= 0 else None
+        shown_key, shown_payload = fmt_data(fmt.data_parser, key, value)
+        state = {"prefix": "| " if self.skip_metadata else " "}
+        getters = self._batch_fields(batch, position)
+
+        def sequence() -> int:
+            h = batch.header()
+            return (
+                increment_sequence(h.base_sequence, r.offset_delta) if h.base_sequence >= 0 else -1
+            )  # type: ignore[union-attr]
+
+        def key_text() -> str:
+            state["prefix"] = " "
+            return java_utf8(shown_key)  # type: ignore[arg-type]
+
+        getters.update(
+            {
+                "offset": lambda: offset,
+                "timestamp": lambda: r.timestamp if r is not None else m.timestamp,  # type: ignore[union-attr]
+                "keySize": lambda: (
+                    (-1 if r.key is None else len(r.key)) if r is not None else m.key_size
+                ),  # type: ignore[union-attr]
+                "valueSize": lambda: (
+                    (-1 if r.value is None else len(r.value)) if r is not None else m.value_size
+                ),  # type: ignore[union-attr]
+                "sequence": sequence,
+                "headerKeys": lambda: ",".join(k for k, _ in r.headers),  # type: ignore[union-attr]
+                "recordIsValid": lambda: jbool(True) if m is None else jbool(_legacy_valid(m)),
+                "recordCrc": lambda: "null" if m is None else m.crc,
+                "batchSize": lambda: batch.size_in_bytes,
+                "recordCodec": lambda: codecs.codec(m.compression_id).name.upper(),  # type: ignore[union-attr]
+                "recordMagic": lambda: m.magic,  # type: ignore[union-attr]
+                "recordTimestampType": lambda: (
+                    getters["timestampType"]() if m is None else m.timestamp_type
+                ),
+                "controlText": lambda: self._control_text(r),  # type: ignore[arg-type]
+                "prefix": lambda: state["prefix"],
+                "key": key_text,
+                "payload": lambda: java_utf8(shown_payload),  # type: ignore[arg-type]
+            }
         )
-        # magic >= 2 (records of v2 batches only come from v2 batches)
-        seq = increment_sequence(h.base_sequence, r.offset_delta) if h.base_sequence >= 0 else -1
-        con.print(f" sequence: {seq} headerKeys: [{','.join(k for k, _ in r.headers)}]")
-        if h.is_control:
-            con.print(self._control_text(r))
-        elif self.print_data:
-            prefix = " "
-            if r.key is not None:
-                con.print(f"{prefix}key: {java_utf8(r.key)}")
-            if r.value is not None:
-                con.print(f" payload: {java_utf8(r.value)}")
+        fields = _Fields(getters)
+        flags = {
+            "meta": not self.skip_metadata,
+            "v2": is_v2,
+            "legacy": not is_v2,
+            "control": control,
+            "data": self.print_data and not control,
+            "key": shown_key is not None,
+            "payload": shown_payload is not None,
+            "haskey": key is not None,
+        }
+        for condition, template in fmt.record_pieces:
+            if all(flags[c] for c in condition.split("&") if c != "always"):
+                con.print(template.format_map(fields))
         con.println()
 
     def _control_text(self, r: Record) -> str:
+        fmt = self.fmt
         if r.key is None:
-            raise NullPointerError(
-                'Cannot invoke "java.nio.ByteBuffer.remaining()" because "key" is null'
-            )
-        type_id = control.read_control_key(r.key)
-        name = control.CONTROL_TYPES.get(type_id, "UNKNOWN")
-        if type_id in (control.ABORT, control.COMMIT):
-            if r.value is None:
-                raise NullPointerError(
-                    'Cannot invoke "java.nio.ByteBuffer.remaining()" because "value" is null'
-                )
-            epoch = control.read_end_txn_marker_value(type_id, r.value)
+            raise NullPointerError(fmt.npe_null_control_key)
+        type_id = read_control_key(r.key, fmt.control_key_size_text)
+        name = fmt.control_names.get(type_id, "UNKNOWN")
+        if type_id in (control.ABORT, control.COMMIT) and name != "UNKNOWN":
+            epoch = read_end_txn_marker(type_id, r.value, fmt.end_txn_marker_reader)
             return f" endTxnMarker: {name} coordinatorEpoch: {epoch}"
-        if type_id in control.KRAFT_CONTROL_TYPES:
-            return kraft_control_text(type_id, r.value)
+        label = fmt.control_json.get(type_id)
+        if label is not None:
+            return kraft_control_text(type_id, r.value, label)
         return f" controlType: {name}({type_id})"
 
-    def _print_legacy_record(self, batch: FileBatch, offset: int, m: LegacyMessage) -> None:
-        con = self.con
-        ts_type = batch.timestamp_type()
-        ts = m.timestamp
-        key_size = m.key_size
-        value_size = m.value_size
-        con.print(f"| offset: {offset} {ts_type}: {ts} keySize: {key_size} valueSize: {value_size}")
-        valid = m.size >= RECORD_OVERHEAD_V0 and m.crc == m.computed_crc()
-        con.print(f" isValid: {jbool(valid)} crc: {m.crc}}}")
-        if self.print_data:
-            key = m.key if m.key_size >= 0 else None
-            value = m.value if m.value_size >= 0 else None
-            if key is not None:
-                con.print(f" key: {java_utf8(key)}")
-            if value is not None:
-                con.print(f" payload: {java_utf8(value)}")
-        con.println()
+
+def read_control_key(key: bytes, size_text: str) -> int:
+    """``ControlRecordType.parseTypeId``, its size message naming ``size_text``."""
+    if len(key) < 4:
+        raise InvalidRecordError(
+            f"Invalid value size found for {size_text}. Must have at least 4 bytes, but found "
+            f"only {len(key)}"
+        )
+    return control.read_control_key(key)
+
+
+def read_end_txn_marker(type_id: int, value: bytes | None, reader: str) -> int:
+    """``EndTransactionMarker.deserialize``: ``reader`` "checked" (up to 4.0: the value's size
+    is checked first) or "plain" (4.1+: ``getShort``/``getInt`` on the value as it is)."""
+    if value is None:
+        method = "remaining" if reader == "checked" else "getShort"
+        raise NullPointerError(
+            f'Cannot invoke "java.nio.ByteBuffer.{method}()" because "value" is null'
+        )
+    if reader == "plain" and len(value) < 6:
+        raise DecodeError(None, java_class="java.nio.BufferUnderflowException")
+    return control.read_end_txn_marker_value(type_id, value)
+
+
+def _legacy_valid(m: LegacyMessage) -> bool:
+    return m.size >= RECORD_OVERHEAD_V0 and m.crc == m.computed_crc()
+
+
+def fmt_data(parser: str, key: bytes | None, value: bytes | None) -> tuple[bytes | None, ...]:
+    """What the tool's message parser hands out for a record (``DecoderMessageParser``):
+    ``independent`` (key and payload each when present) or ``value-gated`` (nothing at all
+    for a null value, Kafka up to 2.3)."""
+    if parser == "value-gated" and value is None:
+        return None, None
+    return key, value
 
 
 def _uuid_string(raw: bytes) -> str:
@@ -174,19 +298,30 @@ def _uuid_string(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def kraft_control_text(type_id: int, value: bytes | None) -> str:
+def kraft_control_text(type_id: int, value: bytes | None, label: str = "") -> str:
     """``SnapshotHeader {json}`` etc.: ``ControlRecordUtils.deserialize*`` (``wire.control``)
-    followed by the generated ``*JsonConverter.write`` (Jackson, compact)."""
+    followed by the generated ``*JsonConverter.write`` (Jackson, compact); ``label`` is what
+    precedes the JSON (``DumpFormat.control_json``)."""
+    if type_id == control.LEADER_CHANGE:
+        c = control.read_leader_change(value)
+        voters = ",".join(f'{{"voterId":{i}}}' for i in c.voters)
+        granting = ",".join(f'{{"voterId":{i}}}' for i in c.granting_voters)
+        return (
+            f' {label}{{"version":{c.version},"leaderId":{c.leader_id},"voters":[{voters}],'
+            f'"grantingVoters":[{granting}]}}'
+        )
     v = control.read_kraft_control_value(type_id, value)
     if isinstance(v, control.SnapshotHeader):
         return (
-            f' SnapshotHeader {{"version":{v.version},'
+            f' {label or "SnapshotHeader "}{{"version":{v.version},'
             f'"lastContainedLogTimestamp":{v.last_contained_log_timestamp}}}'
         )
     if isinstance(v, control.SnapshotFooter):
-        return f' SnapshotFooter {{"version":{v.version}}}'
+        return f' {label or "SnapshotFooter "}{{"version":{v.version}}}'
     if isinstance(v, control.KRaftVersion):
-        return f' KRaftVersion {{"version":{v.version},"kRaftVersion":{v.kraft_version}}}'
+        return (
+            f' {label or "KRaftVersion "}{{"version":{v.version},"kRaftVersion":{v.kraft_version}}}'
+        )
     voters = []
     for voter in v.voters:
         endpoints = ",".join(
@@ -199,4 +334,4 @@ def kraft_control_text(type_id: int, value: bytes | None) -> str:
             f'"kRaftVersionFeature":{{"minSupportedVersion":{voter.min_supported_version},'
             f'"maxSupportedVersion":{voter.max_supported_version}}}}}'
         )
-    return f' KRaftVoters {{"version":{v.version},"voters":[{",".join(voters)}]}}'
+    return f' {label or "KRaftVoters "}{{"version":{v.version},"voters":[{",".join(voters)}]}}'
