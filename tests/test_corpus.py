@@ -375,7 +375,7 @@ def test_write_expectations_then_verify(oracle_root: Path) -> None:
     m = json.loads((case / "manifest.json").read_text())
     assert m["expectations"] == {
         "decode": f"oracle kafka-clients {corpus._oracle_kafka_version()} (oracle/)",
-        "dump": f"kafka.tools.DumpLogSegments from kafka_2.13 {KAFKA}",
+        "dump": f"kafka.tools.DumpLogSegments from kafka_2.13-{KAFKA}.jar",
     }
     written = sorted(
         p.relative_to(case / "expected").as_posix()

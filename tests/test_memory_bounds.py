@@ -173,9 +173,7 @@ def test_commands_on_the_bomb_under_a_memory_cap(
 
 
 @pytest.mark.parametrize("release", ["3.9.2", "4.3.1"])
-def test_deep_iteration_is_linear_and_bounded(
-    bomb_dir: Path, tmp_path: Path, release: str
-) -> None:
+def test_deep_iteration_is_linear_and_bounded(bomb_dir: Path, tmp_path: Path, release: str) -> None:
     """Every record of the bomb is non-consecutive to the one before (all offsets 0). Up to
     4.2 the tool keeps every pair (newest first): the kit keeps the newest pairs only and says
     how many it left out. 4.3 keeps one pair per first offset (a TreeMap, the first record

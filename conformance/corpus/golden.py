@@ -359,6 +359,14 @@ def _run_dumps(
         return dict(pool.map(one, rels))
 
 
+def dump_provenance(broker_version: str) -> str:
+    """``<DumpLogSegments class> from <jar>`` of that version, as ``kafka_jars`` runs it."""
+    from conformance.jvm import kafka_jars
+
+    tool, jar = kafka_jars.main_class_jar(broker_version, kafka_jars.DUMP_LOG_SEGMENTS_CLASSES)
+    return f"{tool} from {jar}"
+
+
 def write_expectations(case_dir: Path, broker_version: str) -> None:
     """Write ``case_dir/expected/`` from the independent tools (replacing what was there).
 
@@ -413,7 +421,7 @@ def write_expectations(case_dir: Path, broker_version: str) -> None:
             broker_version=broker_version,
             expectations={
                 "decode": f"oracle kafka-clients {_oracle_kafka_version()} (oracle/)",
-                "dump": f"kafka.tools.DumpLogSegments from kafka_2.13 {broker_version}",
+                "dump": dump_provenance(broker_version),
             },
         )
 

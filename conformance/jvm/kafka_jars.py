@@ -65,6 +65,7 @@ __all__ = [
     "classpath",
     "command_line",
     "dump_log_segments",
+    "main_class_jar",
     "find_main_class",
     "kafka2_libzstd",
     "java_command",
@@ -446,13 +447,21 @@ def run_class(
     )
 
 
-_main_class_cache: dict[tuple[str, tuple[str, ...]], str] = {}
+_main_class_cache: dict[tuple[str, tuple[str, ...]], tuple[str, str]] = {}
 
 
 def find_main_class(
     version: str, candidates: Iterable[str], *, repo_root: Path | None = None
 ) -> str:
     """The first of ``candidates`` (fully qualified names) present in the classpath jars."""
+    return main_class_jar(version, candidates, repo_root=repo_root)[0]
+
+
+def main_class_jar(
+    version: str, candidates: Iterable[str], *, repo_root: Path | None = None
+) -> tuple[str, str]:
+    """``(class, jar file name)``: the first of ``candidates`` present in the classpath jars
+    and the jar that holds it (provenance: ``kafka_2.11-1.1.1.jar``, ``kafka-tools-4.3.1.jar``)."""
     names = tuple(candidates)
     jars = classpath(version, repo_root)
     key = (str(jars[0].parent), names)
@@ -461,20 +470,22 @@ def find_main_class(
     entries = {n: n.replace(".", "/") + ".class" for n in names}
     # Kafka's own jars first: that is where tools live
     ordered = sorted(jars, key=lambda j: (not j.name.startswith("kafka"), j.name))
-    present: set[str] = set()
+    present: dict[str, str] = {}
     for jar in ordered:
         try:
             with zipfile.ZipFile(jar) as zf:
                 listing = set(zf.namelist())
         except (OSError, zipfile.BadZipFile):
             continue
-        present.update(n for n, entry in entries.items() if entry in listing)
+        for n, entry in entries.items():
+            if entry in listing:
+                present.setdefault(n, jar.name)
         if names and names[0] in present:
             break
     for n in names:
         if n in present:
-            _main_class_cache[key] = n
-            return n
+            _main_class_cache[key] = (n, present[n])
+            return n, present[n]
     raise KafkaJarsUnavailable(f"none of {', '.join(names)} is in the Kafka {version} classpath")
 
 

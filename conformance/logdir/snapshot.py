@@ -95,13 +95,17 @@ def read_snapshot(data: bytes, schema: str = "struct") -> list[ProducerStateEntr
         pos += ENTRY.size
     if version != VERSION:
         raise CorruptSnapshotError(f"Snapshot contained an unknown file version {version}")
+    _check_crc(data, crc)
+    return entries
+
+
+def _check_crc(data: bytes, crc: int) -> None:
     computed = crc32c(data[COUNT_OFFSET:])
     if crc != computed:
         raise CorruptSnapshotError(
             "Snapshot is corrupt (CRC is no longer valid). "
             f"Stored crc: {crc}. Computed crc: {computed}"
         )
-    return entries
 
 
 def _read_generated(data: bytes) -> list[ProducerStateEntry]:
@@ -133,12 +137,7 @@ def _read_generated(data: bytes) -> list[ProducerStateEntry]:
         ProducerStateEntry(*ENTRY.unpack_from(data, ENTRIES_OFFSET + i * ENTRY.size))
         for i in range(count)
     ]
-    computed = crc32c(data[COUNT_OFFSET:])
-    if crc != computed:
-        raise CorruptSnapshotError(
-            "Snapshot is corrupt (CRC is no longer valid). "
-            f"Stored crc: {crc}. Computed crc: {computed}"
-        )
+    _check_crc(data, crc)
     return entries
 
 

@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.wire import control
+
 __all__ = [
     "BASE",
     "CHANGES",
@@ -216,6 +218,13 @@ _BATCH_HEAD_V2_2_2 = (
     "isTransactional: {isTransactional} isControl: {isControl}"
 )
 _DATA = (("data&key", " key: {key}"), ("data&payload", " payload: {payload}"))
+
+
+def _known_controls(n: int) -> dict[int, str]:
+    """The names of control types 0 .. n-1 (``wire.control.CONTROL_TYPES``, today's names)."""
+    return {t: control.CONTROL_TYPES[t] for t in range(n)}
+
+
 _CONTROL = (("control", "{controlText}"),)
 
 #: the facts of :data:`OLDEST` (0.10.2: a ``LogEntry`` per line, magic 0 and 1 only)
@@ -301,34 +310,13 @@ CHANGES: tuple[Change, ...] = (
                 *_CONTROL,
                 *_DATA,
             ),
-            "control_names": {0: "ABORT", 1: "COMMIT"},
+            "control_names": _known_controls(2),
             "non_consecutive_header": "Non-consecutive offsets in :{path}",
             "non_consecutive_of": "all",
             "snapshot_head": (
                 "producerId: {producerId} producerEpoch: {producerEpoch} "
                 "coordinatorEpoch: {coordinatorEpoch} "
                 "currentTxnFirstOffset: {currentTxnFirstOffset} "
-            ),
-        },
-    ),
-    Change(
-        _v("1.0"),
-        "KAFKA-5059 (transaction coordinator)",
-        "--transaction-log-decoder",
-        {
-            "options": frozenset(
-                {
-                    "print-data-log",
-                    "verify-index-only",
-                    "index-sanity-check",
-                    "files",
-                    "max-message-size",
-                    "deep-iteration",
-                    "value-decoder-class",
-                    "key-decoder-class",
-                    "offsets-decoder",
-                    "transaction-log-decoder",
-                }
             ),
         },
     ),
@@ -385,7 +373,7 @@ CHANGES: tuple[Change, ...] = (
         _v("2.7"),
         "KIP-595 (commit b7c8490)",
         "control types 2 and 3 named QUORUM_REASSIGNMENT and LEADER_CHANGE",
-        {"control_names": {0: "ABORT", 1: "COMMIT", 2: "QUORUM_REASSIGNMENT", 3: "LEADER_CHANGE"}},
+        {"control_names": {**_known_controls(2), 2: "QUORUM_REASSIGNMENT", 3: "LEADER_CHANGE"}},
     ),
     Change(
         _v("2.8"),
@@ -420,7 +408,7 @@ CHANGES: tuple[Change, ...] = (
         "(KAFKA-12952)",
         {
             "codec_names": "name",
-            "control_names": {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE"},
+            "control_names": _known_controls(3),
             "record_pieces": (
                 (
                     "meta",
@@ -462,13 +450,7 @@ CHANGES: tuple[Change, ...] = (
             "log_slice_capped": True,
             "kinds": frozenset({"log", "index", "timeindex", "snapshot", "txnindex", "checkpoint"}),
             "log_header": "Log starting offset: {start}",
-            "control_names": {
-                0: "ABORT",
-                1: "COMMIT",
-                2: "LEADER_CHANGE",
-                3: "SNAPSHOT_HEADER",
-                4: "SNAPSHOT_FOOTER",
-            },
+            "control_names": _known_controls(5),
             "control_json": {3: "SnapshotHeader ", 4: "SnapshotFooter "},
         },
     ),
@@ -493,15 +475,7 @@ CHANGES: tuple[Change, ...] = (
         "KAFKA-16207 (#15671)",
         "KRaft version and voters control records, as JSON",
         {
-            "control_names": {
-                0: "ABORT",
-                1: "COMMIT",
-                2: "LEADER_CHANGE",
-                3: "SNAPSHOT_HEADER",
-                4: "SNAPSHOT_FOOTER",
-                5: "KRAFT_VERSION",
-                6: "KRAFT_VOTERS",
-            },
+            "control_names": _known_controls(7),
             "control_json": {
                 3: "SnapshotHeader ",
                 4: "SnapshotFooter ",
@@ -580,6 +554,7 @@ CHANGES: tuple[Change, ...] = (
 #: options added after 0.10.2 that are not in a row's ``options`` set above (one place:
 #: the rows above replace the whole set; these extend it from their version on)
 OPTION_ADDED: dict[str, tuple[Version, str]] = {
+    "transaction-log-decoder": (_v("1.0"), "KAFKA-5059"),
     "skip-record-metadata": (_v("2.8"), "KAFKA-6181"),
     "cluster-metadata-decoder": (_v("3.0"), "commit 32e6a5b"),
     "max-bytes": (_v("3.3"), "KAFKA-13687"),
