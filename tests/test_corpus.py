@@ -454,7 +454,7 @@ _REAL_CASES = corpus.find_cases(ROOT / "corpora")
 
 @pytest.mark.parametrize(
     "case_dir",
-    [pytest.param(c, id=corpus._case_id(c)) for c in _REAL_CASES]
+    [pytest.param(c, id=corpus.case_id(c)) for c in _REAL_CASES]
     or [pytest.param(None, marks=pytest.mark.skip(reason="no broker captures under corpora/"))],
 )
 def test_real_corpus_case(case_dir: Path) -> None:
@@ -483,3 +483,21 @@ def test_jobs_give_the_same_report(kit_root: Path) -> None:
 
     assert strip(one) == strip(two)
     assert [c["case"] for c in one["cases"]] == [f"{BROKER}/basic", f"{BROKER}/copy"]
+
+
+def test_a_broker_directory_verifies_without_taking_expected_for_cases(tmp_path: Path) -> None:
+    """``verify corpora/<broker>``: each case's ``expected/`` mirrors its ``log/`` and is no
+    case of its own (it was reported as a case without a manifest)."""
+    broker = tmp_path / "kafka-3.9.2-kraft"
+    source = Path(__file__).resolve().parent.parent / "corpora" / "kafka-3.9.2-kraft"
+    for name in ("codec-none-v2-java", "compacted-v2-java"):
+        shutil.copytree(source / name, broker / name)
+    assert (broker / "compacted-v2-java" / "expected" / "log").is_dir()
+    assert corpus.find_cases_without_manifest(broker) == []
+    report = corpus.verify_corpus(broker)
+    assert report.ok and [c.case_id for c in report.cases] == [
+        "kafka-3.9.2-kraft/codec-none-v2-java",
+        "kafka-3.9.2-kraft/compacted-v2-java",
+    ]
+    (broker / "stray" / "log").mkdir(parents=True)
+    assert corpus.find_cases_without_manifest(broker) == [broker / "stray"]

@@ -28,8 +28,12 @@ from typing import Any
 
 from conformance import decode
 from conformance.capture.scenarios import mask, masked_keys
-from conformance.corpus.golden import RECORD_SUFFIXES, find_cases, read_manifest
-from conformance.corpus.golden import _case_id as case_id  # verify's case ids, one rule
+from conformance.corpus.golden import (
+    RECORD_SUFFIXES,
+    case_id,  # verify's case ids, one rule
+    find_cases,
+    read_manifest,
+)
 from conformance.corpus.report import (
     CAPTURE_COMPARE,
     ERROR,

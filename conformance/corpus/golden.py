@@ -73,6 +73,7 @@ __all__ = [
     "file_kind",
     "find_cases",
     "find_cases_without_manifest",
+    "case_id",
     "verify_case",
     "verify_corpus",
     "write_expectations",
@@ -456,8 +457,8 @@ def _selected(found: list[Path], only: str | Sequence[str] | None) -> list[Path]
     if only:
         patterns = [only] if isinstance(only, str) else list(only)
         patterns = [p if "/" in p else p + "/*" for p in patterns]
-        found = [d for d in found if any(fnmatch.fnmatchcase(_case_id(d), p) for p in patterns)]
-    return sorted(set(found), key=_case_id)
+        found = [d for d in found if any(fnmatch.fnmatchcase(case_id(d), p) for p in patterns)]
+    return sorted(set(found), key=case_id)
 
 
 def _looks_like_case(directory: Path) -> bool:
@@ -480,11 +481,19 @@ def find_cases_without_manifest(root: Path, only: str | Sequence[str] | None = N
             if d.is_dir()
             and not (d.parent / "manifest.json").is_file()
             and d.relative_to(root).parts[0] not in NOT_BROKERS
+            and not _inside_a_case(d.parent, root)
         ]
     return _selected(found, only)
 
 
-def _case_id(case_dir: Path) -> str:
+def _inside_a_case(directory: Path, root: Path) -> bool:
+    """Whether a directory between ``root`` and ``directory`` is a case (its ``expected/``
+    mirrors ``log/``: not a case of its own)."""
+    return any((d / "manifest.json").is_file() for d in directory.parents if root in d.parents)
+
+
+def case_id(case_dir: Path) -> str:
+    """``<broker-id>/<scenario>`` of a case directory."""
     d = case_dir.resolve()
     return f"{d.parent.name}/{d.name}"
 
@@ -676,7 +685,7 @@ def verify_case(case_dir: Path) -> CaseResult:
     """Every check of one case directory."""
     case_dir = Path(case_dir)
     t0 = time.perf_counter()
-    result = CaseResult(_case_id(case_dir), case_dir)
+    result = CaseResult(case_id(case_dir), case_dir)
     checks = result.checks
     try:
         manifest = read_manifest(case_dir)
@@ -749,7 +758,7 @@ def verify_corpus(
     report = CorpusReport(Path(root))
     cases = find_cases(Path(root), only)
     for missing in find_cases_without_manifest(Path(root), only):
-        case = CaseResult(_case_id(missing), missing)
+        case = CaseResult(case_id(missing), missing)
         detail = (
             "missing: a case directory (it has log/ or wire/) needs a manifest.json "
             "(docs/corpora.md); nothing of it was verified"
