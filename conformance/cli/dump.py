@@ -6,9 +6,12 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from conformance.capture.brokers import BROKERS
 from conformance.cli.common import cannot_read
 from conformance.corpus.versions import kafka_version_of
 from conformance.fileio import NotRegularFileError, check_regular_file
+from conformance.jvm.kafka_jars import KafkaJarsUnavailable
+from conformance.jvm.message_defs import message_schemas
 from conformance.logdir.dump import DEFAULT_MAX_MESSAGE_SIZE, dump, dump_json
 from conformance.logdir.dump.formats import (
     NEWEST_LINE,
@@ -16,8 +19,10 @@ from conformance.logdir.dump.formats import (
     DumpFormat,
     UnknownKafkaVersion,
     format_of,
+    kafka_version,
     option_history,
 )
+from conformance.messages import Schemas
 
 EXIT_USAGE = 2
 
@@ -32,6 +37,13 @@ output:
   <class>: <message>' (no stack trace). What changed in which release, with the Kafka change
   behind it: docs/dump.md ('python -m conformance.logdir.dump.formats' prints the table).
   An option the release does not have (e.g. --max-bytes before 3.3) is refused (exit 2).
+
+  --cluster-metadata-decoder (3.0+; implies --print-data-log): each record value is read as
+  a KRaft metadata record frame and printed as 'payload: {"type":"TOPIC_RECORD","version":0,
+  "data":{...}}' (keys are not printed); a value the release cannot read prints 'payload:
+  Error at <offset>, skipping. <message>'. Which record types and versions decode is the
+  release's own: the definitions come from its jars (Maven, cached under .cache/kafka/;
+  for a line such as 4.3, from the release of that line the kit has corpora of, else X.Y.0).
 
   File kinds (by the suffix after the last '.'): .log and .checkpoint (record batches),
   .index, .timeindex, .txnindex, .snapshot (producer state); anything else is reported
@@ -63,6 +75,8 @@ examples:
   kafka-conformance dump --max-bytes 1048576 --deep-iteration t-0/00000000000000000000.log
   kafka-conformance dump --format-of 2.8.2 --deep-iteration t-0/00000000000000000000.log
   kafka-conformance dump --format-of auto corpora/kafka-1.1.1-zk/compacted-v2-java/log/*/*.log
+  kafka-conformance dump --format-of 3.9.2 --cluster-metadata-decoder \\
+      __cluster_metadata-0/00000000000000000000.log
   kafka-conformance dump --json t-0/*
 """
 
@@ -90,7 +104,34 @@ _TOOL_OPTIONS = {
     "index_sanity_check": "index-sanity-check",
     "max_bytes": "max-bytes",
     "skip_record_metadata": "skip-record-metadata",
+    "cluster_metadata_decoder": "cluster-metadata-decoder",
 }
+
+
+def definitions_release(version: str) -> str:
+    """The release whose jars give the message definitions of ``--format-of version``: the
+    version itself when it names a release (``3.9.2``); for a line (``4.3``) the release of
+    that line the kit captures corpora from (``capture.brokers.BROKERS``), else its ``.0``."""
+    v = kafka_version(version)
+    if len(version.split("-", 1)[0].split(".")) >= 3:
+        return version
+    for spec in BROKERS.values():
+        if kafka_version(spec.version)[:2] == v[:2]:
+            return spec.version
+    return f"{v[0]}.{v[1]}.0"
+
+
+def _cluster_metadata(version: str) -> Schemas | str:
+    """The definitions ``--cluster-metadata-decoder`` of ``version`` decodes with, or the
+    one-line refusal."""
+    release = definitions_release(version)
+    try:
+        return message_schemas(release)
+    except KafkaJarsUnavailable as e:
+        return (
+            f"kafka-conformance dump: --cluster-metadata-decoder needs Kafka {release}'s "
+            f"message definitions: {e}"
+        )
 
 
 def _format(args: argparse.Namespace) -> DumpFormat | str:
@@ -133,6 +174,12 @@ def _cmd_dump(args: argparse.Namespace) -> int:
             pass
     if args.json:
         return dump_json(args.files, max_bytes=args.max_bytes, out=out, err=err)
+    schemas = None
+    if args.cluster_metadata_decoder:
+        schemas = _cluster_metadata(fmt.version)
+        if isinstance(schemas, str):
+            print(schemas, file=sys.stderr)
+            return EXIT_USAGE
     return dump(
         args.files,
         deep_iteration=args.deep_iteration,
@@ -142,6 +189,7 @@ def _cmd_dump(args: argparse.Namespace) -> int:
         max_bytes=args.max_bytes,
         max_message_size=args.max_message_size,
         skip_record_metadata=args.skip_record_metadata,
+        cluster_metadata_decoder=schemas,
         fmt=fmt,
         out=out,
         err=err,
@@ -199,6 +247,13 @@ def register(subparsers: Any) -> None:
         "--skip-record-metadata",
         action="store_true",
         help="with --print-data-log: print only keys and payloads (Kafka 2.8+)",
+    )
+    p.add_argument(
+        "--cluster-metadata-decoder",
+        action="store_true",
+        help='print each record\'s value as a KRaft metadata record, {"type", "version", '
+        '"data"}, as the release\'s definitions (read from its jars) decode it; implies '
+        "--print-data-log (Kafka 3.0+)",
     )
     p.add_argument(
         "--format-of",

@@ -43,7 +43,8 @@ limit and would need the heap).
 Modules: ``javaemu`` (what the JVM and Scala add: file names, exceptions, value formatting,
 ``mutable.HashMap`` order), ``files`` (``FileRecords`` / ``FileChannelRecordBatch``),
 ``session`` (options and error maps), ``log`` (``.log`` / ``.checkpoint``), ``entries``
-(indexes, ``.txnindex``, ``.snapshot``), ``json_doc`` (``--json``), this module (``main``).
+(indexes, ``.txnindex``, ``.snapshot``), ``decoders`` (the message parsers of the decoder
+options: ``--cluster-metadata-decoder``), ``json_doc`` (``--json``), this module (``main``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from conformance.errors import DecodeError
+from conformance.logdir.dump.decoders import ClusterMetadataParser
 from conformance.logdir.dump.entries import EntryDumper
 from conformance.logdir.dump.formats import NEWEST_LINE, DumpFormat, format_of
 from conformance.logdir.dump.javaemu import (
@@ -64,6 +66,7 @@ from conformance.logdir.dump.javaemu import (
 )
 from conformance.logdir.dump.json_doc import dump_json
 from conformance.logdir.dump.log import LogDumper
+from conformance.messages import Schemas
 
 __all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "INT_MAX", "dump", "dump_json"]
 
@@ -113,15 +116,29 @@ def dump(
     max_bytes: int | None = None,
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     skip_record_metadata: bool = False,
+    cluster_metadata_decoder: Schemas | None = None,
     fmt: DumpFormat | None = None,
     out: TextIO,
     err: TextIO,
 ) -> int:
     """Write exactly what ``DumpLogSegments --files <files> <flags>`` of the release ``fmt``
     describes (default: :data:`formats.NEWEST_LINE`) writes; return its exit status (0, or 1
-    when an exception escapes the tool)."""
+    when an exception escapes the tool).
+
+    ``cluster_metadata_decoder``: ``--cluster-metadata-decoder`` (which implies
+    ``--print-data-log``), given as the message definitions of the release printed
+    (``jvm.message_defs.message_schemas(version)``): the metadata record types and versions
+    that release decodes."""
     if fmt is None:
         fmt = format_of(NEWEST_LINE)
+    value_parser = None
+    if cluster_metadata_decoder is not None:
+        if fmt.metadata_decoder_error is None:
+            raise ValueError(f"Kafka {fmt.version}'s DumpLogSegments has no metadata decoder")
+        value_parser = ClusterMetadataParser(
+            cluster_metadata_decoder, fmt.metadata_decoder_error
+        ).payload
+        print_data_log = True
     d = _Dumper(
         out,
         err,
@@ -133,6 +150,7 @@ def dump(
         max_message_size=max_message_size,
         skip_metadata=skip_record_metadata,
         fmt=fmt,
+        value_parser=value_parser,
     )
     try:
         d.run(files)

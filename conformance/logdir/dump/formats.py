@@ -180,6 +180,9 @@ class DumpFormat:
     optional_style: str = "java"
     #: how the snapshot is read (``logdir.snapshot.SCHEMA_READERS``)
     snapshot_schema: str = "struct"
+    #: --cluster-metadata-decoder: the payload text of a value it cannot read (``{offset}``:
+    #: the record's, ``{message}``: the exception's ``getMessage()``); None before the option
+    metadata_decoder_error: str | None = None
 
     def has(self, option: str) -> bool:
         return option in self.options
@@ -409,6 +412,7 @@ CHANGES: tuple[Change, ...] = (
         {
             "codec_names": "name",
             "control_names": _known_controls(3),
+            "metadata_decoder_error": "Error at {offset}, skipping. {message}",
             "record_pieces": (
                 (
                     "meta",

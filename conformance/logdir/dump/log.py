@@ -187,6 +187,9 @@ class LogDumper(DumpSession):
             key = m.key if m.key_size >= 0 else None
             value = m.value if m.value_size >= 0 else None
         shown_key, shown_payload = fmt_data(fmt.data_parser, key, value)
+        parsed: str | None = None
+        if self.value_parser is not None and self.print_data and not control:
+            shown_key, parsed = None, self.value_parser(offset, value)
         state = {"prefix": "| " if self.skip_metadata else " "}
         getters = self._batch_fields(batch, position)
 
@@ -223,7 +226,9 @@ class LogDumper(DumpSession):
                 "controlText": lambda: self._control_text(r),  # type: ignore[arg-type]
                 "prefix": lambda: state["prefix"],
                 "key": key_text,
-                "payload": lambda: java_utf8(shown_payload),  # type: ignore[arg-type]
+                "payload": lambda: (
+                    parsed if parsed is not None else java_utf8(shown_payload)  # type: ignore[arg-type]
+                ),
             }
         )
         fields = _Fields(getters)
@@ -234,7 +239,7 @@ class LogDumper(DumpSession):
             "control": control,
             "data": self.print_data and not control,
             "key": shown_key is not None,
-            "payload": shown_payload is not None,
+            "payload": shown_payload is not None or parsed is not None,
             "haskey": key is not None,
         }
         for condition, template in fmt.record_pieces:

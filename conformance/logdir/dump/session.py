@@ -5,6 +5,7 @@ error maps reported on stderr at the end (Scala ``mutable.HashMap``s keyed by ab
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from conformance import codecs
@@ -77,8 +78,12 @@ class DumpSession:
         max_message_size: int,
         skip_metadata: bool,
         fmt: DumpFormat,
+        value_parser: Callable[[int, bytes | None], str] | None = None,
     ) -> None:
         self.con = Console(out)
+        #: a decoder option's message parser: (offset, value) -> the payload text; the key
+        #: is not printed (``ClusterMetadataLogMessageParser``); None: keys and values as text
+        self.value_parser = value_parser
         self.fmt = fmt
         self.skip_metadata = skip_metadata
         self.err = err
