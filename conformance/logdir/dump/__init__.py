@@ -44,7 +44,8 @@ Modules: ``javaemu`` (what the JVM and Scala add: file names, exceptions, value 
 ``mutable.HashMap`` order), ``files`` (``FileRecords`` / ``FileChannelRecordBatch``),
 ``session`` (options and error maps), ``log`` (``.log`` / ``.checkpoint``), ``entries``
 (indexes, ``.txnindex``, ``.snapshot``), ``decoders`` (the message parsers of the decoder
-options: ``--cluster-metadata-decoder``), ``json_doc`` (``--json``), this module (``main``).
+options: ``--cluster-metadata-decoder``, ``--offsets-decoder``, ``--transaction-log-decoder``),
+``json_doc`` (``--json``), this module (``main``).
 """
 
 from __future__ import annotations
@@ -53,7 +54,12 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from conformance.errors import DecodeError
-from conformance.logdir.dump.decoders import ClusterMetadataParser
+from conformance.logdir.dump.decoders import (
+    COORDINATOR_JARS,
+    ClusterMetadataParser,
+    CoordinatorRecordParser,
+    coordinator_record_types,
+)
 from conformance.logdir.dump.entries import EntryDumper
 from conformance.logdir.dump.formats import NEWEST_LINE, DumpFormat, format_of
 from conformance.logdir.dump.javaemu import (
@@ -66,6 +72,7 @@ from conformance.logdir.dump.javaemu import (
 )
 from conformance.logdir.dump.json_doc import dump_json
 from conformance.logdir.dump.log import LogDumper
+from conformance.logdir.dump.session import RecordParser
 from conformance.messages import Schemas
 
 __all__ = ["DEFAULT_MAX_MESSAGE_SIZE", "INT_MAX", "dump", "dump_json"]
@@ -106,6 +113,18 @@ class _Dumper(LogDumper, EntryDumper):
         self.report_errors()
 
 
+def _coordinator_parser(
+    fmt: DumpFormat, decoder: str, schemas: Schemas, missing_key: str | None
+) -> RecordParser:
+    if missing_key is None:
+        raise ValueError(
+            f"Kafka {fmt.version}'s --{decoder}-decoder prints a format not reproduced yet"
+        )
+    prefixes = fmt.offsets_decoder_types if decoder == "offsets" else None
+    types = coordinator_record_types(schemas, COORDINATOR_JARS[decoder], prefixes)
+    return CoordinatorRecordParser(types, missing_key, schemas).read_record
+
+
 def dump(
     files: Sequence[str],
     *,
@@ -117,6 +136,8 @@ def dump(
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     skip_record_metadata: bool = False,
     cluster_metadata_decoder: Schemas | None = None,
+    offsets_decoder: Schemas | None = None,
+    transaction_log_decoder: Schemas | None = None,
     fmt: DumpFormat | None = None,
     out: TextIO,
     err: TextIO,
@@ -128,16 +149,30 @@ def dump(
     ``cluster_metadata_decoder``: ``--cluster-metadata-decoder`` (which implies
     ``--print-data-log``), given as the message definitions of the release printed
     (``jvm.message_defs.message_schemas(version)``): the metadata record types and versions
-    that release decodes."""
+    that release decodes.
+
+    ``offsets_decoder`` / ``transaction_log_decoder``: ``--offsets-decoder`` /
+    ``--transaction-log-decoder`` (both imply ``--print-data-log``), given the same way: the
+    coordinator record definitions of the release printed (its JSON printers: 3.8+ / 4.1+;
+    ``ValueError`` for a release printing another format). As in the tool, the offsets decoder
+    wins over the transaction log decoder, which wins over the metadata decoder."""
     if fmt is None:
         fmt = format_of(NEWEST_LINE)
-    value_parser = None
-    if cluster_metadata_decoder is not None:
+    record_parser = None
+    if offsets_decoder is not None:
+        record_parser = _coordinator_parser(
+            fmt, "offsets", offsets_decoder, fmt.offsets_decoder_missing_key
+        )
+    elif transaction_log_decoder is not None:
+        record_parser = _coordinator_parser(
+            fmt, "transaction-log", transaction_log_decoder, fmt.transaction_log_decoder_missing_key
+        )
+    elif cluster_metadata_decoder is not None:
         if fmt.metadata_decoder_error is None:
             raise ValueError(f"Kafka {fmt.version}'s DumpLogSegments has no metadata decoder")
-        value_parser = ClusterMetadataParser(
-            cluster_metadata_decoder, fmt.metadata_decoder_error
-        ).payload
+        metadata = ClusterMetadataParser(cluster_metadata_decoder, fmt.metadata_decoder_error)
+        record_parser = lambda offset, key, value: (None, metadata.payload(offset, value))  # noqa: E731
+    if record_parser is not None:
         print_data_log = True
     d = _Dumper(
         out,
@@ -150,7 +185,7 @@ def dump(
         max_message_size=max_message_size,
         skip_metadata=skip_record_metadata,
         fmt=fmt,
-        value_parser=value_parser,
+        record_parser=record_parser,
     )
     try:
         d.run(files)

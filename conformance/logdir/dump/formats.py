@@ -183,6 +183,14 @@ class DumpFormat:
     #: --cluster-metadata-decoder: the payload text of a value it cannot read (``{offset}``:
     #: the record's, ``{message}``: the exception's ``getMessage()``); None before the option
     metadata_decoder_error: str | None = None
+    #: --offsets-decoder as JSON (3.8+): the RuntimeException's message for a record without
+    #: a key (``{offset}``); None: the release prints another format (not reproduced yet)
+    offsets_decoder_missing_key: str | None = None
+    #: --offsets-decoder: the group coordinator definitions (name prefixes) ``prepareKey``
+    #: prints; other types print 'Unknown record type'; None: all of them
+    offsets_decoder_types: tuple[str, ...] | None = None
+    #: --transaction-log-decoder as JSON (4.1+): as ``offsets_decoder_missing_key``
+    transaction_log_decoder_missing_key: str | None = None
 
     def has(self, option: str) -> bool:
         return option in self.options
@@ -205,6 +213,12 @@ class Change:
     ticket: str  # "KAFKA-13845 (#12084)" or "commit 62860fa (#9891)"
     what: str
     facts: Mapping[str, Any]
+
+
+#: the coordinator decoders' RuntimeException for a record without a key
+_MISSING_KEY = (
+    "Failed to decode message at offset {{offset}} using {decoder} (message had a missing key)"
+)
 
 
 def _v(text: str) -> Version:
@@ -476,9 +490,12 @@ CHANGES: tuple[Change, ...] = (
     ),
     Change(
         _v("3.8"),
-        "KAFKA-16207 (#15671)",
-        "KRaft version and voters control records, as JSON",
+        "KAFKA-16207 (#15671); KAFKA-16470 (#15652)",
+        "KRaft version and voters control records, as JSON; --offsets-decoder prints JSON "
+        "(CoordinatorRecordSerde; the consumer group records of KIP-848)",
         {
+            "offsets_decoder_missing_key": _MISSING_KEY.format(decoder="offset topic decoder"),
+            "offsets_decoder_types": ("OffsetCommit", "GroupMetadata", "ConsumerGroup"),
             "control_names": _known_controls(7),
             "control_json": {
                 3: "SnapshotHeader ",
@@ -492,14 +509,19 @@ CHANGES: tuple[Change, ...] = (
         _v("4.0"),
         "KAFKA-17633 (#17467), KAFKA-17056",
         "--share-group-state-decoder; producer snapshots read with the generated message "
-        "(other corruption messages)",
-        {"snapshot_schema": "generated"},
+        "(other corruption messages); --offsets-decoder prints every group coordinator record",
+        {"snapshot_schema": "generated", "offsets_decoder_types": None},
     ),
     Change(
         _v("4.1"),
-        "KAFKA-19069 (#19729); EndTransactionMarker rewrite",
-        "LEADER_CHANGE records as JSON; end-transaction markers read without a size check",
+        "KAFKA-19069 (#19729); EndTransactionMarker rewrite; KAFKA-18207; KAFKA-18457",
+        "LEADER_CHANGE records as JSON; end-transaction markers read without a size check; "
+        "--transaction-log-decoder prints JSON; one missing-key message for all decoders",
         {
+            "offsets_decoder_missing_key": _MISSING_KEY.format(decoder="the specified decoder"),
+            "transaction_log_decoder_missing_key": _MISSING_KEY.format(
+                decoder="the specified decoder"
+            ),
             "control_json": {
                 2: "LeaderChange: ",
                 3: "SnapshotHeader ",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable
+from typing import Any
 
 from conformance import codecs
 from conformance.errors import (
@@ -187,9 +188,15 @@ class LogDumper(DumpSession):
             key = m.key if m.key_size >= 0 else None
             value = m.value if m.value_size >= 0 else None
         shown_key, shown_payload = fmt_data(fmt.data_parser, key, value)
-        parsed: str | None = None
-        if self.value_parser is not None and self.print_data and not control:
-            shown_key, parsed = None, self.value_parser(offset, value)
+        parsed: dict[str, str | None] = {}
+        record_parser = self.record_parser if self.print_data and not control else None
+
+        def read_parsed() -> dict[str, str | None]:
+            # the tool parses after printing the metadata: its exceptions end a printed line
+            if record_parser is not None and not parsed:
+                parsed["key"], parsed["payload"] = record_parser(offset, key, value)
+            return parsed
+
         state = {"prefix": "| " if self.skip_metadata else " "}
         getters = self._batch_fields(batch, position)
 
@@ -201,6 +208,8 @@ class LogDumper(DumpSession):
 
         def key_text() -> str:
             state["prefix"] = " "
+            if record_parser is not None:
+                return read_parsed()["key"]  # type: ignore[return-value]
             return java_utf8(shown_key)  # type: ignore[arg-type]
 
         getters.update(
@@ -227,23 +236,33 @@ class LogDumper(DumpSession):
                 "prefix": lambda: state["prefix"],
                 "key": key_text,
                 "payload": lambda: (
-                    parsed if parsed is not None else java_utf8(shown_payload)  # type: ignore[arg-type]
+                    read_parsed()["payload"]
+                    if record_parser is not None
+                    else java_utf8(shown_payload)  # type: ignore[arg-type]
                 ),
             }
         )
         fields = _Fields(getters)
-        flags = {
+        flags: dict[str, Any] = {
             "meta": not self.skip_metadata,
             "v2": is_v2,
             "legacy": not is_v2,
             "control": control,
             "data": self.print_data and not control,
-            "key": shown_key is not None,
-            "payload": shown_payload is not None or parsed is not None,
+            "key": lambda: (
+                read_parsed()["key"] is not None
+                if record_parser is not None
+                else shown_key is not None
+            ),
+            "payload": lambda: (
+                read_parsed()["payload"] is not None
+                if record_parser is not None
+                else shown_payload is not None
+            ),
             "haskey": key is not None,
         }
         for condition, template in fmt.record_pieces:
-            if all(flags[c] for c in condition.split("&") if c != "always"):
+            if all(_flag(flags[c]) for c in condition.split("&") if c != "always"):
                 con.print(template.format_map(fields))
         con.println()
 
@@ -340,3 +359,9 @@ def kraft_control_text(type_id: int, value: bytes | None, label: str = "") -> st
             f'"maxSupportedVersion":{voter.max_supported_version}}}}}'
         )
     return f' {label or "KRaftVoters "}{{"version":{v.version},"voters":[{",".join(voters)}]}}'
+
+
+def _flag(value: Any) -> bool:
+    """A record piece's condition: a bool, or a callable giving it (the parser's answers are
+    asked for only when the pieces before them are printed)."""
+    return bool(value()) if callable(value) else bool(value)

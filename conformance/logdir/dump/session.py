@@ -14,6 +14,9 @@ from conformance.logdir.dump.files import FileBatch, RecordVisitor
 from conformance.logdir.dump.formats import DumpFormat
 from conformance.logdir.dump.javaemu import ERROR_MAPS, Console
 
+#: a decoder option's ``MessageParser.parse``: (offset, key, value) -> key and payload texts
+RecordParser = Callable[[int, bytes | None, bytes | None], tuple[str | None, str | None]]
+
 #: pairs kept per file in a prepended error map; Kafka keeps them all (a hostile segment of
 #: millions of non-consecutive offsets would hold them all), the kit keeps the newest ones
 #: (those Kafka prints first) and says how many it left out (docs/memory.md)
@@ -78,12 +81,13 @@ class DumpSession:
         max_message_size: int,
         skip_metadata: bool,
         fmt: DumpFormat,
-        value_parser: Callable[[int, bytes | None], str] | None = None,
+        record_parser: RecordParser | None = None,
     ) -> None:
         self.con = Console(out)
-        #: a decoder option's message parser: (offset, value) -> the payload text; the key
-        #: is not printed (``ClusterMetadataLogMessageParser``); None: keys and values as text
-        self.value_parser = value_parser
+        #: a decoder option's message parser: (offset, key, value) -> the key and payload
+        #: texts, None for one not printed (``MessageParser.parse``); None: keys and values
+        #: as text
+        self.record_parser = record_parser
         self.fmt = fmt
         self.skip_metadata = skip_metadata
         self.err = err
