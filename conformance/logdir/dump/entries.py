@@ -29,7 +29,7 @@ from conformance.logdir.dump.javaemu import (
 from conformance.logdir.dump.session import DumpSession
 from conformance.logdir.index import OffsetIndex, TimeIndex
 from conformance.logdir.txnindex import TransactionIndex
-from conformance.primitives.java import java_parse_int, wrap64
+from conformance.primitives.java import java_parse_int, wrap32, wrap64
 from conformance.wire.legacy import LegacyMessage
 from conformance.wire.record import Record
 
@@ -69,14 +69,19 @@ class EntryDumper(DumpSession):
                 "coordinatorEpoch": e.coordinator_epoch,
                 "currentTxnFirstOffset": show(txn_first if txn_first >= 0 else None),
                 "lastTimestamp": e.timestamp,
-                "firstSequence": e.first_sequence,
+                "firstSequence": (
+                    e.first_sequence
+                    if fmt.snapshot_first_sequence == "wrapping"
+                    else wrap32(e.last_sequence - e.offset_delta)
+                ),
+                "firstOffset": e.last_offset - e.offset_delta,
                 "lastSequence": e.last_sequence,
                 "lastOffset": e.last_offset,
                 "offsetDelta": e.offset_delta,
                 "timestamp": e.timestamp,
             }
             self.con.print(fmt.snapshot_head.format_map(fields))
-            if e.has_batch_metadata:
+            if e.has_batch_metadata or fmt.snapshot_batch_when == "always":
                 self.con.print(fmt.snapshot_batch.format_map(fields))
             self.con.println()
 
@@ -106,7 +111,8 @@ class EntryDumper(DumpSession):
     def dump_index(self, file: JFile) -> None:
         start, prefix = start_offset(file)
         log_file = file.sibling(prefix + ".log")
-        records = FileRecords.open(log_file)
+        records = FileRecords.open(log_file, self.fmt.log_opener)
+        records.short_record_message = self.fmt.short_record_message
         try:
             index = open_index(OffsetIndex, file, start)
             if index.entries == 0 and self.fmt.empty_index_line is not None:
@@ -152,7 +158,8 @@ class EntryDumper(DumpSession):
     def dump_time_index(self, file: JFile) -> None:
         start, prefix = start_offset(file)
         log_file = file.sibling(prefix + ".log")
-        records = FileRecords.open(log_file)
+        records = FileRecords.open(log_file, self.fmt.log_opener)
+        records.short_record_message = self.fmt.short_record_message
         try:
             index = open_index(OffsetIndex, file.sibling(prefix + ".index"), start)
             time_index = open_index(TimeIndex, file, start)

@@ -21,6 +21,7 @@ from typing import Any
 
 from conformance import codecs
 from conformance.errors import (
+    CorruptRecordError,
     IllegalArgumentError,
     IndexOutOfBoundsError,
     KafkaError,
@@ -83,13 +84,20 @@ class FileRecords:
         self.file_size = file_size
 
     @classmethod
-    def open(cls, file: JFile) -> FileRecords:
-        """``FileRecords.open(file, false)``."""
+    def open(cls, file: JFile, opener: str = "channel") -> FileRecords:
+        """``FileRecords.open(file, false)``: its channel from ``FileChannel.open``
+        (``opener`` "channel", Kafka 2.1+) or a ``RandomAccessFile`` ("raf", up to 2.0,
+        which refuses a directory and names the reason in parentheses)."""
         path = file.path
         try:
             st = os.stat(path)
+            if opener == "raf" and stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(21, "Is a directory")
             whole = None if stat.S_ISDIR(st.st_mode) else FileSource(path)
         except OSError as e:
+            if opener == "raf":
+                reason = e.strerror or str(e)
+                raise Uncaught("java.io.FileNotFoundException", f"{path} ({reason})") from None
             raise io_error(e, path) from None
         size = st.st_size
         if size > INT_MAX:
@@ -107,6 +115,9 @@ class FileRecords:
             f"FileRecords(size={self.size}, file={self.shown}, start={self.start}, end={self.end})"
         )
 
+    #: DumpFormat.short_record_message of the release printing (set by the dumper)
+    short_record_message = "named"
+
     def slice(self, position: int, size: int) -> FileRecords:
         """``FileRecords.slice`` (``availableBytes``, Java int arithmetic)."""
         current = self.size
@@ -122,7 +133,9 @@ class FileRecords:
         if end > INT_MAX or end > self.start + current:  # int overflow, or past the end
             end = self.start + current
         start = self.start + position
-        return FileRecords(self.shown, self.whole, start, end, end - start, self.file_size)
+        part = FileRecords(self.shown, self.whole, start, end, end - start, self.file_size)
+        part.short_record_message = self.short_record_message
+        return part
 
     def read_at(self, position: int, n: int) -> bytes:
         """``readFullyOrFail(channel, buffer, position)``: the file, not limited to the slice."""
@@ -136,8 +149,16 @@ class FileRecords:
             if self.start < end - HEADER_SIZE_UP_TO_MAGIC:
                 raise KafkaError("java.io.IOException: Is a directory")
             return
-        for batch in Splitter(FileView(self.whole, self.start, end), "file", self.shown):  # type: ignore[arg-type]
-            yield FileBatch(batch, self.start + batch.position, self)
+        batches = Splitter(FileView(self.whole, self.start, end), "file", self.shown)  # type: ignore[arg-type]
+        try:
+            for batch in batches:
+                yield FileBatch(batch, self.start + batch.position, self)
+        except CorruptRecordError as e:
+            if self.short_record_message == "plain" and "smaller than minimum" in str(e.message):
+                raise CorruptRecordError(
+                    f"Record size is smaller than minimum record overhead ({RECORD_OVERHEAD_V0})."
+                ) from None
+            raise
 
     def close(self) -> None:
         if self.whole is not None:

@@ -158,6 +158,12 @@ class DumpFormat:
     index_zero_stop: str = "first"
     #: the exception class of a failed index sanity check (messages follow it, entries.py)
     index_exception: str = "org.apache.kafka.storage.internals.log.CorruptIndexException"
+    #: a batch size field below the record overhead: "named" ('Found record size N smaller
+    #: than ... in file F.', 2.0+) or "plain" ('Record size is smaller than ... (14).')
+    short_record_message: str = "named"
+    #: how ``FileRecords.open`` opens a .log: "channel" (``FileChannel.open``, 2.1+) or "raf"
+    #: (``RandomAccessFile``: ``FileNotFoundException: <path> (<reason>)``)
+    log_opener: str = "channel"
     #: the ``FileRecords`` a .log is read through is a slice capped at the file size (3.3+,
     #: so messages read ``end=<size>``), else the whole channel (``end=2147483647``)
     log_slice_capped: bool = True
@@ -178,6 +184,11 @@ class DumpFormat:
         "offsetDelta: {offsetDelta} timestamp: {timestamp}"
     )
     optional_style: str = "java"
+    #: the batch part of a snapshot line: printed "always" (up to 2.4.0) or when the entry
+    #: "has-metadata" (its last offset >= 0, 2.4.1+, KAFKA-9144); its firstSequence is
+    #: ``lastSequence - offsetDelta`` "plain" (up to 2.1.0) or "wrapping" (2.1.1+, KAFKA-7692)
+    snapshot_batch_when: str = "has-metadata"
+    snapshot_first_sequence: str = "wrapping"
     #: how the snapshot is read (``logdir.snapshot.SCHEMA_READERS``)
     snapshot_schema: str = "struct"
     #: --cluster-metadata-decoder: the payload text of a value it cannot read (``{offset}``:
@@ -235,14 +246,31 @@ _BATCH_HEAD_V2_2_2 = (
     "isTransactional: {isTransactional} isControl: {isControl}"
 )
 _DATA = (("data&key", " key: {key}"), ("data&payload", " payload: {payload}"))
+_CONTROL = (("control", "{controlText}"),)
+
+
+_RECORD_0_11_0_2 = (
+    (
+        "always",
+        "offset: {offset} position: {position} {timestampType}: {timestamp} "
+        "isvalid: {recordIsValid} keysize: {keySize} valuesize: {valueSize} "
+        "magic: {magic} compresscodec: {compresscodec}",
+    ),
+    (
+        "v2",
+        " producerId: {producerId} producerEpoch: {producerEpoch} sequence: {sequence} "
+        "isTransactional: {isTransactional} headerKeys: [{headerKeys}]",
+    ),
+    ("legacy", " crc: {recordCrc}"),
+    *_CONTROL,
+    *_DATA,
+)
 
 
 def _known_controls(n: int) -> dict[int, str]:
     """The names of control types 0 .. n-1 (``wire.control.CONTROL_TYPES``, today's names)."""
     return {t: control.CONTROL_TYPES[t] for t in range(n)}
 
-
-_CONTROL = (("control", "{controlText}"),)
 
 #: the facts of :data:`OLDEST` (0.10.2: a ``LogEntry`` per line, magic 0 and 1 only)
 BASE: dict[str, Any] = {
@@ -282,12 +310,16 @@ BASE: dict[str, Any] = {
     "index_compares": "first-record",
     "index_exception": "kafka.log.CorruptIndexException",
     "log_slice_capped": False,
+    "log_opener": "raf",
+    "short_record_message": "plain",
     "index_zero_stop": "after-check",
     "error_maps": "scala-2.11",
     "non_consecutive_header": "Non-secutive offsets in :{path}",
     "non_consecutive_of": "uncompressed",
     "snapshot_head": "",
     "optional_style": "scala",
+    "snapshot_batch_when": "always",
+    "snapshot_first_sequence": "plain",
 }
 
 CHANGES: tuple[Change, ...] = (
@@ -319,9 +351,8 @@ CHANGES: tuple[Change, ...] = (
                 ),
                 (
                     "v2",
-                    " producerId: {producerId} producerEpoch: {producerEpoch} "
-                    "sequence: {sequence} isTransactional: {isTransactional} "
-                    "headerKeys: [{headerKeys}]",
+                    " producerId: {producerId} sequence: {sequence} "
+                    "isTransactional: {isTransactional} headerKeys: [{headerKeys}]",
                 ),
                 ("legacy", " crc: {recordCrc}"),
                 *_CONTROL,
@@ -332,8 +363,48 @@ CHANGES: tuple[Change, ...] = (
             "non_consecutive_of": "all",
             "snapshot_head": (
                 "producerId: {producerId} producerEpoch: {producerEpoch} "
+                "lastSequence: {lastSequence} lastOffset: {lastOffset} "
+                "offsetDelta: {offsetDelta} lastTimestamp: {timestamp} "
+                "coordinatorEpoch: {coordinatorEpoch} "
+                "currentTxnFirstOffset: {currentTxnFirstOffset}"
+            ),
+            "snapshot_batch": "",
+        },
+    ),
+    Change(
+        _v("0.11.0.2"),
+        "commit 5d24222 backport (KAFKA-5494)",
+        "v2 record lines print the batch's producerEpoch",
+        {"record_pieces": _RECORD_0_11_0_2},
+    ),
+    Change(
+        _v("1.0"),
+        "KAFKA-5494 (commit 5d24222)",
+        "producer snapshot lines print the cached batch metadata",
+        {
+            "snapshot_head": (
+                "producerId: {producerId} producerEpoch: {producerEpoch} "
                 "coordinatorEpoch: {coordinatorEpoch} "
                 "currentTxnFirstOffset: {currentTxnFirstOffset} "
+                "cachedMetadata: Queue(BatchMetadata(firstSeq={firstSequence}, "
+                "lastSeq={lastSequence}, firstOffset={firstOffset}, lastOffset={lastOffset}, "
+                "timestamp={timestamp}))"
+            ),
+        },
+    ),
+    Change(
+        _v("1.0.2"),
+        "KAFKA-6683 (commit 62ee1fd)",
+        "producer snapshot lines: the entry, then its batch metadata",
+        {
+            "snapshot_head": (
+                "producerId: {producerId} producerEpoch: {producerEpoch} "
+                "coordinatorEpoch: {coordinatorEpoch} "
+                "currentTxnFirstOffset: {currentTxnFirstOffset} "
+            ),
+            "snapshot_batch": (
+                "firstSequence: {firstSequence} lastSequence: {lastSequence} "
+                "lastOffset: {lastOffset} offsetDelta: {offsetDelta} timestamp: {timestamp}"
             ),
         },
     ),
@@ -342,6 +413,38 @@ CHANGES: tuple[Change, ...] = (
         "commit b20639d (#4396)",
         "--print-data-log implies deep iteration",
         {"print_data_implies_deep": True},
+    ),
+    Change(
+        _v("2.0"),
+        "commit f467c9c",
+        "v2 batch lines print count; a record size below the overhead names the size and file",
+        {
+            "batch_head_v2": (
+                "baseOffset: {baseOffset} lastOffset: {lastOffset} count: {count} "
+                "baseSequence: {baseSequence} lastSequence: {lastSequence} "
+                "producerId: {producerId} producerEpoch: {producerEpoch} "
+                "partitionLeaderEpoch: {partitionLeaderEpoch} isTransactional: {isTransactional}"
+            ),
+            "short_record_message": "named",
+        },
+    ),
+    Change(
+        _v("2.0.1"),
+        "KAFKA-7467 backport (commit 79757c9)",
+        "v2 batch lines print isControl",
+        {"batch_head_v2": _BATCH_HEAD_V2_2_2},
+    ),
+    Change(
+        _v("2.1"),
+        "commit 8119683 (FileRecords over FileChannel.open)",
+        "a missing or directory .log: java.nio.file exceptions, no '(reason)'",
+        {"log_opener": "channel"},
+    ),
+    Change(
+        _v("2.1.1"),
+        "KAFKA-7692 (commit a0d4731)",
+        "a snapshot's firstSequence wraps as the batch's sequence does",
+        {"snapshot_first_sequence": "wrapping"},
     ),
     Change(
         _v("2.2"),
@@ -385,6 +488,12 @@ CHANGES: tuple[Change, ...] = (
         "keys printed also for records with a null value (and, as the kit runs 2.4+, Scala "
         "2.13 builds: kafka_2.13 jars, Scala 2.13 hash map order)",
         {"data_parser": "independent", "error_maps": "scala-2.13"},
+    ),
+    Change(
+        _v("2.4.1"),
+        "KAFKA-9144 (commit b13a7ff)",
+        "a snapshot entry without batch metadata (last offset < 0) prints none",
+        {"snapshot_batch_when": "has-metadata"},
     ),
     Change(
         _v("2.7"),

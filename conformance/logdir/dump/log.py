@@ -73,7 +73,8 @@ class LogDumper(DumpSession):
             else:
                 end_offset, epoch = read_snapshot_name(name)
                 self.con.println(f"Snapshot end offset: {end_offset}, epoch: {epoch}")
-        opened = FileRecords.open(file)
+        opened = FileRecords.open(file, fmt.log_opener)
+        opened.short_record_message = fmt.short_record_message
         try:
             records = opened.slice(0, self.max_bytes) if fmt.log_slice_capped else opened
             valid_bytes = 0
