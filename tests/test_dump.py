@@ -22,6 +22,7 @@ import jsonschema
 import pytest
 
 from conformance.capture.brokers import BROKERS
+from conformance.corpus.golden import first_trace_line_only
 from conformance.logdir.dump import dump, dump_json
 from conformance.logdir.dump.formats import format_of, kafka_version
 from conformance.logdir.dump.javaemu import (
@@ -493,14 +494,6 @@ def _ours(s: Scenario, options: dict[str, object], version: str) -> tuple[str, s
     return out.getvalue(), err.getvalue(), rc
 
 
-def _first_trace_line_only(stderr: str) -> str:
-    lines = stderr.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith('Exception in thread "main" '):
-            return "\n".join(lines[: i + 1]) + "\n"
-    return stderr
-
-
 @pytest.mark.oracle
 @pytest.mark.parametrize("flag", list(FLAGS))
 @pytest.mark.parametrize("name", list(BUILDERS))
@@ -536,7 +529,7 @@ def test_matches_kafka_dump_log_segments(
         pytest.skip(str(e))
     out, err, rc = _ours(s, options, version)
     assert out == java.stdout
-    assert err == _first_trace_line_only(java.stderr)
+    assert err == first_trace_line_only(java.stderr)
     assert rc == java.returncode
 
 

@@ -14,11 +14,11 @@ format, which is refused (exit 2).
 from __future__ import annotations
 
 import io
-import os
 import struct
 from pathlib import Path
 
 import pytest
+from dump_tool import compare_with_tool
 
 from conformance.logdir.dump import dump
 from conformance.logdir.dump.formats import format_of
@@ -226,41 +226,16 @@ def _log(tmp_path: Path, topic: str, records: list[tuple[bytes | None, bytes | N
     return f"{topic}-0/00000000000000000000.log"
 
 
-def _first_trace_line_only(stderr: str) -> str:
-    lines = stderr.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith('Exception in thread "main" '):
-            return "\n".join(lines[: i + 1]) + "\n"
-    return stderr
-
-
 def _compare(version: str, case: Path, files: list[str], option: str, skip: bool) -> str:
-    from conformance.jvm import kafka_jars
-
     extra = [f"--{option}"] + (["--skip-record-metadata"] if skip else [])
-    try:
-        java = kafka_jars.dump_log_segments(version, files, cwd=case, extra_args=extra)
-    except kafka_jars.KafkaJarsUnavailable as e:  # pragma: no cover
-        pytest.skip(str(e))
-    schemas = _schemas(version)
-    out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(case)
-    try:
-        rc = dump(
-            files,
-            skip_record_metadata=skip,
-            fmt=format_of(version),
-            out=out,
-            err=err,
-            **{option.replace("-", "_"): schemas},  # type: ignore[arg-type]
-        )
-    finally:
-        os.chdir(cwd)
-    assert out.getvalue() == java.stdout
-    assert err.getvalue() == _first_trace_line_only(java.stderr)
-    assert rc == java.returncode
-    return java.stdout
+    return compare_with_tool(
+        version,
+        case,
+        files,
+        extra,
+        skip_record_metadata=skip,
+        **{option.replace("-", "_"): _schemas(version)},
+    )
 
 
 @pytest.mark.oracle

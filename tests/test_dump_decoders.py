@@ -11,11 +11,11 @@ in that release's format: stdout, stderr's first line and the exit status must b
 from __future__ import annotations
 
 import io
-import os
 import uuid
 from pathlib import Path
 
 import pytest
+from dump_tool import compare_with_tool
 
 from conformance.logdir.dump import dump
 from conformance.logdir.dump.decoders import metadata_record_type_name
@@ -37,41 +37,18 @@ def _files(case: Path) -> list[str]:
     return [str(PARTITION / p.name) for p in sorted((case / PARTITION).iterdir()) if "." in p.name]
 
 
-def _first_trace_line_only(stderr: str) -> str:
-    lines = stderr.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith('Exception in thread "main" '):
-            return "\n".join(lines[: i + 1]) + "\n"
-    return stderr
-
-
 def _compare(version: str, case: Path, files: list[str], skip: bool) -> None:
-    from conformance.jvm import kafka_jars
     from conformance.jvm.message_defs import message_schemas
 
     extra = ["--cluster-metadata-decoder"] + (["--skip-record-metadata"] if skip else [])
-    try:
-        java = kafka_jars.dump_log_segments(version, files, cwd=case, extra_args=extra)
-        schemas = message_schemas(version)
-    except kafka_jars.KafkaJarsUnavailable as e:  # pragma: no cover
-        pytest.skip(str(e))
-    out, err = io.StringIO(), io.StringIO()
-    cwd = os.getcwd()
-    os.chdir(case)
-    try:
-        rc = dump(
-            files,
-            skip_record_metadata=skip,
-            cluster_metadata_decoder=schemas,
-            fmt=format_of(version),
-            out=out,
-            err=err,
-        )
-    finally:
-        os.chdir(cwd)
-    assert out.getvalue() == java.stdout
-    assert err.getvalue() == _first_trace_line_only(java.stderr)
-    assert rc == java.returncode
+    compare_with_tool(
+        version,
+        case,
+        files,
+        extra,
+        skip_record_metadata=skip,
+        cluster_metadata_decoder=message_schemas(version),
+    )
 
 
 @pytest.mark.oracle

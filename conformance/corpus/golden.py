@@ -73,6 +73,7 @@ __all__ = [
     "file_kind",
     "find_cases",
     "find_cases_without_manifest",
+    "first_trace_line_only",
     "case_id",
     "verify_case",
     "verify_corpus",
@@ -202,7 +203,7 @@ def _json_text(doc: Any) -> str:
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 
 
-def _first_trace_line_only(stderr: str) -> str:
+def first_trace_line_only(stderr: str) -> str:
     """Cut a JVM stack trace after its ``Exception in thread "main" ...`` line."""
     lines = stderr.split("\n")
     for i, line in enumerate(lines):
@@ -675,7 +676,7 @@ def _check_dump(case_dir: Path, rel: str, *, deep: bool, fmt: DumpFormat) -> Che
     d_out = _text_diff(expected_out, out.getvalue())
     if d_out:
         details += [f"stdout ({exp_out.name}): " + d_out[0], *d_out[1:]]
-    d_err = _text_diff(_first_trace_line_only(expected_err), _tokenize(err.getvalue(), here))
+    d_err = _text_diff(first_trace_line_only(expected_err), _tokenize(err.getvalue(), here))
     if d_err:
         details += [f"stderr ({exp_err_path.name}): " + d_err[0], *d_err[1:]]
     return Check(kind, rel, MISMATCH if details else OK, details, time.perf_counter() - t0)
