@@ -19,7 +19,6 @@ import stat
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from conformance import codecs
 from conformance.errors import (
     CorruptRecordError,
     IllegalArgumentError,
@@ -220,15 +219,11 @@ class FileBatch:
     def timestamp_type(self) -> str:
         return self.header().timestamp_type
 
-    def compression_name(self) -> str:
-        return codecs.codec(self.header().compression_id).name
-
     def is_valid(self) -> bool:
         b = self.batch
         if isinstance(b, RecordBatchV2):
             return len(b.raw) >= RECORD_BATCH_OVERHEAD and b.crc == b.computed_crc()
-        m = b.message
-        return m.size >= RECORD_OVERHEAD_V0 and m.crc == m.computed_crc()
+        return legacy_message_valid(b.message)
 
     def visit_records(self, on_record: RecordVisitor) -> None:
         """``iterator()`` of the full batch, each record passed to ``on_record`` as Kafka hands
@@ -247,6 +242,11 @@ class FileBatch:
             return
         for offset, message in b.read_messages():
             on_record(offset, None, message)
+
+
+def legacy_message_valid(m: LegacyMessage) -> bool:
+    """``LegacyRecord.isValid``: long enough and its CRC-32 holds."""
+    return m.size >= RECORD_OVERHEAD_V0 and m.crc == m.computed_crc()
 
 
 def start_offset(file: JFile) -> tuple[int, str]:

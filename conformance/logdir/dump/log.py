@@ -21,13 +21,17 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from conformance import codecs
 from conformance.errors import (
     DecodeError,
     InvalidRecordError,
     NullPointerError,
 )
-from conformance.logdir.dump.files import FileBatch, FileRecords, start_offset
+from conformance.logdir.dump.files import (
+    FileBatch,
+    FileRecords,
+    legacy_message_valid,
+    start_offset,
+)
 from conformance.logdir.dump.javaemu import (
     INT_MAX,
     JFile,
@@ -40,7 +44,6 @@ from conformance.logdir.dump.session import DumpSession
 from conformance.primitives.java import java_utf8, wrap64
 from conformance.wire import control
 from conformance.wire.batch import increment_sequence
-from conformance.wire.layout import RECORD_OVERHEAD_V0
 from conformance.wire.legacy import LegacyMessage
 from conformance.wire.record import Record
 
@@ -225,10 +228,12 @@ class LogDumper(DumpSession):
                 ),  # type: ignore[union-attr]
                 "sequence": sequence,
                 "headerKeys": lambda: ",".join(k for k, _ in r.headers),  # type: ignore[union-attr]
-                "recordIsValid": lambda: jbool(True) if m is None else jbool(_legacy_valid(m)),
+                "recordIsValid": lambda: (
+                    jbool(True) if m is None else jbool(legacy_message_valid(m))
+                ),
                 "recordCrc": lambda: "null" if m is None else m.crc,
                 "batchSize": lambda: batch.size_in_bytes,
-                "recordCodec": lambda: codecs.codec(m.compression_id).name.upper(),  # type: ignore[union-attr]
+                "recordCodec": lambda: self.codec(m.compression_id).name.upper(),  # type: ignore[union-attr]
                 "recordMagic": lambda: m.magic,  # type: ignore[union-attr]
                 "recordTimestampType": lambda: (
                     getters["timestampType"]() if m is None else m.timestamp_type
@@ -303,10 +308,6 @@ def read_end_txn_marker(type_id: int, value: bytes | None, reader: str) -> int:
     if reader == "plain" and len(value) < 6:
         raise DecodeError(None, java_class="java.nio.BufferUnderflowException")
     return control.read_end_txn_marker_value(type_id, value)
-
-
-def _legacy_valid(m: LegacyMessage) -> bool:
-    return m.size >= RECORD_OVERHEAD_V0 and m.crc == m.computed_crc()
 
 
 def fmt_data(parser: str, key: bytes | None, value: bytes | None) -> tuple[bytes | None, ...]:
