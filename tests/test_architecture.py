@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "logdir": 7,
     "jvm": 8,
     "strategies": 8,
+    "fakebroker": 8,
     "corpus": 9,
     "fuzz": 10,
     "capture": 10,

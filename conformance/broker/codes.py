@@ -1,4 +1,5 @@
-"""The protocol's error codes a Produce response carries, and ``Errors.forException``.
+"""The protocol's error codes a Produce response carries (and a Fetch response of the fake
+broker: OFFSET_OUT_OF_RANGE 1, UNKNOWN_TOPIC_OR_PARTITION 3), and ``Errors.forException``.
 
 ==========================  ====  ==========================================================
 name                        code  raised as (Java)
@@ -56,7 +57,9 @@ UNKNOWN_SERVER_ERROR = "UNKNOWN_SERVER_ERROR"
 CODES: dict[str, int] = {
     UNKNOWN_SERVER_ERROR: -1,
     NONE: 0,
+    "OFFSET_OUT_OF_RANGE": 1,
     "CORRUPT_MESSAGE": 2,
+    "UNKNOWN_TOPIC_OR_PARTITION": 3,
     "MESSAGE_TOO_LARGE": 10,
     "INVALID_TOPIC_EXCEPTION": 17,
     "RECORD_LIST_TOO_LARGE": 18,

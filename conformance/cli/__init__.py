@@ -18,6 +18,7 @@ from conformance.cli import (
     check_producer,
     decode,
     dump,
+    fake_broker,
     fuzz,
     lookup,
     partition,
@@ -43,6 +44,7 @@ COMMANDS = (
     synth,
     check,
     check_producer,
+    fake_broker,
     partition,
 )
 

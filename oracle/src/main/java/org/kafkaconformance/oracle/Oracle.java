@@ -27,6 +27,8 @@ import java.util.List;
  * java -XX:-ShowCodeDetailsInExceptionMessages -jar oracle.jar decode [--as memory|file] FILE...
  *     one compact canonical JSON document per FILE, one per line, in argument order; without
  *     FILE the input is stdin (one document: the one-shot mode of docs/adapter-protocol.md)
+ * java -jar oracle.jar consume --bootstrap HOST:PORT --topic T --partition P --from OFFSET|earliest
+ *     Kafka's KafkaConsumer reading one partition ({@link Consumer}): one consume document
  * java -jar oracle.jar capabilities
  *     the adapter capabilities (docs/adapter-protocol.md): this is the built-in "java" adapter
  * java -XX:-ShowCodeDetailsInExceptionMessages -jar oracle.jar encode
@@ -51,6 +53,7 @@ public final class Oracle {
     private static final String USAGE =
             "usage: oracle decode [--as memory|file] [FILE...]   (no FILE: decode stdin)\n"
           + "       oracle capabilities\n"
+          + Consumer.USAGE
           + "       oracle encode  (stdin: one JSON batch spec per line; stdout: one hex or JSON line each)\n"
           + "       oracle serve   (framed: request = u8 mode (0 memory, 1 file, 2 encode) + i32 BE length\n"
           + "                       + payload; response = i32 BE length + UTF-8 body)\n";
@@ -93,6 +96,8 @@ public final class Oracle {
                 stdout.write(capabilities().getBytes(StandardCharsets.UTF_8));
                 stdout.flush();
                 return 0;
+            case "consume":
+                return Consumer.command(args, stdout);
             case "serve":
                 if (args.length != 1)
                     throw new UsageException("serve takes no arguments");
@@ -293,7 +298,7 @@ public final class Oracle {
         }
     }
 
-    private static final class UsageException extends Exception {
+    static final class UsageException extends Exception {
         private static final long serialVersionUID = 1L;
 
         UsageException(String message) {

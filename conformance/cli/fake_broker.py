@@ -1,0 +1,171 @@
+"""``kafka-conformance fake-broker``: serve one partition's bytes to a real consumer
+(``conformance.fakebroker``) until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from conformance.broker.fetch import FetchLog
+from conformance.cli.common import non_negative_int, non_negative_int64, positive_int
+from conformance.errors import KafkaError
+from conformance.fakebroker import FakeBroker, Faults, Served, max_magic, read_log
+from conformance.jvm.kafka_jars import KafkaJarsUnavailable
+from conformance.jvm.message_defs import message_schemas
+
+_PROG = "kafka-conformance fake-broker"
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+#: the release whose protocol definitions the fake broker speaks by default (Fetch v0-v17)
+DEFAULT_DEFINITIONS = "3.9.2"
+
+_EPILOG = f"""\
+Listens on 127.0.0.1 (a free port) as broker 1 of a one-broker cluster leading one partition
+of one topic, and serves PATH's bytes verbatim in Fetch responses: a partition directory (its
+segments' .log, .index and .txnindex, e.g. corpora/<broker>/<case>/log/<topic>-0) or one file
+of record batches (a segment, a captured records field). It answers ApiVersions, Metadata,
+ListOffsets, Fetch (every version of Kafka's definitions; from v4 only when the log holds
+magic 2 batches), FindCoordinator, OffsetFetch (nothing committed), OffsetCommit, Heartbeat
+and LeaveGroup. A Fetch returns what a leader reading its segments returns (whole batches
+from the one holding the fetch offset, cut at the size limit; KIP-74 from v3; aborted
+transactions of the .txnindex for read_committed). See docs/fake-broker.md.
+
+The first line on stdout is "bootstrap 127.0.0.1:PORT"; then one line per request unless
+--quiet. Ctrl-C (or SIGTERM) stops it; every connection is closed.
+
+exit codes:
+  {EXIT_OK}  stopped by Ctrl-C / SIGTERM
+  {EXIT_ERROR}  the protocol definitions could not be read (Kafka's jars)
+  {EXIT_USAGE}  usage error (PATH missing or holding no .log)
+
+examples:
+  kafka-conformance fake-broker \
+      corpora/kafka-4.3.1-kraft/txn-commit-abort-v2-java/log/txn-commit-abort-v2-java-0
+  kafka-conformance fake-broker segment.log --topic orders --partition 3 --quiet
+  kafka-conformance fake-broker t-0 --cut-fetch 1:100   # cut the first data response
+"""
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "fake-broker",
+        help="serve a partition's bytes to real consumers (a fake broker on 127.0.0.1)",
+        description="Serve one partition directory or file of record batches to real Kafka "
+        "consumers, as a one-broker cluster on 127.0.0.1.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_EPILOG,
+    )
+    p.add_argument("path", metavar="PATH", help="a partition directory or a file of batches")
+    p.add_argument(
+        "--topic", help="topic name (default: the directory's name without -<partition>, or t)"
+    )
+    p.add_argument(
+        "--partition",
+        type=non_negative_int,
+        help="partition number (default: the directory's suffix, or 0)",
+    )
+    p.add_argument(
+        "--high-watermark",
+        type=non_negative_int64,
+        metavar="OFFSET",
+        help="the high watermark reported (default: the log end offset)",
+    )
+    p.add_argument(
+        "--definitions",
+        default=DEFAULT_DEFINITIONS,
+        metavar="VERSION",
+        help="Kafka release whose JSON message definitions the broker speaks (default %(default)s)",
+    )
+    p.add_argument(
+        "--cut-fetch",
+        metavar="N:BYTES",
+        help="fault: send only BYTES bytes of the N-th Fetch response holding records, then "
+        "close the connection",
+    )
+    p.add_argument("--quiet", action="store_true", help="no line per request")
+    p.set_defaults(func=_cmd_fake_broker)
+
+
+def _names(path: Path, topic: str | None, partition: int | None) -> tuple[str, int]:
+    stem, _, suffix = path.name.rpartition("-")
+    from_dir = path.is_dir() and stem and suffix.isdigit()
+    return (
+        topic if topic is not None else (stem if from_dir else "t"),
+        partition if partition is not None else (int(suffix) if from_dir else 0),
+    )
+
+
+def _cut(text: str | None) -> tuple[int, int] | None | str:
+    if text is None:
+        return None
+    n, _, size = text.partition(":")
+    try:
+        return positive_int(n), non_negative_int(size)
+    except argparse.ArgumentTypeError as e:
+        return f"--cut-fetch {text!r}: {e} (expected N:BYTES, e.g. 1:100)"
+
+
+def _cmd_fake_broker(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    if not path.exists():
+        print(f"{_PROG}: {args.path}: no such file or directory", file=sys.stderr)
+        return EXIT_USAGE
+    cut = _cut(args.cut_fetch)
+    if isinstance(cut, str):
+        print(f"{_PROG}: {cut}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        log: FetchLog = read_log(path)
+        if args.high_watermark is not None:
+            log = FetchLog(log.segments, high_watermark=args.high_watermark)
+    except (ValueError, OSError, KafkaError) as e:
+        print(f"{_PROG}: {args.path}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        schemas = message_schemas(args.definitions)
+    except KafkaJarsUnavailable as e:
+        print(f"{_PROG}: {e}", file=sys.stderr)
+        return EXIT_ERROR
+    topic, partition = _names(path, args.topic, args.partition)
+    served = Served(
+        schemas, topic, partition, log, max_magic=max_magic(log), faults=Faults(cut_fetch=cut)
+    )
+    names = {
+        s.api_key: s.name.removesuffix("Request") for s in schemas.values() if s.type == "request"
+    }
+
+    def on_request(api_key: int, version: int, client_id: str | None) -> None:
+        if not args.quiet:
+            print(f"{names.get(api_key, api_key)} v{version} from {client_id}", flush=True)
+
+    stop = threading.Event()
+
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = signal.signal(signal.SIGTERM, interrupted)
+    try:
+        with FakeBroker(served, on_request=on_request) as broker:
+            print(f"bootstrap {broker.bootstrap}", flush=True)
+            print(
+                f"serving {path} as {topic}-{partition}: log start {log.log_start_offset}, "
+                f"high watermark {log.high_watermark}, magic up to {served.max_magic}",
+                file=sys.stderr,
+                flush=True,
+            )
+            try:
+                while not stop.wait(0.5):
+                    pass
+            except KeyboardInterrupt:
+                pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return EXIT_OK

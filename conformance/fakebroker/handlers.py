@@ -1,0 +1,423 @@
+"""What the fake broker answers, per API: one broker (node 1, the controller, the group
+coordinator) leading one partition of one topic, whose log is a
+:class:`~conformance.broker.fetch.FetchLog`.
+
+=====================  ===================================================================
+API (key)              answer
+=====================  ===================================================================
+ApiVersions (18)       the APIs below with the versions of the definitions (Fetch from v4
+                       when the log holds magic 2 batches: no down-conversion); a version
+                       it does not know: v0 with UNSUPPORTED_VERSION (35)
+Metadata (3)           this broker; the topic with its id and one partition led by it (all
+                       topics, or the ones asked for: others UNKNOWN_TOPIC_OR_PARTITION)
+ListOffsets (2)        -2 earliest: the log start offset; -1 latest: the high watermark
+                       (the last stable offset for read_committed); other timestamps: -1
+Fetch (1)              ``FetchLog.read`` (KIP-74 ``min_one_message`` from v3); no fetch
+                       sessions (SessionId 0: every fetch is full); an empty answer waits
+                       ``MaxWaitMs`` (at most :attr:`Served.max_wait_cap_ms`)
+FindCoordinator (10)   this broker
+OffsetFetch (9)        no committed offset (-1)
+OffsetCommit (8)       accepted, not stored
+Heartbeat (12),        accepted
+LeaveGroup (13)
+=====================  ===================================================================
+
+The faults of :class:`Faults` change Fetch answers (a connection dropped mid-response).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.broker.codes import CODES
+from conformance.broker.fetch import READ_COMMITTED, FetchLog, FetchRead
+from conformance.messages.protocol import API_VERSIONS, Request
+from conformance.messages.schema import MessageSchema, Schemas, StructSpec
+from conformance.messages.value import Message
+
+__all__ = ["APIS", "Faults", "Handlers", "Served"]
+
+FETCH, LIST_OFFSETS, METADATA = 1, 2, 3
+OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR = 8, 9, 10
+HEARTBEAT, LEAVE_GROUP = 12, 13
+#: every API the fake broker answers
+APIS = (
+    FETCH,
+    LIST_OFFSETS,
+    METADATA,
+    OFFSET_COMMIT,
+    OFFSET_FETCH,
+    FIND_COORDINATOR,
+    HEARTBEAT,
+    LEAVE_GROUP,
+    API_VERSIONS,
+)
+UNKNOWN_TOPIC_OR_PARTITION = CODES["UNKNOWN_TOPIC_OR_PARTITION"]
+UNSUPPORTED_VERSION = CODES["UNSUPPORTED_VERSION"]
+EARLIEST, LATEST = -2, -1
+#: the first Fetch version that gets KIP-74's "at least one batch" (``hardMaxBytesLimit``)
+MIN_ONE_MESSAGE_FETCH = 3
+#: the first Fetch version a broker serves magic 2 batches to unchanged
+V2_FETCH = 4
+
+
+@dataclass(frozen=True)
+class Faults:
+    """``cut_fetch``: ``(n, keep)`` sends only the first ``keep`` bytes of the n-th Fetch
+    response holding records (1-based), then closes the connection."""
+
+    cut_fetch: tuple[int, int] | None = None
+
+
+@dataclass
+class Served:
+    """What the fake broker serves: the protocol definitions it speaks, one topic partition
+    and its log."""
+
+    schemas: Schemas
+    topic: str
+    partition: int
+    log: FetchLog
+    max_magic: int = 2
+    topic_id: uuid.UUID = field(default=uuid.UUID(int=0))
+    node_id: int = 1
+    cluster_id: str = "kafka-conformance-fake-broker"
+    faults: Faults = field(default_factory=Faults)
+    max_wait_cap_ms: int = 500
+
+    def __post_init__(self) -> None:
+        if self.topic_id.int == 0:
+            self.topic_id = uuid.uuid5(uuid.NAMESPACE_URL, f"kafka-conformance:{self.topic}")
+
+
+def _build(struct: StructSpec, version: int, **values: Any) -> Message:
+    """A message of ``struct`` with ``values`` for the fields ``version`` has (others keep
+    their defaults, which every version writes or leaves out)."""
+    m = Message(struct)
+    for spec in struct.fields:
+        if spec.name in values and version in spec.versions:
+            m[spec.name] = values[spec.name]
+    return m
+
+
+class Handlers:
+    def __init__(self, served: Served, host: str, port: int, stopping: threading.Event) -> None:
+        self.served = served
+        self.host = host
+        self.port = port
+        self.stopping = stopping
+        self._fetches_with_records = 0
+        self._lock = threading.Lock()
+        self._answer: dict[int, Callable[[Request, MessageSchema, int], Message]] = {
+            API_VERSIONS: self.api_versions,
+            METADATA: self.metadata,
+            LIST_OFFSETS: self.list_offsets,
+            FETCH: self.fetch,
+            FIND_COORDINATOR: self.find_coordinator,
+            OFFSET_FETCH: self.offset_fetch,
+            OFFSET_COMMIT: self.offset_commit,
+            HEARTBEAT: self.plain,
+            LEAVE_GROUP: self.leave_group,
+        }
+        self._cut: int | None = None
+
+    def versions(self, api_key: int) -> tuple[int, int]:
+        """The (min, max) version claimed for ``api_key``."""
+        valid = self.served.schemas.request(api_key).valid_versions
+        low = valid.lowest
+        if api_key == FETCH and self.served.max_magic >= 2:
+            low = max(low, V2_FETCH)
+        return low, valid.highest
+
+    def answer(self, request: Request) -> tuple[int, Message, int | None] | None:
+        """``(response version, body, cut)`` or None (close the connection)."""
+        self._cut = None
+        handler = self._answer.get(request.api_key)
+        if request.api_key == API_VERSIONS and request.body is None:
+            schema = self.served.schemas.response(API_VERSIONS)
+            return 0, self._api_versions_body(schema, 0, UNSUPPORTED_VERSION), None
+        if handler is None or request.body is None:
+            return None
+        low, high = self.versions(request.api_key)
+        if not low <= request.api_version <= high:
+            return None
+        schema = self.served.schemas.response(request.api_key)
+        body = handler(request, schema, request.api_version)
+        return request.api_version, body, self._cut
+
+    # -- the APIs -----------------------------------------------------------------------------
+    def _api_versions_body(self, schema: MessageSchema, version: int, error: int) -> Message:
+        keys = [
+            _build(schema.structs["ApiVersion"], version, ApiKey=k, MinVersion=lo, MaxVersion=hi)
+            for k in sorted(APIS)
+            for lo, hi in [self.versions(k)]
+        ]
+        return _build(schema.struct, version, ErrorCode=error, ApiKeys=keys)
+
+    def api_versions(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        return self._api_versions_body(schema, version, 0)
+
+    def metadata(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        s = self.served
+        assert request.body is not None
+        asked = request.body["Topics"]
+        names = [s.topic] if not asked else [t["Name"] for t in asked]
+        broker = _build(
+            schema.structs["MetadataResponseBroker"],
+            version,
+            NodeId=s.node_id,
+            Host=self.host,
+            Port=self.port,
+        )
+        topics = []
+        for name in names:
+            known = name == s.topic
+            partitions = []
+            if known:
+                partitions.append(
+                    _build(
+                        schema.structs["MetadataResponsePartition"],
+                        version,
+                        PartitionIndex=s.partition,
+                        LeaderId=s.node_id,
+                        LeaderEpoch=0,
+                        ReplicaNodes=[s.node_id],
+                        IsrNodes=[s.node_id],
+                    )
+                )
+            topics.append(
+                _build(
+                    schema.structs["MetadataResponseTopic"],
+                    version,
+                    ErrorCode=0 if known else UNKNOWN_TOPIC_OR_PARTITION,
+                    Name=name,
+                    TopicId=s.topic_id if known else uuid.UUID(int=0),
+                    Partitions=partitions,
+                )
+            )
+        return _build(
+            schema.struct,
+            version,
+            Brokers=[broker],
+            ClusterId=s.cluster_id,
+            ControllerId=s.node_id,
+            Topics=topics,
+        )
+
+    def list_offsets(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        s = self.served
+        assert request.body is not None
+        committed = request.body["IsolationLevel"] == READ_COMMITTED
+        topics = []
+        for t in request.body["Topics"]:
+            parts = []
+            for p in t["Partitions"]:
+                ours = t["Name"] == s.topic and p["PartitionIndex"] == s.partition
+                ts = p["Timestamp"]
+                offset = -1
+                if ours and ts == EARLIEST:
+                    offset = s.log.log_start_offset or 0
+                elif ours and ts == LATEST:
+                    bound = s.log.last_stable_offset if committed else s.log.high_watermark
+                    offset = bound if bound is not None else -1
+                parts.append(
+                    _build(
+                        schema.structs["ListOffsetsPartitionResponse"],
+                        version,
+                        PartitionIndex=p["PartitionIndex"],
+                        ErrorCode=0 if ours else UNKNOWN_TOPIC_OR_PARTITION,
+                        OldStyleOffsets=[offset] if offset >= 0 else [],
+                        Timestamp=-1,
+                        Offset=offset,
+                        LeaderEpoch=0 if offset >= 0 else -1,
+                    )
+                )
+            topics.append(
+                _build(
+                    schema.structs["ListOffsetsTopicResponse"],
+                    version,
+                    Name=t["Name"],
+                    Partitions=parts,
+                )
+            )
+        return _build(schema.struct, version, Topics=topics)
+
+    def fetch(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        s = self.served
+        body = request.body
+        assert body is not None
+        isolation = body["IsolationLevel"]
+        limit = body["MaxBytes"] if version >= MIN_ONE_MESSAGE_FETCH else 2**31 - 1
+        min_one = version >= MIN_ONE_MESSAGE_FETCH
+        topics = []
+        total = 0
+        for t in body["Topics"]:
+            by_id = version >= 13
+            ours_topic = (t["TopicId"] == s.topic_id) if by_id else (t["Topic"] == s.topic)
+            parts = []
+            for p in t["Partitions"]:
+                if ours_topic and p["Partition"] == s.partition:
+                    read = s.log.read(
+                        p["FetchOffset"],
+                        min(p["PartitionMaxBytes"], limit),
+                        min_one_message=min_one,
+                        isolation=isolation,
+                        hard_max_bytes_limit=not min_one,
+                    )
+                    if read.records:
+                        min_one = False
+                        limit = max(0, limit - len(read.records))
+                else:
+                    read = FetchRead(UNKNOWN_TOPIC_OR_PARTITION, b"", -1, -1, -1)
+                total += len(read.records)
+                parts.append(self._partition(schema, version, p["Partition"], read))
+            topics.append(
+                _build(
+                    schema.structs["FetchableTopicResponse"],
+                    version,
+                    Topic=t["Topic"],
+                    TopicId=t["TopicId"],
+                    Partitions=parts,
+                )
+            )
+        if total == 0:  # nothing to return: wait as long as the client allows
+            self.stopping.wait(min(body["MaxWaitMs"], s.max_wait_cap_ms) / 1000)
+        else:
+            self._maybe_cut(total)
+        return _build(schema.struct, version, ErrorCode=0, SessionId=0, Responses=topics)
+
+    def _partition(self, schema: MessageSchema, version: int, index: int, r: FetchRead) -> Message:
+        aborted = None
+        if r.aborted is not None:
+            aborted = [
+                _build(
+                    schema.structs["AbortedTransaction"],
+                    version,
+                    ProducerId=a.producer_id,
+                    FirstOffset=a.first_offset,
+                )
+                for a in r.aborted
+            ]
+        return _build(
+            schema.structs["PartitionData"],
+            version,
+            PartitionIndex=index,
+            ErrorCode=r.error,
+            HighWatermark=r.high_watermark,
+            LastStableOffset=r.last_stable_offset,
+            LogStartOffset=r.log_start_offset,
+            AbortedTransactions=aborted,
+            Records=r.records,
+        )
+
+    def _maybe_cut(self, total: int) -> None:
+        cut = self.served.faults.cut_fetch
+        with self._lock:
+            self._fetches_with_records += 1
+            n = self._fetches_with_records
+        if cut is not None and cut[0] == n:
+            self._cut = cut[1]
+
+    def find_coordinator(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        s = self.served
+        assert request.body is not None
+        coordinators = [
+            _build(
+                schema.structs["Coordinator"],
+                version,
+                Key=key,
+                NodeId=s.node_id,
+                Host=self.host,
+                Port=self.port,
+            )
+            for key in request.body["CoordinatorKeys"]
+        ]
+        return _build(
+            schema.struct,
+            version,
+            NodeId=s.node_id,
+            Host=self.host,
+            Port=self.port,
+            Coordinators=coordinators,
+        )
+
+    def offset_fetch(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        body = request.body
+        assert body is not None
+
+        def partitions(struct: str, topics: list[Message] | None) -> list[Message]:
+            return [
+                _build(
+                    schema.structs[struct],
+                    version,
+                    Name=t["Name"],
+                    Partitions=[
+                        _build(
+                            schema.structs[struct.replace("Topic", "Partition")],
+                            version,
+                            PartitionIndex=i,
+                            CommittedOffset=-1,
+                            CommittedLeaderEpoch=-1,
+                            Metadata="",
+                        )
+                        for i in t["PartitionIndexes"]
+                    ],
+                )
+                for t in topics or []
+            ]
+
+        groups = [
+            _build(
+                schema.structs["OffsetFetchResponseGroup"],
+                version,
+                GroupId=g["GroupId"],
+                Topics=partitions("OffsetFetchResponseTopics", g["Topics"]),
+            )
+            for g in body["Groups"]
+        ]
+        return _build(
+            schema.struct,
+            version,
+            Topics=partitions("OffsetFetchResponseTopic", body["Topics"]),
+            Groups=groups,
+        )
+
+    def offset_commit(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        assert request.body is not None
+        topics = [
+            _build(
+                schema.structs["OffsetCommitResponseTopic"],
+                version,
+                Name=t["Name"],
+                Partitions=[
+                    _build(
+                        schema.structs["OffsetCommitResponsePartition"],
+                        version,
+                        PartitionIndex=p["PartitionIndex"],
+                    )
+                    for p in t["Partitions"]
+                ],
+            )
+            for t in request.body["Topics"]
+        ]
+        return _build(schema.struct, version, Topics=topics)
+
+    def leave_group(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        assert request.body is not None
+        members = [
+            _build(
+                schema.structs["MemberResponse"],
+                version,
+                MemberId=m["MemberId"],
+                GroupInstanceId=m["GroupInstanceId"],
+            )
+            for m in request.body["Members"]
+        ]
+        return _build(schema.struct, version, Members=members)
+
+    def plain(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        return Message(schema.struct)

@@ -1,0 +1,66 @@
+"""A partition's log for the fake broker, from files: a partition directory (its segments'
+``.log``, ``.index`` and ``.txnindex``) or one file of record batches (a segment ``.log`` or
+a captured ``records`` field, served as a single segment)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from conformance.broker.fetch import FetchLog, Segment
+from conformance.errors import CorruptRecordError, KafkaError
+from conformance.fileio import read_bytes
+from conformance.logdir.index import OffsetIndex, base_offset_from_name
+from conformance.logdir.txnindex import TransactionIndex
+from conformance.stream.splitter import file_frame
+
+__all__ = ["read_log", "max_magic"]
+
+
+def read_log(path: str | os.PathLike[str], *, base_offset: int | None = None) -> FetchLog:
+    """The :class:`FetchLog` of a partition directory or of one file. A file's segment
+    starts at ``base_offset``, else at the offset its name gives (``<20 digits>.log``), else
+    at its first batch's base offset."""
+    p = Path(path)
+    if p.is_dir():
+        logs = sorted(p.glob("*.log"))
+        if not logs:
+            raise ValueError(f"{p}: no .log segment in this directory")
+        return FetchLog([_segment(f) for f in logs])
+    data = read_bytes(p)
+    if base_offset is None:
+        try:
+            base_offset = base_offset_from_name(p)
+        except (ValueError, KafkaError):  # not an offset-named file
+            base_offset = int.from_bytes(data[:8], "big", signed=True) if len(data) >= 8 else 0
+    return FetchLog([Segment(base_offset, data)])
+
+
+def _segment(log: Path) -> Segment:
+    base = base_offset_from_name(log)
+    index_path = log.with_suffix(".index")
+    txn_path = log.with_suffix(".txnindex")
+    index: list[tuple[int, int]] = []
+    if index_path.is_file():
+        idx = OffsetIndex.open(index_path, base)
+        index = [(e.offset, e.position) for e in idx if e.offset > base or not index]
+    aborted = list(TransactionIndex.open(txn_path, base)) if txn_path.is_file() else []
+    return Segment(base, read_bytes(log), index, aborted)
+
+
+def max_magic(log: FetchLog) -> int:
+    """The highest magic of the log's batches (what Fetch versions it can be served at)."""
+    top = 0
+    for segment in log.segments:
+        pos = 0
+        while True:
+            try:
+                framed = file_frame(segment.data, pos)
+            except CorruptRecordError:  # a damaged header ends the walk
+                break
+            if framed is None:
+                break
+            size, magic = framed
+            top = max(top, magic)
+            pos += size
+    return top
