@@ -5,10 +5,10 @@ The corpora have no ``__consumer_offsets`` or ``__transaction_state`` segments, 
 are written here: coordinator records (key = int16 type + key message, value = int16 version
 + value message, ``conformance.messages.write_message``) of several types and versions, a
 tombstone, an unknown type, a truncated key and value, and last a record without a key
-(which stops the tool). Each is dumped by the tool of 3.9.2 and 4.3.1 and by ``dump`` with
+(which stops the tool). Each is dumped by the tool of 3.9.2, 4.0.0 and 4.3.1 and by ``dump`` with
 that release's definitions (``jvm.message_defs.message_schemas``): stdout, stderr's first
 line and the exit status must be equal. 3.9.2's transaction log decoder prints the older text
-format, which is refused (exit 2).
+format (tests/test_dump_coordinator_text.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from conformance.logdir.dump import dump
 from conformance.logdir.dump.formats import format_of
 from conformance.wire.builder import BatchBuilder
 
-VERSIONS = ["3.9.2", "4.3.1"]
+VERSIONS = ["3.9.2", "4.0.0", "4.3.1"]
 TS = 1_700_000_000_000
 
 
@@ -50,7 +50,7 @@ def _offsets_records(version: str) -> list[tuple[bytes | None, bytes | None]]:
     from conformance.messages import Message, write_message
 
     s = _schemas(version)
-    old = version.startswith("3.")
+    old = s["OffsetCommitKey"].type != "coordinator-key"
     # before 4.0 the key is read at its type; from 4.0 at version 0 (the type is the apiKey)
     commit_key = {"group": "g1", "topic": "t1", "partition": 0}
 
@@ -263,31 +263,35 @@ def test_transaction_log_decoder(tmp_path: Path, skip: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    "version, option, since",
-    [
-        ("3.9.2", "--transaction-log-decoder", "4.1"),
-        ("4.0", "--transaction-log-decoder", "4.1"),
-        ("3.7", "--offsets-decoder", "3.8"),
-        ("2.8.2", "--offsets-decoder", "3.8"),
-    ],
+    "version, option",
+    [("1.1.1", "--transaction-log-decoder"), ("0.10.2.2", "--offsets-decoder")],
 )
-def test_text_formats_are_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: str, option: str, since: str
+def test_text_formats_need_no_definitions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], version: str, option: str
 ) -> None:
+    """Releases reading coordinator records with hand-written schemas are dumped without
+    their jars (the text printers, ``coordinator_text``; checked against the tools in
+    tests/test_dump_coordinator_text.py)."""
     from conformance.cli import main
 
     log = tmp_path / "x-0" / "00000000000000000000.log"
     log.parent.mkdir()
     log.write_bytes(b"")
-    assert main(["dump", "--format-of", version, option, str(log)]) == 2
-    assert capsys.readouterr().err.strip() == (
-        f"kafka-conformance dump: Kafka {version}'s {option} prints a text format not "
-        f"reproduced yet (the JSON one, from Kafka {since}, is; docs/dump.md)"
-    )
+    assert main(["dump", "--format-of", version, option, str(log)]) == 0
+    assert capsys.readouterr().out == f"Dumping {log}\nStarting offset: 0\n"
+
+
+@pytest.mark.parametrize(
+    "version, option", [("2.8.2", "offsets_decoder"), ("3.9.2", "transaction_log_decoder")]
+)
+def test_generated_readers_need_definitions(tmp_path: Path, version: str, option: str) -> None:
+    log = tmp_path / "x-0" / "00000000000000000000.log"
+    log.parent.mkdir()
+    log.write_bytes(b"")
     with pytest.raises(ValueError):
         dump(
             [str(log)],
-            **{option[2:].replace("-", "_"): object()},  # type: ignore[arg-type]
+            **{option: True},  # type: ignore[arg-type]
             fmt=format_of(version),
             out=io.StringIO(),
             err=io.StringIO(),

@@ -13,6 +13,7 @@ from conformance.fileio import NotRegularFileError, check_regular_file
 from conformance.jvm.kafka_jars import KafkaJarsUnavailable
 from conformance.jvm.message_defs import message_schemas
 from conformance.logdir.dump import DEFAULT_MAX_MESSAGE_SIZE, dump, dump_json
+from conformance.logdir.dump.coordinator_text import needs_definitions
 from conformance.logdir.dump.formats import (
     NEWEST_LINE,
     OLDEST_LINE,
@@ -49,8 +50,22 @@ output:
   'key: {"type":"1","data":{...}} payload: {"version":"3","data":{...}}' from the release's
   coordinator definitions (its jars, as above); 'payload: <DELETE>' for a null value, 'key:
   Unknown record type T at offset O, skipping.', 'key: Error at offset O, skipping. <message>';
-  a record without a key stops the run (exit 1). Releases printing these decoders' older text
-  formats (offsets before 3.8, transaction log before 4.1) are refused (exit 2).
+  a record without a key stops the run (exit 1).
+  Before (offsets 0.10.2-3.7, transaction log 0.11-4.0) both print text, as the release's
+  Scala code does: 'key: offset_commit::group=g,partition=t-0 payload: offset=42,metadata=m'
+  (2.4.1+; 'offset::g:t:0' / '42:m' before), 'key: group_metadata::group=g payload:
+  {"protocolType":"consumer",...,"assignment":"{m1=[t-0]}"}', 'key:
+  transaction_metadata::transactionalId=tx payload: producerId:7,producerEpoch:2,
+  state=Ongoing,partitions=[t-0],...'; records are read with the release's hand-written
+  schemas (up to 2.6, no jars needed) or its definitions (2.7+, its jars); any record it
+  cannot read stops the run with the tool's exception (exit 1).
+
+  --remote-log-metadata-decoder (3.9+): each value of __remote_log_metadata as the toString()
+  of the RemoteLogMetadata the release makes of it, e.g. 'payload: RemoteLogSegmentMetadata{
+  remoteLogSegmentId=RemoteLogSegmentId{topicIdPartition=<id>:t-0, id=<id>}, startOffset=0,
+  ...}'; a value it cannot read prints 'payload: Error at offset O, skipping. <message>'.
+  --share-group-state-decoder (4.0+): __share_group_state records as the coordinator JSON
+  above (4.0 names the value's version "type"). Both read the release's definitions.
 
   File kinds (by the suffix after the last '.'): .log and .checkpoint (record batches),
   .index, .timeindex, .txnindex, .snapshot (producer state); anything else is reported
@@ -86,6 +101,14 @@ examples:
       __cluster_metadata-0/00000000000000000000.log
   kafka-conformance dump --format-of 4.3.1 --offsets-decoder \\
       __consumer_offsets-0/00000000000000000000.log
+  kafka-conformance dump --format-of 1.1.1 --offsets-decoder \\
+      __consumer_offsets-0/00000000000000000000.log
+  kafka-conformance dump --format-of 2.8.2 --transaction-log-decoder \\
+      __transaction_state-0/00000000000000000000.log
+  kafka-conformance dump --format-of 3.9.2 --remote-log-metadata-decoder \\
+      __remote_log_metadata-0/00000000000000000000.log
+  kafka-conformance dump --format-of 4.3.1 --share-group-state-decoder \\
+      __share_group_state-0/00000000000000000000.log
   kafka-conformance dump --json t-0/*
 """
 
@@ -116,11 +139,16 @@ _TOOL_OPTIONS = {
     "cluster_metadata_decoder": "cluster-metadata-decoder",
     "offsets_decoder": "offsets-decoder",
     "transaction_log_decoder": "transaction-log-decoder",
+    "remote_log_metadata_decoder": "remote-log-metadata-decoder",
+    "share_group_state_decoder": "share-group-state-decoder",
 }
-#: the decoders printing JSON: the DumpFormat fact saying the release does, and from when
-_JSON_DECODERS = {
-    "offsets_decoder": ("offsets_decoder_missing_key", "3.8"),
-    "transaction_log_decoder": ("transaction_log_decoder_missing_key", "4.1"),
+#: the coordinator decoders: the DumpFormat facts of their JSON and text printers
+_COORDINATOR_DECODERS = {
+    "offsets_decoder": ("offsets_decoder_missing_key", "offsets_decoder_text"),
+    "transaction_log_decoder": (
+        "transaction_log_decoder_missing_key",
+        "transaction_log_decoder_text",
+    ),
 }
 
 
@@ -168,12 +196,11 @@ def _format(args: argparse.Namespace) -> DumpFormat | str:
                 f"kafka-conformance dump: Kafka {version}'s DumpLogSegments has no --{option} "
                 f"({option_history(option)})"
             )
-    for dest, (fact, since) in _JSON_DECODERS.items():
-        if getattr(args, dest) and getattr(fmt, fact) is None:
+    for dest, facts in _COORDINATOR_DECODERS.items():
+        if getattr(args, dest) and all(getattr(fmt, fact) is None for fact in facts):
             return (
                 f"kafka-conformance dump: Kafka {version}'s --{_TOOL_OPTIONS[dest]} prints a "
-                f"text format not reproduced yet (the JSON one, from Kafka {since}, is; "
-                "docs/dump.md)"
+                "format not reproduced (docs/dump.md)"
             )
     return fmt
 
@@ -196,9 +223,20 @@ def _cmd_dump(args: argparse.Namespace) -> int:
             pass
     if args.json:
         return dump_json(args.files, max_bytes=args.max_bytes, out=out, err=err)
-    decoders: dict[str, Schemas] = {}
-    for dest in ("offsets_decoder", "transaction_log_decoder", "cluster_metadata_decoder"):
-        if getattr(args, dest):
+    decoders: dict[str, Schemas | bool] = {}
+    for dest in (
+        "offsets_decoder",
+        "transaction_log_decoder",
+        "cluster_metadata_decoder",
+        "remote_log_metadata_decoder",
+        "share_group_state_decoder",
+    ):
+        text = (
+            getattr(fmt, _COORDINATOR_DECODERS[dest][1]) if dest in _COORDINATOR_DECODERS else None
+        )
+        if getattr(args, dest) and text is not None and not needs_definitions(text):
+            decoders[dest] = True  # read with the release's hand-written schemas (its facts)
+        elif getattr(args, dest):
             schemas = _cluster_metadata(fmt.version, _TOOL_OPTIONS[dest])
             if isinstance(schemas, str):
                 print(schemas, file=sys.stderr)
@@ -282,16 +320,29 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--offsets-decoder",
         action="store_true",
-        help="print __consumer_offsets records' keys and values as JSON, as the release's "
-        "group coordinator definitions (read from its jars) decode them; implies "
-        "--print-data-log (the JSON printer: Kafka 3.8+)",
+        help="print __consumer_offsets records' keys and values as the release does: JSON "
+        "from its group coordinator definitions (read from its jars, Kafka 3.8+) or its older "
+        "text (0.10.2-3.7); implies --print-data-log",
     )
     p.add_argument(
         "--transaction-log-decoder",
         action="store_true",
-        help="print __transaction_state records' keys and values as JSON, as the release's "
-        "transaction coordinator definitions decode them; implies --print-data-log (the "
-        "JSON printer: Kafka 4.1+)",
+        help="print __transaction_state records' keys and values as the release does: JSON "
+        "(Kafka 4.1+) or its older text (0.11-4.0); implies --print-data-log",
+    )
+    p.add_argument(
+        "--remote-log-metadata-decoder",
+        action="store_true",
+        help="print each __remote_log_metadata record's value as the release's "
+        "RemoteLogMetadata text (RemoteLogSegmentMetadata{...}, ...), from its storage "
+        "definitions (read from its jars); implies --print-data-log (Kafka 3.9+)",
+    )
+    p.add_argument(
+        "--share-group-state-decoder",
+        action="store_true",
+        help="print __share_group_state records' keys and values as JSON, as the release's "
+        "share coordinator definitions (read from its jars) decode them; implies "
+        "--print-data-log (Kafka 4.0+)",
     )
     p.add_argument(
         "--format-of",

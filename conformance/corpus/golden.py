@@ -95,6 +95,7 @@ MANIFEST_KEYS: tuple[str, ...] = (
     "image",
     "scenario",
     "description",
+    "writer",
     "producer",
     "topic",
     "topic_configs",
@@ -104,9 +105,15 @@ MANIFEST_KEYS: tuple[str, ...] = (
     "expectations",
 )
 
+#: the top-level directory of ``corpora/`` holding directories written by the kit's writer,
+#: with real releases' dumps (``conformance.corpus.written``): verified, not ``check`` inputs
+WRITTEN = "written"
 #: top-level directories of ``corpora/`` that are not log captures (own formats and tests;
 #: ``produce-golden`` holds Produce exchanges, ``conformance.corpus.produce.golden``)
-NOT_BROKERS = frozenset({"crafted", "samples", "produce", "produce-golden"})
+#: the top-level directory of ``corpora/`` holding the real consumers' scenarios
+#: (``conformance.corpus.consume``)
+CONSUME = "consume"
+NOT_BROKERS = frozenset({"crafted", "samples", "produce", "produce-golden", WRITTEN, CONSUME})
 
 _KIND_BY_SUFFIX = {
     ".log": "log",
@@ -697,6 +704,9 @@ def verify_case(case_dir: Path) -> CaseResult:
     _check_manifest(case_dir, manifest, checks)
     version = manifest.get("broker_version")
     result.broker_version = version if isinstance(version, str) else None
+    writer = manifest.get("writer")
+    if isinstance(writer, dict) and isinstance(writer.get("name"), str):
+        result.written_by = writer["name"]
     rels, not_read = _check_files(case_dir, manifest, checks)
     result.files = len(rels)
     present = [r for r in rels if r not in not_read and (case_dir / r).is_file()]
@@ -749,7 +759,8 @@ def verify_corpus(
     root: Path | None = None, *, only: str | Sequence[str] | None = None, jobs: int = 1
 ) -> CorpusReport:
     """Verify every ``<broker-id>/<scenario>/`` case under ``root`` (see :func:`find_cases`;
-    default :func:`default_root`).
+    default :func:`default_root`), and for a ``corpora/`` directory the cases of its
+    :data:`WRITTEN` directory too.
 
     ``jobs`` > 1 verifies cases in that many processes (0: one per CPU); the report is the
     same, in the same order."""
@@ -757,8 +768,11 @@ def verify_corpus(
     if root is None:
         root = default_root()
     report = CorpusReport(Path(root))
-    cases = find_cases(Path(root), only)
-    for missing in find_cases_without_manifest(Path(root), only):
+    roots = [Path(root)]
+    if (Path(root) / WRITTEN).is_dir() and not (Path(root) / "manifest.json").is_file():
+        roots.append(Path(root) / WRITTEN)  # corpora/: its written/ cases too
+    cases = [c for r in roots for c in find_cases(r, only)]
+    for missing in (m for r in roots for m in find_cases_without_manifest(r, only)):
         case = CaseResult(case_id(missing), missing)
         detail = (
             "missing: a case directory (it has log/ or wire/) needs a manifest.json "

@@ -82,6 +82,7 @@ class CaseResult(JsonDocument):
     checks: list[Check] = field(default_factory=list)
     seconds: float = 0.0
     dump_note: str | None = None  # "skipped (format of 1.1.1)"
+    written_by: str | None = None  # not a broker capture: the manifest's writer (corpus.written)
 
     @property
     def broker_id(self) -> str:
@@ -106,6 +107,7 @@ class CaseResult(JsonDocument):
             "scenario": self.scenario,
             "directory": str(self.directory),
             "broker_version": self.broker_version,
+            "written_by": self.written_by,
             "ok": self.ok,
             "files": self.files,
             "dump": self.dump_note or "compared",
@@ -365,7 +367,11 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
         i = 0
         for broker, cases in by_broker.items():
             version = cases[0].broker_version or "?"
-            lines.append(f"{printable_name(broker)} (Kafka {version})")
+            writer = cases[0].written_by
+            source = (
+                f"written by {writer}, dumped by Kafka {version}" if writer else f"Kafka {version}"
+            )
+            lines.append(f"{printable_name(broker)} ({source})")
             for _ in cases:
                 lines.append(fmt(rows[i]))
                 i += 1
@@ -373,8 +379,12 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
     counts = report.counts()
     failed_cases = sum(not c.ok for c in report.cases)
     verdict = "PASS" if report.ok else f"FAIL ({failed_cases} case(s))"
+    written = {case.broker_id for case in report.cases if case.written_by}
+    sources = f"{len(by_broker) - len(written)} broker(s)"
+    if written:
+        sources += f", {len(written)} written director{'y' if len(written) == 1 else 'ies'}"
     lines.append(
-        f"{len(report.cases)} case(s), {len(by_broker)} broker(s), {sum(counts.values())} "
+        f"{len(report.cases)} case(s), {sources}, {sum(counts.values())} "
         f"checks: {_summarise(counts)} -- {verdict} in {report.seconds:.2f}s"
     )
     lines += _listing(report, "failures", report.failures())

@@ -499,6 +499,12 @@ def dump_log_segments(
     index_sanity_check: bool = False,
     max_bytes: int | None = None,
     max_message_size: int | None = None,
+    skip_record_metadata: bool = False,
+    offsets_decoder: bool = False,
+    transaction_log_decoder: bool = False,
+    cluster_metadata_decoder: bool = False,
+    remote_log_metadata_decoder: bool = False,
+    share_group_state_decoder: bool = False,
     extra_args: Sequence[str] = (),
     cwd: Path | str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
@@ -528,6 +534,16 @@ def dump_log_segments(
         args += ["--max-bytes", str(max_bytes)]
     if max_message_size is not None:
         args += ["--max-message-size", str(max_message_size)]
+    for flag, given in (
+        ("--skip-record-metadata", skip_record_metadata),
+        ("--offsets-decoder", offsets_decoder),
+        ("--transaction-log-decoder", transaction_log_decoder),
+        ("--cluster-metadata-decoder", cluster_metadata_decoder),
+        ("--remote-log-metadata-decoder", remote_log_metadata_decoder),
+        ("--share-group-state-decoder", share_group_state_decoder),
+    ):
+        if given:
+            args.append(flag)
     args += list(extra_args)
     main_class = find_main_class(version, DUMP_LOG_SEGMENTS_CLASSES, repo_root=repo_root)
     proc = run_class(version, main_class, args, cwd=cwd, timeout=timeout, repo_root=repo_root)

@@ -26,7 +26,7 @@ One writer, at the end (``# --- writer ---``): :func:`write_legacy_message` and
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from conformance import codecs
 from conformance.errors import (
@@ -321,36 +321,8 @@ class LegacyBatch:
         """``DeepRecordsIterator``'s constructor: everything is read eagerly."""
         if stream is None:
             stream = self._wrapper_stream(codec, decompressed_limit, clients)
-        wrapper = self.message
-        wrapper_magic = wrapper.magic
-        wrapper_timestamp = wrapper.timestamp
-        wrapper_ts_type = wrapper.timestamp_type
-        src = JavaStreamReader(stream)
-        entries: list[tuple[int, LegacyMessage]] = []
-        try:
-            while True:  # DataLogInputStream.nextBatch
-                head = src.read_fully(LOG_OVERHEAD)
-                if len(head) < LOG_OVERHEAD:
-                    break
-                offset = _I64.unpack_from(head, 0)[0]
-                size = _I32.unpack_from(head, SIZE_OFFSET)[0]
-                if size < RECORD_OVERHEAD_V0:
-                    raise CorruptRecordError(
-                        "Record size is less than "
-                        f"the minimum record overhead ({RECORD_OVERHEAD_V0})"
-                    )
-                jvm_allocate(size)
-                body = src.read_fully(size)
-                if len(body) < size:
-                    break
-                inner = LegacyMessage(body)
-                if inner.magic == MAGIC_VALUE_V1:
-                    inner = LegacyMessage(inner.buf, wrapper_timestamp, wrapper_ts_type)
-                entries.append((offset, inner))
-        except CodecError as e:
-            if e.is_io_exception:
-                raise KafkaError.wrapping(e) from None
-            raise
+        wrapper_magic = self.message.magic
+        entries = read_inner_messages(stream, self.message)
         if not entries:
             raise InvalidRecordError("Found invalid compressed record set with no inner records")
         base = -1
@@ -370,6 +342,45 @@ class LegacyBatch:
 
     def __repr__(self) -> str:
         return f"LegacyBatch(offset={self.offset}, magic={self.magic}, size={len(self.raw)})"
+
+
+def read_inner_messages(
+    stream: codecs.Decompressed,
+    wrapper: LegacyMessage,
+    takes_wrapper_time: Callable[[int], bool] = lambda magic: magic == MAGIC_VALUE_V1,
+) -> list[tuple[int, LegacyMessage]]:
+    """The inner messages of a compressed wrapper, read from its decompressed ``stream`` as
+    ``DataLogInputStream`` reads them (a short entry at the end is left out); an inner message
+    whose magic ``takes_wrapper_time`` gets the wrapper's timestamp and type (magic 1; Kafka
+    0.10.2 gives them to any magic above 0). A codec's I/O error surfaces as Kafka wraps it."""
+    wrapper_timestamp = wrapper.timestamp
+    wrapper_ts_type = wrapper.timestamp_type
+    src = JavaStreamReader(stream)
+    entries: list[tuple[int, LegacyMessage]] = []
+    try:
+        while True:  # DataLogInputStream.nextBatch
+            head = src.read_fully(LOG_OVERHEAD)
+            if len(head) < LOG_OVERHEAD:
+                break
+            offset = _I64.unpack_from(head, 0)[0]
+            size = _I32.unpack_from(head, SIZE_OFFSET)[0]
+            if size < RECORD_OVERHEAD_V0:
+                raise CorruptRecordError(
+                    f"Record size is less than the minimum record overhead ({RECORD_OVERHEAD_V0})"
+                )
+            jvm_allocate(size)
+            body = src.read_fully(size)
+            if len(body) < size:
+                break
+            inner = LegacyMessage(body)
+            if takes_wrapper_time(inner.magic):
+                inner = LegacyMessage(body, wrapper_timestamp, wrapper_ts_type)
+            entries.append((offset, inner))
+    except CodecError as e:
+        if e.is_io_exception:
+            raise KafkaError.wrapping(e) from None
+        raise
+    return entries
 
 
 def _to_record(offset: int, message: LegacyMessage) -> Record:

@@ -42,10 +42,15 @@ limit and would need the heap).
 
 Modules: ``javaemu`` (what the JVM and Scala add: file names, exceptions, value formatting,
 ``mutable.HashMap`` order), ``files`` (``FileRecords`` / ``FileChannelRecordBatch``),
-``session`` (options and error maps), ``log`` (``.log`` / ``.checkpoint``), ``entries``
-(indexes, ``.txnindex``, ``.snapshot``), ``decoders`` (the message parsers of the decoder
-options: ``--cluster-metadata-decoder``, ``--offsets-decoder``, ``--transaction-log-decoder``),
-``json_doc`` (``--json``), this module (``main``).
+``logentry`` (0.10.2's reader: every entry one magic 0/1 ``Record``), ``formats`` and
+``sanity_texts`` (the releases' facts), ``session`` (options and error maps), ``log``
+(``.log`` / ``.checkpoint``), ``entries`` (indexes, ``.txnindex``, ``.snapshot``),
+``decoders`` (the message parsers of the decoder options: ``--cluster-metadata-decoder``,
+``--offsets-decoder`` and ``--transaction-log-decoder`` as JSON,
+``--share-group-state-decoder``), ``coordinator_text`` (the coordinator decoders' older text
+printers; their facts: ``coordinator_facts``), ``remote_log``
+(``--remote-log-metadata-decoder``), ``json_doc`` (``--json``), this
+module (``main``).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from conformance.errors import DecodeError
+from conformance.logdir.dump.coordinator_text import OffsetsTextParser, TransactionTextParser
 from conformance.logdir.dump.decoders import (
     COORDINATOR_JARS,
     ClusterMetadataParser,
@@ -72,6 +78,7 @@ from conformance.logdir.dump.javaemu import (
 )
 from conformance.logdir.dump.json_doc import dump_json
 from conformance.logdir.dump.log import LogDumper
+from conformance.logdir.dump.remote_log import RemoteLogMetadataParser
 from conformance.logdir.dump.session import RecordParser
 from conformance.messages import Schemas
 
@@ -114,15 +121,21 @@ class _Dumper(LogDumper, EntryDumper):
 
 
 def _coordinator_parser(
-    fmt: DumpFormat, decoder: str, schemas: Schemas, missing_key: str | None
+    fmt: DumpFormat, decoder: str, schemas: Schemas | None, missing_key: str | None
 ) -> RecordParser:
-    if missing_key is None:
+    if decoder == "offsets" and fmt.offsets_decoder_text is not None:
+        return OffsetsTextParser(fmt.offsets_decoder_text, schemas, fmt.error_maps).read_record
+    if decoder == "transaction-log" and fmt.transaction_log_decoder_text is not None:
+        return TransactionTextParser(fmt.transaction_log_decoder_text, schemas).read_record
+    if missing_key is None or schemas is None:
         raise ValueError(
             f"Kafka {fmt.version}'s --{decoder}-decoder prints a format not reproduced yet"
         )
     prefixes = fmt.offsets_decoder_types if decoder == "offsets" else None
     types = coordinator_record_types(schemas, COORDINATOR_JARS[decoder], prefixes)
-    return CoordinatorRecordParser(types, missing_key, schemas).read_record
+    return CoordinatorRecordParser(
+        types, missing_key, schemas, check_value_version=fmt.coordinator_value_versions_checked
+    ).read_record
 
 
 def dump(
@@ -136,8 +149,10 @@ def dump(
     max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     skip_record_metadata: bool = False,
     cluster_metadata_decoder: Schemas | None = None,
-    offsets_decoder: Schemas | None = None,
-    transaction_log_decoder: Schemas | None = None,
+    offsets_decoder: Schemas | bool | None = None,
+    transaction_log_decoder: Schemas | bool | None = None,
+    remote_log_metadata_decoder: Schemas | None = None,
+    share_group_state_decoder: Schemas | None = None,
     fmt: DumpFormat | None = None,
     out: TextIO,
     err: TextIO,
@@ -153,25 +168,63 @@ def dump(
 
     ``offsets_decoder`` / ``transaction_log_decoder``: ``--offsets-decoder`` /
     ``--transaction-log-decoder`` (both imply ``--print-data-log``), given the same way: the
-    coordinator record definitions of the release printed (its JSON printers: 3.8+ / 4.1+;
-    ``ValueError`` for a release printing another format). As in the tool, the offsets decoder
-    wins over the transaction log decoder, which wins over the metadata decoder."""
+    coordinator record definitions of the release printed, or ``True`` for a release that reads
+    them with hand-written schemas (before 2.8: its facts hold them; the text printers of
+    ``coordinator_text``: offsets before 3.8, transaction log before 4.1; ``ValueError`` when
+    the release needs its definitions and gets none, or prints a format not reproduced). As in
+    the tool, the offsets decoder wins over the transaction log decoder, which wins over the
+    metadata decoder, which wins over the remote log metadata decoder, which wins over the share
+    group state decoder.
+
+    ``remote_log_metadata_decoder``: ``--remote-log-metadata-decoder`` (3.9+), given the same
+    way (the ``kafka-storage`` definitions): each value's ``RemoteLogMetadata`` text
+    (``remote_log``).
+
+    ``share_group_state_decoder``: ``--share-group-state-decoder`` (4.0+), given the same way
+    (the ``kafka-share-coordinator`` definitions): records of ``__share_group_state`` printed
+    as the coordinator decoders' JSON."""
     if fmt is None:
         fmt = format_of(NEWEST_LINE)
     record_parser = None
-    if offsets_decoder is not None:
+    if offsets_decoder not in (None, False):
         record_parser = _coordinator_parser(
-            fmt, "offsets", offsets_decoder, fmt.offsets_decoder_missing_key
+            fmt,
+            "offsets",
+            None if isinstance(offsets_decoder, bool) else offsets_decoder,
+            fmt.offsets_decoder_missing_key,
         )
-    elif transaction_log_decoder is not None:
+    elif transaction_log_decoder not in (None, False):
         record_parser = _coordinator_parser(
-            fmt, "transaction-log", transaction_log_decoder, fmt.transaction_log_decoder_missing_key
+            fmt,
+            "transaction-log",
+            None if isinstance(transaction_log_decoder, bool) else transaction_log_decoder,
+            fmt.transaction_log_decoder_missing_key,
         )
     elif cluster_metadata_decoder is not None:
         if fmt.metadata_decoder_error is None:
             raise ValueError(f"Kafka {fmt.version}'s DumpLogSegments has no metadata decoder")
         metadata = ClusterMetadataParser(cluster_metadata_decoder, fmt.metadata_decoder_error)
         record_parser = lambda offset, key, value: (None, metadata.payload(offset, value))  # noqa: E731
+    elif remote_log_metadata_decoder is not None:
+        if fmt.remote_log_metadata_decoder is None:
+            raise ValueError(f"Kafka {fmt.version}'s DumpLogSegments has no remote log decoder")
+        remote = RemoteLogMetadataParser(
+            remote_log_metadata_decoder, fmt.remote_log_metadata_decoder
+        )
+        record_parser = remote.read_record
+    elif share_group_state_decoder is not None:
+        share = fmt.share_group_state_decoder
+        if share is None:
+            raise ValueError(f"Kafka {fmt.version}'s DumpLogSegments has no share group decoder")
+        types = coordinator_record_types(
+            share_group_state_decoder, COORDINATOR_JARS["share-group-state"]
+        )
+        record_parser = CoordinatorRecordParser(
+            types,
+            share["missing_key"],
+            value_label=share["value_label"],
+            check_value_version=fmt.coordinator_value_versions_checked,
+        ).read_record
     if record_parser is not None:
         print_data_log = True
     d = _Dumper(
@@ -191,6 +244,9 @@ def dump(
         d.run(files)
     except (Uncaught, DecodeError) as e:
         d.con.flush_partial()
-        err.write(f'Exception in thread "main" {throwable_string(e)}\n')
+        text = throwable_string(e)
+        for today, then in fmt.exception_names.items():  # classes the release names otherwise
+            text = text.replace(today, then)
+        err.write(f'Exception in thread "main" {text}\n')
         return 1
     return 0

@@ -90,11 +90,13 @@ def _short(data: bytes, pos: int, entity: str) -> tuple[int, int]:
 class ClusterMetadataParser:
     """``ClusterMetadataLogMessageParser`` over one release's metadata record definitions."""
 
-    def __init__(self, schemas: Schemas, error_text: str) -> None:
+    def __init__(self, schemas: Schemas, error_text: str, entry: str = _METADATA_ENTRY) -> None:
+        """``entry``: where the record definitions are in the jars (``!message/``: the remote
+        log metadata records of ``kafka-storage``, read by the same serde)."""
         self.types: dict[int, MessageSchema] = {}
         for name in schemas:
             s = schemas[name]
-            if s.type == "metadata" and _METADATA_ENTRY in s.source and s.api_key is not None:
+            if s.type == "metadata" and entry in s.source and s.api_key is not None:
                 self.types[s.api_key] = s
         self.error_text = error_text
 
@@ -149,8 +151,9 @@ class ClusterMetadataParser:
 
 # ------------------------------------------------------------------ coordinator record parsers
 #
-# ``--offsets-decoder`` (JSON from Kafka 3.8, ``OffsetsMessageParser``) and
-# ``--transaction-log-decoder`` (JSON from 4.1): the key is ``int16 type`` + the key message
+# ``--offsets-decoder`` (JSON from Kafka 3.8, ``OffsetsMessageParser``),
+# ``--transaction-log-decoder`` (JSON from 4.1) and ``--share-group-state-decoder`` (4.0+;
+# 4.0 names the value's version "type"): the key is ``int16 type`` + the key message
 # read at version ``type``, the value ``int16 version`` + the value message
 # (``CoordinatorRecordSerde.deserialize``); printed as
 # ``key: {"type":"<type>","data":{...}} payload: {"version":"<version>","data":{...}}``,
@@ -162,6 +165,7 @@ class ClusterMetadataParser:
 COORDINATOR_JARS = {
     "offsets": "kafka-group-coordinator-",
     "transaction-log": "kafka-transaction-coordinator-",
+    "share-group-state": "kafka-share-coordinator-",
 }
 #: ``ConsumerProtocol.PROTOCOL_TYPE``
 _CONSUMER_PROTOCOL = "consumer"
@@ -218,9 +222,15 @@ class CoordinatorRecordParser:
         types: dict[int, tuple[MessageSchema, int, MessageSchema]],
         missing_key_text: str,
         schemas: Schemas | None = None,
+        value_label: str = "version",
+        check_value_version: bool = True,
     ) -> None:
         self.types = types
         self.missing_key_text = missing_key_text
+        #: the name of the value's version in the payload ("type" in 4.0's share group state)
+        self.value_label = value_label
+        #: a value version outside the definition's is an error (4.0+ ``CoordinatorRecordSerde``)
+        self.check_value_version = check_value_version
         #: ``ConsumerProtocolSubscription``/``Assignment`` (group metadata members), if known
         self.protocol: dict[str, MessageSchema] = {}
         if schemas is not None:
@@ -294,10 +304,7 @@ class CoordinatorRecordParser:
             payload = "<DELETE>"
             if value is not None:
                 version = self._version(value, "value")
-                if (
-                    key_schema.type == "coordinator-key"
-                    and version not in value_schema.valid_versions
-                ):
+                if self.check_value_version and version not in value_schema.valid_versions:
                     raise CoordinatorRecordError(
                         f"Found an unknown record version {version} for {record_type} type"
                     )
@@ -305,7 +312,7 @@ class CoordinatorRecordParser:
                 data = message_json_node(value_schema, version, value_message)  # type: ignore[arg-type]
                 if value_schema.name == "GroupMetadataValue":
                     self._group_members(data, value_message)
-                payload = write_json_text({"version": str(version), "data": data})
+                payload = write_json_text({self.value_label: str(version), "data": data})
             key_node = {
                 "type": str(record_type),
                 "data": message_json_node(key_schema, key_version, key_message),  # type: ignore[arg-type]

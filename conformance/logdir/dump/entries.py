@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import os
 
-from conformance.errors import CorruptIndexError, CorruptSnapshotError
+from conformance.errors import CorruptSnapshotError
 from conformance.logdir import snapshot
-from conformance.logdir.dump.files import FileRecords, open_index, start_offset
+from conformance.logdir.dump.files import FileBatch, FileRecords, open_index, start_offset
 from conformance.logdir.dump.javaemu import (
     INT_MAX,
     JFile,
@@ -32,6 +32,10 @@ from conformance.logdir.txnindex import TransactionIndex
 from conformance.primitives.java import java_parse_int, wrap32, wrap64
 from conformance.wire.legacy import LegacyMessage
 from conformance.wire.record import Record
+
+
+class _FirstRecord(Exception):
+    """Ends a record visit at its first record (``iterator().next()``)."""
 
 
 class EntryDumper(DumpSession):
@@ -86,33 +90,55 @@ class EntryDumper(DumpSession):
             self.con.println()
 
     def _sanity_check(self, index: OffsetIndex | TimeIndex) -> None:
-        """``sanityCheck()`` with the release's exception: up to 3.4 Scala's
-        ``kafka.log.CorruptIndexException`` (the offset index's path in parentheses, the
-        messages of the offset index and of the sizes ending with '.')."""
+        """``sanityCheck()`` of the release: its checks (``index_last_equal_fails``,
+        ``misaligned_index_sanity``), its exception and messages (``index_exception``,
+        ``index_sanity_texts``), in Kafka's order."""
         fmt = self.fmt
+        texts = fmt.index_sanity_texts
+        fields = {"path": index.path, "base": index.base_offset, "length": index.length}
+
+        def fail(kind: str, **more: int) -> Uncaught:
+            return Uncaught(fmt.index_exception, texts[kind].format(**fields, **more))
+
+        if isinstance(index, OffsetIndex):
+            if index.entries != 0:
+                last = index.last_offset()
+                if last < index.base_offset or (
+                    last == index.base_offset and fmt.index_last_equal_fails
+                ):
+                    raise fail("offset-last", last=last)
+            aligned = index.length % index.entry_size == 0
+            if not aligned and fmt.misaligned_index_sanity == "throws":
+                raise fail("offset-size")
+            return
+        if index.entries != 0:
+            last_entry = index.last_entry()
+            first = index.entry(0).timestamp
+            if last_entry.timestamp < first:
+                raise fail("time-timestamp", last=last_entry.timestamp, first=first)
+            if last_entry.offset < index.base_offset:
+                raise fail("time-offset", last=last_entry.offset)
+        if index.length % index.entry_size != 0:
+            raise fail("time-size")
+
+    def _first_record_offset(self, batch: FileBatch) -> int:
+        """``batch.iterator().next().offset``: the records after the first are not read."""
+        offsets: list[int] = []
+
+        def take(offset: int, _r: Record | None, _m: LegacyMessage | None) -> None:
+            offsets.append(offset)
+            raise _FirstRecord
+
         try:
-            if isinstance(index, OffsetIndex):
-                index.sanity_check(check_alignment=fmt.misaligned_index_sanity == "throws")
-            else:
-                index.sanity_check()
-        except CorruptIndexError as e:
-            if fmt.index_exception == e.kafka_exception:
-                raise
-            message = str(e.message)
-            if isinstance(index, OffsetIndex) and message.startswith("Corrupt index found"):
-                message = message.replace(
-                    f"index file {index.path} has", f"index file ({index.path}) has"
-                )
-                message += "."
-            elif "neither positive nor a multiple of" in message:
-                message += "."
-            raise Uncaught(fmt.index_exception, message) from None
+            self.visit_records(batch, take)
+        except _FirstRecord:
+            return offsets[0]
+        raise Uncaught("java.util.NoSuchElementException", None)
 
     def dump_index(self, file: JFile) -> None:
         start, prefix = start_offset(file)
         log_file = file.sibling(prefix + ".log")
-        records = FileRecords.open(log_file, self.fmt.log_opener)
-        records.short_record_message = self.fmt.short_record_message
+        records = FileRecords.open(log_file, self.fmt)
         try:
             index = open_index(OffsetIndex, file, start)
             if index.entries == 0 and self.fmt.empty_index_line is not None:
@@ -135,11 +161,7 @@ class EntryDumper(DumpSession):
                 if self.fmt.index_compares == "batch-last":
                     last = first.last_offset
                 else:  # the first record's offset (Kafka before 2.3, KAFKA-7487)
-                    offsets: list[int] = []
-                    self.visit_records(first, lambda o, _r, _m, found=offsets: found.append(o))
-                    if not offsets:
-                        raise Uncaught("java.util.NoSuchElementException", None)
-                    last = offsets[0]
+                    last = self._first_record_offset(first)
                 if last != offset:
                     self.add_pair(
                         self.index_mismatches,
@@ -158,8 +180,7 @@ class EntryDumper(DumpSession):
     def dump_time_index(self, file: JFile) -> None:
         start, prefix = start_offset(file)
         log_file = file.sibling(prefix + ".log")
-        records = FileRecords.open(log_file, self.fmt.log_opener)
-        records.short_record_message = self.fmt.short_record_message
+        records = FileRecords.open(log_file, self.fmt)
         try:
             index = open_index(OffsetIndex, file.sibling(prefix + ".index"), start)
             time_index = open_index(TimeIndex, file, start)

@@ -9,6 +9,8 @@ magic    bytes read                                  from
 2        ``RECORD_BATCH_OVERHEAD`` (61), even past   ``DefaultRecordBatch`` header
          the end of a shorter batch
 0, 1     ``LOG_OVERHEAD + headerSize(magic)``        ``LegacyRecord`` (other magic: throws)
+any      the whole entry (0.10.2, ``entry_reader``   ``Record`` (``logentry``)
+         "records")
 =======  ==========================================  ===================================
 """
 
@@ -26,12 +28,15 @@ from conformance.errors import (
     KafkaError,
 )
 from conformance.fileio import FileSource
+from conformance.logdir.dump.formats import DumpFormat
 from conformance.logdir.dump.javaemu import (
     INT_MAX,
+    UNKNOWN_IDENTITY_HASH,
     JFile,
     Uncaught,
     io_error,
 )
+from conformance.logdir.dump.logentry import CodecOf, RecordEntry, read_entries
 from conformance.primitives.java import java_parse_int, wrap64
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2
@@ -39,7 +44,6 @@ from conformance.wire.layout import (
     HEADER_SIZE_UP_TO_MAGIC,
     MAGIC_VALUE_V0,
     MAGIC_VALUE_V1,
-    MAGIC_VALUE_V2,
     RECORD_BATCH_OVERHEAD,
     RECORD_OVERHEAD_V0,
 )
@@ -83,10 +87,11 @@ class FileRecords:
         self.file_size = file_size
 
     @classmethod
-    def open(cls, file: JFile, opener: str = "channel") -> FileRecords:
-        """``FileRecords.open(file, false)``: its channel from ``FileChannel.open``
-        (``opener`` "channel", Kafka 2.1+) or a ``RandomAccessFile`` ("raf", up to 2.0,
-        which refuses a directory and names the reason in parentheses)."""
+    def open(cls, file: JFile, fmt: DumpFormat) -> FileRecords:
+        """``FileRecords.open(file, false)`` of the release ``fmt``: its channel from
+        ``FileChannel.open`` (``log_opener`` "channel", Kafka 2.1+) or a ``RandomAccessFile``
+        ("raf", up to 2.0, which refuses a directory and names the reason in parentheses)."""
+        opener = fmt.log_opener
         path = file.path
         try:
             st = os.stat(path)
@@ -107,19 +112,38 @@ class FileRecords:
                 f"The size of segment {path} ({size}) is larger than the maximum allowed segment "
                 f"size of {INT_MAX}",
             )
-        return cls(path, whole, 0, INT_MAX, size, size)
+        records = cls(path, whole, 0, INT_MAX, size, size)
+        records.short_record_message = fmt.short_record_message
+        records.slice_checks = fmt.slice_checks
+        records.entry_reader = fmt.entry_reader
+        records.batch_load_error = fmt.batch_load_error
+        return records
 
     def __str__(self) -> str:
         return (
             f"FileRecords(size={self.size}, file={self.shown}, start={self.start}, end={self.end})"
         )
 
-    #: DumpFormat.short_record_message of the release printing (set by the dumper)
+    #: DumpFormat.short_record_message, slice_checks, entry_reader and batch_load_error of
+    #: the release printing (set by :meth:`open`)
     short_record_message = "named"
+    slice_checks = "bounded"
+    entry_reader = "batches"
+    batch_load_error = "named"
 
     def slice(self, position: int, size: int) -> FileRecords:
-        """``FileRecords.slice`` (``availableBytes``, Java int arithmetic)."""
+        """``FileRecords.slice`` (``availableBytes``, Java int arithmetic); up to 2.0
+        ``FileRecords.read``, which checks less."""
         current = self.size
+        if self.slice_checks == "unbounded":
+            if position < 0:
+                raise IllegalArgumentError(f"Invalid position: {position}")
+            if size < 0:
+                raise IllegalArgumentError(f"Invalid size: {size}")
+            end = self.start + position + size
+            if end > INT_MAX or end >= self.start + current:  # int overflow, or the end
+                end = self.start + current
+            return self._part(self.start + position, end)
         if position < 0:
             raise IllegalArgumentError(f"Invalid position: {position} in read from {self}")
         if position > current - self.start:
@@ -131,9 +155,16 @@ class FileRecords:
         end = self.start + position + size
         if end > INT_MAX or end > self.start + current:  # int overflow, or past the end
             end = self.start + current
-        start = self.start + position
+        return self._part(self.start + position, end)
+
+    def _part(self, start: int, end: int) -> FileRecords:
+        """A slice [start, end) of the same file (its size ``end - start``, which up to 2.0
+        may be negative: no batches then)."""
         part = FileRecords(self.shown, self.whole, start, end, end - start, self.file_size)
         part.short_record_message = self.short_record_message
+        part.slice_checks = self.slice_checks
+        part.entry_reader = self.entry_reader
+        part.batch_load_error = self.batch_load_error
         return part
 
     def read_at(self, position: int, n: int) -> bytes:
@@ -141,12 +172,18 @@ class FileRecords:
         assert self.whole is not None
         return self.whole[position : position + n]
 
-    def batches(self) -> Iterator[FileBatch]:
-        """``batches()``: a :class:`FileBatch` per batch wholly inside [start, end)."""
+    def batches(self, max_record_size: int = INT_MAX) -> Iterator[FileBatch]:
+        """``batches()``: a :class:`FileBatch` per batch wholly inside [start, end); with
+        ``entry_reader`` "records" (0.10.2) ``shallowEntries(max_record_size)``: a
+        :class:`~conformance.logdir.dump.logentry.RecordEntry` per entry, whatever its magic."""
         end = min(self.end, self.file_size)
         if self.whole is None:  # a directory: FileChannel.open works, the first read fails
             if self.start < end - HEADER_SIZE_UP_TO_MAGIC:
                 raise KafkaError("java.io.IOException: Is a directory")
+            return
+        if self.entry_reader == "records":
+            for entry in read_entries(self.whole, self.start, end, max_record_size):
+                yield FileBatch(entry, entry.position, self)
             return
         batches = Splitter(FileView(self.whole, self.start, end), "file", self.shown)  # type: ignore[arg-type]
         try:
@@ -167,15 +204,19 @@ class FileRecords:
 class FileBatch:
     """``FileChannelRecordBatch``: the header is what Kafka reads for the header accessors
     (``RECORD_BATCH_OVERHEAD`` bytes for v2, even past a shorter batch;
-    ``LegacyRecord.headerSize(magic)`` for v0/v1, which throws for a magic other than 0/1)."""
+    ``LegacyRecord.headerSize(magic)`` for v0/v1, which throws for a magic other than 0/1);
+    or 0.10.2's ``FileChannelLogEntry`` (a :class:`RecordEntry`: one record, any magic)."""
 
     def __init__(
-        self, batch: RecordBatchV2 | LegacyBatch, abs_position: int, records: FileRecords
+        self,
+        batch: RecordBatchV2 | LegacyBatch | RecordEntry,
+        abs_position: int,
+        records: FileRecords,
     ) -> None:
         self.batch = batch
         self.abs_position = abs_position
         self.records = records
-        self._header: RecordBatchV2 | LegacyBatch | None = None
+        self._header: RecordBatchV2 | LegacyBatch | RecordEntry | None = None
 
     @property
     def magic(self) -> int:
@@ -183,7 +224,7 @@ class FileBatch:
 
     @property
     def is_v2(self) -> bool:
-        return self.batch.magic >= MAGIC_VALUE_V2
+        return isinstance(self.batch, RecordBatchV2)
 
     @property
     def size_in_bytes(self) -> int:
@@ -200,19 +241,33 @@ class FileBatch:
                 pos = self.abs_position
                 raw = self.records.read_at(pos, RECORD_BATCH_OVERHEAD)
                 if len(raw) < RECORD_BATCH_OVERHEAD:
-                    raise KafkaError(
-                        f"Failed to load record batch at position {pos} from {self.records}"
-                    )
+                    raise self._header_read_error(pos, len(raw))
                 self._header = RecordBatchV2(raw, b.position)
+        elif isinstance(b, RecordEntry):
+            self._header = b
         else:
             if b.magic not in (MAGIC_VALUE_V0, MAGIC_VALUE_V1):
                 raise IllegalArgumentError(f"Invalid magic used in LegacyRecord: {b.magic}")
             self._header = b
         return self._header
 
+    def _header_read_error(self, pos: int, got: int) -> KafkaError:
+        """``loadBatchWithSize`` of a header cut by the end of the file: 2.1.1+ names the
+        position and the records, before ``KafkaException(e)`` of the ``EOFException``, whose
+        text holds the channel's ``toString`` (an identity hash the kit cannot know:
+        :data:`UNKNOWN_IDENTITY_HASH`)."""
+        if self.records.batch_load_error == "named":
+            return KafkaError(f"Failed to load record batch at position {pos} from {self.records}")
+        return KafkaError(
+            "java.io.EOFException: Failed to read `record batch header` from file channel "
+            f"`sun.nio.ch.FileChannelImpl@{UNKNOWN_IDENTITY_HASH}`. Expected to read "
+            f"{RECORD_BATCH_OVERHEAD} bytes, but reached end of file after reading {got} bytes. "
+            f"Started read from position {pos}."
+        )
+
     @property
     def last_offset(self) -> int:
-        if isinstance(self.batch, LegacyBatch):
+        if isinstance(self.batch, (LegacyBatch, RecordEntry)):
             return self.batch.offset
         return wrap64(self.header().last_offset)
 
@@ -225,9 +280,10 @@ class FileBatch:
             return len(b.raw) >= RECORD_BATCH_OVERHEAD and b.crc == b.computed_crc()
         return legacy_message_valid(b.message)
 
-    def visit_records(self, on_record: RecordVisitor) -> None:
+    def visit_records(self, on_record: RecordVisitor, codec_of: CodecOf) -> None:
         """``iterator()`` of the full batch, each record passed to ``on_record`` as Kafka hands
-        it out: ``(offset, v2 record, None)`` or ``(offset, None, legacy message)``.
+        it out: ``(offset, v2 record, None)`` or ``(offset, None, legacy message)``;
+        ``codec_of`` is the release's ``CompressionType.forId`` (0.10.2's entries ask it).
 
         Nothing is kept: memory stays bounded by one batch's payload however many records it
         holds (a compressed batch is checked whole first, as Kafka parses it before handing out
@@ -240,7 +296,8 @@ class FileBatch:
                 raise IndexOutOfBoundsError()  # JDK 17 Buffer.checkIndex: no message
             b.read_records_eagerly(RecordList(keep=0, visit=lambda r: on_record(r.offset, r, None)))
             return
-        for offset, message in b.read_messages():
+        messages = b.read_messages(codec_of) if isinstance(b, RecordEntry) else b.read_messages()
+        for offset, message in messages:
             on_record(offset, None, message)
 
 

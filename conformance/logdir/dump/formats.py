@@ -20,11 +20,20 @@ every row is checked against the real tool of the releases the kit holds corpora
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.logdir.dump.coordinator_facts import OFFSETS_TEXT_0_10_2
+from conformance.logdir.dump.coordinator_facts import ROWS as COORDINATOR_ROWS
+from conformance.logdir.dump.sanity_texts import ROWS as SANITY_ROWS
+from conformance.logdir.dump.sanity_texts import SANITY_JAVA, SANITY_REQUIRE
+from conformance.logdir.dump.versions import (
+    UnknownKafkaVersion,
+    Version,
+    kafka_version,
+    version_text,
+)
 from conformance.wire import control
 
 __all__ = [
@@ -44,35 +53,6 @@ __all__ = [
     "same_format",
     "version_text",
 ]
-
-Version = tuple[int, int, int, int]
-
-
-class UnknownKafkaVersion(ValueError):
-    """A version the kit has no DumpLogSegments format for (not a Kafka release number, or
-    outside :data:`OLDEST` .. :data:`NEWEST`)."""
-
-
-def kafka_version(text: str) -> Version:
-    """``"2.8"``, ``"2.8.2"``, ``"0.10.2.2"`` -> a 4-tuple (missing parts 0). A suffix after
-    ``-`` (``3.9.2-rc1``) is ignored."""
-    core = text.strip().split("-", 1)[0]
-    if not re.fullmatch(r"\d+(\.\d+){1,3}", core):
-        raise UnknownKafkaVersion(
-            f"{text!r} is not a Kafka version (expected e.g. 2.8, 3.9.2 or 0.10.2.2)"
-        )
-    parts = [int(p) for p in core.split(".")]
-    return tuple(parts + [0] * (4 - len(parts)))  # type: ignore[return-value]
-
-
-def version_text(v: Version) -> str:
-    """``(2, 8, 2, 0)`` -> ``"2.8.2"`` (a 0.x version keeps four parts)."""
-    parts = list(v)
-    keep = 4 if parts[0] == 0 else 3
-    while len(parts) > 2 and len(parts) > keep - 1 and parts[-1] == 0:
-        parts.pop()
-    return ".".join(str(p) for p in parts)
-
 
 #: the oldest and newest release lines the kit prints (any release between them is accepted)
 OLDEST: Version = (0, 10, 2, 0)
@@ -156,14 +136,29 @@ class DumpFormat:
     #: the base offset after the first) comes "first" (2.3+) or "after-check"
     index_compares: str = "batch-last"
     index_zero_stop: str = "first"
-    #: the exception class of a failed index sanity check (messages follow it, entries.py)
+    #: a failed index sanity check: its exception class and messages (``sanity_texts``); an
+    #: offset index whose last offset *equals* its base offset fails too (up to 1.1)
     index_exception: str = "org.apache.kafka.storage.internals.log.CorruptIndexException"
+    index_sanity_texts: Mapping[str, str] = field(default_factory=lambda: dict(SANITY_JAVA))
+    index_last_equal_fails: bool = False
+    #: a .log's entries read as "batches" (0.11+, by the magic byte) or "records" (0.10.2:
+    #: each one ``Record`` of magic 0/1, whatever its magic byte; ``logentry``)
+    entry_reader: str = "batches"
+    #: a v2 batch header cut by the end of the file: "named" ('Failed to load record batch at
+    #: position P from FileRecords(...)', 2.1.1+) or "cause" (the ``EOFException``'s text)
+    batch_load_error: str = "named"
+    #: exception classes the release names otherwise: today's class -> the release's
+    exception_names: Mapping[str, str] = field(default_factory=dict)
     #: a batch size field below the record overhead: "named" ('Found record size N smaller
     #: than ... in file F.', 2.0+) or "plain" ('Record size is smaller than ... (14).')
     short_record_message: str = "named"
     #: how ``FileRecords.open`` opens a .log: "channel" (``FileChannel.open``, 2.1+) or "raf"
     #: (``RandomAccessFile``: ``FileNotFoundException: <path> (<reason>)``)
     log_opener: str = "channel"
+    #: ``FileRecords.slice``/``read``: "bounded" (2.1+: a position past the end, a negative
+    #: position or size fail naming the records) or "unbounded" (a negative position or size
+    #: fail, unnamed; a position past the end gives a slice without batches)
+    slice_checks: str = "bounded"
     #: the ``FileRecords`` a .log is read through is a slice capped at the file size (3.3+,
     #: so messages read ``end=<size>``), else the whole channel (``end=2147483647``)
     log_slice_capped: bool = True
@@ -202,6 +197,17 @@ class DumpFormat:
     offsets_decoder_types: tuple[str, ...] | None = None
     #: --transaction-log-decoder as JSON (4.1+): as ``offsets_decoder_missing_key``
     transaction_log_decoder_missing_key: str | None = None
+    #: --offsets-decoder as text (before 3.8): how records are read and printed, the
+    #: entries of ``coordinator_text.OFFSETS_KEYS``; None: the release prints JSON
+    offsets_decoder_text: Mapping[str, Any] | None = None
+    #: --transaction-log-decoder as text (0.11 - 4.0): ``coordinator_text.TRANSACTION_KEYS``
+    transaction_log_decoder_text: Mapping[str, Any] | None = None
+    #: --share-group-state-decoder (4.0+): "missing_key" and "value_label" (``decoders``)
+    share_group_state_decoder: Mapping[str, Any] | None = None
+    #: --remote-log-metadata-decoder (3.9+): "error" and "null_value" texts (``remote_log``)
+    remote_log_metadata_decoder: Mapping[str, Any] | None = None
+    #: the JSON coordinator decoders refuse a value version outside its definition's (4.0+)
+    coordinator_value_versions_checked: bool = False
 
     def has(self, option: str) -> bool:
         return option in self.options
@@ -308,9 +314,19 @@ BASE: dict[str, Any] = {
     "control_names": {},
     "empty_index_line": None,
     "index_compares": "first-record",
-    "index_exception": "kafka.log.CorruptIndexException",
+    "index_exception": "java.lang.IllegalArgumentException",
+    "index_sanity_texts": SANITY_REQUIRE,
+    "index_last_equal_fails": True,
+    "entry_reader": "records",
+    "batch_load_error": "cause",
+    "exception_names": {
+        "org.apache.kafka.common.InvalidRecordException": (
+            "org.apache.kafka.common.record.InvalidRecordException"
+        ),
+    },
     "log_slice_capped": False,
     "log_opener": "raf",
+    "slice_checks": "unbounded",
     "short_record_message": "plain",
     "index_zero_stop": "after-check",
     "error_maps": "scala-2.11",
@@ -320,9 +336,10 @@ BASE: dict[str, Any] = {
     "optional_style": "scala",
     "snapshot_batch_when": "always",
     "snapshot_first_sequence": "plain",
+    "offsets_decoder_text": OFFSETS_TEXT_0_10_2,
 }
 
-CHANGES: tuple[Change, ...] = (
+_CORE_CHANGES: tuple[Change, ...] = (
     Change(
         _v("0.11.0"),
         "KIP-98 (KAFKA-4816, KAFKA-5108, KAFKA-5121)",
@@ -370,6 +387,14 @@ CHANGES: tuple[Change, ...] = (
             ),
             "snapshot_batch": "",
         },
+    ),
+    Change(
+        _v("0.11.0"),
+        "KIP-98 (KAFKA-4816, commit 5bd06f1)",
+        "a .log read as record batches (FileLogInputStream.nextBatch, by the magic byte), no "
+        "longer every entry as a magic 0/1 Record (0.10.2 prints a v2 batch as a message of "
+        "garbage fields, or dies on them)",
+        {"entry_reader": "batches"},
     ),
     Change(
         _v("0.11.0.2"),
@@ -437,14 +462,22 @@ CHANGES: tuple[Change, ...] = (
     Change(
         _v("2.1"),
         "commit 8119683 (FileRecords over FileChannel.open)",
-        "a missing or directory .log: java.nio.file exceptions, no '(reason)'",
-        {"log_opener": "channel"},
+        "a missing or directory .log: java.nio.file exceptions, no '(reason)'; a read past the "
+        "end of a .log fails ('Slice from position ...') instead of finding no batch",
+        {"log_opener": "channel", "slice_checks": "bounded"},
     ),
     Change(
         _v("2.1.1"),
         "KAFKA-7692 (commit a0d4731)",
         "a snapshot's firstSequence wraps as the batch's sequence does",
         {"snapshot_first_sequence": "wrapping"},
+    ),
+    Change(
+        _v("2.1.1"),
+        "commit ed08921 (#6068)",
+        "a batch header cut by the end of a .log: 'Failed to load record batch at position P "
+        "from FileRecords(...)' (before: the EOFException, naming the file channel)",
+        {"batch_load_error": "named"},
     ),
     Change(
         _v("2.2"),
@@ -488,6 +521,13 @@ CHANGES: tuple[Change, ...] = (
         "keys printed also for records with a null value (and, as the kit runs 2.4+, Scala "
         "2.13 builds: kafka_2.13 jars, Scala 2.13 hash map order)",
         {"data_parser": "independent", "error_maps": "scala-2.13"},
+    ),
+    Change(
+        _v("2.4"),
+        "KAFKA-8729 (commit f6f24c4, #7150)",
+        "InvalidRecordException moved from org.apache.kafka.common.record to "
+        "org.apache.kafka.common",
+        {"exception_names": {}},
     ),
     Change(
         _v("2.4.1"),
@@ -595,6 +635,7 @@ CHANGES: tuple[Change, ...] = (
         {
             "optional_style": "java",
             "index_exception": "org.apache.kafka.storage.internals.log.CorruptIndexException",
+            "index_sanity_texts": SANITY_JAVA,
         },
     ),
     Change(
@@ -604,6 +645,7 @@ CHANGES: tuple[Change, ...] = (
         "(CoordinatorRecordSerde; the consumer group records of KIP-848)",
         {
             "offsets_decoder_missing_key": _MISSING_KEY.format(decoder="offset topic decoder"),
+            "offsets_decoder_text": None,
             "offsets_decoder_types": ("OffsetCommit", "GroupMetadata", "ConsumerGroup"),
             "control_names": _known_controls(7),
             "control_json": {
@@ -631,6 +673,7 @@ CHANGES: tuple[Change, ...] = (
             "transaction_log_decoder_missing_key": _MISSING_KEY.format(
                 decoder="the specified decoder"
             ),
+            "transaction_log_decoder_text": None,
             "control_json": {
                 2: "LeaderChange: ",
                 3: "SnapshotHeader ",
@@ -686,10 +729,21 @@ CHANGES: tuple[Change, ...] = (
     ),
 )
 
+#: the history: the rows above, the coordinator decoders' text printers'
+#: (``coordinator_facts.ROWS``) and the index sanity check's (``sanity_texts.ROWS``), in
+#: release order (rows of one release: in that order)
+CHANGES: tuple[Change, ...] = tuple(
+    sorted(
+        _CORE_CHANGES
+        + tuple(Change(_v(since), *row) for since, *row in (*COORDINATOR_ROWS, *SANITY_ROWS)),
+        key=lambda c: c.since,
+    )
+)
+
 #: options added after 0.10.2 that are not in a row's ``options`` set above (one place:
 #: the rows above replace the whole set; these extend it from their version on)
 OPTION_ADDED: dict[str, tuple[Version, str]] = {
-    "transaction-log-decoder": (_v("1.0"), "KAFKA-5059"),
+    "transaction-log-decoder": (_v("0.11.0"), "commit 4424534 (KIP-98 transactions)"),
     "skip-record-metadata": (_v("2.8"), "KAFKA-6181"),
     "cluster-metadata-decoder": (_v("3.0"), "commit 32e6a5b"),
     "max-bytes": (_v("3.3"), "KAFKA-13687"),

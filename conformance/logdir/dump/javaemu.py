@@ -13,6 +13,11 @@ from conformance.errors import DecodeError
 from conformance.primitives.java import java_parse_int
 
 INT_MAX = 0x7FFFFFFF
+#: ``Object.toString()`` of an object without its own is ``Class@<identityHashCode, hex>``:
+#: HotSpot draws the hash at run time (thread-local xorshift state seeded by the JVM's thread
+#: start-up, so it varies with the JVM build and the machine). The kit cannot know it and
+#: prints 0, which no identity hash is (HotSpot never hands out 0; docs/dump.md)
+UNKNOWN_IDENTITY_HASH = "0"
 #: ``--max-message-size`` default (5 MiB)
 DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024
 #: ``Snapshots``: ``<offset, 20 digits>-<epoch, 10 digits>.checkpoint``

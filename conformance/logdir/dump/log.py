@@ -76,15 +76,14 @@ class LogDumper(DumpSession):
             else:
                 end_offset, epoch = read_snapshot_name(name)
                 self.con.println(f"Snapshot end offset: {end_offset}, epoch: {epoch}")
-        opened = FileRecords.open(file, fmt.log_opener)
-        opened.short_record_message = fmt.short_record_message
+        opened = FileRecords.open(file, fmt)
         try:
             records = opened.slice(0, self.max_bytes) if fmt.log_slice_capped else opened
             valid_bytes = 0
             last = [-1]  # the previous record's offset
             key = file.absolute
             pairs = fmt.non_consecutive_pairs
-            for batch in records.batches():
+            for batch in records.batches(self.max_message_size):
                 if fmt.batch_line_when == "always" or (
                     fmt.batch_line_when == "shallow" and not self.deep
                 ):
@@ -101,7 +100,7 @@ class LogDumper(DumpSession):
                         if last[0] == -1 and fmt.non_consecutive_first == "skip":
                             pass
                         elif fmt.non_consecutive_of == "uncompressed" and (
-                            message is None or message.compression_id != 0
+                            message is None or self.codec(message.compression_id).id != 0
                         ):
                             pass  # 0.10.2: only uncompressed messages are checked
                         elif offset != wrap64(last[0] + 1):
@@ -185,20 +184,32 @@ class LogDumper(DumpSession):
         con = self.con
         is_v2 = r is not None
         control = is_v2 and batch.header().is_control
-        if r is not None:
-            key, value = r.key, r.value
-        else:
-            assert m is not None
-            key = m.key if m.key_size >= 0 else None
-            value = m.value if m.value_size >= 0 else None
-        shown_key, shown_payload = fmt_data(fmt.data_parser, key, value)
+        data: dict[str, bytes | None] = {}
+
+        def read_data() -> dict[str, bytes | None]:
+            # key and value are read when the line first needs them (a legacy message's
+            # accessors throw where Java's do): the value's size first for a value-gated parser
+            if not data:
+                if r is not None:
+                    key, value = r.key, r.value
+                elif fmt.data_parser == "value-gated" and m.value_size < 0:  # type: ignore[union-attr]
+                    key = value = None
+                else:
+                    assert m is not None
+                    key = m.key if m.key_size >= 0 else None
+                    value = m.value if m.value_size >= 0 else None
+                data["key"], data["value"] = key, value
+                data["shown_key"], data["shown_payload"] = fmt_data(fmt.data_parser, key, value)
+            return data
+
         parsed: dict[str, str | None] = {}
         record_parser = self.record_parser if self.print_data and not control else None
 
         def read_parsed() -> dict[str, str | None]:
             # the tool parses after printing the metadata: its exceptions end a printed line
             if record_parser is not None and not parsed:
-                parsed["key"], parsed["payload"] = record_parser(offset, key, value)
+                d = read_data()
+                parsed["key"], parsed["payload"] = record_parser(offset, d["key"], d["value"])
             return parsed
 
         state = {"prefix": "| " if self.skip_metadata else " "}
@@ -214,7 +225,7 @@ class LogDumper(DumpSession):
             state["prefix"] = " "
             if record_parser is not None:
                 return read_parsed()["key"]  # type: ignore[return-value]
-            return java_utf8(shown_key)  # type: ignore[arg-type]
+            return java_utf8(read_data()["shown_key"])  # type: ignore[arg-type]
 
         getters.update(
             {
@@ -244,7 +255,7 @@ class LogDumper(DumpSession):
                 "payload": lambda: (
                     read_parsed()["payload"]
                     if record_parser is not None
-                    else java_utf8(shown_payload)  # type: ignore[arg-type]
+                    else java_utf8(read_data()["shown_payload"])  # type: ignore[arg-type]
                 ),
             }
         )
@@ -258,14 +269,14 @@ class LogDumper(DumpSession):
             "key": lambda: (
                 read_parsed()["key"] is not None
                 if record_parser is not None
-                else shown_key is not None
+                else read_data()["shown_key"] is not None
             ),
             "payload": lambda: (
                 read_parsed()["payload"] is not None
                 if record_parser is not None
-                else shown_payload is not None
+                else read_data()["shown_payload"] is not None
             ),
-            "haskey": key is not None,
+            "haskey": lambda: (r.key is not None) if r is not None else m.key_size >= 0,  # type: ignore[union-attr]
         }
         for condition, template in fmt.record_pieces:
             if all(_flag(flags[c]) for c in condition.split("&") if c != "always"):

@@ -113,10 +113,13 @@ class DumpSession:
         return found
 
     def visit_records(self, batch: FileBatch, on_record: RecordVisitor) -> None:
-        """The batch's record iterator (its codec first, as the release knows codecs)."""
-        if batch.is_v2 or batch.batch.compression_id:
+        """The batch's record iterator (its codec first, as the release knows codecs: a v2
+        batch's from its header, a legacy one's from its outer message, whatever its magic)."""
+        if batch.is_v2:
             self.codec(batch.header().compression_id)
-        batch.visit_records(on_record)
+        elif batch.batch.compression_id:
+            self.codec(batch.batch.compression_id)
+        batch.visit_records(on_record, self.codec)
 
     def eprintln(self, s: str) -> None:
         self.err.write(s + "\n")
