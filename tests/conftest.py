@@ -186,7 +186,9 @@ def published_and_fresh_counts(
     """(pass, fail, unsupported, error) per implementation: as published in the Markdown
     ``matrix``, and as in ``report``."""
     text = matrix.read_text()
-    rows = re.findall(r"^\| (\S+) [^|]*\| [^|]*\| (\d+) \| (\d+) \| (\d+) \| (\d+) \|", text, re.M)
+    rows = re.findall(
+        r"^\| (\S+(?: consumer)?) [^|]*\| [^|]*\| (\d+) \| (\d+) \| (\d+) \| (\d+) \|", text, re.M
+    )
     published = {name: [int(x) for x in counts] for name, *counts in rows}
     fresh = {
         i["name"]: [i["counts"][s] for s in ("pass", "fail", "unsupported", "error")]

@@ -22,10 +22,15 @@ from conftest import ROOT, published_and_fresh_counts, unexplained_and_stale
 
 from conformance.harness import cases as C
 from conformance.harness import registry
+from conformance.harness.consumer import read_consume_cases
 
 pytestmark = pytest.mark.oracle  # the Java adapter is the oracle
 ADAPTERS = registry.adapters(ROOT / "adapters")
 NAMES = [a.name for a in ADAPTERS]
+#: the real consumers (the consumer side: the consume scenarios through the fake broker)
+CONSUMERS = [a.name for a in registry.adapters(ROOT / "adapters", side="consume")]
+#: the rows of the report: every decoder, then every consumer
+ROWS = NAMES + [f"{n} consumer" for n in CONSUMERS]
 
 
 @pytest.fixture(scope="module")
@@ -87,25 +92,31 @@ def test_buildable_here(name: str) -> None:
 
 def test_every_adapter_ran_every_case(run: dict[str, Any]) -> None:
     assert run["_exit"] == 0, run["_stdout"][-4000:] + run["_stderr"][-4000:]
-    assert [i["name"] for i in run["implementations"]] == NAMES
-    assert run["complete"] and len(run["cases"]) == len(C.read_cases())
+    assert [i["name"] for i in run["implementations"]] == ROWS
+    consume = [c for c, doc in run["cases"].items() if doc["group"] == "consume"]
+    assert run["complete"] and len(run["cases"]) - len(consume) == len(C.read_cases())
+    assert len(consume) == len(read_consume_cases())
     for impl in run["implementations"]:
-        assert sum(impl["counts"].values()) == len(run["cases"]), impl["name"]
+        ran = (
+            len(consume) if impl["name"].endswith(" consumer") else len(run["cases"]) - len(consume)
+        )
+        assert sum(impl["counts"].values()) == ran, impl["name"]
         assert impl["capabilities"]["declared"], impl["name"]
 
 
-#: the implementations that must pass every case: Kafka's own classes, and the kit's decoder
-#: through its native fast path (docs/native.md), judged against them like a third party
-REFERENCES = ("java", "kit-native")
+#: the implementations that must pass every case: Kafka's own classes (its decoder and its
+#: KafkaConsumer), and the kit's decoder through its native fast path (docs/native.md),
+#: judged against them like a third party
+REFERENCES = ("java", "kit-native", "java consumer")
 
 
 @pytest.mark.parametrize("name", REFERENCES)
 def test_references_pass_everything(run: dict[str, Any], name: str) -> None:
     impl = next(i for i in run["implementations"] if i["name"] == name)
-    assert impl["counts"]["pass"] == len(run["cases"]), impl["counts"]
+    assert impl["counts"]["pass"] == sum(impl["counts"].values()), impl["counts"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ROWS)
 def test_every_divergence_is_classified_and_none_is_stale(run: dict[str, Any], name: str) -> None:
     assert unexplained_and_stale(run, name) == ([], [])
 
@@ -114,7 +125,7 @@ def test_third_parties_really_diverge(run: dict[str, Any]) -> None:
     """The comparison is not vacuous: every third-party library differs from Kafka somewhere,
     and supports most of what it declares."""
     for impl in run["implementations"]:
-        if impl["name"] in REFERENCES:
+        if impl["name"] in REFERENCES or impl["name"].endswith(" consumer"):
             continue
         c = impl["counts"]
         assert c["fail"] + c["error"] > 0, impl["name"]

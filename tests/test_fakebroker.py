@@ -309,25 +309,7 @@ def _b64(v: bytes | None) -> str | None:
 def _java_consume(bootstrap: str, topic: str, isolation: str = "read_uncommitted") -> Any:
     from conformance.jvm import oracle
 
-    cmd = [
-        *oracle.ensure_built(),
-        "consume",
-        "--bootstrap",
-        bootstrap,
-        "--topic",
-        topic,
-        "--partition",
-        "0",
-        "--from",
-        "earliest",
-        "--isolation",
-        isolation,
-        "--timeout-ms",
-        "20000",
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout)
+    return oracle.consume(bootstrap, topic, 0, isolation=isolation)
 
 
 @pytest.mark.oracle

@@ -21,7 +21,7 @@ from conformance.cli.common import (
     write_text,
 )
 from conformance.harness import cases as case_source
-from conformance.harness import registry, session, starter
+from conformance.harness import consumer, registry, session, starter
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import html, junit, markdown, model, terminal
 from conformance.harness.runner import (
@@ -37,7 +37,10 @@ _HTML = "conformance-matrix.html"
 _EPILOG = f"""\
 an adapter is a command speaking docs/adapter-protocol.md: `CMD decode --as memory|file`
 reads one input on stdin and prints the canonical JSON document; `CMD capabilities` says what
-it supports (optional); `CMD serve` decodes many inputs in one process (optional).
+it supports (optional); `CMD serve` decodes many inputs in one process (optional). On the
+consumer side (--side consume), `CMD consume --bootstrap HOST:PORT --topic T ...` runs the
+library's real consumer against the kit's fake broker and prints what it delivered; Kafka's
+own KafkaConsumer's delivery is the reference (corpora/consume/).
 
 per case: pass, fail (a field-level diff against Kafka's verdict), unsupported (outside the
 declared capabilities) or error (crash, non-zero exit, timeout, output over the limit, invalid
@@ -62,6 +65,8 @@ examples:
   {_PROG} --impl all --json report.json --junit report.xml --html report.html
   {_PROG} --cmd "python3 my_adapter.py" --timeout 5 --jobs 4
   {_PROG} --cmd "./my-adapter" --known my-adapter-divergences.toml --junit report.xml
+  {_PROG} --impl librdkafka                  # a real consumer through the fake broker
+  {_PROG} --impl java,kafka-python --side consume --cases 'consume/txn-*'
   {_PROG} --init-adapter go my-adapter
   {_PROG} --from-json report.json --markdown matrix.md
 """
@@ -110,6 +115,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default=64 << 20,
         metavar="SIZE",
         help="what an adapter may print for one case (default 64MiB)",
+    )
+    p.add_argument(
+        "--side",
+        choices=("decode", "consume"),
+        default=None,
+        help="decode: the adapters' offline decoders on the corpora (the default); consume: "
+        "their real consumers reading the consume scenarios through the fake broker "
+        "(docs/fake-broker.md). Without --side, a built-in that only consumes (librdkafka) "
+        "runs its consumer, and --impl all runs every decoder and every consumer",
     )
     p.add_argument(
         "--init-adapter",
@@ -351,15 +365,22 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if done is not None:
         return done
     try:
-        every = case_source.read_cases(Path(args.corpora) if args.corpora else None)
+        corpora = Path(args.corpora) if args.corpora else None
         names = [n.strip() for spec in args.impl for n in spec.split(",") if n.strip()]
-        selection = session.implementations(names, args.cmd, log=_say)
+        decoders, consumers = _sides(names, args.side)
+        consume_commands = args.cmd if args.side == "consume" else []
+        decode_commands = [] if args.side == "consume" else args.cmd
+        selection = session.implementations(decoders, decode_commands, log=_say)
+        consuming = session.implementations(consumers, consume_commands, log=_say, side="consume")
         known = session.known_divergences("decode", args.known)
+        every = case_source.read_cases(corpora) if selection.implementations else []
+        every_consume = consumer.read_consume_cases(corpora) if consuming.implementations else []
     except (ValueError, NoCheckout, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     selected = case_source.select(every, args.cases)
-    if not selected:
+    selected_consume = case_source.select(every_consume, args.cases)
+    if not selected and not selected_consume:
         print(
             f"{_PROG}: no case matches {' '.join(args.cases) or '(the corpora are empty)'}",
             file=sys.stderr,
@@ -370,6 +391,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
     table = ProcessTable()
     try:
         runs = session.run_all(selection.implementations, selected, settings, table, progress)
+        if consuming.implementations and selected_consume:
+            runs += session.run_consumers(
+                consuming.implementations, selected_consume, settings, table, progress
+            )
     except KeyboardInterrupt:
         table.kill_all()
         print(f"\n{_PROG}: interrupted; every adapter process was stopped", file=sys.stderr)
@@ -378,12 +403,28 @@ def _cmd_check(args: argparse.Namespace) -> int:
         table.kill_all()
     report = model.build(
         runs,
-        model.case_documents(selected),
+        model.case_documents(selected) | consumer.consume_case_documents(selected_consume),
         settings,
         known,
-        complete=len(selected) == len(every),
+        complete=len(selected) == len(every) and len(selected_consume) == len(every_consume),
         globs=args.cases,
-        builds=selection.builds,
-        every_case=[c.id for c in every],
+        builds=selection.builds | consuming.builds,
+        every_case=[c.id for c in every] + [c.id for c in every_consume],
     )
-    return finish(_PROG, report, args, _HTML, selection.failures)
+    return finish(_PROG, report, args, _HTML, selection.failures + consuming.failures)
+
+
+def _sides(names: list[str], side: str | None) -> tuple[list[str], list[str]]:
+    """The built-in names run as decoders and as consumers: ``--side`` decides; without it a
+    name with a decoder decodes, a name with only a consumer consumes, and ``all`` is every
+    decoder and every consumer."""
+    if side == "decode":
+        return names, []
+    if side == "consume":
+        return [], names
+    decoders = {a.name for a in registry.adapters(side="decode")} | {"all"}
+    consumers = {a.name for a in registry.adapters(side="consume")} | {"all"}
+    return (
+        [n for n in names if n in decoders or n not in consumers],
+        [n for n in names if n == "all" or (n not in decoders and n in consumers)],
+    )

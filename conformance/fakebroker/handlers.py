@@ -5,6 +5,9 @@ coordinator) leading one partition of one topic, whose log is a
 =====================  ===================================================================
 API (key)              answer
 =====================  ===================================================================
+Produce (0)            every partition INVALID_REQUEST (the log is fixed); claimed because
+                       clients derive features from it (librdkafka: magic 2 needs
+                       Produce v3+)
 ApiVersions (18)       the APIs below with the versions of the definitions (Fetch from v4
                        when the log holds magic 2 batches: no down-conversion); a version
                        it does not know: v0 with UNSUPPORTED_VERSION (35)
@@ -41,11 +44,12 @@ from conformance.messages.value import Message
 
 __all__ = ["APIS", "Faults", "Handlers", "Served"]
 
-FETCH, LIST_OFFSETS, METADATA = 1, 2, 3
+PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
 OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR = 8, 9, 10
 HEARTBEAT, LEAVE_GROUP = 12, 13
 #: every API the fake broker answers
 APIS = (
+    PRODUCE,
     FETCH,
     LIST_OFFSETS,
     METADATA,
@@ -58,6 +62,8 @@ APIS = (
 )
 UNKNOWN_TOPIC_OR_PARTITION = CODES["UNKNOWN_TOPIC_OR_PARTITION"]
 UNSUPPORTED_VERSION = CODES["UNSUPPORTED_VERSION"]
+#: what a Produce gets: the fake broker serves a fixed log
+READ_ONLY = CODES["INVALID_REQUEST"]
 EARLIEST, LATEST = -2, -1
 #: the first Fetch version that gets KIP-74's "at least one batch" (``hardMaxBytesLimit``)
 MIN_ONE_MESSAGE_FETCH = 3
@@ -114,6 +120,7 @@ class Handlers:
         self._lock = threading.Lock()
         self._answer: dict[int, Callable[[Request, MessageSchema, int], Message]] = {
             API_VERSIONS: self.api_versions,
+            PRODUCE: self.produce,
             METADATA: self.metadata,
             LIST_OFFSETS: self.list_offsets,
             FETCH: self.fetch,
@@ -321,6 +328,32 @@ class Handlers:
             n = self._fetches_with_records
         if cut is not None and cut[0] == n:
             self._cut = cut[1]
+
+    def produce(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        """Every partition refused (INVALID_REQUEST): the log is fixed. Produce is claimed
+        because clients derive their features from it (librdkafka enables magic 2, and so
+        Fetch v4+, only when Produce v3+ is there)."""
+        assert request.body is not None
+        topics = [
+            _build(
+                schema.structs["TopicProduceResponse"],
+                version,
+                Name=t["Name"],
+                PartitionResponses=[
+                    _build(
+                        schema.structs["PartitionProduceResponse"],
+                        version,
+                        Index=p["Index"],
+                        ErrorCode=READ_ONLY,
+                        BaseOffset=-1,
+                        ErrorMessage="the fake broker serves a fixed log",
+                    )
+                    for p in t["PartitionData"]
+                ],
+            )
+            for t in request.body["TopicData"]
+        ]
+        return _build(schema.struct, version, Responses=topics)
 
     def find_coordinator(self, request: Request, schema: MessageSchema, version: int) -> Message:
         s = self.served

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from conformance.codecs import CODEC_IDS, CODECS
 from conformance.corpus import golden
@@ -140,8 +140,17 @@ def read_cases(root: Path | None = None) -> list[Case]:
     return [*_crafted(root), *_golden(root), *_regressions(root)]
 
 
-def select(cases: Sequence[Case], globs: Sequence[str] | None) -> list[Case]:
-    """The cases whose id matches one of ``globs`` (all of them when there are none)."""
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_C = TypeVar("_C", bound=_Identified)
+
+
+def select(cases: Sequence[_C], globs: Sequence[str] | None) -> list[_C]:
+    """The cases (decode or consume cases) whose id matches one of ``globs`` (all of them
+    when there are none)."""
     if not globs:
         return list(cases)
     return [c for c in cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]

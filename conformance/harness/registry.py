@@ -81,8 +81,9 @@ class Adapter:
     env: tuple[tuple[str, str], ...]
     #: other directories the adapter uses (``shared = ["../go-common"]``): part of the hash
     shared: tuple[Path, ...] = ()
-    #: what the implementation does (``sides``): ``decode`` (``check``), ``produce`` and/or
-    #: ``encode`` (``check-producer``); an ``[[impl]]`` without ``sides`` decodes
+    #: what the implementation does (``sides``): ``decode`` and ``consume`` (``check``),
+    #: ``produce`` and/or ``encode`` (``check-producer``); an ``[[impl]]`` without ``sides``
+    #: decodes
     sides: tuple[str, ...] = ("decode",)
 
 
@@ -102,13 +103,13 @@ def adapters_root() -> Path:
 
 
 #: the sides an implementation may have (``sides`` of an ``[[impl]]``)
-SIDES = ("decode", "produce", "encode")
+SIDES = ("decode", "consume", "produce", "encode")
 
 
 def adapters(root: Path | None = None, side: str = "decode") -> list[Adapter]:
     """Every implementation of every ``adapters/*/adapter.toml`` that has ``side`` (for
     ``produce`` or ``encode``: either), in name order."""
-    wanted = {side} if side == "decode" else {"produce", "encode"}
+    wanted = {side} if side in ("decode", "consume") else {"produce", "encode"}
     root = Path(root) if root is not None else adapters_root()
     found: list[Adapter] = []
     for manifest in sorted(root.glob("*/adapter.toml")):

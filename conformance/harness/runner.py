@@ -35,6 +35,8 @@ __all__ = [
     "ImplementationRun",
     "Settings",
     "STATUSES",
+    "capabilities_of",
+    "run_parallel",
     "run_implementation",
 ]
 
@@ -115,9 +117,10 @@ def ask_capabilities(
     return text, problem
 
 
-def _capabilities(
+def capabilities_of(
     table: ProcessTable, impl: Implementation, settings: Settings
 ) -> tuple[Capabilities, str | None]:
+    """The adapter's capabilities, and the problem when the protocol's defaults apply."""
     text, problem = ask_capabilities(table, impl, settings.capabilities_timeout)
     try:
         caps = read_capabilities(text, impl.name)
@@ -142,7 +145,7 @@ def run_implementation(
 ) -> ImplementationRun:
     """Every case through ``impl``; one :class:`CaseResult` per case, in the order of ``cases``."""
     started = time.monotonic()
-    caps, caps_problem = _capabilities(table, impl, settings)
+    caps, caps_problem = capabilities_of(table, impl, settings)
     if not impl.name:  # a --cmd adapter: the name it declares, else its program's name
         words = [w for w in impl.argv if not w.startswith("-")] or list(impl.argv)
         impl = replace(impl, name=(caps.name if caps.declared else "") or Path(words[-1]).name)
@@ -190,21 +193,28 @@ def run_implementation(
             if progress is not None:
                 progress(impl.name, sum(counts.values()), len(cases), counts)
 
-    pool = ThreadPoolExecutor(max_workers=max(1, settings.jobs))
     try:
-        for future in [pool.submit(one, i) for i in range(len(cases))]:
+        run_parallel(len(cases), one, settings.jobs, table)
+    finally:
+        for s in servers:
+            s.close()
+    done = [r for r in results if r is not None]
+    return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
+
+
+def run_parallel(count: int, one: Callable[[int], None], jobs: int, table: ProcessTable) -> None:
+    """``one(i)`` for every ``i < count`` on ``jobs`` threads; on Ctrl-C or a bug every adapter
+    process of ``table`` is stopped first, so that no worker waits for a deadline."""
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        for future in [pool.submit(one, i) for i in range(count)]:
             future.result()
     except BaseException:
-        # Ctrl-C or a bug: stop every adapter first, so no worker waits for a deadline
         table.kill_all()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
         pool.shutdown(wait=True)
-        for s in servers:
-            s.close()
-    done = [r for r in results if r is not None]
-    return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
 
 
 def _verdict(

@@ -20,9 +20,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.corpus import consume as consume_corpus
 from conformance.harness import divergences as dv
 from conformance.harness import registry
 from conformance.harness.cases import Case
+from conformance.harness.consumer import ConsumeCase, run_consumer
 from conformance.harness.process import ProcessTable
 from conformance.harness.runner import (
     Implementation,
@@ -32,9 +34,20 @@ from conformance.harness.runner import (
     run_implementation,
 )
 from conformance.host.progress import Status
+from conformance.jvm.message_defs import message_schemas
 from conformance.jvm.runtime import NoCheckout
 
-__all__ = ["Selection", "implementations", "known_divergences", "run_all"]
+#: what a consumer run's implementation name ends with in reports
+CONSUMER_SUFFIX = "consumer"
+
+__all__ = [
+    "CONSUMER_SUFFIX",
+    "Selection",
+    "implementations",
+    "known_divergences",
+    "run_all",
+    "run_consumers",
+]
 
 
 @dataclass
@@ -53,8 +66,8 @@ def implementations(
     log: Status = lambda _: None,
     side: str = "decode",
 ) -> Selection:
-    """The built-in adapters ``names`` of ``side`` (``decode``, or ``produce`` for producers
-    and encoders; ``all``: every one that can be built here) and the adapter command lines
+    """The built-in adapters ``names`` of ``side`` (``decode``, ``consume``, or ``produce`` for
+    producers and encoders; ``all``: every one that can be built here) and the adapter command lines
     ``commands``. ValueError for an unknown name or an empty command; ``NoCheckout`` when
     built-ins are asked for outside a checkout."""
     found = Selection()
@@ -122,6 +135,26 @@ def run_all(
     for impl in impls:
         run = run_implementation(impl, cases, settings, table, progress)
         if run.impl.name in {r.impl.name for r in runs}:  # two --cmd adapters, one name
+            run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
+        runs.append(run)
+    return runs
+
+
+def run_consumers(
+    impls: Sequence[Implementation],
+    cases: Sequence[ConsumeCase],
+    settings: Settings,
+    table: ProcessTable,
+    progress: ProgressCallback | None = None,
+) -> list[ImplementationRun]:
+    """Each implementation's consumer over the consume ``cases``, in turn; each run is named
+    ``<name> consumer`` (a row of its own beside the library's decoder)."""
+    schemas = message_schemas(consume_corpus.DEFINITIONS)
+    runs: list[ImplementationRun] = []
+    for impl in impls:
+        run = run_consumer(impl, cases, settings, table, schemas, progress)
+        run = _renamed(run, f"{run.impl.name} {CONSUMER_SUFFIX}")
+        if run.impl.name in {r.impl.name for r in runs}:
             run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
         runs.append(run)
     return runs

@@ -17,6 +17,7 @@ Command line::
     python -m conformance.jvm.oracle build
     python -m conformance.jvm.oracle decode [--as memory|file] FILE...
     python -m conformance.jvm.oracle serve
+    python -m conformance.jvm.oracle consume --bootstrap HOST:PORT --topic T --partition P --from 0
     python -m conformance.jvm.oracle encode     (batch specs on stdin, one JSON object per line)
 
 Encode specs (one dict per batch; every member optional, see Oracle's ``Encoder.java``)::
@@ -55,6 +56,9 @@ from conformance.jvm import runtime as jvm
 from conformance.stream.splitter import MODES
 
 __all__ = [
+    "CONSUME_FORMAT",
+    "consume",
+    "consume_argv",
     "MODES",
     "JVM_OPTIONS",
     "OracleError",
@@ -232,6 +236,74 @@ def decode_files(paths: Sequence[Path], mode: str = "memory") -> list[dict[str, 
         except json.JSONDecodeError as exc:
             raise OracleError(f"oracle printed malformed JSON: {exc}") from exc
     return documents
+
+
+#: the document of the oracle's ``consume`` command (Kafka's ``KafkaConsumer``)
+CONSUME_FORMAT = "kafka-conformance/consume/1"
+
+
+def consume_argv(
+    bootstrap: str,
+    topic: str,
+    partition: int,
+    *,
+    start: str = "earliest",
+    isolation: str = "read_uncommitted",
+    timeout_ms: int = 20_000,
+) -> list[str]:
+    """The arguments of the adapter protocol's ``consume`` command (docs/adapter-protocol.md),
+    after the command itself."""
+    return [
+        "consume",
+        "--bootstrap",
+        bootstrap,
+        "--topic",
+        topic,
+        "--partition",
+        str(partition),
+        "--from",
+        start,
+        "--isolation",
+        isolation,
+        "--timeout-ms",
+        str(timeout_ms),
+    ]
+
+
+def consume(
+    bootstrap: str,
+    topic: str,
+    partition: int,
+    *,
+    start: str = "earliest",
+    isolation: str = "read_uncommitted",
+    timeout_ms: int = 20_000,
+) -> dict[str, Any]:
+    """Kafka's ``KafkaConsumer`` (``check.crcs=true``, its default fetch sizes, no group)
+    reading one partition from ``start`` until its position reaches the end offset of
+    ``isolation``, an exception, or ``timeout_ms``: the ``consume`` document it prints."""
+    argv = consume_argv(
+        bootstrap, topic, partition, start=start, isolation=isolation, timeout_ms=timeout_ms
+    )
+    proc = subprocess.run(
+        [*ensure_built(), *argv],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=timeout_ms / 1000 + 60,
+        check=False,
+    )
+    stderr = proc.stderr.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise OracleError(
+            f"oracle consume exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}"
+        )
+    try:
+        doc: dict[str, Any] = json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:
+        raise OracleError(f"oracle consume printed malformed JSON: {exc}") from exc
+    if doc.get("format") != CONSUME_FORMAT:
+        raise OracleError(f"oracle consume printed another document: {doc.get('format')!r}")
+    return doc
 
 
 def _spec_json(spec: dict[str, Any]) -> str:
@@ -451,6 +523,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "  (no FILE: stdin)\n"
         "       python -m conformance.jvm.oracle capabilities   (the built-in `java` adapter)\n"
         "       python -m conformance.jvm.oracle serve\n"
+        "       python -m conformance.jvm.oracle consume --bootstrap HOST:PORT --topic T "
+        "--partition P --from OFFSET|earliest [--isolation L] [--timeout-ms N]\n"
+        "       python -m conformance.jvm.oracle consume --bootstrap HOST:PORT --topic T "
+        "--partition P --from OFFSET|earliest [--isolation L] [--timeout-ms N]\n"
         "       python -m conformance.jvm.oracle encode"
         "   (JSON batch specs on stdin, one per line)\n"
     )
@@ -472,7 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "encode" and rest:
         sys.stderr.write(usage)
         return 2
-    if command in ("decode", "serve", "encode", "capabilities"):
+    if command in ("decode", "serve", "encode", "capabilities", "consume"):
         # become the JVM: the caller (e.g. `kafka-conformance check`) then owns the JVM's
         # process directly, and its stdin/stdout are the JVM's
         sys.stdout.flush()

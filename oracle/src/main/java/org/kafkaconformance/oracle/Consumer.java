@@ -30,6 +30,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * </pre>
  *
  * The consumer runs with its defaults (check.crcs=true, fetch sizes), no group, no commits.
+ * After an exception it is polled again, and "afterError" says what it did then.
  */
 final class Consumer {
     private Consumer() {
@@ -75,7 +76,7 @@ final class Consumer {
         JsonWriter w = new JsonWriter();
         w.beginObject().name("format").value("kafka-conformance/consume/1");
         w.name("records").beginArray();
-        String errorClass = null, errorMessage = null;
+        String errorClass = null, errorMessage = null, afterError = null;
         long deadline = System.currentTimeMillis() + timeoutMs;
         boolean reachedEnd = false;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
@@ -93,7 +94,15 @@ final class Consumer {
                     reachedEnd = true;
                     break;
                 }
-                ConsumerRecords<byte[], byte[]> polled = consumer.poll(Duration.ofMillis(200));
+                ConsumerRecords<byte[], byte[]> polled;
+                try {
+                    polled = consumer.poll(Duration.ofMillis(200));
+                } catch (RuntimeException e) {
+                    errorClass = e.getClass().getName();
+                    errorMessage = e.getMessage();
+                    afterError = nextPolls(consumer, tp);
+                    break;
+                }
                 List<ConsumerRecord<byte[], byte[]>> records = polled.records(tp);
                 for (ConsumerRecord<byte[], byte[]> r : records)
                     record(w, r);
@@ -117,10 +126,29 @@ final class Consumer {
         } else {
             w.raw("null");
         }
+        if (afterError != null)
+            w.name("afterError").value(afterError);
         w.endObject();
         stdout.write((w.toString() + "\n").getBytes(StandardCharsets.UTF_8));
         stdout.flush();
         return 0;
+    }
+
+    /**
+     * What the consumer does when polled again after raising: "raises again" (the same
+     * exception, the position unchanged), "delivers" (records after the bad batch) or
+     * "delivers nothing" (three polls of 200 ms). Informational: not compared.
+     */
+    private static String nextPolls(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp) {
+        for (int i = 0; i < 3; i++) {
+            try {
+                if (!consumer.poll(Duration.ofMillis(200)).records(tp).isEmpty())
+                    return "delivers";
+            } catch (RuntimeException e) {
+                return "raises again";
+            }
+        }
+        return "delivers nothing";
     }
 
     private static void record(JsonWriter w, ConsumerRecord<byte[], byte[]> r) {
