@@ -418,7 +418,7 @@ def _sides(names: list[str], side: str | None) -> tuple[list[str], list[str]]:
     """The built-in names run as decoders and as consumers: ``--side`` decides; without it a
     name with a decoder decodes, a name with only a consumer consumes, and ``all`` is every
     decoder and every consumer."""
-    if side == "decode":
+    if side == "decode" or not names:  # --cmd only: no registry (also outside a checkout)
         return names, []
     if side == "consume":
         return [], names
