@@ -69,6 +69,19 @@ def require_kafka_jars(version: str = "3.9.2") -> None:
 
 
 @pytest.fixture(scope="session")
+def schemas() -> Any:
+    """The protocol definitions the fake broker speaks (Kafka 3.9.2's JSON messages)."""
+    from conformance.corpus.consume import DEFINITIONS
+    from conformance.jvm.kafka_jars import KafkaJarsUnavailable
+    from conformance.jvm.message_defs import message_schemas
+
+    try:
+        return message_schemas(DEFINITIONS)
+    except KafkaJarsUnavailable as e:  # pragma: no cover
+        pytest.skip(str(e))
+
+
+@pytest.fixture(scope="session")
 def captured_twice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[Any]]:
     """E2E_SCENARIOS captured twice by the jvm backend: (root a, root b, results)."""
     require_kafka_jars()

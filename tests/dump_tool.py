@@ -12,6 +12,7 @@ import pytest
 from conformance.corpus.golden import first_trace_line_only
 from conformance.logdir.dump import dump
 from conformance.logdir.dump.formats import format_of
+from conformance.wire.builder import BatchBuilder
 
 
 def compare_with_tool(
@@ -37,3 +38,46 @@ def compare_with_tool(
     assert err.getvalue() == first_trace_line_only(java.stderr)
     assert rc == java.returncode
     return java.stdout
+
+
+def write_log(
+    case: Path, partition: str, records: list[tuple[bytes | None, bytes | None]], ts: int
+) -> str:
+    """One magic-2 batch of ``records`` (key, value; timestamps from ``ts`` on) as the first
+    segment of ``case/partition``; returns its path relative to ``case``."""
+    b = BatchBuilder(magic=2, base_offset=0)
+    for i, (key, value) in enumerate(records):
+        b.append(ts + i, key, value, [])
+    part = case / partition
+    part.mkdir(parents=True)
+    (part / "00000000000000000000.log").write_bytes(b.build())
+    return f"{partition}/00000000000000000000.log"
+
+
+def refused_before(case: Path, release: str, flag: str, err: pytest.CaptureFixture[str]) -> None:
+    """``dump --format-of release FLAG`` on an empty segment: usage error 2, saying so."""
+    from conformance.cli import main
+
+    log = case / "x-0" / "00000000000000000000.log"
+    log.parent.mkdir()
+    log.write_bytes(b"")
+    assert main(["dump", "--format-of", release, flag, str(log)]) == 2
+    assert f"has no {flag}" in err.readouterr().err
+
+
+def compare_decoder(
+    case: Path,
+    version: str,
+    partition: str,
+    records: list[tuple[bytes | None, bytes | None]],
+    ts: int,
+    flag: str,
+    skip: bool,
+    **decoder: Any,
+) -> str:
+    """:func:`write_log` ``records`` into ``partition``, then :func:`compare_with_tool` with the
+    decoder ``flag`` (``decoder``: ``dump``'s option for it), with or without
+    ``--skip-record-metadata``."""
+    log = write_log(case, partition, records, ts)
+    extra = [flag] + (["--skip-record-metadata"] if skip else [])
+    return compare_with_tool(version, case, [log], extra, skip_record_metadata=skip, **decoder)

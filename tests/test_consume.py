@@ -27,17 +27,6 @@ CASES = read_consume_cases(CORPORA)
 PYTHON = sys.executable
 
 
-@pytest.fixture(scope="module")
-def schemas() -> Any:
-    from conformance.jvm.kafka_jars import KafkaJarsUnavailable
-    from conformance.jvm.message_defs import message_schemas
-
-    try:
-        return message_schemas(corpus.DEFINITIONS)
-    except KafkaJarsUnavailable as e:  # pragma: no cover
-        pytest.skip(str(e))
-
-
 def test_every_scenario_has_its_reference() -> None:
     assert [c.scenario.name for c in CASES] == [s.name for s in corpus.SCENARIOS]
     manifest = json.loads((CORPORA / corpus.CONSUME_DIR / "manifest.json").read_text())

@@ -19,9 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dump_tool import compare_with_tool
-
-from conformance.wire.builder import BatchBuilder
+from dump_tool import compare_decoder, refused_before
 
 VERSIONS = ["3.9.2", "4.0.0", "4.3.1"]
 TS = 1_700_000_000_000
@@ -173,28 +171,19 @@ def _values(version: str) -> list[tuple[bytes | None, bytes | None]]:
     ]
 
 
-def _log(case: Path, records: list[tuple[bytes | None, bytes | None]]) -> str:
-    b = BatchBuilder(magic=2, base_offset=0)
-    for i, (key, value) in enumerate(records):
-        b.append(TS + i, key, value, [])
-    part = case / "__remote_log_metadata-0"
-    part.mkdir(parents=True)
-    (part / "00000000000000000000.log").write_bytes(b.build())
-    return "__remote_log_metadata-0/00000000000000000000.log"
-
-
 @pytest.mark.oracle
 @pytest.mark.parametrize("skip", [False, True], ids=["meta", "skip-meta"])
 @pytest.mark.parametrize("version", VERSIONS)
 def test_remote_log_metadata_decoder(tmp_path: Path, version: str, skip: bool) -> None:
-    log = _log(tmp_path, _values(version))
-    extra = ["--remote-log-metadata-decoder"] + (["--skip-record-metadata"] if skip else [])
-    stdout = compare_with_tool(
-        version,
+    records = _values(version)
+    stdout = compare_decoder(
         tmp_path,
-        [log],
-        extra,
-        skip_record_metadata=skip,
+        version,
+        "__remote_log_metadata-0",
+        records,
+        TS,
+        "--remote-log-metadata-decoder",
+        skip,
         remote_log_metadata_decoder=_schemas(version),
     )
     assert "RemoteLogSegmentMetadata{" in stdout
@@ -203,10 +192,4 @@ def test_remote_log_metadata_decoder(tmp_path: Path, version: str, skip: bool) -
 def test_remote_log_metadata_decoder_before_3_9_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from conformance.cli import main
-
-    log = tmp_path / "x-0" / "00000000000000000000.log"
-    log.parent.mkdir()
-    log.write_bytes(b"")
-    assert main(["dump", "--format-of", "3.8", "--remote-log-metadata-decoder", str(log)]) == 2
-    assert "has no --remote-log-metadata-decoder" in capsys.readouterr().err
+    refused_before(tmp_path, "3.8", "--remote-log-metadata-decoder", capsys)

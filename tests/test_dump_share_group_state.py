@@ -18,11 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dump_tool import compare_with_tool
+from dump_tool import compare_decoder, refused_before
 
 from conformance.logdir.dump import dump
 from conformance.logdir.dump.formats import format_of
-from conformance.wire.builder import BatchBuilder
 
 VERSIONS = ["4.0.0", "4.3.1"]
 TS = 1_700_000_000_000
@@ -98,28 +97,19 @@ def _records(version: str) -> list[tuple[bytes | None, bytes | None]]:
     ]
 
 
-def _log(case: Path, records: list[tuple[bytes | None, bytes | None]]) -> str:
-    b = BatchBuilder(magic=2, base_offset=0)
-    for i, (key, value) in enumerate(records):
-        b.append(TS + i, key, value, [])
-    part = case / "__share_group_state-0"
-    part.mkdir(parents=True)
-    (part / "00000000000000000000.log").write_bytes(b.build())
-    return "__share_group_state-0/00000000000000000000.log"
-
-
 @pytest.mark.oracle
 @pytest.mark.parametrize("skip", [False, True], ids=["meta", "skip-meta"])
 @pytest.mark.parametrize("version", VERSIONS)
 def test_share_group_state_decoder(tmp_path: Path, version: str, skip: bool) -> None:
-    log = _log(tmp_path, _records(version))
-    extra = ["--share-group-state-decoder"] + (["--skip-record-metadata"] if skip else [])
-    stdout = compare_with_tool(
-        version,
+    records = _records(version)
+    stdout = compare_decoder(
         tmp_path,
-        [log],
-        extra,
-        skip_record_metadata=skip,
+        version,
+        "__share_group_state-0",
+        records,
+        TS,
+        "--share-group-state-decoder",
+        skip,
         share_group_state_decoder=_schemas(version),
     )
     assert "payload: <DELETE>" in stdout
@@ -128,16 +118,10 @@ def test_share_group_state_decoder(tmp_path: Path, version: str, skip: bool) -> 
 def test_share_group_state_decoder_before_4_0_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from conformance.cli import main
-
-    log = tmp_path / "x-0" / "00000000000000000000.log"
-    log.parent.mkdir()
-    log.write_bytes(b"")
-    assert main(["dump", "--format-of", "3.9", "--share-group-state-decoder", str(log)]) == 2
-    assert "has no --share-group-state-decoder" in capsys.readouterr().err
+    refused_before(tmp_path, "3.9", "--share-group-state-decoder", capsys)
     with pytest.raises(ValueError):
         dump(
-            [str(log)],
+            [str(tmp_path / "x-0" / "00000000000000000000.log")],
             share_group_state_decoder=object(),  # type: ignore[arg-type]
             fmt=format_of("3.9"),
             out=io.StringIO(),

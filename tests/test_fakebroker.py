@@ -44,19 +44,6 @@ from conformance.wire.builder import BatchBuilder, end_txn_marker_batch
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "corpora"
 TS = 1_700_000_000_000
-#: the protocol definitions the fake broker speaks (Fetch v0-v17 and the rest)
-DEFS = "3.9.2"
-
-
-@pytest.fixture(scope="module")
-def schemas() -> Any:
-    from conformance.jvm.kafka_jars import KafkaJarsUnavailable
-    from conformance.jvm.message_defs import message_schemas
-
-    try:
-        return message_schemas(DEFS)
-    except KafkaJarsUnavailable as e:  # pragma: no cover
-        pytest.skip(str(e))
 
 
 def batch(base: int, n: int, value_size: int = 10, **kw: Any) -> bytes:
@@ -176,6 +163,77 @@ def test_unknown_api_versions_version_gets_v0_unsupported(schemas: Any) -> None:
         response = read_response(schemas, API_VERSIONS, 0, reply)
         assert response.body["ErrorCode"] == 35
         assert {k["ApiKey"] for k in response.body["ApiKeys"]} == set(APIS)
+
+
+def _ask(schemas: Any, bootstrap: str, api_key: int, version: int, **fields: Any) -> Any:
+    """One request (``fields`` set on an empty body) and its response's body."""
+    body = Message(schemas.request(api_key).struct)
+    for name, value in fields.items():
+        body[name] = value
+    reply = _exchange(bootstrap, write_request(schemas, api_key, version, 3, body))
+    return read_response(schemas, api_key, version, reply).body
+
+
+def test_claimed_versions_follow_the_magic_and_the_cap(schemas: Any) -> None:
+    """Fetch from v2 for magic 1 batches, from v4 for magic 2 (no down-conversion); a version
+    cap lowers every range, and an API whose lowest version is above it is not claimed."""
+    log = FetchLog([Segment(0, batch(0, 1))])
+    for magic, low in ((0, 0), (1, 2), (2, 4)):
+        with FakeBroker(Served(schemas, "t", 0, log, max_magic=magic)) as broker:
+            claimed = _ask(schemas, broker.bootstrap, API_VERSIONS, 3)["ApiKeys"]
+            fetch = next(k for k in claimed if k["ApiKey"] == 1)
+            assert (fetch["MinVersion"], fetch["MaxVersion"]) == (low, 17)
+    with FakeBroker(Served(schemas, "t", 0, log, version_cap=3)) as broker:
+        # ApiVersions v4 is above the cap: answered with v0, UNSUPPORTED_VERSION and the ranges
+        raw = write_request(schemas, API_VERSIONS, 4, 3, Message(schemas.request(18).struct))
+        answer = read_response(schemas, API_VERSIONS, 0, _exchange(broker.bootstrap, raw)).body
+        assert answer["ErrorCode"] == 35
+        ranges = {k["ApiKey"]: (k["MinVersion"], k["MaxVersion"]) for k in answer["ApiKeys"]}
+        assert 1 not in ranges  # magic 2 needs Fetch v4: not claimed under cap 3
+        assert ranges[3] == (0, 3) and ranges[18] == (0, 3)
+        assert set(ranges) == set(APIS) - {1}
+
+
+def test_a_group_of_one(schemas: Any) -> None:
+    """JoinGroup makes the joining member its group's leader with its own metadata; SyncGroup
+    gives the leader back the assignment it sent for itself; a stale generation is refused."""
+    log = FetchLog([Segment(0, batch(0, 1))])
+    join_struct = schemas.request(11).structs["JoinGroupRequestProtocol"]
+    protocol = Message(join_struct)
+    protocol["Name"], protocol["Metadata"] = "range", b"member-metadata"
+    with FakeBroker(Served(schemas, "t", 0, log)) as broker:
+        for version in (0, 5, 9):
+            joined = _ask(
+                schemas,
+                broker.bootstrap,
+                11,
+                version,
+                GroupId="g",
+                ProtocolType="consumer",
+                Protocols=[protocol],
+            )
+            assert joined["ErrorCode"] == 0
+            member = joined["MemberId"]
+            assert member and joined["Leader"] == member
+            assert joined["ProtocolName"] == "range"
+            assert [m["Metadata"] for m in joined["Members"]] == [b"member-metadata"]
+            assignment = Message(schemas.request(14).structs["SyncGroupRequestAssignment"])
+            assignment["MemberId"], assignment["Assignment"] = member, b"my-partitions"
+            synced = _ask(
+                schemas,
+                broker.bootstrap,
+                14,
+                min(version, 5),
+                GroupId="g",
+                GenerationId=joined["GenerationId"],
+                MemberId=member,
+                Assignments=[assignment],
+            )
+            assert (synced["ErrorCode"], synced["Assignment"]) == (0, b"my-partitions")
+        stale = _ask(schemas, broker.bootstrap, 14, 3, GroupId="g", GenerationId=1, MemberId="x")
+        assert stale["ErrorCode"] == 22  # ILLEGAL_GENERATION
+        empty = _ask(schemas, broker.bootstrap, 11, 5, GroupId="g", ProtocolType="consumer")
+        assert empty["ErrorCode"] == 23  # INCONSISTENT_GROUP_PROTOCOL
 
 
 def _exchange(bootstrap: str, request: bytes) -> bytes:

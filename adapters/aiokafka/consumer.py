@@ -60,7 +60,9 @@ async def _bounded(deadline, aw):
     try:
         return await asyncio.wait_for(aw, left / 1000)
     except TimeoutError:
-        if deadline.passed():
+        # wait_for's timer may fire a little before the deadline (the loop's clock
+        # resolution, left_ms rounding down): within 50 ms of it, that is the deadline
+        if deadline.left_ms() < 50:
             raise _Timeout from None
         raise
 

@@ -17,6 +17,7 @@
 // Records kafkajs's own Record encoder refuses (a null header value: Buffer.byteLength(null)
 // throws) are not sent: their error is that exception, the other records are sent.
 const fs = require('fs')
+const { errorText, registerCodecs } = require('./common')
 
 process.env.KAFKAJS_NO_PARTITIONER_WARNING = process.env.KAFKAJS_NO_PARTITIONER_WARNING || '1'
 // stdout carries only the JSON document: anything printed by a library goes to stderr
@@ -59,22 +60,6 @@ function readPlan(file) {
 }
 
 const b64 = s => (s === null || s === undefined ? null : Buffer.from(s, 'base64'))
-
-function errorText(e) {
-  if (!(e instanceof Error)) return String(e)
-  let text = `${e.name}: ${e.message}`
-  const cause = e.originalError || e.cause
-  if (cause && cause !== e) text += ` (caused by ${errorText(cause)})`
-  return text
-}
-
-function registerCodecs(kafkajs) {
-  const { CompressionTypes, CompressionCodecs } = kafkajs
-  const LZ4Codec = require('kafkajs-lz4')
-  CompressionCodecs[CompressionTypes.Snappy] = require('kafkajs-snappy')
-  CompressionCodecs[CompressionTypes.LZ4] = new LZ4Codec().codec
-  CompressionCodecs[CompressionTypes.ZSTD] = require('@kafkajs/zstd')()
-}
 
 function toMessage(r) {
   const message = { key: b64(r.key), value: b64(r.value) }

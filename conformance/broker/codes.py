@@ -1,5 +1,6 @@
 """The protocol's error codes a Produce response carries (and a Fetch response of the fake
-broker: OFFSET_OUT_OF_RANGE 1, UNKNOWN_TOPIC_OR_PARTITION 3), and ``Errors.forException``.
+broker: OFFSET_OUT_OF_RANGE 1, UNKNOWN_TOPIC_OR_PARTITION 3; its groups: ILLEGAL_GENERATION
+22, INCONSISTENT_GROUP_PROTOCOL 23), and ``Errors.forException``.
 
 ==========================  ====  ==========================================================
 name                        code  raised as (Java)
@@ -64,6 +65,8 @@ CODES: dict[str, int] = {
     "INVALID_TOPIC_EXCEPTION": 17,
     "RECORD_LIST_TOO_LARGE": 18,
     "INVALID_REQUIRED_ACKS": 21,
+    "ILLEGAL_GENERATION": 22,
+    "INCONSISTENT_GROUP_PROTOCOL": 23,
     "INVALID_REQUEST": 42,
     "INVALID_TIMESTAMP": 32,
     "UNSUPPORTED_VERSION": 35,

@@ -14,6 +14,7 @@ from typing import Any
 
 from conformance.cli.common import (
     byte_size,
+    non_negative_int,
     output_problem,
     positive_int,
     seconds,
@@ -67,6 +68,7 @@ examples:
   {_PROG} --cmd "./my-adapter" --known my-adapter-divergences.toml --junit report.xml
   {_PROG} --impl librdkafka                  # a real consumer through the fake broker
   {_PROG} --impl java,kafka-python --side consume --cases 'consume/txn-*'
+  {_PROG} --impl kafka-python --side consume --broker-max-version 3 --cases consume/v1-snappy
   {_PROG} --init-adapter go my-adapter
   {_PROG} --from-json report.json --markdown matrix.md
 """
@@ -124,6 +126,16 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "their real consumers reading the consume scenarios through the fake broker "
         "(docs/fake-broker.md). Without --side, a built-in that only consumes (librdkafka) "
         "runs its consumer, and --impl all runs every decoder and every consumer",
+    )
+    p.add_argument(
+        "--broker-max-version",
+        type=non_negative_int,
+        default=None,
+        metavar="N",
+        help="consumer side: the fake broker claims no API version above N (ApiVersions), "
+        "so a consumer that negotiates speaks older Fetch, Metadata, ... versions; Fetch v0-v3 "
+        "exist only for scenarios without magic 2 batches (default: every version of Kafka "
+        "3.9's definitions)",
     )
     p.add_argument(
         "--init-adapter",
@@ -393,7 +405,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         runs = session.run_all(selection.implementations, selected, settings, table, progress)
         if consuming.implementations and selected_consume:
             runs += session.run_consumers(
-                consuming.implementations, selected_consume, settings, table, progress
+                consuming.implementations,
+                selected_consume,
+                settings,
+                table,
+                progress,
+                version_cap=args.broker_max_version,
             )
     except KeyboardInterrupt:
         table.kill_all()

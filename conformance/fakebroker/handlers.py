@@ -21,9 +21,19 @@ Fetch (1)              ``FetchLog.read`` (KIP-74 ``min_one_message`` from v3); n
 FindCoordinator (10)   this broker
 OffsetFetch (9)        no committed offset (-1)
 OffsetCommit (8)       accepted, not stored
+JoinGroup (11)         a group of one: the joining member (a new id when it has none) is
+                       the leader, gets its own protocol metadata back and the first
+                       protocol it offers (none: INCONSISTENT_GROUP_PROTOCOL); each join
+                       starts a new generation
+SyncGroup (14)         the assignment the leader sent for itself (empty for a follower)
 Heartbeat (12),        accepted
 LeaveGroup (13)
 =====================  ===================================================================
+
+:attr:`Served.version_cap` caps every claimed range (``max`` at most the cap; an API whose
+lowest version is above it is not claimed): clients that negotiate then speak
+``min(cap, their highest)`` of each API, which is how ``tests/test_consumer_versions.py`` runs
+each real consumer at every version the broker claims.
 
 The faults of :class:`Faults` change Fetch answers (a connection dropped mid-response).
 """
@@ -46,7 +56,7 @@ __all__ = ["APIS", "Faults", "Handlers", "Served"]
 
 PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
 OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR = 8, 9, 10
-HEARTBEAT, LEAVE_GROUP = 12, 13
+JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 11, 12, 13, 14
 #: every API the fake broker answers
 APIS = (
     PRODUCE,
@@ -56,19 +66,24 @@ APIS = (
     OFFSET_COMMIT,
     OFFSET_FETCH,
     FIND_COORDINATOR,
+    JOIN_GROUP,
     HEARTBEAT,
     LEAVE_GROUP,
+    SYNC_GROUP,
     API_VERSIONS,
 )
 UNKNOWN_TOPIC_OR_PARTITION = CODES["UNKNOWN_TOPIC_OR_PARTITION"]
 UNSUPPORTED_VERSION = CODES["UNSUPPORTED_VERSION"]
+ILLEGAL_GENERATION = CODES["ILLEGAL_GENERATION"]
+INCONSISTENT_GROUP_PROTOCOL = CODES["INCONSISTENT_GROUP_PROTOCOL"]
 #: what a Produce gets: the fake broker serves a fixed log
 READ_ONLY = CODES["INVALID_REQUEST"]
 EARLIEST, LATEST = -2, -1
 #: the first Fetch version that gets KIP-74's "at least one batch" (``hardMaxBytesLimit``)
 MIN_ONE_MESSAGE_FETCH = 3
-#: the first Fetch version a broker serves magic 2 batches to unchanged
-V2_FETCH = 4
+#: the first Fetch version a broker serves each magic to unchanged (v2 announced message
+#: format v1, v4 v2; a real broker down-converts for older fetchers, the fake one does not)
+FIRST_FETCH_OF_MAGIC = {0: 0, 1: 2, 2: 4}
 
 
 @dataclass(frozen=True)
@@ -94,6 +109,8 @@ class Served:
     cluster_id: str = "kafka-conformance-fake-broker"
     faults: Faults = field(default_factory=Faults)
     max_wait_cap_ms: int = 500
+    #: no API is claimed above this version (None: every version of the definitions)
+    version_cap: int | None = None
 
     def __post_init__(self) -> None:
         if self.topic_id.int == 0:
@@ -127,18 +144,25 @@ class Handlers:
             FIND_COORDINATOR: self.find_coordinator,
             OFFSET_FETCH: self.offset_fetch,
             OFFSET_COMMIT: self.offset_commit,
+            JOIN_GROUP: self.join_group,
+            SYNC_GROUP: self.sync_group,
             HEARTBEAT: self.plain,
             LEAVE_GROUP: self.leave_group,
         }
         self._cut: int | None = None
+        #: per group: the generation and the leader's assignments (member id -> bytes)
+        self._groups: dict[str, tuple[int, dict[str, bytes]]] = {}
+        self._members = 0
 
-    def versions(self, api_key: int) -> tuple[int, int]:
-        """The (min, max) version claimed for ``api_key``."""
+    def versions(self, api_key: int) -> tuple[int, int] | None:
+        """The (min, max) version claimed for ``api_key``, None when none is."""
         valid = self.served.schemas.request(api_key).valid_versions
-        low = valid.lowest
-        if api_key == FETCH and self.served.max_magic >= 2:
-            low = max(low, V2_FETCH)
-        return low, valid.highest
+        low, high = valid.lowest, valid.highest
+        if api_key == FETCH:
+            low = max(low, FIRST_FETCH_OF_MAGIC[min(self.served.max_magic, 2)])
+        if self.served.version_cap is not None:
+            high = min(high, self.served.version_cap)
+        return (low, high) if low <= high else None
 
     def answer(self, request: Request) -> tuple[int, Message, int | None] | None:
         """``(response version, body, cut)`` or None (close the connection)."""
@@ -147,9 +171,13 @@ class Handlers:
         if request.api_key == API_VERSIONS and request.body is None:
             schema = self.served.schemas.response(API_VERSIONS)
             return 0, self._api_versions_body(schema, 0, UNSUPPORTED_VERSION), None
-        if handler is None or request.body is None:
+        claimed = self.versions(request.api_key) if handler is not None else None
+        if claimed is None or request.body is None:
             return None
-        low, high = self.versions(request.api_key)
+        low, high = claimed
+        if request.api_key == API_VERSIONS and request.api_version > high:
+            schema = self.served.schemas.response(API_VERSIONS)
+            return 0, self._api_versions_body(schema, 0, UNSUPPORTED_VERSION), None
         if not low <= request.api_version <= high:
             return None
         schema = self.served.schemas.response(request.api_key)
@@ -161,7 +189,9 @@ class Handlers:
         keys = [
             _build(schema.structs["ApiVersion"], version, ApiKey=k, MinVersion=lo, MaxVersion=hi)
             for k in sorted(APIS)
-            for lo, hi in [self.versions(k)]
+            for claimed in [self.versions(k)]
+            if claimed is not None
+            for lo, hi in [claimed]
         ]
         return _build(schema.struct, version, ErrorCode=error, ApiKeys=keys)
 
@@ -438,6 +468,66 @@ class Handlers:
             for t in request.body["Topics"]
         ]
         return _build(schema.struct, version, Topics=topics)
+
+    def join_group(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        body = request.body
+        assert body is not None
+        member = body["MemberId"]
+        with self._lock:
+            if not member:
+                self._members += 1
+                member = f"{request.client_id or 'member'}-{self._members}"
+            generation = self._groups.get(body["GroupId"], (0, {}))[0] + 1
+            self._groups[body["GroupId"]] = (generation, {})
+        protocols = body["Protocols"]
+        if not protocols:  # GroupCoordinator: no protocol in common
+            return _build(
+                schema.struct,
+                version,
+                ErrorCode=INCONSISTENT_GROUP_PROTOCOL,
+                ProtocolName="",
+                Leader="",
+                MemberId=member,
+            )
+        first = protocols[0]
+        members = [
+            _build(
+                schema.structs["JoinGroupResponseMember"],
+                version,
+                MemberId=member,
+                GroupInstanceId=body["GroupInstanceId"],
+                Metadata=first["Metadata"],
+            )
+        ]
+        return _build(
+            schema.struct,
+            version,
+            ErrorCode=0,
+            GenerationId=generation,
+            ProtocolType=body["ProtocolType"],
+            ProtocolName=first["Name"],
+            Leader=member,
+            MemberId=member,
+            Members=members,
+        )
+
+    def sync_group(self, request: Request, schema: MessageSchema, version: int) -> Message:
+        body = request.body
+        assert body is not None
+        member = body["MemberId"]
+        with self._lock:
+            generation, assignments = self._groups.get(body["GroupId"], (0, {}))
+            for a in body["Assignments"]:
+                assignments[a["MemberId"]] = a["Assignment"]
+        known = generation == body["GenerationId"]
+        return _build(
+            schema.struct,
+            version,
+            ErrorCode=0 if known else ILLEGAL_GENERATION,
+            ProtocolType=body["ProtocolType"],
+            ProtocolName=body["ProtocolName"],
+            Assignment=assignments.get(member, b"") if known else b"",
+        )
 
     def leave_group(self, request: Request, schema: MessageSchema, version: int) -> Message:
         assert request.body is not None

@@ -54,6 +54,8 @@ __all__ = [
     "GROUP",
     "RECORD_KEYS",
     "ConsumeCase",
+    "ConsumeRun",
+    "consume_case",
     "consume_case_documents",
     "judge_consume",
     "read_consume_cases",
@@ -172,6 +174,69 @@ def _diff(want: list[dict[str, Any]], got: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class ConsumeRun:
+    """One consume case through one adapter: the verdict and the (API key, version) of every
+    request the fake broker read from the client, in arrival order."""
+
+    result: CaseResult
+    requests: list[tuple[int, int]]
+
+
+def consume_case(
+    impl: Implementation,
+    case: ConsumeCase,
+    settings: Settings,
+    table: ProcessTable,
+    schemas: Schemas,
+    *,
+    checks_crc: bool = True,
+    version_cap: int | None = None,
+    group: str | None = None,
+) -> ConsumeRun:
+    """``case`` through ``impl``'s ``consume`` against a fake broker of its own (claiming no
+    API version above ``version_cap``, when given; ``group``: the optional ``--group``)."""
+    if case.scenario.crc_error and not checks_crc:
+        reason = "Kafka's consumer stops at a checksum error; the adapter declares checks_crc false"
+        return ConsumeRun(CaseResult(impl.name, case.id, GROUP, "unsupported", reason), [])
+    served = replace(corpus.served(case.root, case.scenario, schemas), version_cap=version_cap)
+    with FakeBroker(served) as broker:
+        argv = consume_argv(
+            broker.bootstrap,
+            served.topic,
+            served.partition,
+            isolation=case.scenario.isolation,
+            timeout_ms=int(settings.timeout * 1000 * _ADAPTER_SHARE),
+            group=group,
+        )
+        exchange = run_once(
+            table,
+            [*impl.argv, *argv],
+            b"",
+            env=impl.env,
+            timeout=settings.timeout,
+            limit=settings.output_limit,
+        )
+    requests = list(broker.seen)
+    problem = exchange.problem
+    if problem is not None or exchange.output is None:
+        crash = crash_line(exchange.stderr) if problem else None
+        reason = f"{problem}: {crash}" if crash else (problem or "no output")
+        result = CaseResult(impl.name, case.id, GROUP, "error", reason)
+    else:
+        try:
+            actual = read_json(exchange.output.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            result = CaseResult(impl.name, case.id, GROUP, "error", f"invalid JSON ({exc})")
+        else:
+            verdict = judge_consume(case.expected(), actual)
+            result = CaseResult(
+                impl.name, case.id, GROUP, verdict.status, verdict.reason, verdict.diff
+            )
+    result.stderr, result.seconds = exchange.stderr, exchange.seconds
+    return ConsumeRun(result, requests)
+
+
 def run_consumer(
     impl: Implementation,
     cases: Sequence[ConsumeCase],
@@ -179,8 +244,10 @@ def run_consumer(
     table: ProcessTable,
     schemas: Schemas,
     progress: ProgressCallback | None = None,
+    *,
+    version_cap: int | None = None,
 ) -> ImplementationRun:
-    """Every consume case through ``impl``'s ``consume``, each against its own fake broker."""
+    """Every consume case through ``impl``'s ``consume`` (:func:`consume_case`)."""
     started = time.monotonic()
     caps, caps_problem = capabilities_of(table, impl, settings)
     if not impl.name:
@@ -188,55 +255,20 @@ def run_consumer(
     results: list[CaseResult | None] = [None] * len(cases)
     counts: Counter[str] = Counter()
     lock = threading.Lock()
-    adapter_ms = int(settings.timeout * 1000 * _ADAPTER_SHARE)
 
     def one(index: int) -> None:
-        case = cases[index]
-        if case.scenario.crc_error and not caps.checks_crc:
-            reason = (
-                "Kafka's consumer stops at a checksum error; the adapter declares checks_crc false"
-            )
-            _record(index, CaseResult(impl.name, case.id, GROUP, "unsupported", reason))
-            return
-        served = corpus.served(case.root, case.scenario, schemas)
-        with FakeBroker(served) as broker:
-            argv = consume_argv(
-                broker.bootstrap,
-                served.topic,
-                served.partition,
-                isolation=case.scenario.isolation,
-                timeout_ms=adapter_ms,
-            )
-            exchange = run_once(
-                table,
-                [*impl.argv, *argv],
-                b"",
-                env=impl.env,
-                timeout=settings.timeout,
-                limit=settings.output_limit,
-            )
-        problem = exchange.problem
-        if problem is not None or exchange.output is None:
-            crash = crash_line(exchange.stderr) if problem else None
-            reason = f"{problem}: {crash}" if crash else (problem or "no output")
-            result = CaseResult(impl.name, case.id, GROUP, "error", reason)
-        else:
-            try:
-                actual = read_json(exchange.output.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as exc:
-                result = CaseResult(impl.name, case.id, GROUP, "error", f"invalid JSON ({exc})")
-            else:
-                verdict = judge_consume(case.expected(), actual)
-                result = CaseResult(
-                    impl.name, case.id, GROUP, verdict.status, verdict.reason, verdict.diff
-                )
-        result.stderr, result.seconds = exchange.stderr, exchange.seconds
-        _record(index, result)
-
-    def _record(index: int, result: CaseResult) -> None:
+        run = consume_case(
+            impl,
+            cases[index],
+            settings,
+            table,
+            schemas,
+            checks_crc=caps.checks_crc,
+            version_cap=version_cap,
+        )
         with lock:
-            results[index] = result
-            counts[result.status] += 1
+            results[index] = run.result
+            counts[run.result.status] += 1
             if progress is not None:
                 progress(impl.name, sum(counts.values()), len(cases), counts)
 

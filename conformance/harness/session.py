@@ -146,13 +146,16 @@ def run_consumers(
     settings: Settings,
     table: ProcessTable,
     progress: ProgressCallback | None = None,
+    *,
+    version_cap: int | None = None,
 ) -> list[ImplementationRun]:
     """Each implementation's consumer over the consume ``cases``, in turn; each run is named
-    ``<name> consumer`` (a row of its own beside the library's decoder)."""
+    ``<name> consumer`` (a row of its own beside the library's decoder). ``version_cap``: the
+    fake broker claims no API version above it."""
     schemas = message_schemas(consume_corpus.DEFINITIONS)
     runs: list[ImplementationRun] = []
     for impl in impls:
-        run = run_consumer(impl, cases, settings, table, schemas, progress)
+        run = run_consumer(impl, cases, settings, table, schemas, progress, version_cap=version_cap)
         run = _renamed(run, f"{run.impl.name} {CONSUMER_SUFFIX}")
         if run.impl.name in {r.impl.name for r in runs}:
             run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")

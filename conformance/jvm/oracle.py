@@ -250,9 +250,10 @@ def consume_argv(
     start: str = "earliest",
     isolation: str = "read_uncommitted",
     timeout_ms: int = 20_000,
+    group: str | None = None,
 ) -> list[str]:
     """The arguments of the adapter protocol's ``consume`` command (docs/adapter-protocol.md),
-    after the command itself."""
+    after the command itself (``--group``: optional, a member of that group)."""
     return [
         "consume",
         "--bootstrap",
@@ -267,6 +268,7 @@ def consume_argv(
         isolation,
         "--timeout-ms",
         str(timeout_ms),
+        *(["--group", group] if group is not None else []),
     ]
 
 
@@ -278,12 +280,19 @@ def consume(
     start: str = "earliest",
     isolation: str = "read_uncommitted",
     timeout_ms: int = 20_000,
+    group: str | None = None,
 ) -> dict[str, Any]:
-    """Kafka's ``KafkaConsumer`` (``check.crcs=true``, its default fetch sizes, no group)
-    reading one partition from ``start`` until its position reaches the end offset of
-    ``isolation``, an exception, or ``timeout_ms``: the ``consume`` document it prints."""
+    """Kafka's ``KafkaConsumer`` (``check.crcs=true``, its default fetch sizes, no group unless
+    ``group``) reading one partition from ``start`` until its position reaches the end offset
+    of ``isolation``, an exception, or ``timeout_ms``: the ``consume`` document it prints."""
     argv = consume_argv(
-        bootstrap, topic, partition, start=start, isolation=isolation, timeout_ms=timeout_ms
+        bootstrap,
+        topic,
+        partition,
+        start=start,
+        isolation=isolation,
+        timeout_ms=timeout_ms,
+        group=group,
     )
     proc = subprocess.run(
         [*ensure_built(), *argv],

@@ -111,6 +111,9 @@ func listOffset(ctx context.Context, cl *kgo.Client, a ac.ConsumeArgs, level int
 				if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
 					return 0, err
 				}
+				if len(rp.OldStyleOffsets) > 0 { // v0 answers with a list, not Offset
+					return rp.OldStyleOffsets[0], nil
+				}
 				return rp.Offset, nil
 			}
 		}

@@ -267,7 +267,7 @@ class FileBatch:
 
     @property
     def last_offset(self) -> int:
-        if isinstance(self.batch, (LegacyBatch, RecordEntry)):
+        if isinstance(self.batch, LegacyBatch):  # a RecordEntry too
             return self.batch.offset
         return wrap64(self.header().last_offset)
 
@@ -296,7 +296,7 @@ class FileBatch:
                 raise IndexOutOfBoundsError()  # JDK 17 Buffer.checkIndex: no message
             b.read_records_eagerly(RecordList(keep=0, visit=lambda r: on_record(r.offset, r, None)))
             return
-        messages = b.read_messages(codec_of) if isinstance(b, RecordEntry) else b.read_messages()
+        messages = b.entry_iterator(codec_of) if isinstance(b, RecordEntry) else b.read_messages()
         for offset, message in messages:
             on_record(offset, None, message)
 

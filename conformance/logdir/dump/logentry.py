@@ -25,7 +25,7 @@ module holds what differs from the readers of later releases:
 =============================  ===================================================================
 ``nextEntry``                  :func:`read_entries`: a size below 14 or above ``maxRecordSize``
                                throws; an entry not wholly before ``end`` ends the file
-``LogEntry.iterator``          :meth:`RecordEntry.read_messages`: an uncompressed entry is its
+``LogEntry.iterator``          :meth:`RecordEntry.entry_iterator`: an uncompressed entry is its
                                own record; else ``DeepRecordsIterator``
 ``DeepRecordsIterator``        the wrapper's value decompressed (a null value: NPE; snappy and
                                lz4 streams made by reflection, so whatever their constructor
@@ -60,43 +60,22 @@ from conformance.wire.layout import (
     RECORD_OVERHEAD_V0,
     SIZE_OFFSET,
 )
-from conformance.wire.legacy import LegacyMessage, read_inner_messages
+from conformance.wire.legacy import LegacyBatch, LegacyMessage, read_inner_messages
 
 _I32 = struct.Struct(">i")
-_I64 = struct.Struct(">q")
 
 #: ``CompressionType.forId`` of the release printing (its codec set; unknown ids throw)
 CodecOf = Callable[[int], codecs.Codec]
 
 
-class RecordEntry:
-    """``FileChannelLogEntry``: one entry of a file read as one ``Record`` (``message``)."""
+class RecordEntry(LegacyBatch):
+    """``FileChannelLogEntry``: one entry of a file read as one ``Record`` (``message``),
+    whatever its magic; its header is read as :class:`~conformance.wire.legacy.LegacyBatch`
+    reads one, its records as 0.10.2 reads them (:meth:`entry_iterator`)."""
 
-    __slots__ = ("raw", "position", "offset", "message")
+    __slots__ = ()
 
-    def __init__(self, raw: bytes, position: int) -> None:
-        self.raw = raw
-        self.position = position
-        self.offset = _I64.unpack_from(raw, 0)[0]
-        self.message = LegacyMessage(raw[LOG_OVERHEAD:])
-
-    @property
-    def size_in_bytes(self) -> int:
-        return len(self.raw)
-
-    @property
-    def magic(self) -> int:
-        return self.message.magic
-
-    @property
-    def last_offset(self) -> int:
-        return self.offset
-
-    @property
-    def compression_id(self) -> int:
-        return self.message.compression_id
-
-    def read_messages(
+    def entry_iterator(
         self,
         codec_of: CodecOf,
         decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,

@@ -26,10 +26,13 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <pre>
  * oracle consume --bootstrap HOST:PORT --topic T --partition P --from OFFSET|earliest
- *                [--isolation read_uncommitted|read_committed] [--timeout-ms N]
+ *                [--isolation read_uncommitted|read_committed] [--timeout-ms N] [--group G]
  * </pre>
  *
  * The consumer runs with its defaults (check.crcs=true, fetch sizes), no group, no commits.
+ * With --group it is a member of group G instead: it subscribes to the topic, waits for the
+ * partition to be assigned, polls 300 ms more at the end (it heartbeats every 100 ms, so that
+ * even a short run sends some), commits its position and leaves the group on close.
  * After an exception it is polled again, and "afterError" says what it did then.
  */
 final class Consumer {
@@ -38,10 +41,12 @@ final class Consumer {
 
     static final String USAGE =
             "       oracle consume --bootstrap HOST:PORT --topic T --partition P --from OFFSET|earliest\n"
-          + "                      [--isolation read_uncommitted|read_committed] [--timeout-ms N]\n";
+          + "                      [--isolation read_uncommitted|read_committed] [--timeout-ms N]\n"
+          + "                      [--group G]\n";
 
     static int command(String[] args, OutputStream stdout) throws IOException, Oracle.UsageException {
         String bootstrap = null, topic = null, from = null, isolation = "read_uncommitted";
+        String group = null;
         int partition = -1;
         long timeoutMs = 30_000;
         for (int i = 1; i < args.length; i++) {
@@ -56,6 +61,7 @@ final class Consumer {
                 case "--from": from = v; break;
                 case "--isolation": isolation = v; break;
                 case "--timeout-ms": timeoutMs = Long.parseLong(v); break;
+                case "--group": group = v; break;
                 default: throw new Oracle.UsageException("unknown option: " + a);
             }
         }
@@ -72,6 +78,11 @@ final class Consumer {
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "kafka-conformance-java");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        if (group != null) {
+            props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+            props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+            props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "100");
+        }
 
         JsonWriter w = new JsonWriter();
         w.beginObject().name("format").value("kafka-conformance/consume/1");
@@ -81,10 +92,14 @@ final class Consumer {
         boolean reachedEnd = false;
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
             TopicPartition tp = new TopicPartition(topic, partition);
-            consumer.assign(Collections.singletonList(tp));
-            if (from.equals("earliest"))
-                consumer.seekToBeginning(Collections.singletonList(tp));
+            if (group == null)
+                consumer.assign(Collections.singletonList(tp));
             else
+                joinGroup(consumer, tp, deadline, w);
+            if (from.equals("earliest")) {
+                if (group == null)  // a member starts there through auto.offset.reset
+                    consumer.seekToBeginning(Collections.singletonList(tp));
+            } else
                 consumer.seek(tp, Long.parseLong(from));
             Map<TopicPartition, Long> ends = consumer.endOffsets(Collections.singletonList(tp),
                     Duration.ofMillis(Math.max(1, deadline - System.currentTimeMillis())));
@@ -106,6 +121,12 @@ final class Consumer {
                 List<ConsumerRecord<byte[], byte[]>> records = polled.records(tp);
                 for (ConsumerRecord<byte[], byte[]> r : records)
                     record(w, r);
+            }
+            if (group != null && reachedEnd) {
+                // a member stays a little longer (heartbeats every 100 ms), commits, and leaves
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(300)).records(tp))
+                    record(w, r);
+                consumer.commitSync(Duration.ofMillis(Math.max(1, deadline - System.currentTimeMillis())));
             }
         } catch (RuntimeException e) {
             errorClass = e.getClass().getName();
@@ -132,6 +153,18 @@ final class Consumer {
         stdout.write((w.toString() + "\n").getBytes(StandardCharsets.UTF_8));
         stdout.flush();
         return 0;
+    }
+
+    /** Subscribe and poll until {@code tp} is assigned (what those polls deliver is written). */
+    private static void joinGroup(KafkaConsumer<byte[], byte[]> consumer, TopicPartition tp, long deadline,
+                                  JsonWriter w) {
+        consumer.subscribe(Collections.singletonList(tp.topic()));
+        while (!consumer.assignment().contains(tp)) {
+            if (System.currentTimeMillis() >= deadline)
+                throw new org.apache.kafka.common.errors.TimeoutException("not assigned " + tp + " in time");
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(50)).records(tp))
+                record(w, r);
+        }
     }
 
     /**
