@@ -353,7 +353,12 @@ def test_a_run_survives_broken_adapters_and_still_makes_a_matrix(tmp_path: Path)
     assert _wait_no_adapter_left() == {}
 
 
-def test_interrupt_stops_every_adapter(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "sig, code",
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143)],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_interrupt_stops_every_adapter(tmp_path: Path, sig: int, code: int) -> None:
     proc = subprocess.Popen(
         [
             *CLI,
@@ -377,12 +382,12 @@ def test_interrupt_stops_every_adapter(tmp_path: Path) -> None:
         while len(processes(MARK)) < 4 and time.monotonic() < deadline:  # 2 adapters + 2 children
             time.sleep(0.2)
         assert len(processes(MARK)) >= 4
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert proc.returncode == 130, err
-    assert "interrupted" in err
+    assert proc.returncode == code, err
+    assert "interrupted" in err or sig == signal.SIGTERM
     assert _wait_no_adapter_left() == {}
 
 

@@ -29,6 +29,7 @@ from conformance.harness.runner import (
     Settings,
 )
 from conformance.host.progress import Progress
+from conformance.host.sessions import sigterm_guarded
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
 _PROG = "kafka-conformance check"
@@ -57,7 +58,8 @@ exit codes:
   1   an unexplained fail or error, a stale known divergence (one that explains nothing in a
       run over every case, or over every case it names), or a built-in adapter failed to build
   2   usage error (no --impl/--cmd, unknown implementation, no case matched, report path)
-  130 interrupted (every adapter process was killed)
+  130 interrupted by Ctrl-C, 143 by SIGTERM (every build step, adapter process and fake
+      broker was stopped)
 
 examples:
   {_PROG} --list
@@ -371,6 +373,12 @@ def _init_adapter(language: str, target: str) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
+    # SIGTERM unwinds like Ctrl-C: the build step, the adapters and the fake brokers are stopped
+    with sigterm_guarded():
+        return _check(args)
+
+
+def _check(args: argparse.Namespace) -> int:
     if args.init_adapter:
         return _init_adapter(*args.init_adapter)
     done = before_run(_PROG, args, "decode", model.DECODE, _HTML)

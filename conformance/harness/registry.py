@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.host.progress import Status
+from conformance.host.sessions import Child, terminate
 from conformance.jvm import runtime
 
 __all__ = [
@@ -58,6 +59,11 @@ _TOOL_VERSION_ARGS = {
     "g++": ["--version"],
 }
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+#: how often a running build step is looked at, and its SIGTERM grace when it is stopped
+_STEP_POLL = 0.1
+_STEP_GRACE = 5.0
 
 
 class AdapterBuildError(RuntimeError):
@@ -237,30 +243,19 @@ def build(adapter: Adapter, log: Status = lambda _: None) -> Built:
             f"building {adapter.directory.name} "
             f"({adapter.library} {adapter.version}); log: {log_path}"
         )
-        with open(log_path, "wb") as sink:
-            for step in adapter.steps:
-                argv = [_fill(a, values) for a in step]
+        log_path.write_bytes(b"")
+        for step in adapter.steps:
+            argv = [_fill(a, values) for a in step]
+            with open(log_path, "ab") as sink:
                 sink.write(("$ " + " ".join(argv) + "\n").encode())
-                sink.flush()
-                try:
-                    code = subprocess.run(
-                        argv,
-                        cwd=adapter.directory,
-                        env=build_env,
-                        stdout=sink,
-                        stderr=subprocess.STDOUT,
-                        stdin=subprocess.DEVNULL,
-                        check=False,
-                    ).returncode
-                except OSError as exc:
-                    code, _ = -1, sink.write(f"cannot run: {exc}\n".encode())
-                if code != 0:
-                    shutil.rmtree(out, ignore_errors=True)
-                    tail = log_path.read_text(errors="replace").splitlines()[-25:]
-                    raise AdapterBuildError(
-                        f"{adapter.name}: build step failed (exit {code}): {' '.join(argv)}\n"
-                        + "\n".join("  " + line for line in tail)
-                    )
+            code = _run_step(adapter, argv, build_env, log_path)
+            if code != 0:
+                shutil.rmtree(out, ignore_errors=True)
+                tail = log_path.read_text(errors="replace").splitlines()[-25:]
+                raise AdapterBuildError(
+                    f"{adapter.name}: build step failed (exit {code}): {' '.join(argv)}\n"
+                    + "\n".join("  " + line for line in tail)
+                )
         seconds = time.monotonic() - started
         (out / ".built").write_text(
             json.dumps({"seconds": round(seconds, 1), "toolchain": versions})
@@ -272,6 +267,25 @@ def build(adapter: Adapter, log: Status = lambda _: None) -> Built:
                 old.unlink(missing_ok=True)
         log(f"built {adapter.directory.name} in {seconds:.1f} s")
     return Built(adapter, built.argv, env, out, seconds)
+
+
+def _run_step(adapter: Adapter, argv: list[str], env: dict[str, str], log: Path) -> int:
+    """One build step in a session of its own, its output appended to ``log``; its exit code
+    (-1: it could not start). Whatever the step started is stopped when it ends, and when the
+    build is interrupted (Ctrl-C, SIGTERM under ``guard_sigterm``, an error): a killed
+    ``check`` leaves no compiler behind."""
+    try:
+        child = Child(f"build {adapter.name}", argv, env, log, cwd=adapter.directory)
+    except OSError as exc:
+        with open(log, "ab") as sink:
+            sink.write(f"cannot run: {exc}\n".encode())
+        return -1
+    try:
+        while (code := child.exit_code()) is None:  # not reaped: its session stays ours
+            time.sleep(_STEP_POLL)
+    finally:
+        terminate([child], grace=_STEP_GRACE)
+    return code
 
 
 def describe(adapter: Adapter) -> dict[str, Any]:
