@@ -7,6 +7,9 @@ empty key means. :data:`PARTITIONERS` has one :class:`Partitioner` per distinct 
 with the clients that use it (by default or by name) and the client's own config/API name.
 ``partition(key, n)`` is ``None`` where the partition is not a function of the key (random,
 sticky or round-robin, as that client does for a null or empty key; the entry says which).
+Three rules ignore every key (``round-robin``, kafka-go's default; ``sticky``; ``random``):
+not :attr:`~Partitioner.key_determined`, they are judged by their promise about a sequence of
+placements (:meth:`Partitioner.promise_problems`).
 
 ======================  ==================================================  ======================
 hash                    definition                                          source
@@ -32,14 +35,16 @@ src/rdkafka_conf.c:1736-1843, src/rdmurmur2.c, src/rdfnv1a.c), IBM/sarama bd98b3
 (partitioner.go:175-283, murmur2.go), tulios/kafkajs 55b0b41 (src/producer/partitioners/),
 dpkp/kafka-python a3b3836 (kafka/partitioner/default.py), aio-libs/aiokafka 672947a
 (aiokafka/partitioner.py), twmb/franz-go adb3a18 (pkg/kgo/partitioner.go, config.go:686).
-docs/partitioners.md has the table of clients and the test vectors' sources.
+Key-ignoring rules: segmentio/kafka-go 3ce2979 = v0.4.50 (balancer.go:37-68, writer.go:645-656,
+1293-1309) and each entry's ``source`` in the snapshots above. docs/partitioners.md has the
+table of clients, the promises, and the test vectors' sources.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from conformance.jsondoc import JsonDocument
@@ -49,12 +54,15 @@ from conformance.primitives.java import wrap32
 __all__ = [
     "EMPTY",
     "FORMAT",
+    "KEYED",
+    "LIST_FORMAT",
     "MAX_PARTITIONS",
     "NULL",
     "PARTITIONERS",
     "PartitionReport",
     "Partitioner",
     "Placement",
+    "Registry",
     "Usage",
     "fnv1a_32",
     "kafkajs_legacy_murmur2",
@@ -66,6 +74,8 @@ __all__ = [
 
 #: the format of the ``kafka-conformance partition --json`` document
 FORMAT = "kafka-conformance/partition/1"
+#: the format of the ``kafka-conformance partition --list --json`` document
+LIST_FORMAT = "kafka-conformance/partitioners/1"
 #: a partition count is a Java ``int`` (an int32 in librdkafka and sarama too)
 MAX_PARTITIONS = (1 << 31) - 1
 
@@ -75,6 +85,7 @@ _MURMUR_M = 0x5BD1E995
 _FNV_OFFSET = 0x811C9DC5
 _FNV_PRIME = 0x01000193
 _WORDS = struct.Struct("<I")
+_Check = Callable[[Sequence[int], int], list[tuple[int, str]]]  # placements -> (record, line)
 
 
 # ------------------------------------------------------------------------------------ hashes
@@ -254,10 +265,53 @@ def _kafkajs_legacy(key: bytes | None, n: int) -> int | None:
     return (kafkajs_legacy_murmur2(key) & 0x7FFFFFFF) % n
 
 
+def _ignore_key(key: bytes | None, n: int) -> int | None:  # round-robin, sticky, random
+    return None
+
+
+def _cycle_problems(placed: Sequence[int], n: int) -> list[tuple[int, str]]:
+    """Round-robin: consecutive records walk one cycle through all ``n`` partitions, learnt
+    from the records: a first step ``a -> b`` is taken when ``b`` can still follow ``a`` (no
+    step leads to ``b`` yet, none closes a cycle shorter than ``n``); every later step from
+    ``a`` must go to ``b``. Steps from or to a partition outside ``0..n-1`` are skipped."""
+    after: dict[int, tuple[int, int]] = {}  # partition -> (its successor, the record showing)
+    before: dict[int, int] = {}  # partition -> its predecessor
+    found: list[tuple[int, str]] = []
+    for i in range(1, len(placed)):
+        a, b = placed[i - 1], placed[i]
+        if not (0 <= a < n and 0 <= b < n):
+            continue
+        head = f"record {i} on partition {b} after record {i - 1} on partition {a}: round-robin"
+        if a in after:
+            want, since = after[a]
+            if b != want:
+                found.append((i, f"{head} gives {want} (record {since} put {want} after {a})"))
+            continue
+        first, length = a, 1  # the start of the chain of learnt steps that ends at a
+        while first in before:
+            first, length = before[first], length + 1
+        if b not in before and (b != first or length == n):
+            after[a], before[b] = (b, i), a
+            continue
+        # what may follow a: a partition no step leads to yet, not closing a short cycle
+        free = [x for x in range(min(n, len(before) + 6)) if x not in before and x != first]
+        free, more = ([first], 0) if length == n else (free[:4], n - len(before) - 5)
+        shown = [str(x) for x in free] + ([f"{more} more"] if more > 0 else [])
+        gives = " or ".join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 1 else shown)
+        found.append((i, f"{head} gives {gives} (a partition not yet in its cycle of {n})"))
+    return found
+
+
 # ------------------------------------------------------------------------------ registry
 
-#: the values of ``Partitioner.not_key_determined``
-NULL, EMPTY = "null", "empty"
+#: the values of ``Partitioner.not_key_determined``: a null key, an empty (zero-byte) key, a
+#: key of at least one byte (only the key-ignoring rules)
+NULL, EMPTY, KEYED = "null", "empty", "keyed"
+
+
+def _check_count(num_partitions: int) -> None:
+    if isinstance(num_partitions, bool) or not 1 <= num_partitions <= MAX_PARTITIONS:
+        raise ValueError(f"num_partitions must be 1..{MAX_PARTITIONS}, not {num_partitions}")
 
 
 @dataclass(frozen=True)
@@ -274,12 +328,7 @@ class Usage(JsonDocument):
     null_key: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "client": self.client,
-            "selected_by": self.selected_by,
-            "default": self.default,
-            "null_key": self.null_key,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -295,7 +344,8 @@ class Partitioner(JsonDocument):
     hash: str
     #: the partition of a key as the source writes it
     formula: str
-    #: the keys whose partition is not a function of the key: ``"null"``, ``"empty"``
+    #: the keys whose partition is not a function of the key: ``"null"``, ``"empty"``,
+    #: ``"keyed"`` (every key: a key-ignoring rule)
     not_key_determined: tuple[str, ...]
     #: what happens to a null key / an empty (zero-length) key
     null_key: str
@@ -306,30 +356,83 @@ class Partitioner(JsonDocument):
     #: where the rule is written (file:lines of the snapshot the module docstring names)
     source: str
     rule: Callable[[bytes | None, int], int | None] = field(repr=False, compare=False)
+    #: a key-ignoring rule's promise about consecutive records' placements, what
+    #: :meth:`promise_problems` checks and what not ("" when key-determined)
+    promise: str = ""
+    #: what happens to a key of at least one byte when the rule ignores it ("": the formula)
+    non_empty_key: str = ""
+    #: the promise's check beyond the partition range: (record, line) pairs (None: range only)
+    check: _Check | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def key_determined(self) -> bool:
+        """Whether :meth:`partition` places a key of at least one byte (False: key-ignoring)."""
+        return KEYED not in self.not_key_determined
 
     def partition(self, key: bytes | None, num_partitions: int) -> int | None:
         """The partition of a record with ``key`` (``None``: a null key) on a topic of
         ``num_partitions`` partitions, or ``None`` when this client does not derive it from
-        the key (:attr:`null_key`, :attr:`empty_key` say what it does instead)."""
-        if isinstance(num_partitions, bool) or not 1 <= num_partitions <= MAX_PARTITIONS:
-            raise ValueError(f"num_partitions must be 1..{MAX_PARTITIONS}, not {num_partitions}")
+        the key (:attr:`null_key`, :attr:`empty_key`, :attr:`non_empty_key` say what it does
+        instead)."""
+        _check_count(num_partitions)
         if key is not None and not isinstance(key, bytes):
             key = bytes(key)
         return self.rule(key, num_partitions)
+
+    def promise_problems(self, partitions: Sequence[int], num_partitions: int) -> list[str]:
+        """Where a key-ignoring rule's placements break its :attr:`promise`: ``partitions``,
+        in send order, the partition of each record it placed (record ``i``:
+        ``partitions[i]``); one line per broken promise, in record order, naming the records
+        by that position and what the rule gives (``[]``: it held). A partition outside
+        ``0..num_partitions-1`` is always a line; ``round-robin`` also checks its cycle,
+        ``sticky`` and ``random`` nothing more. Key-determined rules: always ``[]``."""
+        if self.key_determined:
+            return []
+        _check_count(num_partitions)
+        last = num_partitions - 1
+        found = [
+            (i, f"record {i} on partition {p}: {self.name} gives a partition in 0..{last}")
+            for i, p in enumerate(partitions)
+            if not 0 <= p <= last
+        ]
+        if self.check is not None:
+            found += self.check(partitions, num_partitions)
+        return [line for _, line in sorted(found, key=lambda f: f[0])]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": self.description,
-            "hash": self.hash,
+            "key_determined": self.key_determined,
+            "hash": self.hash or None,
             "formula": self.formula,
             "not_key_determined": list(self.not_key_determined),
             "null_key": self.null_key,
             "empty_key": self.empty_key,
+            "non_empty_key": self.non_empty_key or None,
+            "promise": self.promise or None,
             "java_compatible": self.java_compatible,
             "used_by": [u.to_dict() for u in self.used_by],
             "source": self.source,
         }
+
+
+def _ignoring(
+    name: str,
+    description: str,
+    used_by: tuple[Usage, ...],
+    formula: str,
+    source: str,
+    promise: str,
+    check: _Check | None = None,
+) -> Partitioner:
+    """A rule that ignores every key: ``partition`` is None for any key."""
+    like_any = f"not key-determined: {name}, like any key"
+    return Partitioner(
+        name, description, used_by, "", formula, (NULL, EMPTY, KEYED), like_any, like_any,
+        False, source, _ignore_key, promise, f"not key-determined: {name} (the key is ignored)",
+        check,
+    )  # fmt: skip
 
 
 _STICKY_RD = (
@@ -563,6 +666,69 @@ _ENTRIES = (
         source="kafkajs src/producer/partitioners/legacy/partitioner.js:20-47, murmur2.js",
         rule=_kafkajs_legacy,
     ),
+    _ignoring(
+        "round-robin",
+        "kafka-go's default: every record, whatever its key, on the next partition of one "
+        "cycle through all partitions",
+        (
+            Usage("segmentio/kafka-go (all)", "Writer.Balancer nil = &RoundRobin{}", True),
+            Usage("sarama (all)", "Producer.Partitioner = NewRoundRobinPartitioner", False),
+            Usage("franz-go (kgo) 0.10.2+", "RoundRobinPartitioner()", False),
+            Usage(
+                "Java kafka-clients 2.4+ (2.4-3.9.1: KAFKA-9965, a skip per new batch)",
+                "partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner",
+                False,
+            ),
+        ),
+        "partitions[(start + i) % n] for the i-th record (order and start: the client's)",
+        "kafka-go balancer.go:37-68, writer.go:645-656; sarama partitioner.go:113-133; "
+        "franz-go partitioner.go:126-154; kafka RoundRobinPartitioner.java:52-69",
+        "per record: each record on the partition after the previous record's, in one fixed "
+        "cycle through all n partitions (each once every n records). Checked: the range, and "
+        "that consecutive records walk one such cycle. Not checked: which cycle (kafka-go: ids "
+        "ascending; sarama, franz-go: the ids with a leader ascending; Java: its metadata's "
+        "order) nor where it starts (0 on a fresh producer: per topic, kafka-go per Writer); "
+        "a partition skipped for want of a leader breaks it (the check's topics have leaders)",
+        _cycle_problems,
+    ),
+    _ignoring(
+        "sticky",
+        "every record, whatever its key, on the current sticky partition until a batch "
+        "closes, then on another one chosen at random",
+        (
+            Usage("Java kafka-clients 3.3+", "partitioner.ignore.keys=true", False),
+            Usage(
+                "Java kafka-clients 2.4+ (deprecated since 3.3)",
+                "partitioner.class=org.apache.kafka.clients.producer.UniformStickyPartitioner",
+                False,
+            ),
+            Usage("franz-go (kgo) 0.1.0+", "StickyPartitioner()", False),
+            Usage("franz-go 1.5.3+", "UniformBytesPartitioner(n, adaptive, false, nil)", False),
+        ),
+        "the sticky partition; a random one when a batch closes",
+        "kafka UniformStickyPartitioner.java:57-70, StickyPartitionCache.java:46-74, "
+        "BuiltInPartitioner.java:66-116; franz-go partitioner.go:276-457, producer.go:935-954",
+        "runs of records on one partition; a new, random partition when a batch closes (Java "
+        "UniformStickyPartitioner, franz-go StickyPartitioner: a new batch, never the previous "
+        "partition) or after a byte budget (Java 3.3+ partitioner.ignore.keys: batch.size, "
+        "adaptive, maybe the same partition again; franz-go UniformBytesPartitioner: n bytes). "
+        "Checked: the range only: where a run ends depends on timing and sizes the placements "
+        "do not carry",
+    ),
+    _ignoring(
+        "random",
+        "every record, whatever its key, on a partition drawn at random",
+        (
+            Usage("sarama (all)", "Producer.Partitioner = NewRandomPartitioner", False),
+            Usage("librdkafka 0.11.4+ (and its clients)", "partitioner=random", False, _STICKY_RD),
+        ),
+        "a uniformly random partition per record",
+        "sarama partitioner.go:94-111, async_producer.go:733-758; librdkafka "
+        "rdkafka_msg.c:1050-1061, 1210-1226, rdkafka_topic.c:371, 406-413",
+        "each record on a partition drawn at random, independently (sarama: among the "
+        "partitions with a leader; librdkafka: among all, drawn once more when the first has "
+        "no leader). Checked: the range only: no sequence of placements breaks it",
+    ),
 )
 
 #: every partitioner, by name, in the order ``--help`` and ``partition`` list them
@@ -608,6 +774,17 @@ class PartitionReport(JsonDocument):
         }
 
 
+@dataclass(frozen=True)
+class Registry(JsonDocument):
+    """Partitioners (e.g. ``tuple(PARTITIONERS.values())``): the ``kafka-conformance partition
+    --list --json`` document (``format`` :data:`LIST_FORMAT`)."""
+
+    partitioners: tuple[Partitioner, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": LIST_FORMAT, "partitioners": [p.to_dict() for p in self.partitioners]}
+
+
 def place(
     key: bytes | None, num_partitions: int, names: tuple[str, ...] | None = None
 ) -> PartitionReport:
@@ -618,6 +795,6 @@ def place(
     placements = []
     for p in chosen:
         partition = p.partition(key, num_partitions)
-        instead = "" if partition is not None else (p.null_key if key is None else p.empty_key)
-        placements.append(Placement(p.name, partition, instead))
+        instead = p.null_key if key is None else p.non_empty_key if key else p.empty_key
+        placements.append(Placement(p.name, partition, "" if partition is not None else instead))
     return PartitionReport(key, num_partitions, tuple(placements))

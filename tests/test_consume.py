@@ -14,9 +14,20 @@ from typing import Any
 
 import pytest
 
+from conformance.broker.fetch import FetchLog, Segment
 from conformance.corpus import consume as corpus
 from conformance.corpus import golden
-from conformance.harness.consumer import judge_consume, read_consume_cases, run_consumer
+from conformance.fakebroker import read_log
+from conformance.harness import cases as decode_cases
+from conformance.harness.consumer import (
+    consume_case,
+    consume_unsupported_reason,
+    judge_consume,
+    log_batches,
+    read_consume_cases,
+    run_consumer,
+)
+from conformance.harness.judge import CONSUME, Capabilities, read_capabilities
 from conformance.harness.process import ProcessTable
 from conformance.harness.runner import Implementation, Settings
 from conformance.jvm.oracle import CONSUME_FORMAT
@@ -107,6 +118,227 @@ def test_judge_on_reference_documents() -> None:
     assert judge_consume(clean, dict(clean, error="boom")).status == "error"
 
 
+def _consume_caps(**declared: Any) -> Capabilities:
+    """Consume-side capabilities as an adapter declares them (read as the runner reads them)."""
+    return read_capabilities(json.dumps({"name": "x", **declared}), "x", CONSUME)
+
+
+def _served(name: str) -> list[Any]:
+    """The batches of a scenario's served log, from the stored partition."""
+    case = _case(name)
+    log = read_log(corpus.partition_dir(CORPORA, case.scenario))
+    if case.scenario.high_watermark is not None:
+        log.high_watermark = log.last_stable_offset = case.scenario.high_watermark
+    return log_batches(log)
+
+
+def _without(doc: dict[str, Any], key: str) -> dict[str, Any]:
+    return dict(doc, records=[{k: v for k, v in r.items() if k != key} for r in doc["records"]])
+
+
+def test_omits_on_the_consume_side() -> None:
+    """A declared key is not compared; an undeclared missing key differs, and a missing key
+    prints apart from a null one (the decode side's diff lines)."""
+    kafka = _case("txn-uncommitted").expected()
+    first_type = kafka["records"][0]["timestampType"]
+    no_type = _without(kafka, "timestampType")
+    v = judge_consume(kafka, no_type)
+    assert v.status == "fail"
+    assert v.diff[0] == f'$.records[0].timestampType: kafka="{first_type}" adapter=(absent)'
+    assert v.reason == (
+        f"{len(kafka['records'])} differences, the first at $.records[0].timestampType"
+    )
+    nulls = dict(kafka, records=[dict(r, timestampType=None) for r in kafka["records"]])
+    assert judge_consume(kafka, nulls).diff[0] == (
+        f'$.records[0].timestampType: kafka="{first_type}" adapter=null'
+    )
+    declared = _consume_caps(omits=["timestampType"])
+    assert judge_consume(kafka, no_type, declared).status == "pass"
+    assert judge_consume(kafka, nulls, declared).status == "pass"
+    # what is not declared is still compared
+    changed = json.loads(json.dumps(no_type))
+    changed["records"][2]["value"] = None
+    v = judge_consume(kafka, changed, declared)
+    assert v.diff == [f'$.records[2].value: kafka="{kafka["records"][2]["value"]}" adapter=null']
+    # records missing or extra: one line
+    fewer = dict(no_type, records=no_type["records"][:-2])
+    v = judge_consume(kafka, fewer, declared)
+    n = len(kafka["records"])
+    assert v.diff == [f"$.records: Kafka's consumer delivered {n} records, the adapter {n - 2}"]
+    assert v.reason == f"delivered {n - 2} records where Kafka's consumer delivered {n}"
+
+
+def test_omits_per_magic_on_the_consume_side() -> None:
+    """The object form: by the magic of the served batch holding each record's offset."""
+    kafka = _case("v0-gzip").expected()
+    log = _served("v0-gzip")
+    assert {b.magic for b in log} == {0}
+    no_type = _without(kafka, "timestampType")
+    assert (
+        judge_consume(kafka, no_type, _consume_caps(omits={"0": ["timestampType"]}), log).status
+        == "pass"
+    )
+    v = judge_consume(kafka, no_type, _consume_caps(omits={"1": ["timestampType"]}), log)
+    assert v.status == "fail" and "adapter=(absent)" in v.diff[0]
+    # without the served log, no magic is known: only the keys of every magic apply
+    assert (
+        judge_consume(kafka, no_type, _consume_caps(omits={"0": ["timestampType"]})).status
+        == "fail"
+    )
+
+
+def test_magics_and_codecs_of_the_served_log() -> None:
+    """A scenario whose log holds a batch of a magic or a codec not declared is unsupported,
+    naming it; checks_crc false leaves out the checksum scenario, as before."""
+    v0 = _case("v0-gzip").scenario
+    log = _served("v0-gzip")
+    reason = consume_unsupported_reason(v0, log, _consume_caps(magics=[1, 2]))
+    assert reason is not None and reason.startswith("magic 0 not supported")
+    reason = consume_unsupported_reason(v0, log, _consume_caps(codecs=["none", "snappy"]))
+    assert reason is not None and reason.startswith("codec gzip not supported")
+    assert consume_unsupported_reason(v0, log, _consume_caps()) is None
+    mixed = _case("mixed-magic").scenario
+    assert "codec gzip" in (
+        consume_unsupported_reason(mixed, _served("mixed-magic"), _consume_caps(codecs=["none"]))
+        or ""
+    )
+    crc = _case("corrupt-between-good").scenario
+    reason = consume_unsupported_reason(
+        crc, _served("corrupt-between-good"), _consume_caps(checks_crc=False)
+    )
+    assert reason is not None and "checks_crc false" in reason
+
+
+def test_unsupported_and_refused_scenarios_start_no_consumer(schemas: Any) -> None:
+    """consume_case decides unsupported (and refused capabilities) before any broker or
+    adapter process: the command given here does not exist."""
+    impl = Implementation("nothing", ("/nonexistent/consumer",))
+    table = ProcessTable()
+    try:
+        run = consume_case(
+            impl,
+            _case("v1-snappy"),
+            Settings(jobs=1),
+            table,
+            schemas,
+            caps=_consume_caps(magics=[2]),
+        )
+        assert (run.result.status, run.requests) == ("unsupported", [])
+        assert run.result.reason.startswith("magic 1 not supported")
+        refused = Capabilities(name="x", side=CONSUME, invalid="capabilities: broken")
+        run = consume_case(impl, _case("v1-snappy"), Settings(jobs=1), table, schemas, caps=refused)
+        assert (run.result.status, run.result.reason) == ("error", "capabilities: broken")
+    finally:
+        table.kill_all()
+
+
+def test_error_classes_on_the_consume_side() -> None:
+    """Where Kafka's consumer raised: any class by default; family, class and exact compare
+    the adapter's error (Kafka's class names) with Kafka's consumer's."""
+    kafka = _case("corrupt-between-good").expected()
+    kafka_class, kafka_message = kafka["error"]["class"], kafka["error"]["message"]
+    assert kafka_class == "org.apache.kafka.common.KafkaException"  # Kafka's consumer wraps
+
+    def verdicts(cls: str, message: str) -> dict[str, str]:
+        actual = dict(kafka, error={"class": cls, "message": message})
+        return {
+            g: judge_consume(kafka, actual, _consume_caps(error_classes=g)).status
+            for g in ("none", "family", "class", "exact")
+        }
+
+    everything = {"none": "pass", "family": "pass", "class": "pass", "exact": "pass"}
+    assert verdicts(kafka_class, kafka_message) == everything
+    assert verdicts(kafka_class, "checksum failed") == dict(everything, exact="fail")
+    # same family (a codec stream failed), another class
+    assert verdicts("org.xerial.snappy.SnappyError", kafka_message) == dict(
+        everything, **{"class": "fail", "exact": "fail"}
+    )
+    # another family, and a library's own name
+    for cls in ("org.apache.kafka.common.errors.CorruptRecordException", "kafka.errors.Crc"):
+        assert verdicts(cls, kafka_message) == {
+            "none": "pass",
+            "family": "fail",
+            "class": "fail",
+            "exact": "fail",
+        }
+    actual = dict(kafka, error={"class": "kafka.errors.Crc", "message": "m"})
+    v = judge_consume(kafka, actual, _consume_caps(error_classes="class"))
+    assert v.diff == [f'$.error.class: kafka="{kafka_class}" adapter="kafka.errors.Crc"']
+    v = judge_consume(
+        kafka,
+        dict(kafka, error={"class": kafka_class, "message": "m"}),
+        _consume_caps(error_classes="exact"),
+    )
+    (line,) = v.diff
+    assert line.startswith(f'$.error.message: kafka="{kafka_message[:60]}') and line.endswith(
+        ' adapter="m"'
+    )
+    # a stall is a stall at every granularity
+    stalled = dict(kafka, error={"class": "timeout", "message": "t"})
+    assert judge_consume(kafka, stalled, _consume_caps(error_classes="none")).reason.startswith(
+        "stalls where"
+    )
+
+
+def _crafted_log(case_id: str) -> tuple[list[Any], dict[str, Any]]:
+    """A crafted case's one batch (records, then an error inside it: its CRC is right) as a
+    served log, and the document of Kafka's consumer on it: the records Kafka's own reader
+    delivered before the error (the case's stored verdict) and the error Kafka's consumer
+    raises on a batch that does not read (the consume corpus's)."""
+    case = next(c for c in decode_cases.read_cases() if c.id == case_id)
+    verdict = case.expected()
+    (batch,) = verdict["batches"]
+    assert verdict["outcome"] == "error" and batch["records"]
+    records = [
+        {
+            "offset": r["offset"],
+            "timestamp": r["timestamp"],
+            "timestampType": batch["timestampType"],
+            "key": r["key"],
+            "value": r["value"],
+            "headers": r["headers"],
+        }
+        for r in batch["records"]
+    ]
+    error = _case("corrupt-compressed").expected()["error"]
+    doc = {"format": CONSUME_FORMAT, "records": records, "error": error}
+    return log_batches(FetchLog([Segment(0, case.data())])), doc
+
+
+def test_error_semantics_on_the_consume_side() -> None:
+    """Under eager (a compressed batch) or atomic (any batch), the records Kafka's consumer
+    delivered of the batch in which it raised may be a prefix, down to none; not under
+    streaming, and never those of a batch that reads whole."""
+    gzip_log, gzip_kafka = _crafted_log("crafted/rec-gzip-count-too-high@memory")
+    plain_log, plain_kafka = _crafted_log("crafted/v2-count-too-high-c58@memory")
+    assert [b.codec for b in gzip_log] == ["gzip"] and [b.codec for b in plain_log] == ["none"]
+    raised = {"class": "MyLib.Error", "message": "m"}
+
+    def status(log: list[Any], kafka: dict[str, Any], keep: int, semantics: str) -> str:
+        actual = dict(kafka, records=kafka["records"][:keep], error=raised)
+        return judge_consume(kafka, actual, _consume_caps(error_semantics=semantics), log).status
+
+    n = len(gzip_kafka["records"])
+    assert n >= 2
+    for keep in (0, n - 1):
+        assert status(gzip_log, gzip_kafka, keep, "streaming") == "fail"
+        assert status(gzip_log, gzip_kafka, keep, "eager") == "pass"
+        assert status(gzip_log, gzip_kafka, keep, "atomic") == "pass"
+        assert status(plain_log, plain_kafka, keep, "eager") == "fail"  # not compressed
+        assert status(plain_log, plain_kafka, keep, "atomic") == "pass"
+    # the records delivered must still be Kafka's
+    wrong = dict(gzip_kafka, records=[dict(gzip_kafka["records"][0], value=None)], error=raised)
+    assert (
+        judge_consume(gzip_kafka, wrong, _consume_caps(error_semantics="eager"), gzip_log).status
+        == "fail"
+    )
+    # a batch that reads whole (Kafka's consumer raised at the next one) is delivered whole
+    kafka = _case("corrupt-between-good").expected()
+    fewer = dict(kafka, records=kafka["records"][:-1], error=raised)
+    atomic = _consume_caps(error_semantics="atomic")
+    assert judge_consume(kafka, fewer, atomic, _served("corrupt-between-good")).status == "fail"
+
+
 # ------------------------------------------------------------------------------------------
 # real and hostile consumers through the harness
 
@@ -169,7 +401,7 @@ def test_hostile_consumers_get_a_verdict(tmp_path: Path, schemas: Any, kind: str
         "crashes": "exit code 3",
         "garbage": "invalid JSON",
         "floods": "output",
-        "wrong-records": "Kafka delivered 8 records, the adapter 0",
+        "wrong-records": "delivered 0 records where Kafka's consumer delivered 8",
     }
     assert reasons[kind] in result.reason, result.reason
     out = subprocess.run(["pgrep", "-f", str(script)], capture_output=True, text=True)
@@ -212,3 +444,108 @@ def test_check_command_line_consume_side(tmp_path: Path) -> None:
     assert all(r["status"] == "pass" for r in doc["results"])
     assert all(doc["cases"][r["case"]]["group"] == "consume" for r in doc["results"])
     assert golden.default_root() == CORPORA
+
+
+CONSUMER_OMITS = ROOT / "tests" / "adapters" / "consumer_omits.py"
+
+
+def _check_consume(*cmds: str, report: Path) -> dict[str, Any]:
+    proc = subprocess.run(
+        [PYTHON, "-m", "conformance.cli", "check", "--side", "consume"]
+        + [arg for cmd in cmds for arg in ("--cmd", cmd)]
+        + ["--json", str(report), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    doc: dict[str, Any] = json.loads(report.read_text())
+    return doc
+
+
+def test_a_consumer_that_omits_a_field_and_declares_it(tmp_path: Path) -> None:
+    """kafka-python's real KafkaConsumer whose records lack ``timestampType`` (as a library
+    without a timestamp type): declared in ``omits``, every scenario gets the built-in
+    kafka-python consumer's verdict; undeclared, every scenario where Kafka's consumer
+    delivered records fails on that key, with Kafka's value."""
+    doc = _check_consume(
+        f"{PYTHON} {CONSUMER_OMITS} declared",
+        f"{PYTHON} {KAFKA_PYTHON}",
+        f"{PYTHON} {CONSUMER_OMITS} undeclared",
+        report=tmp_path / "r.json",
+    )
+    names = [i["name"] for i in doc["implementations"]]
+    assert names == [
+        "kafka-python-no-timestamp-type consumer",
+        "kafka-python consumer",
+        "kafka-python-no-timestamp-type consumer#3",
+    ]
+    status: dict[str, dict[str, Any]] = {n: {} for n in names}
+    for r in doc["results"]:
+        status[r["impl"]][r["case"]] = r
+    declared, built_in, undeclared = (status[n] for n in names)
+    assert set(declared) == set(built_in) == set(undeclared) == {c.id for c in CASES}
+    assert {c: r["status"] for c, r in declared.items()} == {
+        c: r["status"] for c, r in built_in.items()
+    }
+    # the published matrix: kafka-python's consumer passes every scenario
+    assert all(r["status"] == "pass" for r in declared.values()), declared
+    for case in CASES:
+        records = case.expected()["records"]
+        assert records  # Kafka's consumer delivered records in every scenario
+        result = undeclared[case.id]
+        assert result["status"] == "fail", result
+        assert result["diff"][0] == (
+            f'$.records[0].timestampType: kafka="{records[0]["timestampType"]}" adapter=(absent)'
+        )
+        n = len(records)
+        assert result["reason"] == (
+            f"{n} difference{'s' if n > 1 else ''}, the first at $.records[0].timestampType"
+        )
+
+
+def test_capability_errors_on_the_consume_side(tmp_path: Path) -> None:
+    """Invalid consume-side capabilities are a verdict: every scenario an ``error`` with the
+    reason ``capabilities: ...``, no consumer started; a decode-only key is refused there."""
+    cmds = []
+    for name, caps in (
+        ("typo", {"name": "typo", "omit": ["timestampType"]}),
+        ("decode-only", {"name": "decode-only", "file_semantics": False}),
+        ("bad-omits", {"name": "bad-omits", "omits": ["crc"]}),
+    ):
+        script = tmp_path / f"{name}.py"
+        script.write_text(
+            "import json, sys\n"
+            "if sys.argv[1] == 'capabilities':\n"
+            f"    print(json.dumps({caps!r}))\n"
+            "else:\n"
+            "    raise SystemExit('never asked to consume')\n"
+        )
+        cmds.append(f"{PYTHON} {script}")
+    doc = _check_consume(*cmds, report=tmp_path / "r.json")
+    reasons = {
+        "typo consumer": "capabilities: unknown key 'omit' (known: ",
+        "decode-only consumer": "capabilities: file_semantics has no meaning on the consume side",
+        "bad-omits consumer": "capabilities: omits names no key of a delivered record: crc",
+    }
+    assert [i["name"] for i in doc["implementations"]] == list(reasons)
+    for impl in doc["implementations"]:
+        assert impl["capabilities_problem"].startswith(reasons[impl["name"]])
+    for r in doc["results"]:
+        assert r["status"] == "error" and r["reason"].startswith(reasons[r["impl"]]), r
+    assert len(doc["results"]) == 3 * len(CASES)
+
+
+@pytest.mark.oracle
+def test_java_capabilities_serve_both_sides() -> None:
+    """The built-in java adapter's one document: decode capabilities at its top level,
+    Kafka's KafkaConsumer's in its ``consume`` object (read without a capability error)."""
+    from conformance.jvm import oracle
+
+    text = json.dumps(oracle.capabilities())
+    decode_side = read_capabilities(text, "java")
+    consume_side = read_capabilities(text, "java", CONSUME)
+    assert decode_side.persistent and decode_side.file_semantics
+    assert consume_side.name == "java" and consume_side.checks_crc
+    assert consume_side.error_classes == "exact"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,6 +20,9 @@ from conftest import ROOT, processes, wait_until_gone
 
 from conformance.harness import cases as C
 from conformance.harness.judge import (
+    CONSUME,
+    DECODE,
+    SIDES,
     Capabilities,
     CapabilityError,
     judge,
@@ -26,6 +30,7 @@ from conformance.harness.judge import (
     unsupported_reason,
 )
 from conformance.harness.report import markdown, model
+from conformance.stream.compare import pair
 
 CLI = [sys.executable, "-m", "conformance.cli"]
 BROKEN = [sys.executable, str(ROOT / "tests" / "adapters" / "broken.py")]
@@ -164,6 +169,115 @@ def test_capabilities_parsing() -> None:
     ):
         with pytest.raises(CapabilityError):
             read_capabilities(json.dumps(bad), "a")
+
+
+def test_capability_sides_and_unknown_keys() -> None:
+    """Each side reads the keys that mean something there; an unknown key is an error on
+    both sides (a typo does not silently leave a default), a decode-only key declared for
+    the consumer too, and the ``consume`` object is the consumer's document."""
+    both = {
+        "name": "lib",
+        "file_semantics": False,
+        "persistent": True,
+        "omits": ["crc"],
+        "produce": {"codecs": ["none"]},
+        "consume": {"name": "lib-consumer", "checks_crc": False, "omits": ["timestampType"]},
+    }
+    decode_side = read_capabilities(json.dumps(both), "a", DECODE)
+    assert (decode_side.name, decode_side.omits, decode_side.persistent) == ("lib", {"crc"}, True)
+    consume_side = read_capabilities(json.dumps(both), "a", CONSUME)
+    assert (consume_side.name, consume_side.checks_crc, consume_side.omits) == (
+        "lib-consumer",
+        False,
+        {"timestampType"},
+    )
+    assert consume_side.side == CONSUME and decode_side.side == DECODE
+    for doc, problem in (
+        ({"name": "x", "omit": ["crc"]}, "unknown key 'omit'"),
+        ({"consume": {"check_crc": False}}, "unknown key 'consume.check_crc'"),
+        ({"consume": {"produce": {}}}, "unknown key 'consume.produce'"),
+        ({"consume": ["timestampType"]}, "'consume' must be an object"),
+    ):
+        for side in (DECODE, CONSUME):
+            with pytest.raises(CapabilityError, match=re.escape(problem)) as raised:
+                read_capabilities(json.dumps(doc), "a", side)
+            assert str(raised.value).startswith("capabilities: ")
+            if "unknown" in problem:
+                assert "known" in str(raised.value).split(problem)[1]  # lists the keys
+    # decode-only keys: refused on the consume side, at the top level or in `consume`
+    for doc in ({"persistent": True}, {"consume": {"lists_failing_batch": False}}):
+        with pytest.raises(CapabilityError, match="no meaning on the consume side"):
+            read_capabilities(json.dumps(doc), "a", CONSUME)
+    assert read_capabilities(json.dumps({"persistent": True}), "a", DECODE).persistent
+    # omits name the keys of the side: a delivered record's on the consume side
+    with pytest.raises(CapabilityError, match="no key of a delivered record: crc"):
+        read_capabilities(json.dumps({"omits": ["crc"]}), "a", CONSUME)
+    with pytest.raises(CapabilityError, match="no batch or record key: timestampTyp"):
+        read_capabilities(json.dumps({"omits": ["timestampTyp"]}), "a", DECODE)
+    by_magic = read_capabilities(json.dumps({"omits": {"0": ["timestampType"]}}), "a", CONSUME)
+    assert by_magic.omitted(0) == {"timestampType"} and by_magic.omitted(2) == frozenset()
+    # the name a refused document declares is kept for the report
+    with pytest.raises(CapabilityError) as raised:
+        read_capabilities(json.dumps({"name": "mine", "typo": 1}), "a", DECODE)
+    assert raised.value.name == "mine"
+
+
+def test_invalid_capabilities_make_every_case_an_error(tmp_path: Path) -> None:
+    """A capability error is a verdict: every case of that implementation is an ``error``
+    with the reason ``capabilities: ...``; the other implementations run as usual."""
+    script = tmp_path / "typo.py"
+    script.write_text(
+        "import json, sys\n"
+        "if sys.argv[1] == 'capabilities':\n"
+        "    print(json.dumps({'name': 'typo', 'omit': ['crc']}))\n"
+        "else:\n"
+        "    raise SystemExit('never asked to decode')\n"
+    )
+    out = tmp_path / "r.json"
+    code, stdout, stderr = _check(
+        "--cmd",
+        f"{sys.executable} {script}",
+        "--cmd",
+        " ".join(REFERENCE),
+        *_cases(*FEW),
+        "--json",
+        str(out),
+        "-q",
+    )
+    report = _report(out)
+    assert code == 1, stdout + stderr
+    by_impl: dict[str, list[dict[str, Any]]] = {}
+    for r in report["results"]:
+        by_impl.setdefault(r["impl"], []).append(r)
+    refused = by_impl["typo"]
+    assert len(refused) == len(FEW)
+    assert all(r["status"] == "error" for r in refused)
+    assert all(r["reason"].startswith("capabilities: unknown key 'omit'") for r in refused)
+    assert all(r["status"] == "pass" for r in by_impl["reference.py"])
+    impl = next(i for i in report["implementations"] if i["name"] == "typo")
+    assert "unknown key 'omit'" in impl["capabilities_problem"]
+
+
+def test_long_values_are_shown_where_they_differ() -> None:
+    """Two long values that differ after the first 120 characters do not print alike: both
+    are shown around their first difference, with their lengths."""
+    kafka, adapter = "A" * 200 + "B" + "C" * 99, "A" * 200 + "X" + "C" * 99
+    line = pair(kafka, adapter, SIDES)
+    shown_kafka, shown_adapter = line.split(" adapter=")
+    assert shown_kafka.removeprefix("kafka=") != shown_adapter
+    assert "AB" in shown_kafka and "AX" in shown_adapter and "302 chars" in line
+    assert shown_kafka.startswith("kafka=…")
+    # a difference the plain cut shows keeps the plain cut
+    early = pair("B" + "A" * 200, "X" + "A" * 200, SIDES)
+    assert early.startswith('kafka="BAAA') and "… (203 chars)" in early
+    # on the decode side, in a record value of Kafka's document
+    exp = _expected("crafted/v2-appendix-a1@memory")
+    exp = copy.deepcopy(exp)
+    exp["batches"][0]["records"][0]["value"] = "QUFB" * 60
+    act = copy.deepcopy(exp)
+    act["batches"][0]["records"][0]["value"] = "QUFB" * 59 + "QUFC"
+    v = judge(exp, act, Capabilities(name="x"), "memory")
+    assert v.status == "fail" and 'QUFB"' in v.diff[0] and 'QUFC"' in v.diff[0]
 
 
 # ------------------------------------------------------------------------------------------

@@ -3,12 +3,18 @@
 Every expected value below is copied from a client's (or its hash library's) own test or
 source, named at each table; none is computed by the kit. Plus the Java differential (Kafka's
 own ``Utils.murmur2`` on random keys, through the broker oracle) and Hypothesis properties.
+The key-ignoring rules' promises are held to the placement sequences the clients' own tests
+(or sources) say they produce, and to sequences a documented bug produces.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -19,6 +25,8 @@ from conformance.cli import main
 from conformance.partitioners import (
     EMPTY,
     FORMAT,
+    KEYED,
+    LIST_FORMAT,
     MAX_PARTITIONS,
     NULL,
     PARTITIONERS,
@@ -322,7 +330,7 @@ def test_null_and_empty_keys_as_each_client_documents() -> None:
         assert PARTITIONERS[name].not_key_determined == ()
     assert PARTITIONERS["librdkafka:consistent_random"].not_key_determined == (NULL, EMPTY)
     for name, p in PARTITIONERS.items():
-        if name not in single and name != "librdkafka:consistent_random":
+        if name not in single and name != "librdkafka:consistent_random" and p.key_determined:
             assert p.not_key_determined == (NULL,), name
             assert p.partition(None, n) is None and p.partition(b"", n) is not None
 
@@ -331,19 +339,29 @@ def test_null_and_empty_keys_as_each_client_documents() -> None:
 
 
 def test_registry_documents_every_partitioner() -> None:
-    assert len(PARTITIONERS) >= 10
+    assert len(PARTITIONERS) >= 13
     for name, p in PARTITIONERS.items():
         assert p.name == name and p.description and p.formula and p.source and p.used_by
-        for kind, text in ((NULL, p.null_key), (EMPTY, p.empty_key)):
+        texts = ((NULL, p.null_key), (EMPTY, p.empty_key), (KEYED, p.non_empty_key))
+        for kind, text in texts[: 3 if KEYED in p.not_key_determined else 2]:
             assert text.startswith("not key-determined") == (kind in p.not_key_determined)
-        assert set(p.not_key_determined) <= {NULL, EMPTY}
-        hashed = crc32 if p.hash == "crc32" else getattr(partitioners, p.hash)
-        assert callable(hashed)
+        assert set(p.not_key_determined) <= {NULL, EMPTY, KEYED}
+        assert p.key_determined == (KEYED not in p.not_key_determined) == (not p.promise)
+        if p.key_determined:
+            hashed = crc32 if p.hash == "crc32" else getattr(partitioners, p.hash)
+            assert callable(hashed) and not p.non_empty_key
+        else:  # ignoring keys ignores null and empty ones too
+            assert p.not_key_determined == (NULL, EMPTY, KEYED) and not p.hash
+            assert not p.java_compatible and "Checked:" in p.promise
         doc = json.loads(p.to_json())
         assert doc == p.to_dict() and doc["name"] == name and "rule" not in doc
+        assert "check" not in doc and doc["key_determined"] == p.key_determined
         assert all(u["client"] and u["selected_by"] for u in doc["used_by"])
     defaults = {u.client for p in PARTITIONERS.values() for u in p.used_by if u.default}
-    assert len(defaults) >= 7  # Java, kafka-python, aiokafka, franz-go, kafkajs, librdkafka, sarama
+    # Java, kafka-python, aiokafka, franz-go, kafkajs, librdkafka, sarama, kafka-go
+    assert len(defaults) >= 8
+    with pytest.raises(KeyError):  # the producer check turns this into a capability error
+        PARTITIONERS["no-such-partitioner"]
 
 
 def test_partition_count_is_checked() -> None:
@@ -367,6 +385,142 @@ def test_place_and_its_document() -> None:
     assert consistent.partition == 0
     with pytest.raises(KeyError):
         place(b"", 1, ("no-such",))
+
+
+# --------------------------------------------------------------- key-ignoring promises
+
+ROUND_ROBIN, STICKY, RANDOM = (PARTITIONERS[n] for n in ("round-robin", "sticky", "random"))
+KEY_IGNORING = (ROUND_ROBIN, STICKY, RANDOM)
+
+
+def test_key_ignoring_entries_and_who_uses_them() -> None:
+    """kafka-go's Writer: "The default is to use a round-robin distribution" (writer.go:93-96,
+    ``config.Balancer = &RoundRobin{}``); no other client ignores keys by default."""
+    for p in KEY_IGNORING:
+        assert not p.key_determined
+        for key in (None, b"", b"k", b"order-42"):
+            assert p.partition(key, 12) is None
+    defaults = {p.name: [u.client for u in p.used_by if u.default] for p in KEY_IGNORING}
+    assert defaults == {"round-robin": ["segmentio/kafka-go (all)"], "sticky": [], "random": []}
+    named = {u.selected_by for p in KEY_IGNORING for u in p.used_by}
+    for name in (
+        "Writer.Balancer nil = &RoundRobin{}",
+        "Producer.Partitioner = NewRoundRobinPartitioner",
+        "Producer.Partitioner = NewRandomPartitioner",
+        "RoundRobinPartitioner()",
+        "StickyPartitioner()",
+        "partitioner.class=org.apache.kafka.clients.producer.RoundRobinPartitioner",
+        "partitioner.class=org.apache.kafka.clients.producer.UniformStickyPartitioner",
+        "partitioner.ignore.keys=true",
+        "partitioner=random",
+    ):
+        assert name in named, name
+
+
+def test_key_determined_entries_make_no_sequence_promise() -> None:
+    for p in PARTITIONERS.values():
+        if p.key_determined:
+            assert p.promise_problems([0, 0, 0, 99, -1], 3) == [], p.name
+
+
+#: segmentio/kafka-go balancer_test.go, TestRoundRobin, default chunk size: the i-th Balance
+#: over partitions 0..6 (and 0..7) returns ``i / 1 % len(partitions)``, i = 0..49
+KAFKA_GO_ROUND_ROBIN = {n: [i % n for i in range(50)] for n in (7, 8)}
+#: IBM/sarama partitioner_test.go, TestRoundRobinPartitioner: one call with 1 partition
+#: (returns 0), then calls i = 1..49 with 7 partitions return ``i % 7``: the walk starts at 1
+SARAMA_ROUND_ROBIN_7 = [i % 7 for i in range(1, 50)]
+#: apache/kafka RoundRobinPartitionerTest: "Intentionally make the partition list not in
+#: partition order": Cluster partitions listed 1, 2, 0; RoundRobinPartitioner takes
+#: ``availablePartitions.get(counter % size)``, counter from 0 (RoundRobinPartitioner.java:57)
+JAVA_LIST_ORDER = [1, 2, 0] * 10
+
+
+@pytest.mark.parametrize(
+    ("placed", "n"),
+    [
+        (KAFKA_GO_ROUND_ROBIN[7], 7),
+        (KAFKA_GO_ROUND_ROBIN[8], 8),
+        (SARAMA_ROUND_ROBIN_7, 7),
+        (JAVA_LIST_ORDER, 3),
+        ([0] * 5, 1),  # sarama: "Returned non-zero partition when only one available"
+        ([], 3),
+        ([2], 3),
+    ],
+)
+def test_round_robin_accepts_what_the_clients_do(placed: list[int], n: int) -> None:
+    assert ROUND_ROBIN.promise_problems(placed, n) == []
+
+
+def test_round_robin_rejects_a_skipped_partition_kafka_9965() -> None:
+    """Java's RoundRobinPartitioner before KAFKA-17632 (apache/kafka#17620, "Fix
+    RoundRobinPartitioner for even partition counts"; ProducerConfig.java:315-316: "a known
+    issue that will cause uneven distribution when a new batch is created. See KAFKA-9965"):
+    with an even partition count, every other partition only, [0, 2, 0, 2, ...] on 4. In a
+    cycle through 4 partitions, 2 (after 0) must be followed by 1 or 3, never 0 again."""
+    lines = ROUND_ROBIN.promise_problems([0, 2, 0, 2, 0, 2], 4)
+    assert lines and lines[0].startswith(
+        "record 2 on partition 0 after record 1 on partition 2: round-robin gives 1 or 3"
+    )
+    assert all(line.startswith("record ") for line in lines)
+
+
+def test_round_robin_rejects_a_repeat_and_a_changed_cycle() -> None:
+    # the second record on the first one's partition: 2 partitions, so 1 must follow 0
+    assert ROUND_ROBIN.promise_problems([0, 0], 2) == [
+        "record 1 on partition 0 after record 0 on partition 0: round-robin gives 1 "
+        "(a partition not yet in its cycle of 2)"
+    ]
+    # the kafka-go walk, then once 2 after 0 where the walk put 1 after 0 (record 1)
+    assert ROUND_ROBIN.promise_problems([0, 1, 2, 0, 2], 3) == [
+        "record 4 on partition 2 after record 3 on partition 0: round-robin gives 1 "
+        "(record 1 put 1 after 0)"
+    ]
+
+
+def test_round_robin_is_not_lenient_to_skipped_leaderless_partitions() -> None:
+    """RoundRobinPartitionerTest.testRoundRobinWithUnavailablePartitions: partition 1 has no
+    leader, so Java alternates 2, 0 (its available list) on 3 partitions: the promise is a
+    cycle through all of them (the producer check's topics have a leader everywhere)."""
+    lines = ROUND_ROBIN.promise_problems([2, 0] * 50, 3)
+    assert lines and lines[0].startswith("record 2 on partition 2 after record 1 on partition 0")
+
+
+@pytest.mark.parametrize("rule", KEY_IGNORING, ids=lambda p: p.name)
+def test_every_key_ignoring_rule_checks_the_range(rule: partitioners.Partitioner) -> None:
+    assert rule.promise_problems([0, 1, 2, 0], 3) == []
+    lines = rule.promise_problems([0, 3, 1], 3)
+    assert f"record 1 on partition 3: {rule.name} gives a partition in 0..2" in lines
+    lines = rule.promise_problems([1, 2, -1], 3)
+    assert f"record 2 on partition -1: {rule.name} gives a partition in 0..2" in lines
+    with pytest.raises(ValueError):
+        rule.promise_problems([0], 0)
+
+
+def test_sticky_and_random_accept_what_the_clients_do() -> None:
+    """Sticky runs (UniformStickyPartitioner / franz-go StickyPartitioner: a new partition,
+    not the previous one, per new batch; Java 3.3+ may pick the same again) and random draws
+    (sarama TestRandomPartitioner: any choice in [0, 50)) break no promise in range."""
+    runs = [2, 2, 2, 0, 0, 1, 1, 1, 1, 0]
+    assert STICKY.promise_problems(runs, 3) == []
+    assert STICKY.promise_problems([4] * 20, 5) == []
+    assert RANDOM.promise_problems([17, 3, 3, 49, 0, 17], 50) == []
+
+
+def _cycles(n: int) -> st.SearchStrategy[tuple[list[int], int, int]]:
+    return st.tuples(st.permutations(range(n)), st.integers(0, n - 1), st.integers(0, 40))
+
+
+@given(st.integers(1, 12).flatmap(_cycles))
+def test_round_robin_accepts_any_fixed_cycle(cycle: tuple[list[int], int, int]) -> None:
+    """Any order (Java's is its metadata's), any start (a counter already moved)."""
+    order, start, count = cycle
+    n = len(order)
+    assert ROUND_ROBIN.promise_problems([order[(start + i) % n] for i in range(count)], n) == []
+
+
+@given(st.lists(st.integers(0, 5), max_size=30))
+def test_range_is_all_sticky_and_random_check(placed: list[int]) -> None:
+    assert STICKY.promise_problems(placed, 6) == RANDOM.promise_problems(placed, 6) == []
 
 
 # ------------------------------------------------------------------------ the command
@@ -406,6 +560,9 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
         ["--key", "a", "--partitions", "0"],
         ["--key", "a", "--partitions", str(MAX_PARTITIONS + 1)],
         ["--key", "a", "--partitions", "3", "--partitioner", "nope"],
+        ["--list", "--partitioner", "nope"],
+        ["--list", "--key", "a"],
+        ["--list", "--null-key"],
     ],
 )
 def test_cli_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -413,6 +570,62 @@ def test_cli_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -
         main(["partition", *argv])
     assert e.value.code == 2
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "argv", [["--list", "--partitions", "3"], ["--key", "a"], ["--null-key", "--json"]]
+)
+def test_cli_list_and_key_arguments(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """--list takes no --partitions; a key needs them: exit 2 with a message."""
+    code, out = _run(capsys, *argv)
+    assert code == 2 and out == ""
+
+
+def _command(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "KAFKA_CONFORMANCE_ROOT": str(Path(__file__).resolve().parent.parent)}
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "partition", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_cli_list_text() -> None:
+    done = _command("--list")
+    assert done.returncode == 0, done.stderr
+    heads = [line for line in done.stdout.splitlines() if not line.startswith(" ")]
+    assert heads == [
+        f"{name} ({'key-determined' if p.key_determined else 'ignores keys'})"
+        for name, p in PARTITIONERS.items()
+    ]
+    blocks = done.stdout.split("\nround-robin (ignores keys)\n")[1]
+    assert "default of: segmentio/kafka-go (all)" in blocks.split("\nsticky")[0]
+    one = _command("--list", "--partitioner", "random")
+    assert one.returncode == 0 and one.stdout.splitlines()[0] == "random (ignores keys)"
+    assert "default of: no client" in one.stdout
+
+
+def test_cli_list_json() -> None:
+    done = _command("--list", "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["format"] == LIST_FORMAT
+    assert [p["name"] for p in doc["partitioners"]] == list(PARTITIONERS)
+    assert doc["partitioners"] == [json.loads(p.to_json()) for p in PARTITIONERS.values()]
+    rr = doc["partitioners"][list(PARTITIONERS).index("round-robin")]
+    assert rr["key_determined"] is False and rr["promise"] and rr["hash"] is None
+    assert doc["partitioners"][0]["key_determined"] is True
+
+
+def test_cli_unknown_partitioner_exits_2() -> None:
+    for argv in (
+        ("--key", "a", "--partitions", "3", "--partitioner", "nope"),
+        ("--list", "--partitioner", "nope"),
+    ):
+        done = _command(*argv)
+        assert done.returncode == 2 and "invalid choice: 'nope'" in done.stderr
 
 
 # ------------------------------------------------------------------ Hypothesis properties
@@ -425,7 +638,7 @@ counts = st.one_of(st.integers(1, 64), st.integers(1, MAX_PARTITIONS))
 def test_partition_in_range_and_none_exactly_where_documented(key: bytes | None, n: int) -> None:
     for p in PARTITIONERS.values():
         got = p.partition(key, n)
-        kind = NULL if key is None else EMPTY if key == b"" else None
+        kind = NULL if key is None else EMPTY if key == b"" else KEYED
         if kind in p.not_key_determined:
             assert got is None, p.name
         else:

@@ -37,13 +37,12 @@ from conformance.wire.java_stream import DataInputReader, JavaStreamReader, Stre
 from conformance.wire.layout import RECORDS_OFFSET, TIMESTAMP_TYPE_MASK, TimestampType
 from conformance.wire.legacy import LegacyBatch, LegacyMessage
 from conformance.wire.record import (
-    PREMATURE_EOF,
     RECORDS_REMAINING,
     Record,
     read_body,
     read_from_stream,
     read_uncompressed,
-    stream_failure,
+    stream_failure_2_8,
     stream_has_leftover,
 )
 from conformance.wire.record_partial import read_partial_records, read_partial_records_2_8
@@ -257,20 +256,15 @@ def _read_from_stream_2_8(
     stream anywhere (``EOFException``) is "premature EOF reached"; a negative length escapes
     as ``ByteBuffer.allocate``'s IllegalArgumentException."""
     try:
-        try:
-            length = read_varint_stream(DataInputReader(src))
-            if length < 0:
-                raise IllegalArgumentError(f"capacity < 0: ({length} < 0)")
-            jvm_allocate(length)
-            body = src.read_fully(length)
-            if len(body) < length:
-                raise StreamEof()
-        except StreamEof:
-            raise InvalidRecordError(PREMATURE_EOF) from None
-    except CodecError as e:
-        raise stream_failure(
-            e, "Failed to decompress record stream", eof_is_premature=True
-        ) from None
+        length = read_varint_stream(DataInputReader(src))
+        if length < 0:
+            raise IllegalArgumentError(f"capacity < 0: ({length} < 0)")
+        jvm_allocate(length)
+        body = src.read_fully(length)
+        if len(body) < length:
+            raise StreamEof()
+    except (StreamEof, CodecError) as e:
+        raise stream_failure_2_8(e) from None
     record, _ = read_body(body, 0, length, base, base_ts, lat)
     record.size = length
     return record

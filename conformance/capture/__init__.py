@@ -8,11 +8,26 @@ expectations.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from conformance.host.progress import Status
+
 Mode = Literal["kraft", "zookeeper"]
+
+
+def add_out_option(p: argparse.ArgumentParser) -> argparse.Action:
+    """``--out DIR``, the corpus root a capture command writes into (None when not given: the
+    command takes ``corpus.golden.default_root()``)."""
+    return p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="corpus root (default: <repo>/corpora)",
+    )
 
 
 @dataclass(frozen=True)
@@ -25,6 +40,28 @@ class BrokerSpec:
     config: dict[str, str] = field(default_factory=dict)  # extra server.properties
     max_magic: int = 2  # highest message format this broker can write
     image: str | None = None  # docker image for the testcontainers backend
+
+
+@dataclass
+class CaptureResult:
+    """What a capture on one broker did: the cases captured, failed and skipped (with why),
+    its time and the broker's start-up time."""
+
+    broker_id: str
+    captured: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    startup_seconds: float = 0.0
+
+    def tell_cases(self, progress: Status) -> bool:
+        """Say each case skipped (and why) and each failed (the first line of why) to
+        ``progress``; whether none failed."""
+        for name, why in self.skipped.items():
+            progress(f"{self.broker_id}: {name} skipped: {why}")
+        for name, why in self.failed.items():
+            progress(f"{self.broker_id}: {name} FAILED: {why.splitlines()[0] if why else ''}")
+        return not self.failed
 
 
 class RunningBroker(Protocol):

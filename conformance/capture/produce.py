@@ -42,7 +42,13 @@ from typing import Any
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
 from conformance.broker.log import DEFAULT_TRANSACTIONAL_ID
 from conformance.broker.versions import LONG_MAX, VERSIONS, broker_version
-from conformance.capture import BrokerSpec, RunningBroker, lifecycle
+from conformance.capture import (
+    BrokerSpec,
+    CaptureResult,
+    RunningBroker,
+    add_out_option,
+    lifecycle,
+)
 from conformance.capture.brokers import BROKERS
 from conformance.capture.produce_wire import (
     API_PRODUCE,
@@ -103,15 +109,9 @@ TOPIC_PREFIX = "pg-"
 
 
 @dataclass
-class GoldenResult:
-    broker_id: str
-    captured: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
-    failed: dict[str, str] = field(default_factory=dict)
+class GoldenResult(CaptureResult):
     #: case -> every difference between the kit's model and the broker
     disagreements: dict[str, list[str]] = field(default_factory=dict)
-    seconds: float = 0.0
-    startup_seconds: float = 0.0
 
 
 # ------------------------------------------------------------------------------------------
@@ -625,13 +625,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="ID|all",
         help=f"broker id or all (default: {', '.join(DEFAULT_BROKERS)})",
     )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="corpus root (default: <repo>/corpora)",
-    )
+    add_out_option(p)
     p.add_argument(
         "--only",
         action="append",
@@ -649,9 +643,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"capture-produce-golden: unknown broker {b!r}; known: {known}", file=sys.stderr)
             return 2
     if args.out is None:
-        from conformance.jvm.runtime import repo_root
+        from conformance.corpus.golden import default_root
 
-        args.out = repo_root() / "corpora"
+        args.out = default_root()
     out = args.out / "produce-golden"
 
     def progress(message: str) -> None:
@@ -684,10 +678,7 @@ def main(argv: list[str] | None = None) -> int:
                 progress(f"{b}: FAILED to start: {e}")
                 status = 1
                 continue
-            for name, why in r.skipped.items():
-                progress(f"{b}: {name} skipped: {why}")
-            for name, why in r.failed.items():
-                progress(f"{b}: {name} FAILED: {why.splitlines()[0] if why else ''}")
+            if not r.tell_cases(progress):
                 status = 1
             for diffs in r.disagreements.values():
                 lines += diffs

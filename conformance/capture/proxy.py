@@ -35,6 +35,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from conformance.host.lifetime import Closing
+
 log = logging.getLogger(__name__)
 
 API_FETCH = 1
@@ -274,7 +276,7 @@ class _Connection:
             self.shutdown()
 
 
-class RecordingProxy:
+class RecordingProxy(Closing):
     """Loopback proxy in front of one Kafka bootstrap broker; records request/response pairs.
 
     ``bootstrap`` ("127.0.0.1:<port>") is what clients should use. Metadata/FindCoordinator
@@ -383,12 +385,6 @@ class RecordingProxy:
             for t in list(c.threads):
                 if t is not threading.current_thread():
                     t.join(timeout=5)
-
-    def __enter__(self) -> RecordingProxy:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # ---------------------------------------------------------------- internals
     def _listener_for(self, upstream: tuple[str, int]) -> _Listener | None:

@@ -16,12 +16,11 @@ import tempfile
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from conformance.capture import BrokerSpec, RunningBroker
+from conformance.capture import BrokerSpec, CaptureResult, RunningBroker
 from conformance.capture.brokers import BROKERS
 from conformance.capture.scenarios import Scenario, scenarios_for
 from conformance.host.progress import Status
@@ -29,16 +28,6 @@ from conformance.host.progress import Status
 __all__ = ["CaptureResult", "all_brokers", "capture", "copy_partition", "start"]
 
 SKIP_SUFFIXES = (".deleted", ".cleaned", ".swap")
-
-
-@dataclass
-class CaptureResult:
-    broker_id: str
-    captured: list[str] = field(default_factory=list)
-    failed: dict[str, str] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
-    seconds: float = 0.0
-    startup_seconds: float = 0.0
 
 
 def all_brokers(backend: str = "jvm") -> dict[str, BrokerSpec]:

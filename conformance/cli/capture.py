@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conformance.capture import add_out_option
 from conformance.cli import capture_compare
 
 __all__ = ["register"]
@@ -92,13 +93,7 @@ def register(subparsers: Any) -> None:
             metavar="NAME|all",
             help="scenario name (repeatable) or all (default)",
         ),
-        p.add_argument(
-            "--out",
-            type=Path,
-            default=None,
-            metavar="DIR",
-            help="corpus root (default: <repo>/corpora)",
-        ),
+        add_out_option(p),
         p.add_argument(
             "--list",
             action="store_true",
@@ -239,9 +234,6 @@ def _capture_all(
             progress(f"{bid}: FAILED to start: {e}")
             status = 1
             continue
-        for name, why in result.skipped.items():
-            progress(f"{bid}: {name} skipped: {why}")
-        for name, why in result.failed.items():
-            progress(f"{bid}: {name} FAILED: {why.splitlines()[0] if why else ''}")
+        if not result.tell_cases(progress):
             status = 1
     return status

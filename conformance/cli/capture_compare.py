@@ -14,8 +14,8 @@ from conformance.capture.compare import NothingToCompare, compare_corpora
 from conformance.cli.common import (
     add_only,
     add_report_outputs,
+    directory_ok,
     report_outputs_ok,
-    shown,
     write_report,
 )
 
@@ -94,10 +94,8 @@ def _cmd_compare(args: argparse.Namespace, *, capture_options: Sequence[argparse
             file=sys.stderr,
         )
         return EXIT_USAGE
-    for name, root in (("A", Path(args.a)), ("B", Path(args.b))):
-        if not root.is_dir():
-            why = "not a directory" if root.exists() else "no such directory"
-            print(f"{_PROG}: {name} ({shown(root)}): {why}", file=sys.stderr)
+    for name, root in (("A", args.a), ("B", args.b)):
+        if not directory_ok(_PROG, Path(root), name):
             return EXIT_USAGE
     if not report_outputs_ok(_PROG, args):
         return EXIT_USAGE

@@ -6,26 +6,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 from conformance.capture.brokers import BROKERS
-from conformance.cli.check import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_USAGE,
-    add_implementation_options,
-    add_report_options,
-    before_run,
-    finish,
-)
-from conformance.cli.common import byte_size, positive_int, seconds
+from conformance.cli import check_common as shared
 from conformance.harness import session
+from conformance.harness.levels import DEFAULT_LEVEL, LEVELS
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import model
 from conformance.harness.runner import Settings
-from conformance.host.progress import Progress
 from conformance.jvm.runtime import NoCheckout
 from conformance.producer_check.run import (
     DEFAULT_BROKERS,
@@ -49,10 +38,15 @@ transactions, headers, the default partitioner and the library's defaults.
 the kit starts the broker(s) itself (a JVM process from Maven Central jars, or a container
 with --backend testcontainers), puts a recording proxy in front, creates a topic per
 implementation x scenario and judges every Produce request and what Kafka's consumer reads
-back: the broker's answer (and the kit's broker model agreeing with it), the batch header
-against what Java's KafkaProducer writes, the records (keys, values, headers, timestamps,
-partitions) against the plan. Per scenario: pass, fail (with the diff), unsupported or error
-(crash, hang, flood, invalid document: the process group is killed, the run goes on).
+back, at three levels (docs/producer-check.md): delivery (Kafka's consumer reads back exactly
+the plan: each record once, in order, key, value, headers, timestamp, on the partition the
+declared partitioner gives, at the offsets the library reported), wire (also: the broker stores
+what was sent, sequences, epochs and transaction flags right), java (also: every header field
+is what Java's KafkaProducer writes). --level chooses what must hold (default wire); a
+difference above it is a finding: printed, counted, in every report, never a failure. Per
+scenario: pass, fail (its first line names the first difference), unsupported or error (crash,
+hang, flood, invalid document or invalid capabilities: the process group is killed, the run
+goes on); the matrix shows the highest level each scenario reached.
 
 exit codes:
   0   every scenario passed, was unsupported, or is a known divergence
@@ -68,6 +62,7 @@ examples:
   {_PROG} --impl all --json producer.json --html producer-matrix.html
   {_PROG} --impl kafka-python --scenarios 'codec-*' --broker kafka-2.8.2-zk
   {_PROG} --impl java --broker all
+  {_PROG} --impl kafkajs --level java     # also Java's exact header bytes
   {_PROG} --cmd "python3 my_producer.py" --keep wire/
 """
 
@@ -81,7 +76,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_implementation_options(p, "a producer or encoder adapter", "producer and encoder adapters")
+    shared.add_implementation_options(
+        p, "a producer or encoder adapter", "producer and encoder adapters"
+    )
     p.add_argument("--scenarios-list", action="store_true", help="list the scenarios and exit")
     p.add_argument(
         "--scenarios",
@@ -104,22 +101,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         default="jvm",
         help="how brokers run: a JVM process (default) or a container (testcontainers)",
     )
-    p.add_argument(
-        "--jobs", "-j", type=positive_int, default=2, help="adapters run at once (default 2)"
-    )
-    p.add_argument(
-        "--timeout",
-        type=seconds,
-        metavar="S",
-        help="wall-clock seconds per adapter run (default: the scenario's own budget + 30); "
-        "then the adapter's process group is killed",
-    )
-    p.add_argument(
-        "--output-limit",
-        type=byte_size,
-        default=16 << 20,
-        metavar="SIZE",
-        help="what an adapter may print for one scenario (default 16MiB)",
+    shared.add_run_options(
+        p,
+        jobs=2,
+        jobs_help="adapters run at once (default 2)",
+        timeout=None,
+        timeout_help="wall-clock seconds per adapter run (default: the scenario's own budget + 30)",
+        output_limit=16 << 20,
+        output_help="what an adapter may print for one scenario (default 16MiB)",
     )
     p.add_argument(
         "--keep",
@@ -128,7 +117,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "adapter's output, every Produce request's records and the broker's answer, each "
         "partition as fetched back (encode: the batch)",
     )
-    add_report_options(p, "docs/producer-matrix.md")
+    p.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=DEFAULT_LEVEL,
+        help="what a scenario must reach to pass (default %(default)s): delivery (Kafka's "
+        "consumer reads back exactly the plan, on the right partitions, at the reported "
+        "offsets), wire (also: the broker stores what was sent; sequences, epochs and flags "
+        "right), java (also: every header field as Java's producer writes it); differences "
+        "above the level are findings, reported and counted, not failures",
+    )
+    shared.add_report_options(p, "docs/producer-matrix.md")
     p.set_defaults(func=_cmd)
 
 
@@ -144,23 +143,6 @@ def _brokers(values: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _progress(quiet: bool) -> Callable[[str, int, int], None]:
-    bar: list[Progress] = []
-    counts: Counter[str] = Counter()
-
-    def update(impl: str, done: int, total: int) -> None:
-        if quiet:
-            return
-        if not bar:
-            bar.append(Progress("check-producer", total))
-        counts[impl] += 1
-        bar[0].update(done, f"last: {impl}")
-        if done >= total:
-            bar[0].close()
-
-    return update
-
-
 def _say(message: str) -> None:
     print(f"{_PROG}: {message}", file=sys.stderr)
 
@@ -169,23 +151,23 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.scenarios_list:
         for s in scenarios():
             print(f"{s.name:24} {s.side:8} {s.description}")
-        return EXIT_OK
-    done = before_run(_PROG, args, "produce", model.PRODUCER, _HTML)
+        return shared.EXIT_OK
+    done = shared.before_run(_PROG, args, ("produce",), (model.PRODUCER,), _HTML)
     if done is not None:
         return done
     every = scenarios()
     chosen = select(every, args.scenarios)
     if not chosen:
         print(f"{_PROG}: no scenario matches {' '.join(args.scenarios)}", file=sys.stderr)
-        return EXIT_USAGE
+        return shared.EXIT_USAGE
     try:
         brokers = _brokers(args.broker)
-        names = [n.strip() for spec in args.impl for n in spec.split(",") if n.strip()]
+        names = shared.implementation_names(args.impl)
         selection = session.implementations(names, args.cmd, log=_say, side="produce")
         known = session.known_divergences("produce", args.known)
     except (ValueError, NoCheckout, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return shared.EXIT_USAGE
     settings = ProducerSettings(
         brokers=brokers,
         backend=args.backend,
@@ -193,23 +175,24 @@ def _cmd(args: argparse.Namespace) -> int:
         output_limit=args.output_limit,
         timeout=args.timeout,
         keep=Path(args.keep).resolve() if args.keep else None,
+        level=args.level,
     )
     table = ProcessTable()
     try:
-        runs = run_producers(
-            selection.implementations,
-            chosen,
-            settings,
+        runs = shared.run_interruptible(
+            _PROG,
             table,
-            log=_say,
-            progress=_progress(args.quiet),
+            lambda: run_producers(
+                selection.implementations,
+                chosen,
+                settings,
+                table,
+                log=_say,
+                progress=shared.progress_display(args.quiet, title="check-producer"),
+            ),
         )
-    except KeyboardInterrupt:
-        table.kill_all()
-        print(f"\n{_PROG}: interrupted; every adapter process was stopped", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    finally:
-        table.kill_all()
+    except shared.Interrupted:
+        return shared.EXIT_INTERRUPTED
     report = model.build(
         runs,
         case_documents(chosen, brokers),
@@ -222,6 +205,6 @@ def _cmd(args: argparse.Namespace) -> int:
         complete=len(chosen) == len(every),
         globs=args.scenarios,
         builds=selection.builds,
-        side=model.PRODUCER,
+        level=settings.level,
     )
-    return finish(_PROG, report, args, _HTML, selection.failures)
+    return shared.finish(_PROG, report, args, _HTML, selection.failures, known)

@@ -154,6 +154,18 @@ def output_problem(out: str) -> str | None:
     return None
 
 
+def directory_ok(prog: str, root: Path, name: str | None = None) -> bool:
+    """Whether ``root`` is a directory; if not, print ``<prog>: <root>: no such directory``
+    (or ``not a directory``; ``name``: the argument it was given as, ``A (<root>)``) and
+    return False."""
+    if root.is_dir():
+        return True
+    why = "not a directory" if root.exists() else "no such directory"
+    where = shown(root) if name is None else f"{name} ({shown(root)})"
+    print(f"{prog}: {where}: {why}", file=sys.stderr)
+    return False
+
+
 def write_text(prog: str, out: str, text: str) -> bool:
     """Write a report; on failure print ``<prog>: cannot write <out>: <reason>``, return False."""
     try:

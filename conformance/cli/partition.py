@@ -1,5 +1,5 @@
-"""``kafka-conformance partition``: the partition each client's default partitioner gives a key
-(``conformance.partitioners``)."""
+"""``kafka-conformance partition``: the partition each client's default partitioner gives a key,
+or (``--list``) the partitioners themselves (``conformance.partitioners``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import textwrap
 from typing import Any
 
 from conformance.cli.common import plural, positive_int
-from conformance.partitioners import MAX_PARTITIONS, PARTITIONERS, place
+from conformance.partitioners import MAX_PARTITIONS, PARTITIONERS, Partitioner, Registry, place
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -20,12 +20,16 @@ A key is hashed as the bytes a producer's serializer makes of it: --key TEXT tak
 bytes of TEXT (Java's StringSerializer), --key-hex its hexadecimal bytes, --null-key a record
 without key. An empty key (--key '') is not a null key. "not key-determined" means that client
 does not derive the partition from the key (random, sticky or round-robin: the line says
-which).
+which); round-robin, sticky and random ignore every key. --list prints the partitioners
+instead (no key, no --partitions): each one's name, whether a key determines the partition,
+its rule and the clients whose default it is; with --json, the registry as one document.
+The names are what a producer adapter declares ("produce": {{"partitioner": NAME}}).
 
 exit codes:
-  {EXIT_OK}  the partitions were printed
-  {EXIT_USAGE}  usage error (no key given, bad hexadecimal, a partition count outside
-     1..{MAX_PARTITIONS}, an unknown partitioner)
+  {EXIT_OK}  the partitions (or, with --list, the partitioners) were printed
+  {EXIT_USAGE}  usage error (no key and no --list, --list with --partitions, no --partitions
+     for a key, bad hexadecimal, a partition count outside 1..{MAX_PARTITIONS}, an unknown
+     partitioner)
 
 partitioners (docs/partitioners.md):
 """
@@ -40,6 +44,9 @@ examples:
   kafka-conformance partition --key order-42 --partitions 12
   kafka-conformance partition --key-hex 00ff10 --partitions 100 --partitioner java
   kafka-conformance partition --null-key --partitions 6 --json
+  kafka-conformance partition --list
+  kafka-conformance partition --list --json
+  kafka-conformance partition --list --partitioner round-robin
 """
 )
 
@@ -67,7 +74,39 @@ def _key_shown(key: bytes | None) -> str:
     return f"key {key.hex() or '(empty)'}{shown}, {plural(len(key), 'byte')}"
 
 
+def _fill(text: str) -> str:
+    return textwrap.fill(
+        text, 78, initial_indent=" " * 4, subsequent_indent=" " * 6, break_on_hyphens=False
+    )
+
+
+def _list(chosen: list[Partitioner]) -> None:
+    for p in chosen:
+        kind = "key-determined" if p.key_determined else "ignores keys"
+        print(f"{p.name} ({kind})")
+        print(_fill(f"rule: {p.formula}"))
+        defaults = "; ".join(u.client for u in p.used_by if u.default)
+        print(_fill(f"default of: {defaults or 'no client (chosen by name only)'}"))
+
+
 def _cmd_partition(args: argparse.Namespace) -> int:
+    chosen = (
+        list(PARTITIONERS.values())
+        if args.partitioner == "all"
+        else [PARTITIONERS[args.partitioner]]
+    )
+    if args.list:
+        if args.partitions is not None:
+            print("kafka-conformance partition: --list takes no --partitions", file=sys.stderr)
+            return EXIT_USAGE
+        if args.json:
+            sys.stdout.write(Registry(tuple(chosen)).to_json() + "\n")
+        else:
+            _list(chosen)
+        return EXIT_OK
+    if args.partitions is None:
+        print("kafka-conformance partition: --partitions N is required", file=sys.stderr)
+        return EXIT_USAGE
     if args.null_key:
         key = None
     elif args.key_hex is not None:
@@ -91,10 +130,12 @@ def register(subparsers: Any) -> None:
     """Add ``partition`` to the ``kafka-conformance`` parser."""
     p = subparsers.add_parser(
         "partition",
-        help="the partition each Kafka client's default partitioner gives a key",
+        help="the partition each Kafka client's default partitioner gives a key (--list: the "
+        "partitioners)",
         description="Print the partition a record with the given key goes to under each "
-        "client's partitioner (Java, librdkafka, sarama, kafkajs, ...), as each client "
-        "computes it, or whether that client does not derive it from the key.",
+        "client's partitioner (Java, librdkafka, sarama, kafkajs, kafka-go, ...), as each "
+        "client computes it, or whether that client does not derive it from the key; with "
+        "--list, the partitioners themselves.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_EPILOG,
     )
@@ -102,12 +143,16 @@ def register(subparsers: Any) -> None:
     key.add_argument("--key", metavar="TEXT", help="the key: the UTF-8 bytes of TEXT")
     key.add_argument("--key-hex", type=_hex_key, metavar="HEX", help="the key as hexadecimal bytes")
     key.add_argument("--null-key", action="store_true", help="a record without key (null)")
+    key.add_argument(
+        "--list",
+        action="store_true",
+        help="no key: list the partitioners (name, key-determined or not, rule, whose default)",
+    )
     p.add_argument(
         "--partitions",
         type=_partition_count,
-        required=True,
         metavar="N",
-        help="the topic's partition count",
+        help="the topic's partition count (required with a key)",
     )
     p.add_argument(
         "--partitioner",
@@ -116,5 +161,7 @@ def register(subparsers: Any) -> None:
         metavar="NAME|all",
         help="one partitioner (names below) or all of them (default)",
     )
-    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.add_argument(
+        "--json", action="store_true", help="print one JSON document (with --list: the registry)"
+    )
     p.set_defaults(func=_cmd_partition)

@@ -11,6 +11,7 @@ from typing import Any
 from conformance.cli.common import (
     add_only,
     add_report_outputs,
+    directory_ok,
     non_negative_int,
     report_outputs_ok,
     shown,
@@ -68,11 +69,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    if not root.is_dir():
-        why = "not a directory" if root.exists() else "no such directory"
-        print(f"{_PROG}: {shown(root)}: {why}", file=sys.stderr)
-        return EXIT_USAGE
-    if not report_outputs_ok(_PROG, args):
+    if not directory_ok(_PROG, root) or not report_outputs_ok(_PROG, args):
         return EXIT_USAGE
     report = verify_corpus(root, only=args.only or None, jobs=args.jobs)
     if not report.cases:

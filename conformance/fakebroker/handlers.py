@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,6 +125,36 @@ def _build(struct: StructSpec, version: int, **values: Any) -> Message:
         if spec.name in values and version in spec.versions:
             m[spec.name] = values[spec.name]
     return m
+
+
+def _each_partition(
+    schema: MessageSchema,
+    version: int,
+    topics: list[Message] | None,
+    topic: tuple[str, str],
+    partition: tuple[str, str],
+    indexes: Callable[[Message], Iterable[int]],
+    **answer: Any,
+) -> list[Message]:
+    """The same ``answer`` for every partition a request names: per topic of ``topics``, a
+    ``topic`` = (struct, field of its partitions) with the topic's ``Name``, holding per
+    index of ``indexes(topic)`` a ``partition`` = (struct, field of the index)."""
+    topic_struct, partitions_field = topic
+    partition_struct, index_field = partition
+    return [
+        _build(
+            schema.structs[topic_struct],
+            version,
+            Name=t["Name"],
+            **{
+                partitions_field: [
+                    _build(schema.structs[partition_struct], version, **{index_field: i}, **answer)
+                    for i in indexes(t)
+                ]
+            },
+        )
+        for t in topics or []
+    ]
 
 
 class Handlers:
@@ -364,25 +394,17 @@ class Handlers:
         because clients derive their features from it (librdkafka enables magic 2, and so
         Fetch v4+, only when Produce v3+ is there)."""
         assert request.body is not None
-        topics = [
-            _build(
-                schema.structs["TopicProduceResponse"],
-                version,
-                Name=t["Name"],
-                PartitionResponses=[
-                    _build(
-                        schema.structs["PartitionProduceResponse"],
-                        version,
-                        Index=p["Index"],
-                        ErrorCode=READ_ONLY,
-                        BaseOffset=-1,
-                        ErrorMessage="the fake broker serves a fixed log",
-                    )
-                    for p in t["PartitionData"]
-                ],
-            )
-            for t in request.body["TopicData"]
-        ]
+        topics = _each_partition(
+            schema,
+            version,
+            request.body["TopicData"],
+            ("TopicProduceResponse", "PartitionResponses"),
+            ("PartitionProduceResponse", "Index"),
+            lambda t: [p["Index"] for p in t["PartitionData"]],
+            ErrorCode=READ_ONLY,
+            BaseOffset=-1,
+            ErrorMessage="the fake broker serves a fixed log",
+        )
         return _build(schema.struct, version, Responses=topics)
 
     def find_coordinator(self, request: Request, schema: MessageSchema, version: int) -> Message:
@@ -413,25 +435,17 @@ class Handlers:
         assert body is not None
 
         def partitions(struct: str, topics: list[Message] | None) -> list[Message]:
-            return [
-                _build(
-                    schema.structs[struct],
-                    version,
-                    Name=t["Name"],
-                    Partitions=[
-                        _build(
-                            schema.structs[struct.replace("Topic", "Partition")],
-                            version,
-                            PartitionIndex=i,
-                            CommittedOffset=-1,
-                            CommittedLeaderEpoch=-1,
-                            Metadata="",
-                        )
-                        for i in t["PartitionIndexes"]
-                    ],
-                )
-                for t in topics or []
-            ]
+            return _each_partition(
+                schema,
+                version,
+                topics,
+                (struct, "Partitions"),
+                (struct.replace("Topic", "Partition"), "PartitionIndex"),
+                lambda t: t["PartitionIndexes"],
+                CommittedOffset=-1,
+                CommittedLeaderEpoch=-1,
+                Metadata="",
+            )
 
         groups = [
             _build(
@@ -451,22 +465,14 @@ class Handlers:
 
     def offset_commit(self, request: Request, schema: MessageSchema, version: int) -> Message:
         assert request.body is not None
-        topics = [
-            _build(
-                schema.structs["OffsetCommitResponseTopic"],
-                version,
-                Name=t["Name"],
-                Partitions=[
-                    _build(
-                        schema.structs["OffsetCommitResponsePartition"],
-                        version,
-                        PartitionIndex=p["PartitionIndex"],
-                    )
-                    for p in t["Partitions"]
-                ],
-            )
-            for t in request.body["Topics"]
-        ]
+        topics = _each_partition(
+            schema,
+            version,
+            request.body["Topics"],
+            ("OffsetCommitResponseTopic", "Partitions"),
+            ("OffsetCommitResponsePartition", "PartitionIndex"),
+            lambda t: [p["PartitionIndex"] for p in t["Partitions"]],
+        )
         return _build(schema.struct, version, Topics=topics)
 
     def join_group(self, request: Request, schema: MessageSchema, version: int) -> Message:

@@ -18,10 +18,10 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Callable
-from types import TracebackType
 
 from conformance.errors import DecodeError, KafkaError
 from conformance.fakebroker.handlers import Handlers, Served
+from conformance.host.lifetime import Service
 from conformance.messages.protocol import FRAME_SIZE, frame_size, read_request, write_response
 
 __all__ = ["MAX_REQUEST_BYTES", "FakeBroker"]
@@ -32,7 +32,7 @@ MAX_REQUEST_BYTES = 100 * 1024 * 1024
 _JOIN_SECONDS = 5.0
 
 
-class FakeBroker:
+class FakeBroker(Service):
     """A fake broker for ``served`` (:class:`~conformance.fakebroker.handlers.Served`).
 
     ``with FakeBroker(served) as broker:`` starts it; ``broker.bootstrap`` is
@@ -96,17 +96,6 @@ class FakeBroker:
         for t in list(self._threads):
             if t is not threading.current_thread():
                 t.join(_JOIN_SECONDS)
-
-    def __enter__(self) -> FakeBroker:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     @property
     def open_connections(self) -> int:

@@ -5,25 +5,35 @@ own ``KafkaConsumer`` (docs/adapter-protocol.md, "The consumer side").
 For each scenario the fake broker serves its partition; the adapter runs
 ``CMD consume --bootstrap HOST:PORT --topic T --partition 0 --from earliest --isolation L
 --timeout-ms N`` as one process (the runner's deadline, output limit and process-group kill
-apply), and prints one ``kafka-conformance/consume/1`` document:
+apply), and prints one ``kafka-conformance/consume/1`` document. The adapter's capabilities
+are read for the consume side (``judge.APPLIES_TO``: its ``consume`` object, else its top
+level); the kit reads the served log's batch headers (:func:`log_batches`) to apply them:
 
 ============  ===================================================================
 rule          verdict
 ============  ===================================================================
 records       the same records in the same order as Kafka's consumer delivered
-              (offset, timestamp, timestampType, key, value, headers)
+              (offset, timestamp, timestampType, key, value, headers), but the
+              declared ``omits`` (per magic: the magic of the batch holding the
+              record's offset); under ``eager`` (a compressed batch) or ``atomic``
+              (any batch) the records Kafka's consumer delivered of the batch in
+              which it raised may be a prefix, down to none
 no error      when Kafka's consumer delivered everything without an exception
-an error      when Kafka's consumer raised one: any class (the library's own names
-              differ), but ``timeout`` (the adapter's deadline: the consumer stalled)
-              is "stalls", and no error at all "goes on" (more records) or "stops
-              without an error"
-unsupported   a scenario whose only fault is a checksum error, for an adapter that
-              declares ``checks_crc`` false (its library's default)
+an error      when Kafka's consumer raised one, compared at the declared
+              ``error_classes`` (``none``: any class), but ``timeout`` (the
+              adapter's deadline: the consumer stalled) is "stalls", and no error at
+              all "goes on" (more records) or "stops without an error"
+unsupported   a scenario whose log holds a batch of a magic or a codec not declared,
+              or whose only fault is a checksum error, for an adapter that declares
+              ``checks_crc`` false (its library's default)
+error         a crash, hang, flood or invalid JSON; for every scenario, capabilities
+              that say something invalid (``capabilities: ...``)
 ============  ===================================================================
 """
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections import Counter
@@ -32,10 +42,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.broker.fetch import FetchLog
+from conformance.codecs import CODEC_IDS, CODECS
 from conformance.corpus import consume as corpus
 from conformance.corpus import golden
 from conformance.fakebroker import FakeBroker
-from conformance.harness.judge import Verdict
+from conformance.harness.judge import (
+    CONSUME,
+    DELIVERED_KEYS,
+    MAX_DIFF_LINES,
+    SIDES,
+    Capabilities,
+    Verdict,
+    error_lines,
+)
 from conformance.harness.process import ProcessTable, crash_line, run_once
 from conformance.harness.runner import (
     CaseResult,
@@ -44,28 +64,36 @@ from conformance.harness.runner import (
     ProgressCallback,
     Settings,
     capabilities_of,
+    named,
+    refused_results,
     run_parallel,
 )
 from conformance.jsondoc import read_json
 from conformance.jvm.oracle import CONSUME_FORMAT, consume_argv
 from conformance.messages.schema import Schemas
+from conformance.stream.compare import diff
+from conformance.stream.decoder import decode
+from conformance.wire import layout
 
 __all__ = [
     "GROUP",
     "RECORD_KEYS",
     "ConsumeCase",
     "ConsumeRun",
+    "LogBatch",
     "consume_case",
     "consume_case_documents",
+    "consume_unsupported_reason",
     "judge_consume",
+    "log_batches",
     "read_consume_cases",
     "run_consumer",
 ]
 
 #: the report group of every consume case
 GROUP = "consume"
-#: what is compared of each delivered record
-RECORD_KEYS = ("offset", "timestamp", "timestampType", "key", "value", "headers")
+#: what is compared of each delivered record (its home: the capabilities' judge)
+RECORD_KEYS = DELIVERED_KEYS
 #: the adapter's own deadline, as a share of the runner's (so it reports a stall itself)
 _ADAPTER_SHARE = 0.75
 _TIMEOUT = "timeout"
@@ -121,12 +149,180 @@ def consume_case_documents(cases: Sequence[ConsumeCase]) -> dict[str, dict[str, 
     return docs
 
 
-def _records(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{k: r.get(k) for k in RECORD_KEYS} for r in doc.get("records") or []]
+# ------------------------------------------------------------------------------------------
+# the served log, as its batch headers say
 
 
-def judge_consume(expected: dict[str, Any], actual: Any) -> Verdict:
-    """One consume document against Kafka's consumer's (the rules of the module docstring)."""
+@dataclass(frozen=True)
+class LogBatch:
+    """One batch (or v0/v1 entry) of a served log, from its header: its magic, its codec's
+    name (None: an id no codec has), the offset of its last record, and where it lies."""
+
+    magic: int
+    codec: str | None
+    last_offset: int
+    source: bytes
+    position: int
+    size: int
+
+    def data(self) -> bytes:
+        return self.source[self.position : self.position + self.size]
+
+
+def _header(data: bytes, pos: int) -> tuple[int, str | None]:
+    """The magic and codec name of the entry at ``pos`` (its header read by ``file_frame``
+    before: the bytes are there)."""
+    magic = data[pos + layout.MAGIC_OFFSET]
+    magic = magic - 256 if magic > 127 else magic  # signed, as file_frame reads it
+    if magic >= 2:
+        at = pos + layout.ATTRIBUTES_OFFSET + 1  # the low byte of the int16
+    else:
+        at = pos + layout.LOG_OVERHEAD + layout.MESSAGE_ATTRIBUTES_OFFSET
+    if magic > 2 or at >= len(data):
+        return magic, None
+    codec = CODECS.get(data[at] & layout.COMPRESSION_CODEC_MASK)
+    return magic, codec.name if codec is not None else None
+
+
+def log_batches(log: FetchLog) -> list[LogBatch]:
+    """The batches a consumer reading ``log`` from its start is served (those that start below
+    its high watermark), from their headers, in offset order; a damaged header ends a
+    segment's list, as it ends the leader's reads."""
+    out: list[LogBatch] = []
+    bound = log.high_watermark if log.high_watermark is not None else log.log_end_offset
+    previous = (log.log_start_offset or 0) - 1
+    for segment in log.segments:
+        found, _ = log.batches(segment)
+        for b in found:
+            if previous + 1 >= bound:
+                return out
+            magic, codec = _header(segment.data, b.position)
+            out.append(LogBatch(magic, codec, b.last_offset, segment.data, b.position, b.size))
+            previous = b.last_offset
+    return out
+
+
+def _batch_at(lasts: list[int], offset: Any) -> int | None:
+    """The index of the batch holding ``offset`` (a decimal string) in a log whose batches'
+    last offsets are ``lasts``: the first whose last offset is at or after it, as the
+    leader's ``translateOffset`` finds it."""
+    try:
+        value = int(offset)
+    except (TypeError, ValueError):
+        return None
+    i = bisect.bisect_left(lasts, value)
+    return i if i < len(lasts) else None
+
+
+def consume_unsupported_reason(
+    scenario: corpus.ConsumeScenario, log: Sequence[LogBatch], caps: Capabilities
+) -> str | None:
+    """Why a scenario is outside ``caps`` (``None``: the adapter must consume it): a batch of
+    a magic or a codec it does not declare in the served ``log``, or a checksum error where
+    it declares ``checks_crc`` false."""
+    # an invalid magic is not a feature: every consumer must refuse it
+    magics = sorted({b.magic for b in log if b.magic in (0, 1, 2)} - caps.magics)
+    if magics:
+        return f"magic {', '.join(map(str, magics))} not supported (a batch of the served log)"
+    needed = {b.codec for b in log if b.codec is not None}
+    codecs = [c for c in CODEC_IDS if c in needed - caps.codecs]
+    if codecs:
+        return f"codec {', '.join(codecs)} not supported (a batch of the served log)"
+    if scenario.crc_error and not caps.checks_crc:
+        return "Kafka's consumer stops at a checksum error; the adapter declares checks_crc false"
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# the verdict
+
+
+def _records(
+    doc: dict[str, Any], caps: Capabilities, log: Sequence[LogBatch], kafka: list[Any]
+) -> list[Any]:
+    """The compared part of each record of ``doc``: its :data:`RECORD_KEYS` (those it has:
+    a missing key differs from a null one) but the omitted ones, by the magic of the batch
+    holding the offset of Kafka's record at that place (``kafka``), else its own."""
+    out: list[Any] = []
+    lasts = [b.last_offset for b in log]
+    for i, record in enumerate(doc.get("records") or []):
+        if not isinstance(record, dict):
+            out.append(record)
+            continue
+        ref = kafka[i] if i < len(kafka) and isinstance(kafka[i], dict) else record
+        at = _batch_at(lasts, ref.get("offset"))
+        omitted = caps.omitted(log[at].magic if at is not None else None)
+        out.append({k: record[k] for k in RECORD_KEYS if k in record and k not in omitted})
+    return out
+
+
+def _must_deliver(want: list[Any], log: Sequence[LogBatch], caps: Capabilities) -> int:
+    """How many of Kafka's records ``want`` an adapter must deliver where Kafka's consumer
+    raised: all, but under ``eager`` (a compressed batch) or ``atomic`` (any batch) not those
+    of the batch in which it raised (the batch of its last record, when that batch fails:
+    Kafka's own reader, ``conformance.decode``, ends it with an error)."""
+    if caps.error_semantics == "streaming" or not want or not isinstance(want[-1], dict):
+        return len(want)
+    lasts = [b.last_offset for b in log]
+    at = _batch_at(lasts, want[-1].get("offset"))
+    if at is None or (caps.error_semantics == "eager" and log[at].codec == "none"):
+        return len(want)
+    if decode(log[at].data()).outcome != "error":  # Kafka raised after this batch
+        return len(want)
+    inside = 0  # Kafka's last records, those of that batch
+    for record in reversed(want):
+        if not isinstance(record, dict) or _batch_at(lasts, record.get("offset")) != at:
+            break
+        inside += 1
+    return len(want) - inside
+
+
+def _diff(want: list[Any], got: list[Any]) -> list[str]:
+    """The differences of two record lists: a line for their counts when they differ, then
+    each key that differs in a record both have (``stream.compare``'s lines)."""
+    lines: list[str] = []
+    if len(got) != len(want):
+        lines.append(
+            f"$.records: Kafka's consumer delivered {len(want)} records, the adapter {len(got)}"
+        )
+    for i, (w, g) in enumerate(zip(want, got)):
+        lines += diff(w, g, f"$.records[{i}]", SIDES)
+    return lines
+
+
+def _failed(reason: str, lines: list[str]) -> Verdict:
+    extra = len(lines) - MAX_DIFF_LINES
+    kept = lines[:MAX_DIFF_LINES] + ([f"... {extra} more differences"] if extra > 0 else [])
+    return Verdict("fail", reason, kept)
+
+
+def _headline(lines: list[str], want: list[Any], got: list[Any]) -> str:
+    """One line above the diff: the record counts when they differ, then how many other
+    differences there are and where the first is."""
+    others = [line for line in lines if not line.startswith("$.records: ")]
+    head = ""
+    if len(got) != len(want):
+        head = f"delivered {len(got)} records where Kafka's consumer delivered {len(want)}"
+        if not others:
+            return head
+        head += "; "
+    n, where = len(others), others[0].split(": ", 1)[0]
+    what = "other difference" if head else "difference"
+    return f"{head}{n} {what}{'s' if n != 1 else ''}, the first at {where}"
+
+
+def judge_consume(
+    expected: dict[str, Any],
+    actual: Any,
+    caps: Capabilities | None = None,
+    log: Sequence[LogBatch] = (),
+) -> Verdict:
+    """One consume document against Kafka's consumer's (the rules of the module docstring),
+    under the consume-side ``caps`` (default: the protocol's defaults), ``log``: the served
+    log's batches (:func:`log_batches`; without them no omits per magic and no
+    ``error_semantics`` apply)."""
+    if caps is None:
+        caps = Capabilities(name="", side=CONSUME)
     if not isinstance(actual, dict) or actual.get("format") != CONSUME_FORMAT:
         return Verdict("error", f"not a {CONSUME_FORMAT} document")
     if not isinstance(actual.get("records"), list):
@@ -134,44 +330,34 @@ def judge_consume(expected: dict[str, Any], actual: Any) -> Verdict:
     error = actual.get("error")
     if error is not None and not (isinstance(error, dict) and isinstance(error.get("class"), str)):
         return Verdict("error", 'error is neither null nor {"class": ..., "message": ...}')
-    want, got = _records(expected), _records(actual)
-    diff = _diff(want, got)
+    kafka = list(expected.get("records") or [])
+    want, got = _records(expected, caps, log, kafka), _records(actual, caps, log, kafka)
     kafka_error = expected.get("error")
     if kafka_error is None:
+        lines = _diff(want, got)
         if error is not None:
-            return Verdict(
-                "fail",
+            return _failed(
                 f"raised {error['class']}: {error.get('message')} where Kafka's consumer "
                 f"delivered every record",
-                diff,
+                lines,
             )
-        if diff:
-            return Verdict("fail", diff[0], diff)
-        return Verdict("pass")
+        return _failed(_headline(lines, want, got), lines) if lines else Verdict("pass")
     if error is not None and error["class"] == _TIMEOUT:
-        return Verdict("fail", f"stalls where Kafka's consumer raises {kafka_error['class']}", diff)
+        return _failed(
+            f"stalls where Kafka's consumer raises {kafka_error['class']}", _diff(want, got)
+        )
     if error is None:
         if len(got) > len(want) and got[: len(want)] == want:
             what = f"goes on ({len(got) - len(want)} more records)"
         else:
             what = "stops without an error"
-        return Verdict("fail", f"{what} where Kafka's consumer raises {kafka_error['class']}", diff)
-    if diff:
-        return Verdict("fail", diff[0], diff)
-    return Verdict("pass")
-
-
-def _diff(want: list[dict[str, Any]], got: list[dict[str, Any]]) -> list[str]:
-    lines: list[str] = []
-    for i, (w, g) in enumerate(zip(want, got)):
-        for k in RECORD_KEYS:
-            if w[k] != g[k]:
-                lines.append(f"$.records[{i}].{k}: Kafka {w[k]!r:.80}, adapter {g[k]!r:.80}")
-        if len(lines) >= 20:
-            return lines
-    if len(got) != len(want):
-        lines.append(f"$.records: Kafka delivered {len(want)} records, the adapter {len(got)}")
-    return lines
+        return _failed(
+            f"{what} where Kafka's consumer raises {kafka_error['class']}", _diff(want, got)
+        )
+    if _must_deliver(want, log, caps) <= len(got) < len(want):
+        want = want[: len(got)]  # a prefix of the batch in which Kafka's consumer raised
+    lines = error_lines(kafka_error, error, "class", caps.error_classes) + _diff(want, got)
+    return _failed(_headline(lines, want, got), lines) if lines else Verdict("pass")
 
 
 @dataclass(frozen=True)
@@ -190,16 +376,24 @@ def consume_case(
     table: ProcessTable,
     schemas: Schemas,
     *,
+    caps: Capabilities | None = None,
     checks_crc: bool = True,
     version_cap: int | None = None,
     group: str | None = None,
 ) -> ConsumeRun:
     """``case`` through ``impl``'s ``consume`` against a fake broker of its own (claiming no
-    API version above ``version_cap``, when given; ``group``: the optional ``--group``)."""
-    if case.scenario.crc_error and not checks_crc:
-        reason = "Kafka's consumer stops at a checksum error; the adapter declares checks_crc false"
-        return ConsumeRun(CaseResult(impl.name, case.id, GROUP, "unsupported", reason), [])
+    API version above ``version_cap``, when given; ``group``: the optional ``--group``),
+    judged under ``caps``, its consume-side capabilities (without them: the protocol's
+    defaults with ``checks_crc``)."""
+    if caps is None:
+        caps = Capabilities(name=impl.name, side=CONSUME, checks_crc=checks_crc)
+    if caps.invalid:
+        return ConsumeRun(CaseResult(impl.name, case.id, GROUP, "error", caps.invalid), [])
     served = replace(corpus.served(case.root, case.scenario, schemas), version_cap=version_cap)
+    log = log_batches(served.log)
+    reason = consume_unsupported_reason(case.scenario, log, caps)
+    if reason is not None:
+        return ConsumeRun(CaseResult(impl.name, case.id, GROUP, "unsupported", reason), [])
     with FakeBroker(served) as broker:
         argv = consume_argv(
             broker.bootstrap,
@@ -229,7 +423,7 @@ def consume_case(
         except (UnicodeDecodeError, ValueError) as exc:
             result = CaseResult(impl.name, case.id, GROUP, "error", f"invalid JSON ({exc})")
         else:
-            verdict = judge_consume(case.expected(), actual)
+            verdict = judge_consume(case.expected(), actual, caps, log)
             result = CaseResult(
                 impl.name, case.id, GROUP, verdict.status, verdict.reason, verdict.diff
             )
@@ -247,24 +441,21 @@ def run_consumer(
     *,
     version_cap: int | None = None,
 ) -> ImplementationRun:
-    """Every consume case through ``impl``'s ``consume`` (:func:`consume_case`)."""
+    """Every consume case through ``impl``'s ``consume`` (:func:`consume_case`), under its
+    consume-side capabilities (invalid ones: every case an ``error``)."""
     started = time.monotonic()
-    caps, caps_problem = capabilities_of(table, impl, settings)
-    if not impl.name:
-        impl = replace(impl, name=caps.name or Path(impl.argv[-1]).name)
+    caps, caps_problem = capabilities_of(table, impl, settings, CONSUME)
+    impl = named(impl, caps)
+    if caps.invalid:
+        done = refused_results(impl.name, cases, caps, progress)
+        return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
     results: list[CaseResult | None] = [None] * len(cases)
     counts: Counter[str] = Counter()
     lock = threading.Lock()
 
     def one(index: int) -> None:
         run = consume_case(
-            impl,
-            cases[index],
-            settings,
-            table,
-            schemas,
-            checks_crc=caps.checks_crc,
-            version_cap=version_cap,
+            impl, cases[index], settings, table, schemas, caps=caps, version_cap=version_cap
         )
         with lock:
             results[index] = run.result

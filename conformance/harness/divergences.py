@@ -13,7 +13,9 @@ an explanation::
 An entry may also name the diff lines it explains (``lines``: ``fnmatch`` globs over the lines
 of a result's diff, or its reason when the diff is empty); such an entry covers a result only
 together with others that explain the rest of its lines, so one harmless difference cannot hide
-another in the same result (``check-producer``'s results have a line per difference).
+another in the same result (``check-producer``'s results have a line per difference). An entry
+that explained a line of a result is in use even when another line of the same result is
+unexplained (that result then fails, and the report names the lines no entry explains).
 
 A ``fail`` or ``error`` result whose every line is explained (an entry without ``lines``
 explains them all) is *known*: it is reported with its classes and does not fail
@@ -30,7 +32,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CLASSES", "Divergence", "DivergenceError", "classify", "read_divergences", "stale"]
+__all__ = [
+    "CLASSES",
+    "Divergence",
+    "DivergenceError",
+    "classify",
+    "explain",
+    "read_divergences",
+    "stale",
+]
 
 CLASSES = ("real-bug", "leniency", "unsupported")
 #: a diff line that starts with this is evidence (e.g. the bytes of a batch header), not a
@@ -70,9 +80,16 @@ class Divergence:
 
 
 def read_divergences(
-    files: Iterable[Path], relative_to: Path | None = None, ordered: bool = False
+    files: Iterable[Path],
+    relative_to: Path | None = None,
+    ordered: bool = False,
+    *,
+    require_lines: bool = False,
 ) -> list[Divergence]:
-    """The entries of ``files`` (sorted by path, unless ``ordered``: as given)."""
+    """The entries of ``files`` (sorted by path, unless ``ordered``: as given);
+    ``require_lines``: every entry must name the diff lines it explains (the producer side,
+    whose results have a line per difference: an entry for a whole case would hide any new
+    fault in it)."""
     found: list[Divergence] = []
     for path in files if ordered else sorted(files):
         try:
@@ -93,6 +110,11 @@ def read_divergences(
             lines = entry.get("lines", [])
             if not isinstance(lines, list) or not all(isinstance(x, str) and x for x in lines):
                 raise DivergenceError(f"{where}: lines must be a list of diff-line globs")
+            if require_lines and not lines:
+                raise DivergenceError(
+                    f"{where}: lines must name the diff lines the entry explains (an entry "
+                    "for whole cases would hide any other difference in them)"
+                )
             for key in ("impl", "summary"):
                 if not isinstance(entry.get(key), str) or not entry[key]:
                     raise DivergenceError(f"{where}: {key} must be a non-empty string")
@@ -116,19 +138,32 @@ def classify(
     """The entries that explain the result of ``impl`` on ``case_id`` whose diff (or reason)
     is ``lines``: the first entry without ``lines`` covering the case, else for every line the
     first entry explaining it; [] when a line is unexplained (the result is not known)."""
+    explaining, _, unexplained = explain(known, impl, case_id, lines)
+    return [] if unexplained else explaining
+
+
+def explain(
+    known: Sequence[Divergence], impl: str, case_id: str, lines: Sequence[str] = ()
+) -> tuple[list[Divergence], list[Divergence], list[str]]:
+    """``(explaining, matched, unexplained)`` for the result of ``impl`` on ``case_id`` whose
+    diff (or reason) is ``lines``: the entries that explain it (every entry that explained a
+    line), every entry that explained at least one of its lines (an entry that did is not
+    stale, whatever else the result had), and the lines no entry explains (evidence lines
+    need none). The result is *known* when ``unexplained`` is empty."""
     mine = [e for e in known if e.matches(impl, case_id)]
     whole = next((e for e in mine if not e.lines), None)
     if whole is not None:
-        return [whole]
+        return [whole], [whole], []
     used: list[Divergence] = []
+    unexplained: list[str] = []
     differences = [line for line in lines if not line.startswith(EVIDENCE)]
     for line in differences or [""]:
         entry = next((e for e in mine if e.explains(line)), None)
         if entry is None:
-            return []
-        if entry not in used:
+            unexplained.append(line)
+        elif entry not in used:
             used.append(entry)
-    return used
+    return used, used, unexplained
 
 
 def stale(

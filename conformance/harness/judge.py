@@ -21,11 +21,17 @@ from conformance.stream.compare import diff, messages_match, pair
 from conformance.stream.result import FORMAT
 
 __all__ = [
+    "APPLIES_TO",
+    "CONSUME",
     "Capabilities",
     "CapabilityError",
+    "DECODE",
+    "DELIVERED_KEYS",
     "ERROR_CLASSES",
+    "SIDE_OBJECTS",
     "Verdict",
     "error_family",
+    "error_lines",
     "judge",
     "read_capabilities",
     "unsupported_reason",
@@ -40,6 +46,31 @@ OUTCOMES = ("ok", "partial", "error")
 MAX_DIFF_LINES = 40
 #: how the two sides of a difference are named in diff lines (``kafka=1 adapter=2``)
 SIDES = ("kafka", "adapter")
+#: the sides a capabilities document is read for: an adapter's decoder and its consumer
+DECODE = "decode"
+CONSUME = "consume"
+#: each capability and the sides it has a meaning on (docs/adapter-protocol.md,
+#: "Capabilities"); declared on another side it is a capability error, never ignored
+APPLIES_TO: dict[str, tuple[str, ...]] = {
+    "name": (DECODE, CONSUME),
+    "version": (DECODE, CONSUME),
+    "notes": (DECODE, CONSUME),
+    "magics": (DECODE, CONSUME),
+    "codecs": (DECODE, CONSUME),
+    "checks_crc": (DECODE, CONSUME),
+    "omits": (DECODE, CONSUME),
+    "error_classes": (DECODE, CONSUME),
+    "error_semantics": (DECODE, CONSUME),
+    "file_semantics": (DECODE,),
+    "lists_failing_batch": (DECODE,),
+    "persistent": (DECODE,),
+}
+#: objects of a document's top level that are not decode capabilities: the consumer side's
+#: own (read instead of the top level there), the producer side's (``producer_check``)
+SIDE_OBJECTS = ("consume", "produce", "encode")
+#: the keys of a record a consumer delivers (``kafka-conformance/consume/1``): what is
+#: compared of each, and what the consume side may declare in ``omits``
+DELIVERED_KEYS = ("offset", "timestamp", "timestampType", "key", "value", "headers")
 #: nesting a decode document never exceeds (top, batches, batch, records, record, headers,
 #: header); deeper JSON is not a decode document, and is refused before it is walked
 MAX_DEPTH = 16
@@ -61,7 +92,12 @@ _IN_FILE = re.compile(r" in file .*\.$", re.S)
 
 
 class CapabilityError(ValueError):
-    """A capabilities document that is JSON but says something invalid."""
+    """A capabilities document that is JSON but says something invalid (the message starts
+    with ``capabilities:``); ``name``: the name it declares, if any."""
+
+    def __init__(self, message: str, name: str = "") -> None:
+        super().__init__(message)
+        self.name = name
 
 
 @dataclass(frozen=True)
@@ -84,6 +120,11 @@ class Capabilities(JsonDocument):
     notes: str = ""
     #: False when the adapter's `capabilities` failed and these are the protocol's defaults
     declared: bool = True
+    #: the side these were read for (``DECODE``, ``CONSUME``)
+    side: str = DECODE
+    #: the capability error (``capabilities: ...``) that makes every case of the
+    #: implementation an ``error`` ("": none)
+    invalid: str = ""
 
     def omitted(self, magic: Any) -> frozenset[str]:
         """The keys not compared in a batch of ``magic`` (and in its records). A magic byte
@@ -117,60 +158,108 @@ class Capabilities(JsonDocument):
         }
 
 
-def _typed(doc: dict[str, Any], key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+def _typed(
+    doc: dict[str, Any], key: str, kind: type | tuple[type, ...], default: Any, where: str = ""
+) -> Any:
     value = doc.get(key, default)
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
         raise CapabilityError(
-            f"capabilities: {key!r} must be {getattr(kind, '__name__', kind)}, not {value!r}"
+            f"capabilities: {where + key!r} must be {getattr(kind, '__name__', kind)}, "
+            f"not {value!r}"
         )
     return value
 
 
-def read_capabilities(text: str | None, fallback_name: str) -> Capabilities:
-    """The adapter's capabilities; the protocol's defaults when ``text`` is None or not a JSON
-    object (the adapter's ``capabilities`` failed). Raises :class:`CapabilityError` for a JSON
-    object with invalid members."""
+def read_capabilities(text: str | None, fallback_name: str, side: str = DECODE) -> Capabilities:
+    """The adapter's capabilities for ``side``; the protocol's defaults when ``text`` is None
+    or not a JSON object (the adapter's ``capabilities`` failed). The consume side reads the
+    document's ``consume`` object when it has one, else its top level. Raises
+    :class:`CapabilityError` for a JSON object with an unknown key (at the top level or in
+    ``consume``), a key without a meaning on ``side``, or an invalid value."""
     try:
         doc = read_json(text) if text is not None else None
     except ValueError:
         doc = None
     if not isinstance(doc, dict):
-        return Capabilities(name=fallback_name, declared=False)
-    magics = _typed(doc, "magics", list, [0, 1, 2])
-    codecs = _typed(doc, "codecs", list, list(CODECS))
-    if any(m not in (0, 1, 2) for m in magics):
-        raise CapabilityError(f"capabilities: magics must be of 0, 1, 2, not {magics!r}")
+        return Capabilities(name=fallback_name, declared=False, side=side)
+    try:
+        return _read_side(doc, fallback_name, side)
+    except CapabilityError as exc:
+        part = doc.get("consume") if side == CONSUME and "consume" in doc else doc
+        name = part.get("name") if isinstance(part, dict) else None
+        raise CapabilityError(str(exc), name if isinstance(name, str) else "") from None
+
+
+def _known_keys(doc: dict[str, Any]) -> None:
+    """Every key of ``doc`` and of its ``consume`` object is a capability (a typo is not
+    silently a default)."""
+    known = [*APPLIES_TO, *SIDE_OBJECTS]
+    consume = doc.get("consume", {})
+    if not isinstance(consume, dict):
+        raise CapabilityError(f"capabilities: 'consume' must be an object, not {consume!r}")
+    for where, keys, allowed in (("", doc, known), ("consume.", consume, list(APPLIES_TO))):
+        unknown = [k for k in keys if k not in allowed]
+        if unknown:
+            raise CapabilityError(
+                f"capabilities: unknown key {', '.join(repr(where + k) for k in unknown)} "
+                f"(known{' in consume' if where else ''}: {', '.join(allowed)})"
+            )
+
+
+def _read_side(doc: dict[str, Any], fallback_name: str, side: str) -> Capabilities:
+    _known_keys(doc)
+    where = ""
+    if side == CONSUME and "consume" in doc:
+        doc, where = doc["consume"], "consume."
+    doc = {k: v for k, v in doc.items() if k not in SIDE_OBJECTS}
+    misplaced = [k for k in doc if side not in APPLIES_TO[k]]
+    if misplaced:
+        sides = ", ".join(sorted({s for k in misplaced for s in APPLIES_TO[k]}))
+        raise CapabilityError(
+            f"capabilities: {', '.join(where + k for k in misplaced)} "
+            f"{'has' if len(misplaced) == 1 else 'have'} no meaning on the {side} side "
+            f"({sides} only)"
+        )
+    magics = _typed(doc, "magics", list, [0, 1, 2], where)
+    codecs = _typed(doc, "codecs", list, list(CODECS), where)
+    if any(m not in (0, 1, 2) or isinstance(m, bool) for m in magics):
+        raise CapabilityError(f"capabilities: {where}magics must be of 0, 1, 2, not {magics!r}")
     if any(c not in CODECS for c in codecs):
         raise CapabilityError(
-            f"capabilities: codecs must be of {', '.join(CODECS)}, not {codecs!r}"
+            f"capabilities: {where}codecs must be of {', '.join(CODECS)}, not {codecs!r}"
         )
-    semantics = _typed(doc, "error_semantics", str, "streaming")
-    classes = _typed(doc, "error_classes", str, "none")
+    semantics = _typed(doc, "error_semantics", str, "streaming", where)
+    classes = _typed(doc, "error_classes", str, "none", where)
     if semantics not in SEMANTICS:
         raise CapabilityError(
-            f"capabilities: error_semantics must be one of {', '.join(SEMANTICS)}, "
+            f"capabilities: {where}error_semantics must be one of {', '.join(SEMANTICS)}, "
             f"not {semantics!r}"
         )
     if classes not in ERROR_CLASSES:
         raise CapabilityError(
-            f"capabilities: error_classes must be one of {', '.join(ERROR_CLASSES)}, "
+            f"capabilities: {where}error_classes must be one of {', '.join(ERROR_CLASSES)}, "
             f"not {classes!r}"
         )
-    omits, by_magic = _read_omits(doc.get("omits", []))
+    if side == DECODE:
+        names, what = omittable(), "batch or record key"
+    else:
+        names, what = frozenset(DELIVERED_KEYS), "key of a delivered record"
+    omits, by_magic = _read_omits(doc.get("omits", []), names, what, where)
     return Capabilities(
-        name=str(_typed(doc, "name", str, fallback_name) or fallback_name),
-        version=_typed(doc, "version", str, ""),
+        name=str(_typed(doc, "name", str, fallback_name, where) or fallback_name),
+        version=_typed(doc, "version", str, "", where),
         magics=frozenset(magics),
         codecs=frozenset(codecs),
-        checks_crc=_typed(doc, "checks_crc", bool, True),
+        checks_crc=_typed(doc, "checks_crc", bool, True, where),
         error_semantics=semantics,
-        file_semantics=_typed(doc, "file_semantics", bool, True),
+        file_semantics=_typed(doc, "file_semantics", bool, True, where),
         error_classes=classes,
         omits=omits,
         omits_by_magic=by_magic,
-        lists_failing_batch=_typed(doc, "lists_failing_batch", bool, True),
-        persistent=_typed(doc, "persistent", bool, False),
-        notes=_typed(doc, "notes", str, ""),
+        lists_failing_batch=_typed(doc, "lists_failing_batch", bool, True, where),
+        persistent=_typed(doc, "persistent", bool, False, where),
+        notes=_typed(doc, "notes", str, "", where),
+        side=side,
     )
 
 
@@ -189,29 +278,31 @@ def omittable() -> frozenset[str]:
     ) - {"records", "position"}
 
 
-def _read_omits(value: Any) -> tuple[frozenset[str], tuple[tuple[int, frozenset[str]], ...]]:
+def _read_omits(
+    value: Any, names: frozenset[str], what: str, where: str = ""
+) -> tuple[frozenset[str], tuple[tuple[int, frozenset[str]], ...]]:
     """``omits``: a list (every magic) or an object ``{"0": [...], "1": [...], "2": [...]}``
-    (also ``"*"``: every magic)."""
+    (also ``"*"``: every magic), of key names among ``names`` (each ``what``)."""
     groups = value if isinstance(value, dict) else {"*": value}
     if not all(k in ("*", "0", "1", "2") for k in groups):
         raise CapabilityError(
-            f"capabilities: the keys of an omits object are '0', '1', '2' or '*', not "
+            f"capabilities: the keys of an {where}omits object are '0', '1', '2' or '*', not "
             f"{sorted(groups)!r}"
         )
     sets: dict[str, frozenset[str]] = {}
-    for key, names in groups.items():
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+    for key, listed in groups.items():
+        if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
             raise CapabilityError(
-                f"capabilities: omits must be a list of key names (or an object of such "
-                f"lists by magic), not {value!r}"
+                f"capabilities: {where}omits must be a list of key names (or an object of "
+                f"such lists by magic), not {value!r}"
             )
-        unknown = sorted(set(names) - omittable())
+        unknown = sorted(set(listed) - names)
         if unknown:
             raise CapabilityError(
-                f"capabilities: omits names no batch or record key: {', '.join(unknown)} "
-                f"(known: {', '.join(sorted(omittable()))})"
+                f"capabilities: {where}omits names no {what}: {', '.join(unknown)} "
+                f"(known: {', '.join(sorted(names))})"
             )
-        sets[key] = frozenset(names)
+        sets[key] = frozenset(listed)
     by_magic = tuple((int(k), v) for k, v in sorted(sets.items()) if k != "*" and v)
     return sets.get("*", frozenset()), by_magic
 
@@ -231,8 +322,37 @@ def unsupported_reason(features: Features, mode: str, caps: Capabilities) -> str
     return None
 
 
-def error_family(kafka_exception: str | None) -> str:
-    return _FAMILIES.get(kafka_exception or "", "other")
+def error_family(kafka_exception: Any) -> str:
+    """The family of Kafka's exception class (``error_classes = "family"``), ``other`` for
+    any other class (and for what is not a class name)."""
+    return _FAMILIES.get(kafka_exception, "other") if isinstance(kafka_exception, str) else "other"
+
+
+def error_lines(
+    expected: dict[str, Any], actual: dict[str, Any], class_key: str, granularity: str
+) -> list[str]:
+    """The differences of two error objects (``$.error``) at the ``error_classes``
+    ``granularity``: their classes (member ``class_key``) and, for ``exact``, their messages
+    (``stream.compare.messages_match``). Under ``family`` an error where Kafka ran out of
+    memory matches any error."""
+    e_cls, a_cls = expected.get(class_key), actual.get(class_key)
+    lines: list[str] = []
+    if granularity in ("exact", "class") and e_cls != a_cls:
+        lines.append(f"$.error.{class_key}: {pair(e_cls, a_cls, SIDES)}")
+    elif (
+        granularity == "family"
+        and error_family(e_cls) != "resource"
+        and error_family(e_cls) != error_family(a_cls)
+    ):
+        lines.append(
+            f"$.error family: kafka={error_family(e_cls)} ({e_cls}) "
+            f"adapter={error_family(a_cls)} ({a_cls})"
+        )
+    if granularity == "exact":
+        e_msg, a_msg = expected.get("message"), actual.get("message")
+        if not messages_match(e_msg, a_msg):
+            lines.append(f"$.error.message: {pair(e_msg, a_msg, SIDES)}")
+    return lines
 
 
 @dataclass
@@ -365,22 +485,10 @@ def judge(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) 
     lines: list[str] = []
     e_err, a_err = exp.get("error"), act.get("error")
     if isinstance(e_err, dict) and isinstance(a_err, dict):
-        e_cls, a_cls = e_err.pop("kafka_exception", None), a_err.pop("kafka_exception", None)
-        if caps.error_classes in ("exact", "class") and e_cls != a_cls:
-            lines.append(f"$.error.kafka_exception: {pair(e_cls, a_cls, SIDES)}")
-        elif (
-            caps.error_classes == "family"
-            and error_family(e_cls) != "resource"
-            and error_family(e_cls) != error_family(a_cls)
-        ):
-            lines.append(
-                f"$.error family: kafka={error_family(e_cls)} ({e_cls}) "
-                f"adapter={error_family(a_cls)} ({a_cls})"
-            )
-        if keep_message:
-            e_msg, a_msg = e_err.pop("message", None), a_err.pop("message", None)
-            if not messages_match(e_msg, a_msg):
-                lines.append(f"$.error.message: {pair(e_msg, a_msg, SIDES)}")
+        lines += error_lines(e_err, a_err, "kafka_exception", caps.error_classes)
+        for err in (e_err, a_err):  # compared above
+            err.pop("kafka_exception", None)
+            err.pop("message", None)
     lines += diff(exp, act, sides=SIDES)
     if not lines:
         return Verdict("pass")

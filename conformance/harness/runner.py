@@ -4,6 +4,9 @@
 unsupported, and runs the rest on ``jobs`` threads, each with its own adapter process (a
 persistent server when the adapter declares one, else one process per case). Whatever an
 adapter does (hang, crash, flood, garbage), its case gets a verdict and the run goes on.
+Capabilities that say something invalid are a verdict too: every case is an ``error`` with
+the reason ``capabilities: <problem>`` (a ``capabilities`` command that fails or prints no
+JSON object leaves the protocol's defaults instead).
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from conformance.harness.cases import Case, case_features
 from conformance.harness.judge import (
+    DECODE,
     Capabilities,
     CapabilityError,
     Verdict,
@@ -36,6 +40,8 @@ __all__ = [
     "Settings",
     "STATUSES",
     "capabilities_of",
+    "named",
+    "refused_results",
     "run_parallel",
     "run_implementation",
 ]
@@ -73,9 +79,13 @@ class CaseResult(JsonDocument):
     diff: list[str] = field(default_factory=list)
     stderr: str = ""
     seconds: float = 0.0
+    #: differences above the level asked (``harness.levels``): reported, never a failure
+    findings: list[str] = field(default_factory=list)
+    #: the highest level reached (``harness.levels``), for a side judged at levels
+    level: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "impl": self.impl,
             "case": self.case,
             "group": self.group,
@@ -85,6 +95,9 @@ class CaseResult(JsonDocument):
             "stderr": self.stderr,
             "seconds": round(self.seconds, 4),
         }
+        if self.level is not None:
+            doc |= {"level": self.level, "findings": self.findings}
+        return doc
 
 
 @dataclass
@@ -94,6 +107,8 @@ class ImplementationRun:
     capabilities_problem: str | None
     results: list[CaseResult]
     seconds: float
+    #: what was judged: ``decode``, ``consume`` or ``producer`` (producers and encoders)
+    side: str = "decode"
 
     def counts(self) -> Counter[str]:
         return Counter(r.status for r in self.results)
@@ -118,22 +133,62 @@ def ask_capabilities(
 
 
 def capabilities_of(
-    table: ProcessTable, impl: Implementation, settings: Settings
+    table: ProcessTable, impl: Implementation, settings: Settings, side: str = DECODE
 ) -> tuple[Capabilities, str | None]:
-    """The adapter's capabilities, and the problem when the protocol's defaults apply."""
+    """The adapter's capabilities for ``side`` (``judge.DECODE``, ``judge.CONSUME``), and the
+    problem when they are not what it declared: the protocol's defaults (its
+    ``capabilities`` failed or printed no JSON object), or a capability error (``invalid``
+    set: every case is then an ``error``)."""
     text, problem = ask_capabilities(table, impl, settings.capabilities_timeout)
     try:
-        caps = read_capabilities(text, impl.name)
+        caps = read_capabilities(text, impl.name, side)
     except CapabilityError as exc:
-        return Capabilities(name=impl.name, declared=False), f"{exc}: the protocol's defaults apply"
+        refused = Capabilities(
+            name=impl.name or exc.name, declared=False, side=side, invalid=str(exc)
+        )
+        return refused, f"{exc}: every case is an error"
     if not caps.declared and problem is None:
         problem = "`capabilities` printed no JSON object: the protocol's defaults apply"
     return caps, problem
 
 
+class _Identified(Protocol):
+    """A case of either side, as a result names it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def group(self) -> str: ...
+
+
+def refused_results(
+    name: str,
+    cases: Sequence[_Identified],
+    caps: Capabilities,
+    progress: ProgressCallback | None = None,
+) -> list[CaseResult]:
+    """An ``error`` for each of ``cases`` (``id``, ``group``), for an implementation whose
+    capabilities are invalid (``caps.invalid``), the reason."""
+    results: list[CaseResult] = []
+    for case in cases:
+        results.append(CaseResult(name, case.id, case.group, "error", caps.invalid))
+        if progress is not None:
+            progress(name, len(results), len(cases), Counter(error=len(results)))
+    return results
+
+
 def _decide(case: Case, caps: Capabilities) -> tuple[bytes, dict[str, Any], str | None]:
     data, expected = case.data(), case.expected()
     return data, expected, unsupported_reason(case_features(case, data, expected), case.mode, caps)
+
+
+def named(impl: Implementation, caps: Capabilities) -> Implementation:
+    """``impl``, named: a ``--cmd`` adapter (no name) by the name it declares, else by its
+    program's name."""
+    if impl.name:
+        return impl
+    words = [w for w in impl.argv if not w.startswith("-")] or list(impl.argv)
+    return replace(impl, name=caps.name or Path(words[-1]).name)
 
 
 def run_implementation(
@@ -146,9 +201,10 @@ def run_implementation(
     """Every case through ``impl``; one :class:`CaseResult` per case, in the order of ``cases``."""
     started = time.monotonic()
     caps, caps_problem = capabilities_of(table, impl, settings)
-    if not impl.name:  # a --cmd adapter: the name it declares, else its program's name
-        words = [w for w in impl.argv if not w.startswith("-")] or list(impl.argv)
-        impl = replace(impl, name=(caps.name if caps.declared else "") or Path(words[-1]).name)
+    impl = named(impl, caps)
+    if caps.invalid:
+        done = refused_results(impl.name, cases, caps, progress)
+        return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
     results: list[CaseResult | None] = [None] * len(cases)
     counts: Counter[str] = Counter()
     lock = threading.Lock()

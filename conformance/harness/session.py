@@ -39,6 +39,8 @@ from conformance.jvm.runtime import NoCheckout
 
 #: what a consumer run's implementation name ends with in reports
 CONSUMER_SUFFIX = "consumer"
+#: the side of a consumer run (``ImplementationRun.side``)
+CONSUME = "consume"
 
 __all__ = [
     "CONSUMER_SUFFIX",
@@ -118,9 +120,12 @@ def known_divergences(side: str = "decode", extra: Sequence[str] = ()) -> list[d
         found = []
     else:
         found = dv.read_divergences(
-            root.glob(f"*/{DIVERGENCE_FILES[side]}"), relative_to=root.parent
+            root.glob(f"*/{DIVERGENCE_FILES[side]}"),
+            relative_to=root.parent,
+            require_lines=side == "produce",
         )
-    return found + dv.read_divergences([Path(f) for f in extra], ordered=True)
+    extra_files = [Path(f) for f in extra]
+    return found + dv.read_divergences(extra_files, ordered=True, require_lines=side == "produce")
 
 
 def run_all(
@@ -156,7 +161,7 @@ def run_consumers(
     runs: list[ImplementationRun] = []
     for impl in impls:
         run = run_consumer(impl, cases, settings, table, schemas, progress, version_cap=version_cap)
-        run = _renamed(run, f"{run.impl.name} {CONSUMER_SUFFIX}")
+        run = replace(_renamed(run, f"{run.impl.name} {CONSUMER_SUFFIX}"), side=CONSUME)
         if run.impl.name in {r.impl.name for r in runs}:
             run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
         runs.append(run)

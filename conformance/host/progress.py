@@ -16,8 +16,9 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from types import TracebackType
-from typing import Any, Self, TextIO
+from typing import Any, TextIO
+
+from conformance.host.lifetime import Closing
 
 __all__ = ["Progress", "Status"]
 
@@ -25,9 +26,9 @@ __all__ = ["Progress", "Status"]
 Status = Callable[[str], None]
 
 
-class Progress:
+class Progress(Closing):
     """Progress of ``total`` units of work labelled ``label`` (``unit="B"``: bytes, shown in
-    MB with a rate)."""
+    MB with a rate); ``with`` closes it."""
 
     def __init__(
         self,
@@ -94,14 +95,3 @@ class Progress:
             self.bar.close()
             self.bar = None
         self.finished = True
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -21,6 +21,8 @@ generic: nothing here knows what the children run.
   context managers stop what they started; :func:`unguard_sigterm` restores the previous
   handler when the last guard ends. :func:`finish` runs a stop step to its end even when
   Ctrl-C or SIGTERM interrupts it, and raises the interruption afterwards.
+* **End of input.** :func:`end_input` stops a child that serves requests on its stdin (the
+  oracle JVMs): stdin closed, a wait, then SIGKILL.
 
 Linux only (``/proc``, ``waitid``). Stdlib only: this is the ``host`` layer.
 """
@@ -45,6 +47,7 @@ __all__ = [
     "Child",
     "Escaped",
     "TerminatedBySignal",
+    "end_input",
     "finish",
     "guard_sigterm",
     "last_lines",
@@ -328,3 +331,20 @@ def terminate(
     for child in live:
         with contextlib.suppress(subprocess.TimeoutExpired):
             child.popen.wait(timeout=30)
+
+
+def end_input(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """Stop a child that exits at the end of its input (a JVM serving requests on stdin):
+    close its stdin, wait up to ``timeout`` seconds, else kill it; close its stdout."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()

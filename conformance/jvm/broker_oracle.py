@@ -45,10 +45,10 @@ import time
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any
 
 from conformance.host import sessions
+from conformance.host.lifetime import Started
 from conformance.jvm import kafka_jars
 from conformance.jvm import runtime as jvm
 
@@ -246,7 +246,7 @@ def _close_all() -> None:
             pass
 
 
-class BrokerOracle:
+class BrokerOracle(Started):
     """One broker oracle JVM for one Kafka ``version``::
 
         with BrokerOracle("3.9.2") as oracle:
@@ -329,18 +329,6 @@ class BrokerOracle:
         with _live_lock:
             _live.discard(self)
 
-    def __enter__(self) -> BrokerOracle:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def __del__(self) -> None:
         try:
             self._stop()
@@ -350,18 +338,7 @@ class BrokerOracle:
     def _stop(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None:
-            try:
-                if proc.stdin is not None:
-                    proc.stdin.close()  # end of input: the JVM closes its logs and exits
-            except OSError:
-                pass
-            try:
-                proc.wait(timeout=_STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
+            sessions.end_input(proc, _STOP_TIMEOUT)  # the JVM closes its logs and exits
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -370,13 +347,7 @@ class BrokerOracle:
             self._log_root = None
 
     def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.seek(0)
-            return jvm.tail(self._stderr.read().decode("utf-8", "replace"), _TAIL_LINES)
-        except OSError:
-            return ""
+        return jvm.file_tail(self._stderr, _TAIL_LINES)
 
     # -- requests ---------------------------------------------------------------------------
 

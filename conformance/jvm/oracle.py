@@ -15,6 +15,7 @@ Every document follows docs/canonical-json.md (contract v1).
 Command line::
 
     python -m conformance.jvm.oracle build
+    python -m conformance.jvm.oracle capabilities   (the built-in `java` adapter, both sides)
     python -m conformance.jvm.oracle decode [--as memory|file] FILE...
     python -m conformance.jvm.oracle serve
     python -m conformance.jvm.oracle consume --bootstrap HOST:PORT --topic T --partition P --from 0
@@ -49,14 +50,16 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any
 
+from conformance.host.lifetime import Started
+from conformance.host.sessions import end_input
 from conformance.jvm import runtime as jvm
 from conformance.stream.splitter import MODES
 
 __all__ = [
     "CONSUME_FORMAT",
+    "capabilities",
     "consume",
     "consume_argv",
     "MODES",
@@ -315,6 +318,46 @@ def consume(
     return doc
 
 
+#: the consumer side of the built-in ``java`` adapter: Kafka's ``KafkaConsumer`` itself (the
+#: oracle's ``consume``), whose class names and messages are Kafka's by construction
+_CONSUME_CAPABILITIES = {
+    "checks_crc": True,
+    "error_classes": "exact",
+    "notes": "Kafka's own KafkaConsumer (check.crcs=true, its default fetch sizes, no group "
+    "unless --group), the reference of the consumer side",
+}
+
+
+def capabilities(prefix: Sequence[str] | None = None) -> dict[str, Any]:
+    """The capabilities document of the built-in ``java`` adapter (docs/adapter-protocol.md):
+    the JVM's (Kafka's classes as a decoder) with a ``consume`` object for the consumer side,
+    which the same command serves (``prefix``: the ``java`` command, default
+    :func:`ensure_built`'s)."""
+    proc = subprocess.run(
+        [*(prefix or ensure_built()), "capabilities"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    if proc.returncode != 0:
+        stderr = proc.stderr.decode("utf-8", "replace")
+        raise OracleError(
+            f"oracle capabilities exited with status {proc.returncode}\n"
+            f"{jvm.tail(stderr, _TAIL_LINES)}"
+        )
+    try:
+        doc: dict[str, Any] = json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:
+        raise OracleError(f"oracle capabilities printed malformed JSON: {exc}") from exc
+    doc["consume"] = {
+        "name": doc.get("name", "java"),
+        "version": doc.get("version", ""),
+        **_CONSUME_CAPABILITIES,
+    }
+    return doc
+
+
 def _spec_json(spec: dict[str, Any]) -> str:
     def default(o: object) -> object:
         if isinstance(o, (bytes, bytearray, memoryview)):
@@ -372,7 +415,7 @@ def write_batches(
     return _read_written_batches(proc.stdout.decode("utf-8").splitlines(), len(specs))
 
 
-class OracleServer:
+class OracleServer(Started):
     """One long-lived oracle JVM (``serve`` mode)::
 
     with OracleServer() as oracle:
@@ -405,26 +448,8 @@ class OracleServer:
             self._stderr = None
             raise OracleUnavailable(f"cannot start the oracle: {exc}") from exc
 
-    def __enter__(self) -> OracleServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def _stderr_tail(self) -> str:
-        if self._stderr is None:
-            return ""
-        try:
-            self._stderr.seek(0)
-            return jvm.tail(self._stderr.read().decode("utf-8", "replace"), _TAIL_LINES)
-        except OSError:
-            return ""
+        return jvm.file_tail(self._stderr, _TAIL_LINES)
 
     def _read_exactly(self, n: int) -> bytes:
         assert self._proc is not None and self._proc.stdout is not None
@@ -507,18 +532,7 @@ class OracleServer:
     def close(self) -> None:
         proc, self._proc = self._proc, None
         if proc is not None:
-            try:
-                if proc.stdin is not None:
-                    proc.stdin.close()
-            except OSError:
-                pass
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
+            end_input(proc, timeout=30)
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -557,6 +571,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "encode" and rest:
         sys.stderr.write(usage)
         return 2
+    if command == "capabilities" and not rest:
+        try:
+            doc = capabilities(prefix)
+        except OracleError as exc:
+            print(exc, file=sys.stderr)
+            return 1
+        sys.stdout.write(json.dumps(doc, separators=(",", ":")) + "\n")
+        return 0
     if command in ("decode", "serve", "encode", "capabilities", "consume"):
         # become the JVM: the caller (e.g. `kafka-conformance check`) then owns the JVM's
         # process directly, and its stdin/stdout are the JVM's

@@ -21,6 +21,7 @@ import tomllib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -125,6 +126,18 @@ def java_executable() -> str:
 def tail(text: str, lines: int = 40) -> str:
     """The last ``lines`` lines of a tool's output, without colour codes."""
     return "\n".join(_ANSI_RE.sub("", text).splitlines()[-lines:])
+
+
+def file_tail(f: IO[bytes] | None, lines: int = 40) -> str:
+    """:func:`tail` of what a child wrote to ``f`` (the temporary file it has as stderr):
+    "" when there is none or it cannot be read."""
+    if f is None:
+        return ""
+    try:
+        f.seek(0)
+        return tail(f.read().decode("utf-8", "replace"), lines)
+    except OSError:
+        return ""
 
 
 @contextmanager

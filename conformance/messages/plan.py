@@ -10,7 +10,9 @@ A plan is compiled per (direction, struct, version) and kept in the schema's ``p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from conformance.messages.schema import FieldSpec, FieldType, MessageSchema, StructSpec
 from conformance.messages.versions import NO_VERSIONS, Versions, branch, emitted
@@ -119,6 +121,25 @@ def _cur(s: StructSpec) -> Versions:
     return s.parent_versions.intersect(s.versions)
 
 
+_Plan = TypeVar("_Plan")
+
+
+def _planned(
+    schema: MessageSchema,
+    direction: str,
+    s: StructSpec,
+    version: int,
+    compile_plan: Callable[[MessageSchema, StructSpec, int], _Plan],
+) -> _Plan:
+    """The plan of ``s`` at ``version`` for ``direction``, compiled by ``compile_plan`` on
+    first use and kept in ``schema.plans``."""
+    key = (direction, s.name, version)
+    plan: _Plan | None = schema.plans.get(key)
+    if plan is None:
+        plan = schema.plans[key] = compile_plan(schema, s, version)
+    return plan
+
+
 # ------------------------------------------------------------------------------------ reading
 
 
@@ -135,11 +156,7 @@ class ReadPlan:
 
 
 def read_plan(schema: MessageSchema, s: StructSpec, version: int) -> ReadPlan:
-    key = ("read", s.name, version)
-    plan = schema.plans.get(key)
-    if plan is None:
-        plan = schema.plans[key] = _read_plan(schema, s, version)
-    return plan
+    return _planned(schema, "read", s, version, _read_plan)
 
 
 def _read_plan(schema: MessageSchema, s: StructSpec, version: int) -> ReadPlan:
@@ -192,11 +209,7 @@ class WritePlan:
 
 
 def write_plan(schema: MessageSchema, s: StructSpec, version: int) -> WritePlan:
-    key = ("write", s.name, version)
-    plan = schema.plans.get(key)
-    if plan is None:
-        plan = schema.plans[key] = _write_plan(schema, s, version)
-    return plan
+    return _planned(schema, "write", s, version, _write_plan)
 
 
 def _write_plan(schema: MessageSchema, s: StructSpec, version: int) -> WritePlan:
@@ -248,11 +261,7 @@ class JsonPlan:
 
 
 def json_plan(schema: MessageSchema, s: StructSpec, version: int) -> JsonPlan:
-    key = ("json", s.name, version)
-    plan = schema.plans.get(key)
-    if plan is None:
-        plan = schema.plans[key] = _json_plan(schema, s, version)
-    return plan
+    return _planned(schema, "json", s, version, _json_plan)
 
 
 def _json_coding(f: FieldSpec, possible: Versions, nullable: Versions) -> Coding:

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ from conformance.capture.proxy import Exchange as WireExchange
 from conformance.capture.proxy import RecordingProxy, RequestHeader, topic_names
 from conformance.capture.run import start as start_broker
 from conformance.codecs import CODECS
+from conformance.harness.levels import DEFAULT_LEVEL, Judgement
 from conformance.harness.process import ProcessTable, run_once
 from conformance.harness.runner import (
     CaseResult,
@@ -90,7 +92,8 @@ MARKER_WAIT_S = 15.0
 #: seconds an adapter gets beyond the scenario's own budget (process start, JVM, close)
 GRACE_S = 30.0
 
-ProgressCallback = Callable[[str, int, int], None]
+#: ``(implementation, done, total, counts per status)``, over every implementation
+ProgressCallback = Callable[[str, int, int, Counter[str]], None]
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,8 @@ class ProducerSettings:
     timeout: float | None = None
     #: where to write what crossed the wire, per implementation x scenario (``--keep``)
     keep: Path | None = None
+    #: the judgement level (``harness.levels``): differences above it are findings
+    level: str = DEFAULT_LEVEL
 
     def deadline(self, s: Scenario) -> float:
         return self.timeout if self.timeout is not None else s.timeout_ms / 1000 + self.grace
@@ -122,6 +127,8 @@ class ProducerCapabilities(JsonDocument):
     produce: dict[str, Any] | None = None
     encode: dict[str, Any] | None = None
     declared: bool = True
+    #: why the declared capabilities are invalid (every scenario is then an ``error``)
+    invalid: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -130,14 +137,16 @@ class ProducerCapabilities(JsonDocument):
             "produce": self.produce,
             "encode": self.encode,
             "declared": self.declared,
+            "invalid": self.invalid or None,
         }
 
     def partitioner(self) -> str:
-        name = (self.produce or {}).get("partitioner", JAVA_PARTITIONER)
-        return name if name in PARTITIONERS else JAVA_PARTITIONER
+        return str((self.produce or {}).get("partitioner") or JAVA_PARTITIONER)
 
     def unsupported(self, s: Scenario) -> str | None:
         """Why ``s`` is not run on this implementation (None: it is)."""
+        if self.invalid:
+            return None
         side = self.produce if s.side == PRODUCE else self.encode
         if side is None:
             return f"no {s.side} mode (capabilities declare no {s.side!r} object)"
@@ -145,17 +154,73 @@ class ProducerCapabilities(JsonDocument):
         codecs = side.get("codecs", [c.name for c in CODECS.values()])
         if needs["codec"] not in codecs:
             return f"codec {needs['codec']} not supported (codecs: {', '.join(codecs)})"
-        for feature in ("idempotence", "transactions", "headers"):
+        # transactions first: a transaction needs idempotence too, and says so less clearly
+        for feature in ("transactions", "idempotence", "headers"):
             if needs[feature] and not side.get(feature, True):
                 return f"{feature} not supported"
         return None
+
+
+#: what a ``produce`` or ``encode`` object of the capabilities may hold (docs/adapter-protocol.md,
+#: "Producer side": the same keys on both sides; ``partitioner`` and ``defaults`` are read on
+#: the produce side only), and each key's type
+_SIDE_KEYS: dict[str, type] = {
+    "codecs": list,
+    "idempotence": bool,
+    "transactions": bool,
+    "headers": bool,
+    "magics": list,
+    "partitioner": str,
+    "defaults": dict,
+    "notes": str,
+}
+
+
+class ProducerCapabilityError(ValueError):
+    """A producer adapter's capabilities say something invalid (an unknown key, a key with no
+    meaning on its side, a wrong type, an unknown codec or partitioner)."""
+
+
+def _check_side(side: str, value: dict[str, Any]) -> None:
+    for key, v in value.items():
+        if key not in _SIDE_KEYS:
+            raise ProducerCapabilityError(
+                f"capabilities: {side}.{key} is not a capability "
+                f"(known: {', '.join(_SIDE_KEYS)})"
+            )
+        kind = _SIDE_KEYS[key]
+        if v is None:  # null: not declared
+            continue
+        if not isinstance(v, kind) or (kind is not bool and isinstance(v, bool)):
+            raise ProducerCapabilityError(
+                f"capabilities: {side}.{key} must be {kind.__name__}, not {v!r}"
+            )
+    codecs = [c.name for c in CODECS.values()]
+    unknown = [c for c in value.get("codecs") or [] if c not in codecs]
+    if unknown:
+        raise ProducerCapabilityError(
+            f"capabilities: {side}.codecs names {unknown!r}; codecs are {', '.join(codecs)}"
+        )
+    magics = value.get("magics") or [2]
+    if 2 not in magics or not set(magics) <= {0, 1, 2}:
+        raise ProducerCapabilityError(
+            f"capabilities: {side}.magics must hold 2 (producers are judged on v2 batches) "
+            f"and no magic but 0, 1, 2, not {magics!r}"
+        )
+    name = value.get("partitioner")
+    if name is not None and name not in PARTITIONERS:
+        raise ProducerCapabilityError(
+            f"capabilities: {side}.partitioner {name!r} is not a known partitioner "
+            "(kafka-conformance partition --list)"
+        )
 
 
 def read_producer_capabilities(
     text: str | None, fallback: str
 ) -> tuple[ProducerCapabilities, str | None]:
     """The capabilities in ``text`` (the adapter's ``capabilities`` output), or the protocol's
-    defaults (every side, everything supported) and why."""
+    defaults (every side, everything supported) and why. Raises
+    :class:`ProducerCapabilityError` for a document that says something invalid."""
     try:
         doc = read_json(text or "")
     except ValueError:
@@ -163,20 +228,21 @@ def read_producer_capabilities(
     if not isinstance(doc, dict):
         problem = "`capabilities` printed no JSON object: the protocol's defaults apply"
         return ProducerCapabilities(fallback, produce={}, encode={}, declared=False), problem
-    sides = {}
+    sides: dict[str, dict[str, Any] | None] = {}
     for side in (PRODUCE, ENCODE):
         value = doc.get(side)
-        sides[side] = value if isinstance(value, dict) else None
-    problem = None
-    partitioner = (sides[PRODUCE] or {}).get("partitioner")
-    if partitioner is not None and partitioner not in PARTITIONERS:
-        problem = f"unknown partitioner {partitioner!r}: Java's is expected"
+        if value is not None and not isinstance(value, dict):
+            raise ProducerCapabilityError(f"capabilities: {side} must be an object, not {value!r}")
+        if value is not None:
+            _check_side(side, value)
+        sides[side] = value
     caps = ProducerCapabilities(
         str(doc.get("name") or fallback),
         str(doc.get("version", "")),
         sides[PRODUCE],
         sides[ENCODE],
     )
+    problem = None
     if caps.produce is None and caps.encode is None:
         problem = "capabilities declare neither `produce` nor `encode`"
     return caps, problem
@@ -245,7 +311,13 @@ def capabilities_of(
     table: ProcessTable, impl: Implementation, settings: ProducerSettings
 ) -> tuple[ProducerCapabilities, str | None]:
     text, failed = ask_capabilities(table, impl, settings.capabilities_timeout)
-    caps, problem = read_producer_capabilities(text, impl.name or impl.argv[0])
+    try:
+        caps, problem = read_producer_capabilities(text, impl.name or impl.argv[0])
+    except ProducerCapabilityError as exc:
+        # no verdict can rest on capabilities that say something invalid: every scenario of
+        # this implementation is an error that names the problem
+        name = impl.name or impl.argv[0]
+        return ProducerCapabilities(name, declared=False, invalid=str(exc)), str(exc)
     return caps, failed or problem
 
 
@@ -276,15 +348,15 @@ def run_producers(
                 continue
             for impl, (c, _) in zip(impls, caps, strict=True):
                 jobs.append(_Job(impl, c, s, broker_id, _topic(impl.name, s)))
-    total, done = len(jobs), [0]
+    total, counts = len(jobs), Counter[str]()
     lock = threading.Lock()
 
     def finished(job: _Job, result: CaseResult) -> None:
         job.results.append(result)
         with lock:
-            done[0] += 1
+            counts[result.status] += 1
             if progress is not None:
-                progress(job.impl.name, done[0], total)
+                progress(job.impl.name, counts.total(), total, counts)
 
     workdir = Path(tempfile.mkdtemp(prefix="check-producer-"))
     try:
@@ -309,7 +381,9 @@ def run_producers(
     runs = []
     for impl, (c, problem) in zip(impls, caps, strict=True):
         results = [r for j in jobs if j.impl.name == impl.name for r in j.results]
-        runs.append(ImplementationRun(impl, c, problem, results, seconds))  # type: ignore[arg-type]
+        runs.append(
+            ImplementationRun(impl, c, problem, results, seconds, side="producer")  # type: ignore[arg-type]
+        )
     return runs
 
 
@@ -324,17 +398,25 @@ def _kafka2_zstd(log: Status) -> None:
 
 
 def _judged(
-    job: _Job, seconds: float, stderr: str, judge: Callable[[], tuple[str, str, list[str]]]
+    job: _Job,
+    settings: ProducerSettings,
+    seconds: float,
+    stderr: str,
+    judge: Callable[[], Judgement],
 ) -> CaseResult:
-    """The judgement of a run; a failure of the kit itself is that scenario's error, named as
-    the kit's, and the run goes on."""
+    """The judgement of a run at the level asked; a failure of the kit itself is that
+    scenario's error, named as the kit's, and the run goes on."""
     try:
-        status, headline, diff = judge()
+        judgement = judge()
     except Exception as exc:  # noqa: BLE001 - one scenario's kit error must not end the run
         return _result(
             job, "error", f"kit error while judging: {type(exc).__name__}: {exc}", seconds=seconds
         )
-    return _result(job, status, headline, diff, stderr=stderr if diff else "", seconds=seconds)
+    status, headline, diff, findings = judgement.verdict(settings.level)
+    result = _result(job, status, headline, diff, stderr=stderr if diff else "", seconds=seconds)
+    result.findings = findings
+    result.level = None if judgement.error is not None else judgement.reached()
+    return result
 
 
 def _unique(names: list[str]) -> list[str]:
@@ -378,6 +460,8 @@ def _plan_file(workdir: Path, job: _Job, plan: dict[str, Any]) -> Path:
 def _run_encoder(
     job: _Job, workdir: Path, kafka_version: str, table: ProcessTable, settings: ProducerSettings
 ) -> CaseResult:
+    if job.caps.invalid:
+        return _result(job, "error", job.caps.invalid)
     why = job.caps.unsupported(job.scenario)
     if why:
         return _result(job, "unsupported", why)
@@ -397,7 +481,11 @@ def _run_encoder(
         )
     output = ex.output
     return _judged(
-        job, ex.seconds, ex.stderr, lambda: judge_encode(job.scenario, output, kafka_version)
+        job,
+        settings,
+        ex.seconds,
+        ex.stderr,
+        lambda: judge_encode(job.scenario, output, kafka_version),
     )
 
 
@@ -414,7 +502,9 @@ def _on_broker(
     runnable: list[_Job] = []
     for job in jobs:
         why = job.caps.unsupported(job.scenario)
-        if why:
+        if job.caps.invalid:
+            finished(job, _result(job, "error", job.caps.invalid))
+        elif why:
             finished(job, _result(job, "unsupported", why))
         else:
             runnable.append(job)
@@ -541,7 +631,7 @@ def _run_producer(
     finally:
         client.close()
     _kept_wire(settings, job, obs)
-    return _judged(job, ex.seconds, ex.stderr, lambda: judge_produce(obs))
+    return _judged(job, settings, ex.seconds, ex.stderr, lambda: judge_produce(obs))
 
 
 def _kept_dir(settings: ProducerSettings, job: _Job) -> Path | None:

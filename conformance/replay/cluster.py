@@ -61,9 +61,9 @@ import urllib.request
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self
 
+from conformance.host.lifetime import Service
 from conformance.host.ports import free_port
 from conformance.host.sessions import (
     OUTPUT_LIMIT,
@@ -227,8 +227,9 @@ def _stop_live_clusters() -> None:
             cluster.stop()
 
 
-class StandaloneCluster:
-    """A Spark standalone master and ``workers`` workers on 127.0.0.1 (a context manager).
+class StandaloneCluster(Service):
+    """A Spark standalone master and ``workers`` workers on 127.0.0.1 (a context manager:
+    started on entry, stopped on exit).
 
     ``with StandaloneCluster(workers=2) as cluster: spark_submit(cluster.master_url, ...)``
     """
@@ -349,17 +350,6 @@ class StandaloneCluster:
                 )
 
     # ---------------------------------------------------------------- start
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
     def start(self) -> Self:
         """Start the master and the workers and wait until every worker is ALIVE."""
         global _atexit_registered

@@ -41,22 +41,49 @@ def messages_match(expected: str | None, actual: str | None) -> bool:
 
 #: a value longer than this (as JSON) is cut in a named diff line
 _SHOWN = 120
+#: characters shown before the first difference when two long values are cut around it
+_BEFORE = 20
 #: what a side that has no such key shows in a named diff line
 _ABSENT = "(absent)"
 
 
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if value is not _ABSENT else _ABSENT
+def _text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if value is not _ABSENT else _ABSENT
+
+
+def _cut(text: str) -> str:
+    """``text``, or its start and its length when it is long."""
     return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 1]}… ({len(text)} chars)"
+
+
+def _window(text: str, start: int) -> str:
+    """A window of ``text`` from ``start`` (> 0), with its length."""
+    end = start + _SHOWN - 2
+    tail = "…" if end < len(text) else ""
+    return f"…{text[start:end]}{tail} ({len(text)} chars, from char {start})"
+
+
+def _first_difference(a: str, b: str) -> int:
+    """Where ``a`` and ``b`` first differ (the shorter's length when one starts the other)."""
+    n = min(len(a), len(b))
+    return next((i for i in range(n) if a[i] != b[i]), n)
 
 
 def pair(expected: Any, actual: Any, sides: tuple[str, str] | None = None) -> str:
     """Two differing values: ``expected != actual`` (Python literals), or with ``sides``
     named, e.g. ``kafka=1700000000999 adapter="12422"`` (JSON, so a string and a number that
-    print alike are told apart; long values cut)."""
+    print alike are told apart). A long value is cut; when both are long, both are shown
+    around their first difference, so that two values alike in their first characters do not
+    print alike."""
     if sides is None:
         return f"{expected!r} != {actual!r}"
-    return f"{sides[0]}={_shown(expected)} {sides[1]}={_shown(actual)}"
+    e, a = _text(expected), _text(actual)
+    if len(e) > _SHOWN and len(a) > _SHOWN and e != a:
+        at = _first_difference(e, a)
+        if at >= _SHOWN - 1 - _BEFORE:  # past what the plain cut shows (with some after it)
+            start = at - _BEFORE
+            return f"{sides[0]}={_window(e, start)} {sides[1]}={_window(a, start)}"
+    return f"{sides[0]}={_cut(e)} {sides[1]}={_cut(a)}"
 
 
 def diff(
@@ -71,7 +98,8 @@ def diff(
 
 def _diff(e: Any, a: Any, path: str, out: list[str], sides: tuple[str, str] | None) -> None:
     if isinstance(e, dict) and isinstance(a, dict):
-        for k in e.keys() | a.keys():
+        # Kafka's keys in their order, then the adapter's others: one order on every run
+        for k in [*e, *(k for k in a if k not in e)]:
             if k not in a:
                 out.append(
                     f"{path}.{k}: {pair(e[k], _ABSENT, sides)}"

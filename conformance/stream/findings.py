@@ -151,14 +151,13 @@ def _v2_checks(header: RecordBatchV2, records: Sequence[Record], stream, add) ->
                 f"lastOffsetDelta {header.last_offset_delta}, last record offsetDelta {last}",
                 pos + LAST_OFFSET_DELTA_OFFSET,
             )
-        if header.timestamp_type == TimestampType.CREATE_TIME:
-            top = max(r.timestamp for r in records)
-            if top != header.max_timestamp:
-                add(
-                    "max-timestamp-mismatch",
-                    f"maxTimestamp {header.max_timestamp}, records' max {top}",
-                    pos + MAX_TIMESTAMP_OFFSET,
-                )
+        top = _other_max_timestamp(header, records)
+        if top is not None:
+            add(
+                "max-timestamp-mismatch",
+                f"maxTimestamp {header.max_timestamp}, records' max {top}",
+                pos + MAX_TIMESTAMP_OFFSET,
+            )
         if not header.has_delete_horizon and records[0].timestamp_delta != 0:
             add(
                 "base-timestamp-mismatch",
@@ -194,14 +193,23 @@ def _legacy_checks(header, records: Sequence[Record], stream, add) -> None:  # t
     if any(b <= a for a, b in zip(offsets, offsets[1:])):
         add("legacy-inner-offsets", f"inner offsets {offsets[:8]} do not increase", pos)
     if message.magic == MAGIC_VALUE_V1 and records:
-        if header.timestamp_type == TimestampType.CREATE_TIME:
-            top = max(r.timestamp for r in records)
-            if top != header.max_timestamp:
-                add(
-                    "legacy-wrapper-timestamp",
-                    f"wrapper timestamp {header.max_timestamp}, inner max {top}",
-                    pos + LOG_OVERHEAD + MESSAGE_TIMESTAMP_OFFSET,
-                )
+        top = _other_max_timestamp(header, records)
+        if top is not None:
+            add(
+                "legacy-wrapper-timestamp",
+                f"wrapper timestamp {header.max_timestamp}, inner max {top}",
+                pos + LOG_OVERHEAD + MESSAGE_TIMESTAMP_OFFSET,
+            )
+
+
+def _other_max_timestamp(header: Batch, records: Sequence[Record]) -> int | None:
+    """The records' largest timestamp where a CreateTime batch states another one as its
+    maximum (a v2 batch's maxTimestamp, a v1 wrapper's timestamp); None where they agree or
+    the batch is LogAppendTime (``records``: not empty)."""
+    if header.timestamp_type != TimestampType.CREATE_TIME:
+        return None
+    top = max(r.timestamp for r in records)
+    return top if top != header.max_timestamp else None
 
 
 def _message_trailing(message, pos: int, add) -> None:  # type: ignore[no-untyped-def]

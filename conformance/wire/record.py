@@ -62,7 +62,7 @@ from conformance.primitives.varint import (
     write_varint,
     write_varlong,
 )
-from conformance.wire.java_stream import JavaStreamReader
+from conformance.wire.java_stream import JavaStreamReader, StreamEof
 
 #: strict-mode notes collected while parsing: (position in the parsed buffer, code, message)
 Anomalies = list[tuple[int, str, str]]
@@ -479,6 +479,16 @@ def stream_failure(e: CodecError, text: str, *, eof_is_premature: bool = False) 
     if e.is_io_exception:
         return KafkaError(text, cause=e)
     return e  # unchecked (SnappyError, BufferUnderflowException, ...) escapes raw
+
+
+def stream_failure_2_8(e: CodecError | StreamEof) -> DecodeError:
+    """The exception 2.x ``StreamRecordIterator.readNext`` turns an exception of a record
+    read into: an ``EOFException`` (the stream's, or the codec's) is "premature EOF reached",
+    an ``IOException`` is wrapped as ``KafkaException("Failed to decompress record stream")``,
+    unchecked ones escape."""
+    if isinstance(e, StreamEof):
+        return InvalidRecordError(PREMATURE_EOF)
+    return stream_failure(e, "Failed to decompress record stream", eof_is_premature=True)
 
 
 def read_from_stream(

@@ -46,6 +46,7 @@ from conformance.wire.record import (
     PREMATURE_EOF,
     RECORDS_REMAINING,
     stream_failure,
+    stream_failure_2_8,
     stream_has_leftover,
 )
 
@@ -256,41 +257,32 @@ def read_partial_records_2_8(
     last = count - 1
     for i in range(count):
         try:
+            length = read_varint_stream(DataInputReader(src))
+            size_in_bytes = len(write_varint(length)) + length
+            sb = _SkipBuffer(src, length)
             try:
-                length = read_varint_stream(DataInputReader(src))
-                size_in_bytes = len(write_varint(length)) + length
-                sb = _SkipBuffer(src, length)
-                try:
-                    attributes = sb.byte()
-                    ts_delta = sb.varint(is_long=True)
-                    offset_delta = sb.varint()
-                    key_size = sb.skip_field()
-                    value_size = sb.skip_field()
-                    headers = sb.varint()
-                    if headers < 0:
-                        raise InvalidRecordError(
-                            f"Found invalid number of record headers {headers}"
-                        )
-                    for _ in range(headers):
-                        key_length = sb.skip_field()
-                        if key_length < 0:
-                            raise InvalidRecordError(
-                                f"Invalid negative header key size {key_length}"
-                            )
-                        sb.skip_field()
-                    if sb.remaining > 0 or sb.available() > 0:
-                        raise InvalidRecordError(
-                            f"Invalid record size: expected to read {length} bytes in record "
-                            "payload, but there are still bytes remaining"
-                        )
-                except (BufferUnderflowError, IllegalArgumentError) as e:
-                    raise InvalidRecordError(INVALID_STRUCTURE, cause=e) from None
-            except StreamEof:
-                raise InvalidRecordError(PREMATURE_EOF) from None
-        except CodecError as e:
-            raise stream_failure(
-                e, "Failed to decompress record stream", eof_is_premature=True
-            ) from None
+                attributes = sb.byte()
+                ts_delta = sb.varint(is_long=True)
+                offset_delta = sb.varint()
+                key_size = sb.skip_field()
+                value_size = sb.skip_field()
+                headers = sb.varint()
+                if headers < 0:
+                    raise InvalidRecordError(f"Found invalid number of record headers {headers}")
+                for _ in range(headers):
+                    key_length = sb.skip_field()
+                    if key_length < 0:
+                        raise InvalidRecordError(f"Invalid negative header key size {key_length}")
+                    sb.skip_field()
+                if sb.remaining > 0 or sb.available() > 0:
+                    raise InvalidRecordError(
+                        f"Invalid record size: expected to read {length} bytes in record "
+                        "payload, but there are still bytes remaining"
+                    )
+            except (BufferUnderflowError, IllegalArgumentError) as e:
+                raise InvalidRecordError(INVALID_STRUCTURE, cause=e) from None
+        except (StreamEof, CodecError) as e:
+            raise stream_failure_2_8(e) from None
         timestamp = (
             log_append_time if log_append_time is not None else wrap64(base_timestamp + ts_delta)
         )

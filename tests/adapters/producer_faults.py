@@ -10,6 +10,16 @@ partition in one Produce request (v3, acks=all, kafka-python's protocol classes)
 the broker's offsets; ``encode`` writes the same batch. BEHAVIOUR:
 
   ok                  correct (a non-Java producer that must pass)
+  epoch0              lenient but correct: partitionLeaderEpoch 0 (the broker assigns it)
+  seq0                lenient but correct: producerEpoch 0 and baseSequence 0 without a
+                      producer id (the broker checks neither then)
+  smallest-base       lenient but correct: baseTimestamp the smallest record timestamp, not
+                      the first record's (the records' timestamps are unchanged)
+  lose                the last record of the first partition's batch is left out, yet
+                      reported as sent (at the offset it would have had)
+  reorder             the first two records of each batch exchanged (offsets reported as
+                      planned)
+  swap-kv             key and value of each batch's last keyed record exchanged
   last-offset-delta   lastOffsetDelta 0 whatever the count (sarama#1026)
   max-timestamp       maxTimestamp -1 (sarama#3108: the zero time written as -1)
   bad-crc             the stored CRC off by one
@@ -19,6 +29,8 @@ the broker's offsets; ``encode`` writes the same batch. BEHAVIOUR:
   fnv-partitioner     keyed records placed by FNV-1a while declaring Java's partitioner
   lie-offsets         reports every offset one too high
   hang, crash, exit3, flood, garbage, wrong   hostile processes (as tests/adapters/broken.py)
+
+Faults combine with ``+`` (``epoch0+lose``: a lenient producer that also loses a record).
 
 Every process's command line carries ``kafka-conformance-broken-adapter`` (the tests check
 none is left behind).
@@ -45,6 +57,7 @@ from conformance.wire.record import write_record_v2
 
 MARK = "kafka-conformance-broken-adapter"
 behaviour, command = sys.argv[1], sys.argv[2:]
+faults = set(behaviour.split("+"))
 HOSTILE = ("hang", "crash", "exit3", "flood", "garbage", "wrong")
 
 
@@ -56,11 +69,25 @@ def _b(text: str | None) -> bytes | None:
     return None if text is None else base64.b64decode(text)
 
 
+def _sent(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records as this behaviour sends them (in the batch's order)."""
+    out = list(records)
+    if "reorder" in faults and len(out) > 1:
+        out[0], out[1] = out[1], out[0]
+    if "swap-kv" in faults:
+        keyed = [i for i, r in enumerate(out) if r["key"] is not None]
+        if keyed:
+            r = out[keyed[-1]]
+            out[keyed[-1]] = {**r, "key": r["value"], "value": r["key"]}
+    return out
+
+
 def batch(plan: dict[str, Any], records: list[dict[str, Any]], **fields: int) -> bytes:
     """One v2 batch of ``records`` as the plan's settings ask, with this behaviour's fault."""
     now = time.time_ns() // 1_000_000
+    records = _sent(records)
     stamps = [r["timestamp"] if r["timestamp"] is not None else now for r in records]
-    base = stamps[0]
+    base = min(stamps) if "smallest-base" in faults else stamps[0]
     body = [
         write_record_v2(
             i,
@@ -70,9 +97,7 @@ def batch(plan: dict[str, Any], records: list[dict[str, Any]], **fields: int) ->
             [
                 (
                     h["key"],
-                    b""
-                    if behaviour == "null-header-empty" and h["value"] is None
-                    else _b(h["value"]),
+                    b"" if "null-header-empty" in faults and h["value"] is None else _b(h["value"]),
                 )
                 for h in r["headers"]
             ],
@@ -80,12 +105,16 @@ def batch(plan: dict[str, Any], records: list[dict[str, Any]], **fields: int) ->
         for i, (r, t) in enumerate(zip(records, stamps, strict=True))
     ]
     codec = {c.name: cid for cid, c in CODECS.items()}[plan["settings"]["codec"]]
-    if behaviour == "no-compression":
+    if "no-compression" in faults:
         codec = 0
     knobs: dict[str, Any] = {}
-    if behaviour == "last-offset-delta":
+    if "last-offset-delta" in faults:
         knobs["last_offset_delta"] = 0
-    knobs["max_timestamp"] = -1 if behaviour == "max-timestamp" else max(stamps)
+    if "epoch0" in faults:
+        knobs["partition_leader_epoch"] = 0
+    if "seq0" in faults:
+        knobs |= {"producer_epoch": 0, "base_sequence": 0}
+    knobs["max_timestamp"] = -1 if "max-timestamp" in faults else max(stamps)
     data = write_batch_v2(
         body,
         attributes=v2_attributes(codec, TimestampType.CREATE_TIME, False, False, False),
@@ -93,7 +122,7 @@ def batch(plan: dict[str, Any], records: list[dict[str, Any]], **fields: int) ->
         **knobs,
         **fields,
     )
-    if behaviour == "bad-crc":
+    if "bad-crc" in faults:
         crc = struct.unpack_from(">I", data, 17)[0]
         data = data[:17] + struct.pack(">I", (crc + 1) & 0xFFFFFFFF) + data[21:]
     return data
@@ -101,15 +130,18 @@ def batch(plan: dict[str, Any], records: list[dict[str, Any]], **fields: int) ->
 
 def encode(plan: dict[str, Any]) -> None:
     b = plan["batch"]
-    data = batch(
-        plan,
-        plan["records"],
-        base_offset=b["base_offset"],
-        partition_leader_epoch=b["partition_leader_epoch"],
-        producer_id=b["producer_id"],
-        producer_epoch=b["producer_epoch"],
-        base_sequence=b["base_sequence"],
-    )
+    fields = {
+        "base_offset": b["base_offset"],
+        "partition_leader_epoch": b["partition_leader_epoch"],
+        "producer_id": b["producer_id"],
+        "producer_epoch": b["producer_epoch"],
+        "base_sequence": b["base_sequence"],
+    }
+    if "epoch0" in faults:
+        del fields["partition_leader_epoch"]
+    if "seq0" in faults:
+        del fields["producer_epoch"], fields["base_sequence"]
+    data = batch(plan, plan["records"], **fields)
     sys.stdout.buffer.write(data)
 
 
@@ -119,7 +151,7 @@ def _partition(r: dict[str, Any], n: int) -> int:
     key = _b(r["key"])
     if key is None or n == 1:
         return 0
-    if behaviour == "fnv-partitioner":
+    if "fnv-partitioner" in faults:
         return fnv1a_32(key) % n
     part = PARTITIONERS["java"].partition(key, n)
     assert part is not None
@@ -133,12 +165,15 @@ def produce(plan: dict[str, Any], bootstrap: str) -> dict[str, Any]:
     groups: dict[int, list[int]] = {}
     for i, r in enumerate(plan["records"]):
         groups.setdefault(_partition(r, n), []).append(i)
+    lost = None
+    if "lose" in faults:  # the first partition's last record: reported, never sent
+        lost = groups[min(groups)][-1]
     req_class = ProduceRequest[3]
     topic = req_class.TopicProduceData(
         name=plan["topic"],
         partition_data=[
             req_class.TopicProduceData.PartitionProduceData(
-                index=p, records=batch(plan, [plan["records"][i] for i in idx])
+                index=p, records=batch(plan, [plan["records"][i] for i in idx if i != lost])
             )
             for p, idx in sorted(groups.items())
         ],
@@ -148,7 +183,7 @@ def produce(plan: dict[str, Any], bootstrap: str) -> dict[str, Any]:
         {"partition": None, "offset": None, "error": None} for _ in plan["records"]
     ]
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        for attempt in range(2 if behaviour == "duplicate" else 1):
+        for attempt in range(2 if "duplicate" in faults else 1):
             request = req_class(
                 transactional_id=None, acks=-1, timeout_ms=30_000, topic_data=[topic]
             )
@@ -163,7 +198,7 @@ def produce(plan: dict[str, Any], bootstrap: str) -> dict[str, Any]:
                 if p.error_code:
                     out[i]["error"] = f"error code {p.error_code}"
                 else:
-                    lie = 1 if behaviour == "lie-offsets" else 0
+                    lie = 1 if "lie-offsets" in faults else 0
                     out[i] |= {"partition": p.index, "offset": p.base_offset + k + lie}
     return {"format": "kafka-conformance/produce-result/1", "records": out, "error": None}
 
@@ -204,13 +239,10 @@ if __name__ == "__main__":
             "transactions": False,
             "headers": True,
             "magics": [2],
-            "partitioner": "java",
         }
-        print(
-            json.dumps(
-                {"name": f"faulty-{behaviour}", "version": "0", "produce": side, "encode": side}
-            )
-        )
+        produce_side = side | {"partitioner": "java"}
+        doc = {"name": f"faulty-{behaviour}", "version": "0", "produce": produce_side}
+        print(json.dumps(doc | {"encode": side}))
         sys.exit(0)
     if behaviour in HOSTILE:
         hostile()

@@ -20,9 +20,10 @@
 // (more than Consumer.Retry.Backoff 2 s + Consumer.MaxWaitTime 0.5 s, so that one retry or
 // one empty long poll does not end the run), the run ends as consumed to the end.
 //
-// sarama's ConsumerMessage has no timestamp type: a message with a timestamp is reported as
-// CreateTime (sarama already puts the batch's max timestamp in Timestamp for LogAppendTime
-// batches), one without (the zero time.Time: magic 0) as NoTimestampType with timestamp -1.
+// sarama's ConsumerMessage has no timestamp type: records carry no `timestampType`, and the
+// capabilities declare it in omits (it is not compared). sarama already puts the batch's max
+// timestamp in Timestamp for LogAppendTime batches; a message without one (the zero
+// time.Time: magic 0, or a stored -1) is reported with timestamp -1, as Kafka reports it.
 package main
 
 import (
@@ -53,8 +54,10 @@ func capabilities() obj {
 			"Consumer.IsolationLevel; NewConsumerFromClient + ConsumePartition (no group). " +
 			"sarama exposes no position: the run also ends when nothing is delivered for " +
 			"3 s with the last delivered offset below the end offset (trailing transaction " +
-			"markers or aborted batches). ConsumerMessage has no timestamp type: every " +
-			"timestamp is reported as CreateTime, a missing one (magic 0) as NoTimestampType.",
+			"markers or aborted batches). ConsumerMessage has no timestamp type (omitted); " +
+			"a missing timestamp (the zero time.Time) is reported as -1.",
+		// ConsumerMessage carries Timestamp and BlockTimestamp only
+		"omits": []string{"timestampType"},
 	}
 }
 
@@ -76,13 +79,12 @@ func record(m *sarama.ConsumerMessage) obj {
 		}
 		headers = append(headers, obj{"key": string(h.Key), "value": ac.B64(h.Value)})
 	}
-	ts, typ := ac.Millis(m.Timestamp), "CreateTime"
+	ts := ac.Millis(m.Timestamp)
 	if m.Timestamp.IsZero() {
-		ts, typ = "-1", "NoTimestampType"
+		ts = "-1"
 	}
 	return obj{"offset": strconv.FormatInt(m.Offset, 10), "timestamp": ts,
-		"timestampType": typ, "key": ac.B64(m.Key), "value": ac.B64(m.Value),
-		"headers": headers}
+		"key": ac.B64(m.Key), "value": ac.B64(m.Value), "headers": headers}
 }
 
 // endOffset is the high watermark (read_uncommitted: client.GetOffset) or the last stable

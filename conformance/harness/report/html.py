@@ -70,12 +70,14 @@ def _data(report: dict[str, Any]) -> dict[str, Any]:
             if r["status"] in ("fail", "error") and r["divergence"] is not None:
                 code = "k" if r["status"] == "fail" else "K"
             codes[i] = code
-            if r["status"] != "pass":
+            if r["status"] != "pass" or r.get("findings") or r.get("level"):
                 mine[str(i)] = [
                     r["reason"],
                     r.get("diff", []),
                     r.get("stderr", ""),
                     r["divergence"],
+                    r.get("findings", []),
+                    r.get("level"),
                 ]
         statuses[impl["name"]] = "".join(codes)
         details[impl["name"]] = mine
@@ -166,7 +168,9 @@ function showCase(id) { const i = D.cases.findIndex(c => c[0] === id); const v =
     v.append(el('h2', {}, impl.name + ' ', badge(code)));
     if (d) { v.append(el('p', {}, d[0]));
       if (d[3] !== null) { const k = D.divergences[d[3]]; v.append(el('p', {}, `known divergence (${k.class}): ${k.summary}`)); }
+      if (d[5]) v.append(el('p', {}, `level reached: ${d[5]}`));
       if (d[1].length) v.append(el('pre', {class: 'diff'}, d[1].join('\n')));
+      if (d[4].length) v.append(el('p', {}, 'findings (differences above the level asked, not failures):'), el('pre', {class: 'diff'}, d[4].join('\n')));
       if (d[2]) v.append(el('pre', {class: 'stderr'}, d[2])); } }
   return v; }
 function route() { const view = document.getElementById('view'); view.replaceChildren();

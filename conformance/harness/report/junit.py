@@ -2,7 +2,9 @@
 
 ``pass`` is a passing testcase, ``fail`` a ``<failure>`` (reason, then the diff), ``error`` an
 ``<error>`` (the problem, stderr in ``<system-err>``), ``unsupported`` a ``<skipped>`` with
-the capability. A known divergence keeps its failure and names its class in the message.
+the capability. A known divergence keeps its failure and names its class in the message. On a
+side judged at levels, each testcase's ``<system-out>`` says the level it reached and lists
+its findings (differences above the level asked, which are no failure).
 """
 
 from __future__ import annotations
@@ -60,5 +62,10 @@ def render(report: dict[str, Any]) -> bytes:
                     ET.SubElement(case, "system-err").text = _clean(r["stderr"])
             elif r["status"] == "unsupported":
                 ET.SubElement(case, "skipped", message=_clean(r["reason"]))
+            if r.get("level") is not None:
+                findings = r.get("findings") or []
+                ET.SubElement(case, "system-out").text = _clean(
+                    "\n".join([f"level reached: {r['level']}", *findings])
+                )
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from conformance.harness.divergences import CLASS_TITLES
-from conformance.harness.report.model import capability_columns
+from conformance.harness.report.model import capability_columns, distinct_findings
 from conformance.harness.runner import STATUSES
 
 __all__ = ["render"]
@@ -75,23 +75,82 @@ def _producer_intro(report: dict[str, Any], html_name: str) -> list[str]:
         f"--impl all`), kit {report['kit_version']}, {len(report['cases'])} scenarios "
         "(docs/producer-check.md). Each producer adapter sent each scenario's records with its "
         "library's real producer to a real Kafka broker started by the kit, through a recording "
-        "proxy; each encoder wrote one batch. The judgement: the broker's answer (and the kit's "
-        "broker model agreeing with it), every batch header against what Java's `KafkaProducer` "
-        "writes, and the records Kafka's consumer reads back against the plan. The `java` row is "
-        "Apache Kafka's own `KafkaProducer` and `MemoryRecordsBuilder`. The interactive matrix, "
-        f"with every diff, is [{html_name}]({html_name}).",
+        "proxy; each encoder wrote one batch. The judgement has three levels: **delivery** "
+        "(the broker accepted every request and Kafka's consumer reads back exactly the plan: "
+        "each record once, in order, on the right partition, at the offset the library "
+        "reported), **wire** (also: the broker stores what was sent; codec, sequences, epochs "
+        "and flags right; the kit's broker model agrees) and **java** (also: every header field "
+        "as Java's `KafkaProducer` writes it). The run was judged at "
+        f"**{report['settings'].get('level', 'wire')}**: what differs above that level is a "
+        "finding, listed below, not a failure. The `java` row is Apache Kafka's own "
+        "`KafkaProducer` and `MemoryRecordsBuilder`. The interactive matrix, with every diff, "
+        f"is [{html_name}]({html_name}).",
         "",
-        "A divergence is classified in the adapter's `producer-divergences.toml` as a **real "
-        "bug** (the library writes what Kafka's consumer reads differently from what was sent, "
-        "or what the broker refuses or silently rewrites, where Java does not), a **documented "
-        "leniency** (a difference from Java's bytes that Kafka accepts and reads identically, "
-        "by design) or an **unsupported feature** (outside what the library offers, beyond "
-        "what its capabilities can declare).",
+        "A failure at the level asked is classified, line by line, in the adapter's "
+        "`producer-divergences.toml` as a **real bug** (the library writes what Kafka's "
+        "consumer reads differently from what was sent, or what the broker refuses or silently "
+        "rewrites, where Java does not), a **documented leniency** (the library refuses what "
+        "Kafka and Java accept, by design) or an **unsupported feature** (outside what the "
+        "library offers, beyond what its capabilities can declare).",
         "",
     ]
 
 
-_INTRO = {"decode": _decode_intro, "producer": _producer_intro}
+def _intro(report: dict[str, Any], html_name: str) -> list[str]:
+    side = report.get("side", "decode")
+    return (_producer_intro if side == "producer" else _decode_intro)(report, html_name)
+
+
+#: the summary's columns of a side judged at levels: cases reaching each, and with findings
+_LEVEL_COLUMNS = ("none", "delivery", "wire", "java")
+
+
+def _level_cell(result: dict[str, Any] | None) -> str:
+    """A scenario's cell in the matrix by scenario: the highest level it reached."""
+    if result is None:
+        return "–"
+    if result["status"] in ("unsupported", "error"):
+        known = " (known)" if result["divergence"] is not None else ""
+        return result["status"] + known
+    level = result.get("level") or "none"
+    if result["status"] == "fail":
+        return f"{level} (known)" if result["divergence"] is not None else f"**{level}**"
+    return level
+
+
+def _by_scenario(report: dict[str, Any]) -> list[str]:
+    """Producer side: per scenario and implementation, the highest level reached."""
+    impls = [i["name"] for i in report["implementations"]]
+    cell = {(r["impl"], r["case"]): r for r in report["results"]}
+    out = [
+        "## Matrix by scenario: the highest level reached",
+        "",
+        "Levels (docs/producer-check.md): **delivery** (Kafka's consumer reads back exactly the "
+        "plan, on the right partitions, at the reported offsets), **wire** (also: the broker "
+        "stores what was sent, sequences, epochs and flags right), **java** (also: every header "
+        f"field as Java writes it); the run judged at **{report['settings'].get('level')}**: a "
+        "bold cell failed there, *(known)* is a classified divergence.",
+        "",
+        "| scenario | " + " | ".join(impls) + " |",
+        "|---|" + "---|" * len(impls),
+    ]
+    for case_id in report["cases"]:
+        cells = [_level_cell(cell.get((n, case_id))) for n in impls]
+        out.append(f"| {case_id} | " + " | ".join(cells) + " |")
+    return [*out, ""]
+
+
+def _findings(report: dict[str, Any]) -> list[str]:
+    """Producer side: per implementation, each distinct finding (a difference above the
+    level asked) and how many scenarios show it."""
+    out = ["## Findings (differences above the level asked: reported, not failures)", ""]
+    for impl in report["implementations"]:
+        seen = distinct_findings(report, impl["name"])
+        if seen:
+            out += [f"### {impl['name']}", ""]
+            out += [f"* {f} ({n} {'scenario' if n == 1 else 'scenarios'})" for f, n in seen.items()]
+            out.append("")
+    return out
 
 
 def render(report: dict[str, Any], html_name: str = "conformance-matrix.html") -> str:
@@ -101,22 +160,24 @@ def render(report: dict[str, Any], html_name: str = "conformance-matrix.html") -
         i["name"]: i.get("columns") or capability_columns(side, i["capabilities"]) for i in impls
     }
     headers = [h for h, _ in columns[impls[0]["name"]]] if impls else []
+    leveled = [*_LEVEL_COLUMNS, "with findings"] if side == "producer" else []
     lines = [
         "| implementation | library | "
-        + " | ".join(STATUSES)
-        + " | known | "
-        + " | ".join(headers)
+        + " | ".join([*STATUSES, "known", *leveled, *headers])
         + " |",
-        "|---|---|" + "---:|" * (len(STATUSES) + 1) + "---|" * len(headers),
+        "|---|---|" + "---:|" * (len(STATUSES) + 1 + len(leveled)) + "---|" * len(headers),
     ]
     for i in impls:
         c, caps = i["counts"], i["capabilities"]
         lib = (i["source"] or {}).get("library", "")
+        reached = i.get("levels") or {}
+        counts = [str(c[s]) for s in STATUSES] + [str(i["known"])]
+        if leveled:
+            counts += [str(reached.get(n, 0)) for n in _LEVEL_COLUMNS]
+            counts.append(str(i.get("with_findings", 0)))
         lines.append(
             f"| {i['name']} {caps['version']} | {lib} | "
-            + " | ".join(str(c[s]) for s in STATUSES)
-            + f" | {i['known']} | "
-            + " | ".join(text for _, text in columns[i["name"]])
+            + " | ".join([*counts, *(text for _, text in columns[i["name"]])])
             + " |"
         )
     by_cell: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -130,19 +191,27 @@ def render(report: dict[str, Any], html_name: str = "conformance-matrix.html") -
         matrix.append(
             f"| {g} | " + " | ".join(_cell(by_cell[(i["name"], g)]) for i in impls) + " |"
         )
-    out = [*_INTRO[report.get("side", "decode")](report, html_name), "## Summary", ""]
+    out = [*_intro(report, html_name), "## Summary", ""]
     out += [
         *lines,
         "",
         "Cells: passes / cases run (unsupported cases excluded); "
         "*known* = a classified divergence below; "
-        "*unexplained* = a divergence nobody has classified yet.",
+        "*unexplained* = a divergence nobody has classified yet."
+        + (
+            " Level columns: how many scenarios reach each level (*none*: not even delivery); "
+            "*with findings*: scenarios with differences above the level asked."
+            if leveled
+            else ""
+        ),
         "",
         "## Matrix by case group",
         "",
         *matrix,
         "",
     ]
+    if leveled:
+        out += [*_by_scenario(report), *_findings(report)]
     results_by_div: dict[int, list[str]] = defaultdict(list)
     unexplained: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in report["results"]:

@@ -2,16 +2,21 @@
 
 ``kafka-conformance/check/1``::
 
-    {"format", "side" ("decode" | "producer"), "kit_version", "created",
+    {"format", "side" ("decode" | "consume" | "decode+consume" | "producer"), "kit_version",
+     "created",
      # "columns": [[header, text], ...] the summary's capability cells (capability_columns)
-     "settings": {jobs, timeout, output_limit, cases_glob},
+     "settings": {jobs, timeout, output_limit, cases_glob, level (producer side)},
      "complete": bool,                    # every case of the corpora was run
      "implementations": [{"name", "argv", "source", "capabilities", "capabilities_problem",
-                          "seconds", "counts": {pass, fail, unsupported, error}, "known", "build"}],
+                          "seconds", "counts": {pass, fail, unsupported, error}, "known", "build",
+                          "side", producer side: "levels": {none, delivery, wire, java}
+                          (cases reaching each), "with_findings"}],
      "groups": [group, ...],              # in corpus order
      "cases": {id: {"group", "mode", "size", "path", "description", "outcome", "hex",
                     "hex_truncated"}},
      "results": [{"impl", "case", "group", "status", "reason", "diff", "stderr", "seconds",
+                  producer side: "level" (reached), "findings" (differences above the level),
+                  "unexplained": [diff lines no entry explains, when entries explain others],
                   "divergence": index into "divergences" or null (the first explaining it),
                   "divergences": [every index explaining one of its lines]}],
      "divergences": [{"impl", "cases", "class", "summary", "detail", "source", "count"}],
@@ -21,6 +26,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -28,16 +34,22 @@ from typing import Any
 from conformance import __version__
 from conformance.harness import divergences as dv
 from conformance.harness.cases import Case
+from conformance.harness.levels import LEVELS, NONE
 from conformance.harness.runner import STATUSES, ImplementationRun, Settings
 from conformance.jvm import runtime
 
 __all__ = [
+    "CHECK_SIDES",
+    "CONSUME",
     "DECODE",
+    "DECODE_AND_CONSUME",
     "FORMAT",
     "HEX_BYTES",
     "PRODUCER",
     "build",
     "case_documents",
+    "distinct_findings",
+    "report_side",
     "unknown_problems",
 ]
 
@@ -45,7 +57,12 @@ FORMAT = "kafka-conformance/check/1"
 #: what a report judges (its ``side``): decoders (``check``) or producers and encoders
 #: (``check-producer``)
 DECODE = "decode"
+CONSUME = "consume"
 PRODUCER = "producer"
+#: a ``check`` report with decoders and consumers
+DECODE_AND_CONSUME = "decode+consume"
+#: the report sides ``check`` writes (``check-producer``: :data:`PRODUCER`)
+CHECK_SIDES = (DECODE, CONSUME, DECODE_AND_CONSUME)
 #: bytes of each case's input shown (as hex) in the report's drill-down
 HEX_BYTES = 512
 
@@ -105,13 +122,18 @@ def build(
     complete: bool,
     globs: Sequence[str] | None = None,
     builds: dict[str, Any] | None = None,
-    side: str = DECODE,
     every_case: Sequence[str] | None = None,
+    level: str | None = None,
 ) -> dict[str, Any]:
     """The report document of ``runs`` over the cases ``case_docs`` (:func:`case_documents`
-    for a decoder run; ``side`` is :data:`DECODE` or :data:`PRODUCER`). ``every_case``: the
-    ids of every case there is, for a run over some (``complete`` False): a known divergence
-    is stale there when the run covered every case it names and it explained none."""
+    for a decoder run). The report's side is its runs' (:func:`report_side`); ``level``: the
+    judgement level asked, for a side judged at levels (``harness.levels``). ``every_case``:
+    the ids of every case there is, for a run over some (``complete`` False): a known
+    divergence is stale there when the run covered every case it names and it explained none.
+    Only the known divergences of the implementations that ran are in the report."""
+    side = report_side(runs)
+    names = {run.impl.name for run in runs}
+    known = [d for d in known if d.impl in names]
     groups: list[str] = []
     for doc in case_docs.values():
         if doc["group"] not in groups:
@@ -124,15 +146,21 @@ def build(
         known_count = 0
         for r in run.results:
             doc = r.to_dict()
-            entries = (
-                dv.classify(known, r.impl, r.case, r.diff or [r.reason])
-                if r.status in ("fail", "error")
-                else []
-            )
+            entries: list[dv.Divergence] = []
+            if r.status in ("fail", "error"):
+                entries, matched, unexplained = dv.explain(
+                    known, r.impl, r.case, r.diff or [r.reason]
+                )
+                for e in matched:
+                    used[index[id(e)]] += 1
+                if unexplained and entries:
+                    # entries explained some lines, not all: the result is not known, and the
+                    # lines no entry explains are named
+                    doc["unexplained"] = unexplained
+                if unexplained:
+                    entries = []
             doc["divergence"] = index[id(entries[0])] if entries else None
             doc["divergences"] = [index[id(e)] for e in entries]
-            for e in entries:
-                used[index[id(e)]] += 1
             known_count += bool(entries)
             if r.status == "pass":
                 doc.pop("diff"), doc.pop("stderr")
@@ -150,7 +178,9 @@ def build(
                 "counts": {s: counts.get(s, 0) for s in STATUSES},
                 "known": known_count,
                 "build": (builds or {}).get(run.impl.name),
+                "side": run.side,
             }
+            | _levels(run)
         )
     # stale: an entry that explained nothing, though the run covered every case, or every
     # case (of ``every_case``) the entry names
@@ -175,7 +205,8 @@ def build(
             "timeout": settings.timeout,
             "output_limit": settings.output_limit,
             "cases_glob": list(globs or []),
-        },
+        }
+        | ({"level": level} if level is not None else {}),
         "complete": complete,
         "implementations": impls,
         "groups": groups,
@@ -195,6 +226,47 @@ def build(
         ],
         "stale": stale,
     }
+
+
+def report_side(runs: Sequence[ImplementationRun]) -> str:
+    """What a report judges: the side of its runs (:data:`DECODE`, :data:`CONSUME`,
+    :data:`PRODUCER`), or :data:`DECODE_AND_CONSUME` for a ``check`` that ran decoders and
+    consumers."""
+    sides = {run.side for run in runs}
+    if sides == {DECODE, CONSUME}:
+        return DECODE_AND_CONSUME
+    return sides.pop() if len(sides) == 1 else DECODE
+
+
+def _levels(run: ImplementationRun) -> dict[str, Any]:
+    """For a side judged at levels: how many cases reach each level (``none``: not even the
+    lowest), and how many passed or failed with findings (differences above the level
+    asked)."""
+    judged = [r for r in run.results if r.level is not None]
+    if not judged and run.side != PRODUCER:
+        return {}
+    reached = Counter(r.level for r in judged)
+    return {
+        "levels": {name: reached.get(name, 0) for name in (NONE, *LEVELS)},
+        "with_findings": sum(bool(r.findings) for r in run.results),
+    }
+
+
+#: where a grouped difference was seen (`` (at request 0 ... and 3 more)``), left out when
+#: findings are counted per scenario
+_WHERE = re.compile(r" \(at [^()]*\)$")
+
+
+def distinct_findings(report: dict[str, Any], impl: str) -> dict[str, int]:
+    """The findings of ``impl`` (differences above the level asked), each distinct text once
+    (without where it was seen) with how many cases show it, in first-seen order."""
+    seen: dict[str, int] = {}
+    for r in report["results"]:
+        if r["impl"] == impl:
+            texts = {_WHERE.sub("", f) for f in r.get("findings", []) if not f.startswith("| ")}
+            for f in sorted(texts):
+                seen[f] = seen.get(f, 0) + 1
+    return seen
 
 
 def unknown_problems(report: dict[str, Any]) -> list[dict[str, Any]]:

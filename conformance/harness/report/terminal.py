@@ -5,13 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.fileio import printable_name as escaped
+from conformance.harness.levels import LEVELS, NONE
 from conformance.harness.process import crash_line
+from conformance.harness.report.model import distinct_findings
 from conformance.harness.runner import STATUSES
 
-__all__ = ["problems", "summary", "table"]
+__all__ = ["findings", "problems", "summary", "table"]
 
 #: stderr lines shown under an error in the terminal (besides the crash line)
 _STDERR_LINES = 3
+#: the reached-level columns of a side judged at levels (``harness.levels``, and ``none``)
+_LEVELS = (NONE, *LEVELS)
 
 
 def table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset()) -> list[str]:
@@ -32,22 +36,36 @@ def table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset())
 def summary(report: dict[str, Any]) -> str:
     """One row per implementation: counts per outcome, known divergences, pass rate of the
     cases it supports, time."""
-    rows = [["implementation", "version", *STATUSES, "known", "pass rate", "time"]]
+    leveled = report.get("side") == "producer"
+    levels = [*_LEVELS, "findings"] if leveled else []
+    rows = [["implementation", "version", *STATUSES, "known", *levels, "pass rate", "time"]]
     for impl in report["implementations"]:
         c = impl["counts"]
         supported = c["pass"] + c["fail"] + c["error"]
         rate = f"{100 * c['pass'] / supported:.1f}%" if supported else "-"
+        reached = impl.get("levels") or {}
         rows.append(
             [
                 escaped(impl["name"]),
                 escaped(impl["capabilities"]["version"] or "?"),
                 *(str(c[s]) for s in STATUSES),
                 str(impl["known"]),
+                *(
+                    [*(str(reached.get(n, 0)) for n in _LEVELS), str(impl.get("with_findings", 0))]
+                    if leveled
+                    else []
+                ),
                 rate,
                 f"{impl['seconds']:.1f} s",
             ]
         )
-    lines = table(rows, right=set(range(2, 9)))
+    lines = table(rows, right=set(range(2, 9 + len(levels))))
+    if leveled:
+        lines.append(
+            f"judged at level {report['settings'].get('level')}; level columns: scenarios "
+            "reaching each (none: not even delivery); findings: scenarios with differences "
+            "above that level"
+        )
     notes = [
         escaped(f"{i['name']}: {i['capabilities_problem']}")
         for i in report["implementations"]
@@ -90,6 +108,22 @@ def problems(report: dict[str, Any], *, limit: int = 20, diff_lines: int = 8) ->
                 out += [escaped(f"        stderr: {line}") for line in _stderr_lines(r["stderr"])]
         if len(mine) > limit:
             out.append(f"  ... and {len(mine) - limit} more (see --json / --html)")
+    return "\n".join(out)
+
+
+def findings(report: dict[str, Any], *, limit: int = 8) -> str:
+    """Per implementation, its distinct findings (differences above the level asked) and how
+    many cases show each (at most ``limit`` per implementation)."""
+    out: list[str] = []
+    for impl in report["implementations"]:
+        seen = distinct_findings(report, impl["name"])
+        if not seen:
+            continue
+        out.append(f"{escaped(impl['name'])}: findings (not failures at this level)")
+        for text, n in list(seen.items())[:limit]:
+            out.append(escaped(f"  {n:4} x {text}"))
+        if len(seen) > limit:
+            out.append(f"  ... and {len(seen) - limit} more (see --json / --html)")
     return "\n".join(out)
 
 

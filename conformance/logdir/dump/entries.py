@@ -14,6 +14,8 @@ file        entry                  printed
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 from conformance.errors import CorruptSnapshotError
 from conformance.logdir import snapshot
@@ -27,11 +29,14 @@ from conformance.logdir.dump.javaemu import (
     scala_option,
 )
 from conformance.logdir.dump.session import DumpSession
-from conformance.logdir.index import OffsetIndex, TimeIndex
+from conformance.logdir.index import OffsetIndex, OffsetPosition, TimeIndex, TimestampOffset
 from conformance.logdir.txnindex import TransactionIndex
 from conformance.primitives.java import java_parse_int, wrap32, wrap64
 from conformance.wire.legacy import LegacyMessage
 from conformance.wire.record import Record
+
+#: an index entry (``.index`` or ``.timeindex``)
+_E = TypeVar("_E", OffsetPosition, TimestampOffset)
 
 
 class _FirstRecord(Exception):
@@ -121,6 +126,19 @@ class EntryDumper(DumpSession):
         if index.length % index.entry_size != 0:
             raise fail("time-size")
 
+    def _entries(self, entries: Iterable[_E], base_offset: int) -> Iterator[tuple[_E, int, bool]]:
+        """The entries of an index, each with its offset and whether it repeats the base
+        offset after the first entry (the preallocated zero tail). DumpLogSegments stops at
+        the first repeat: before looking at it (2.3+, ``index_zero_stop`` "first": it is not
+        given) or once it is checked (the caller returns on ``repeat``)."""
+        stop_first = self.fmt.index_zero_stop == "first"
+        for i, entry in enumerate(entries):
+            offset = wrap64(entry.offset)
+            repeat = i > 0 and offset == base_offset
+            if repeat and stop_first:
+                return
+            yield entry, offset, repeat
+
     def _first_record_offset(self, batch: FileBatch) -> int:
         """``batch.iterator().next().offset``: the records after the first are not read."""
         offsets: list[int] = []
@@ -148,12 +166,7 @@ class EntryDumper(DumpSession):
                 self._sanity_check(index)
                 self.con.println(f"{file} passed sanity check.")
                 return
-            stop_first = self.fmt.index_zero_stop == "first"
-            for i in range(index.entries):
-                entry = index.entry(i)
-                offset = wrap64(entry.offset)
-                if stop_first and offset == index.base_offset and i > 0:
-                    return
+            for entry, offset, repeat in self._entries(index, index.base_offset):
                 part = records.slice(entry.position, self.max_message_size)
                 first = next(part.batches(), None)
                 if first is None:
@@ -169,7 +182,7 @@ class EntryDumper(DumpSession):
                         (offset, last),
                         self.fmt.index_mismatch_pairs,
                     )
-                if not stop_first and offset == index.base_offset and i > 0:
+                if repeat:
                     return
                 if not self.verify_only:
                     self.con.println(f"offset: {offset} position: {entry.position}")
@@ -190,12 +203,7 @@ class EntryDumper(DumpSession):
                 return
             prev = -1
             key = file.absolute
-            stop_first = self.fmt.index_zero_stop == "first"
-            for i in range(time_index.entries):
-                entry = time_index.entry(i)
-                offset = wrap64(entry.offset)
-                if stop_first and offset == time_index.base_offset and i > 0:
-                    return
+            for entry, offset, repeat in self._entries(time_index, time_index.base_offset):
                 position = index.lookup(offset).position
                 found = None
                 batches = records.slice(position, INT_MAX).batches()
@@ -228,7 +236,7 @@ class EntryDumper(DumpSession):
                         self.append(self.ts_mismatches, key, (entry.timestamp, max_ts))
                     if prev >= entry.timestamp:
                         self.append(self.ts_out_of_order, key, (entry.timestamp, prev))
-                    if not stop_first and offset == time_index.base_offset and i > 0:
+                    if repeat:
                         return  # before 2.3: only after an entry found in the log
                 if not self.verify_only:
                     self.con.println(f"timestamp: {entry.timestamp} offset: {offset}")

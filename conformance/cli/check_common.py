@@ -1,0 +1,287 @@
+"""What ``check`` and ``check-producer`` share: the implementation and report options, the
+built-in list, the progress display, the run under Ctrl-C/SIGTERM, and one report pipeline
+(the summary, the findings, the unexplained problems, the report files, the exit code).
+
+Not a command of its own (``cli/__init__.py`` lists the commands); the two commands keep only
+what is theirs (their cases or scenarios, their options, their run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from conformance.cli.common import (
+    byte_size,
+    output_problem,
+    positive_int,
+    seconds,
+    shown,
+    write_text,
+)
+from conformance.fileio import printable_name
+from conformance.harness import registry
+from conformance.harness.divergences import Divergence
+from conformance.harness.process import ProcessTable
+from conformance.harness.report import html, junit, markdown, model, terminal
+from conformance.host.progress import Progress
+from conformance.jvm.runtime import NoCheckout
+
+__all__ = [
+    "EXIT_DIVERGED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Interrupted",
+    "add_implementation_options",
+    "add_report_options",
+    "add_run_options",
+    "before_run",
+    "finish",
+    "implementation_names",
+    "list_adapters",
+    "progress_display",
+    "run_interruptible",
+]
+
+EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+T = TypeVar("T")
+
+
+def add_implementation_options(p: argparse.ArgumentParser, one: str, many: str) -> None:
+    """``--impl``, ``--cmd``, ``--known`` and ``--list`` (``one``: "an adapter", ``many``:
+    "adapters")."""
+    repeatable = {
+        "--impl": ("NAME", f"{one}, built in (repeat, or comma-separate; 'all' = every one "
+                   "buildable here)"),
+        "--cmd": ("CMD", f"{one}'s command line (shell-quoted; repeat for several)"),
+        "--known": ("FILE", "known divergences of --cmd adapters, in the format of the "
+                    "built-ins' files (docs/adapters.md): each entry's impl is the name the "
+                    "adapter declares; entries that explain nothing are reported stale and "
+                    "fail the run (repeatable)"),
+    }  # fmt: skip
+    for flag, (metavar, text) in repeatable.items():
+        p.add_argument(flag, action="append", default=[], metavar=metavar, help=text)
+    p.add_argument(
+        "--list", action="store_true", help=f"list the built-in {many} and whether they build here"
+    )
+
+
+def add_run_options(
+    p: argparse.ArgumentParser,
+    *,
+    jobs: int,
+    jobs_help: str,
+    timeout: float | None,
+    timeout_help: str,
+    output_limit: int,
+    output_help: str,
+) -> None:
+    """``--jobs``, ``--timeout`` and ``--output-limit``: how adapters run."""
+    p.add_argument("--jobs", "-j", type=positive_int, default=jobs, help=jobs_help)
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=timeout,
+        metavar="S",
+        help=f"{timeout_help}; then the adapter's process group is killed",
+    )
+    p.add_argument(
+        "--output-limit", type=byte_size, default=output_limit, metavar="SIZE", help=output_help
+    )
+
+
+def add_report_options(p: argparse.ArgumentParser, matrix: str) -> None:
+    """The report outputs and ``--quiet``."""
+    p.add_argument(
+        "--json", metavar="OUT", help="write the JSON report (kafka-conformance/check/1)"
+    )
+    p.add_argument(
+        "--junit", metavar="OUT", help="write JUnit XML (one testcase per implementation x case)"
+    )
+    p.add_argument("--html", metavar="OUT", help="write the self-contained HTML matrix")
+    p.add_argument("--markdown", metavar="OUT", help=f"write the Markdown matrix ({matrix})")
+    p.add_argument("--from-json", metavar="REPORT", help="render a saved JSON report (no run)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+
+def implementation_names(specs: Sequence[str]) -> list[str]:
+    """``--impl`` values, repeated or comma-separated, as names."""
+    return [n.strip() for spec in specs for n in spec.split(",") if n.strip()]
+
+
+def list_adapters(prog: str, sides: Sequence[str]) -> int:
+    """``--list``: the built-in implementations of ``sides`` and whether they build here."""
+    try:
+        found = [a for side in sides for a in registry.adapters(side=side)]
+    except NoCheckout as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    rows = [["implementation", "library", "version", "registry", "sides", "status"]]
+    for a in found:
+        state, why = registry.availability(a)
+        rows.append(
+            [
+                a.name,
+                a.library,
+                a.version,
+                a.registry,
+                ",".join(a.sides),
+                f"{state}: {why}" if state != "built" else "built",
+            ]
+        )
+    print("\n".join(terminal.table(rows)))
+    return EXIT_OK
+
+
+ProgressCallback = Callable[[str, int, int, Counter[str]], None]
+
+
+def progress_display(quiet: bool, title: str | None = None) -> ProgressCallback:
+    """The runs' progress callback ``(impl, done, total, counts)``: one display per
+    implementation, or with ``title`` one for the whole run (``done``/``total`` counted over
+    every implementation). Names are shown escaped: an adapter names itself, and its name
+    must not reach the terminal as control sequences."""
+    shown_bars: dict[str, Progress] = {}
+
+    def update(impl: str, done: int, total: int, counts: Counter[str]) -> None:
+        if quiet:
+            return
+        key = title or impl
+        bar = shown_bars.get(key)
+        if bar is None:
+            bar = shown_bars[key] = Progress(printable_name(key), total)
+        detail = "  ".join(f"{s} {counts[s]}" for s in ("pass", "fail", "unsupported", "error"))
+        bar.update(done, f"{detail}  last: {printable_name(impl)}" if title else detail)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+class Interrupted(Exception):
+    """The run was interrupted (Ctrl-C); every adapter process was stopped."""
+
+
+def run_interruptible(prog: str, table: ProcessTable, work: Callable[[], T]) -> T:
+    """``work()``, with every adapter process of ``table`` stopped when it ends, fails or is
+    interrupted; Ctrl-C (and SIGTERM, raised as an interrupt by the caller's guard) is
+    :class:`Interrupted` after saying so."""
+    try:
+        return work()
+    except KeyboardInterrupt:
+        table.kill_all()
+        print(f"\n{prog}: interrupted; every adapter process was stopped", file=sys.stderr)
+        raise Interrupted from None
+    finally:
+        table.kill_all()
+
+
+def render_reports(
+    prog: str, report: dict[str, Any], args: argparse.Namespace, html_name: str
+) -> bool:
+    """Write the report outputs asked for (:func:`add_report_options`); False if one failed."""
+    ok = True
+    if args.json:
+        ok &= write_text(prog, args.json, json.dumps(report, indent=1) + "\n")
+    if args.junit:
+        ok &= write_text(prog, args.junit, junit.render(report).decode("utf-8"))
+    if args.html:
+        ok &= write_text(prog, args.html, html.render(report))
+    if args.markdown:
+        name = Path(args.html).name if args.html else html_name
+        ok &= write_text(prog, args.markdown, markdown.render(report, html_name=name))
+    return ok
+
+
+def _outputs_problem(prog: str, args: argparse.Namespace) -> bool:
+    """True (after saying why) when a report output cannot be written."""
+    for out in (args.json, args.junit, args.html, args.markdown):
+        problem = output_problem(out) if out else None
+        if problem:
+            print(f"{prog}: cannot write {shown(out)}: {problem}", file=sys.stderr)
+            return True
+    return False
+
+
+def _saved_report(prog: str, path: str, sides: Sequence[str]) -> dict[str, Any] | None:
+    """``--from-json``: a saved report of one of ``sides`` (None, after saying why, if it is
+    not)."""
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"{prog}: cannot read {shown(path)}: {exc}", file=sys.stderr)
+        return None
+    if (
+        not isinstance(report, dict)
+        or report.get("format") != model.FORMAT
+        or report.get("side", model.DECODE) not in sides
+    ):
+        print(
+            f"{prog}: {shown(path)} is not a {model.FORMAT} report of {' or '.join(sides)}",
+            file=sys.stderr,
+        )
+        return None
+    return report
+
+
+def before_run(
+    prog: str,
+    args: argparse.Namespace,
+    registry_sides: Sequence[str],
+    report_sides: Sequence[str],
+    html_name: str,
+) -> int | None:
+    """What runs before the work: ``--list``, the output paths, ``--from-json``, and that an
+    implementation was given; an exit code, or None to run."""
+    if args.list:
+        return list_adapters(prog, registry_sides)
+    if _outputs_problem(prog, args):
+        return EXIT_USAGE
+    if args.from_json:
+        report = _saved_report(prog, args.from_json, report_sides)
+        if report is None:
+            return EXIT_USAGE
+        print(terminal.summary(report))
+        return EXIT_OK if render_reports(prog, report, args, html_name) else EXIT_DIVERGED
+    if not args.impl and not args.cmd:
+        print(f"{prog}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
+        return EXIT_USAGE
+    return None
+
+
+def finish(
+    prog: str,
+    report: dict[str, Any],
+    args: argparse.Namespace,
+    html_name: str,
+    build_failures: list[str],
+    known: Sequence[Divergence] = (),
+) -> int:
+    """Print the summary, the findings and the unexplained problems, write the reports asked
+    for; the exit code (0: every result passed, was unsupported or is known; 1: otherwise)."""
+    print(terminal.summary(report))
+    names = {i["name"] for i in report["implementations"]}
+    for known_file in getattr(args, "known", []):
+        others = sorted({d.impl for d in known if d.source == str(Path(known_file))} - names)
+        if others:
+            print(
+                f"{prog}: {shown(known_file)}: entries for {', '.join(others)}, which this run "
+                f"has no implementation of (its names: {', '.join(sorted(names))})",
+                file=sys.stderr,
+            )
+    for section in (terminal.findings(report), terminal.problems(report)):
+        if section:
+            print("\n" + section)
+    for name in build_failures:
+        print(f"{prog}: {name}: not run (its build failed, above)", file=sys.stderr)
+    written = render_reports(prog, report, args, html_name)
+    failed = model.unknown_problems(report) or report["stale"] or build_failures
+    code = EXIT_DIVERGED if failed else EXIT_OK
+    return code if written else max(code, EXIT_DIVERGED)
