@@ -468,6 +468,33 @@ def test_pipelined_requests_and_requests_without_response(broker: FakeBroker) ->
         assert len(fetch_records(proxy)) == 6
 
 
+def test_a_dropped_response_closes_the_client_but_later_answers_are_recorded(
+    broker: FakeBroker,
+) -> None:
+    """``drop_response``: the client hears a closed connection after the first answer; the
+    broker's answers to the requests it already had are still recorded (dropped too), so a
+    judgement replaying the requests sees everything the broker may have appended."""
+    with RecordingProxy("127.0.0.1", broker.port) as proxy:
+        proxy.drop_response(lambda hdr, _: hdr.correlation_id == 201)
+        s = _connect(proxy.port)
+        for corr in (201, 202, 203):
+            _send(s, _fetch_request(12), corr=corr)
+        s.settimeout(10)
+        assert s.recv(4) == b""  # closed, with no answer at all
+        s.close()
+        _wait(lambda: len(proxy.recording) == 3)
+        assert [(e.correlation_id, e.dropped) for e in proxy.recording] == [
+            (201, True),
+            (202, True),
+            (203, True),
+        ]
+        # a new connection is served as usual
+        s = _connect(proxy.port)
+        _send(s, _fetch_request(12), corr=204)
+        assert struct.unpack_from(">i", _read_frame(s))[0] == 204
+        s.close()
+
+
 def test_large_response_in_many_segments(broker: FakeBroker) -> None:
     big = b"".join(_batch(i * 100, 100) for i in range(30))  # ~250 KB
     broker.handler = lambda fb, hdr, frame: fetch_response(

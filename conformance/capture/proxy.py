@@ -40,6 +40,9 @@ from conformance.host.lifetime import Closing
 log = logging.getLogger(__name__)
 
 API_FETCH = 1
+#: after a dropped response, how long the broker's answers to the requests it already had are
+#: waited for (each is recorded, dropped: the broker may have appended what they carried)
+DRAIN_SECONDS = 10.0
 API_METADATA = 3
 API_FIND_COORDINATOR = 10
 
@@ -162,6 +165,9 @@ class _Connection:
         self.lock = threading.Lock()
         self.threads: list[threading.Thread] = []
         self._closed = False
+        #: after a dropped response: the client is gone, the broker's answers to the requests
+        #: it already had are still read and recorded (they tell what the broker appended)
+        self.draining = False
 
     def start(self) -> None:
         t = threading.Thread(target=self._run, name=f"kproxy-conn-{self.conn_id}", daemon=True)
@@ -228,12 +234,24 @@ class _Connection:
         except OSError as e:
             log.debug("proxy conn %d: request side ended: %s", self.conn_id, e)
         finally:
-            self.shutdown()
+            if not self.draining:  # else the response side closes when it has drained
+                self.shutdown()
+
+    def _close_client(self) -> None:
+        """The client hears a closed connection; the broker side stays open to drain."""
+        try:
+            self.client.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def _pump_responses(self) -> None:
         assert self.server is not None
         try:
             while True:
+                if self.draining:
+                    with self.lock:
+                        if not self.pending:
+                            break
                 frame = _read_frame(self.server, self.proxy.max_frame_bytes)
                 if frame is None:
                     break
@@ -246,7 +264,7 @@ class _Connection:
                 rewritten = drop = False
                 if entry is not None:
                     hdr, req, sent_at = entry
-                    drop = self.proxy._drops(hdr, req)
+                    drop = self.draining or self.proxy._drops(hdr, req)
                     if hdr.api_key in (API_METADATA, API_FIND_COORDINATOR):
                         new = self.proxy._rewrite(hdr, frame)
                         if new is not None:
@@ -267,8 +285,12 @@ class _Connection:
                             dropped=drop,
                         )
                     )
-                if drop:  # the broker has answered; the client hears a closed connection
-                    break
+                if drop or self.draining:  # the client hears a closed connection
+                    if not self.draining:
+                        self.draining = True
+                        self._close_client()
+                        self.server.settimeout(DRAIN_SECONDS)
+                    continue
                 self.client.sendall(struct.pack(">i", len(out)) + out)
         except OSError as e:
             log.debug("proxy conn %d: response side ended: %s", self.conn_id, e)
@@ -326,7 +348,10 @@ class RecordingProxy(Closing):
         """Fault injection: for a request ``rule(header, request frame)`` is true of, the
         proxy forwards the request, records the broker's response (``Exchange.dropped``),
         does not forward it and closes the client's connection (the client's request
-        reached the broker; the client must retry). None removes the rule."""
+        reached the broker; the client must retry). The broker's answers to the requests the
+        client had already sent on that connection are still read and recorded, dropped too
+        (for at most :data:`DRAIN_SECONDS`): what they carried may have been appended, and a
+        judgement replaying the requests must see them. None removes the rule."""
         self._drop_rule = rule
 
     def _drops(self, hdr: RequestHeader, request: bytes) -> bool:

@@ -13,12 +13,15 @@ compared; ``undeclared``: they do not, so every record Kafka's consumer delivere
 import importlib.util
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 BUILT_IN = Path(__file__).resolve().parents[2] / "adapters" / "kafka-python" / "consumer.py"
 
 
-def _built_in():
+def _built_in() -> ModuleType:
     spec = importlib.util.spec_from_file_location("kafka_python_consumer", BUILT_IN)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -30,12 +33,12 @@ def main() -> int:
     adapter = _built_in()
     capabilities, record = adapter.capabilities, adapter._record
 
-    def without_type(message):
+    def without_type(message: Any) -> dict[str, Any]:
         out = record(message)
         del out["timestampType"]
         return out
 
-    def declaring():
+    def declaring() -> dict[str, Any]:
         caps = {**capabilities(), "name": "kafka-python-no-timestamp-type"}
         return {**caps, "omits": ["timestampType"]} if declared else caps
 
