@@ -63,13 +63,13 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
+    p = shared.add_command(
+        sub,
         "check",
-        help="run third-party decoders (adapters) against the corpora",
-        description="Run decoders against every case of the corpora (crafted, golden, "
-        "regressions) and compare each result with Kafka's verdict.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "run third-party decoders and consumers (adapters) against the corpora",
+        "Run decoders against every case of the corpora (crafted, golden, regressions), and "
+        "consumers against the consume scenarios, and compare each result with Kafka's.",
+        _EPILOG,
     )
     shared.add_implementation_options(p, "an adapter", "adapters")
     p.add_argument(

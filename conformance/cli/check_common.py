@@ -38,6 +38,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_USAGE",
     "Interrupted",
+    "add_command",
     "add_implementation_options",
     "add_report_options",
     "add_run_options",
@@ -52,6 +53,25 @@ __all__ = [
 EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 T = TypeVar("T")
+
+
+def add_command(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    summary: str,
+    description: str,
+    epilog: str,
+) -> argparse.ArgumentParser:
+    """The subcommand ``name`` with its one-line ``summary`` (in ``kafka-conformance --help``),
+    its ``description`` and its ``epilog`` (the protocol, the exit codes, the examples), shown
+    as written."""
+    return sub.add_parser(  # type: ignore[no-any-return]
+        name,
+        help=summary,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def add_implementation_options(p: argparse.ArgumentParser, one: str, many: str) -> None:

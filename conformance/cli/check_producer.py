@@ -68,13 +68,13 @@ examples:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser(
+    p = shared.add_command(
+        sub,
         "check-producer",
-        help="run third-party producers and encoders against a real broker",
-        description="Run producers (and encoders) over the scenarios, against real Kafka "
-        "brokers started by the kit, and judge what they wrote.",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "run third-party producers and encoders against a real broker",
+        "Run producers (and encoders) over the scenarios, against real Kafka brokers started "
+        "by the kit, and judge what they wrote, at a level (delivery, wire, java).",
+        _EPILOG,
     )
     shared.add_implementation_options(
         p, "a producer or encoder adapter", "producer and encoder adapters"

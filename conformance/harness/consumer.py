@@ -34,9 +34,6 @@ error         a crash, hang, flood or invalid JSON; for every scenario, capabili
 from __future__ import annotations
 
 import bisect
-import threading
-import time
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -63,10 +60,8 @@ from conformance.harness.runner import (
     ImplementationRun,
     ProgressCallback,
     Settings,
-    capabilities_of,
-    named,
-    refused_results,
     run_parallel,
+    start,
 )
 from conformance.jsondoc import read_json
 from conformance.jvm.oracle import CONSUME_FORMAT, consume_argv
@@ -443,26 +438,21 @@ def run_consumer(
 ) -> ImplementationRun:
     """Every consume case through ``impl``'s ``consume`` (:func:`consume_case`), under its
     consume-side capabilities (invalid ones: every case an ``error``)."""
-    started = time.monotonic()
-    caps, caps_problem = capabilities_of(table, impl, settings, CONSUME)
-    impl = named(impl, caps)
-    if caps.invalid:
-        done = refused_results(impl.name, cases, caps, progress)
-        return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
-    results: list[CaseResult | None] = [None] * len(cases)
-    counts: Counter[str] = Counter()
-    lock = threading.Lock()
+    begun = start(impl, cases, settings, table, progress, CONSUME)
+    if begun.refused is not None:
+        return begun.refused
 
     def one(index: int) -> None:
         run = consume_case(
-            impl, cases[index], settings, table, schemas, caps=caps, version_cap=version_cap
+            begun.impl,
+            cases[index],
+            settings,
+            table,
+            schemas,
+            caps=begun.caps,
+            version_cap=version_cap,
         )
-        with lock:
-            results[index] = run.result
-            counts[run.result.status] += 1
-            if progress is not None:
-                progress(impl.name, sum(counts.values()), len(cases), counts)
+        begun.record(index, run.result)
 
     run_parallel(len(cases), one, settings.jobs, table)
-    done = [r for r in results if r is not None]
-    return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
+    return begun.finished()

@@ -41,7 +41,8 @@ __all__ = [
     "STATUSES",
     "capabilities_of",
     "named",
-    "refused_results",
+    "start",
+    "Start",
     "run_parallel",
     "run_implementation",
 ]
@@ -161,20 +162,59 @@ class _Identified(Protocol):
     def group(self) -> str: ...
 
 
-def refused_results(
-    name: str,
+@dataclass
+class Start:
+    """An implementation about to run over ``total`` cases: named, its capabilities for the
+    side and the problem with them; ``refused``: the whole run already (invalid capabilities:
+    every case an ``error`` that says why). Workers :meth:`record` each case's result (from
+    any thread, with progress); :meth:`finished` is the run."""
+
+    impl: Implementation
+    caps: Capabilities
+    problem: str | None
+    started: float
+    refused: ImplementationRun | None
+    total: int = 0
+    progress: ProgressCallback | None = None
+    results: list[CaseResult | None] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, index: int, result: CaseResult) -> None:
+        with self.lock:
+            self.results[index] = result
+            self.counts[result.status] += 1
+            if self.progress is not None:
+                self.progress(self.impl.name, self.counts.total(), self.total, self.counts)
+
+    def finished(self) -> ImplementationRun:
+        done = [r for r in self.results if r is not None]
+        seconds = time.monotonic() - self.started
+        return ImplementationRun(self.impl, self.caps, self.problem, done, seconds)
+
+
+def start(
+    impl: Implementation,
     cases: Sequence[_Identified],
-    caps: Capabilities,
+    settings: Settings,
+    table: ProcessTable,
     progress: ProgressCallback | None = None,
-) -> list[CaseResult]:
-    """An ``error`` for each of ``cases`` (``id``, ``group``), for an implementation whose
-    capabilities are invalid (``caps.invalid``), the reason."""
+    side: str = DECODE,
+) -> Start:
+    """What every run does first (decode and consume sides): ask the capabilities, name a
+    ``--cmd`` adapter, and refuse every case (``id``, ``group``) when they are invalid."""
+    started = time.monotonic()
+    caps, problem = capabilities_of(table, impl, settings, side)
+    impl = named(impl, caps)
+    if not caps.invalid:
+        return Start(impl, caps, problem, started, None, len(cases), progress, [None] * len(cases))
     results: list[CaseResult] = []
     for case in cases:
-        results.append(CaseResult(name, case.id, case.group, "error", caps.invalid))
+        results.append(CaseResult(impl.name, case.id, case.group, "error", caps.invalid))
         if progress is not None:
-            progress(name, len(results), len(cases), Counter(error=len(results)))
-    return results
+            progress(impl.name, len(results), len(cases), Counter(error=len(results)))
+    run = ImplementationRun(impl, caps, problem, results, time.monotonic() - started)
+    return Start(impl, caps, problem, started, run)
 
 
 def _decide(case: Case, caps: Capabilities) -> tuple[bytes, dict[str, Any], str | None]:
@@ -199,14 +239,10 @@ def run_implementation(
     progress: ProgressCallback | None = None,
 ) -> ImplementationRun:
     """Every case through ``impl``; one :class:`CaseResult` per case, in the order of ``cases``."""
-    started = time.monotonic()
-    caps, caps_problem = capabilities_of(table, impl, settings)
-    impl = named(impl, caps)
-    if caps.invalid:
-        done = refused_results(impl.name, cases, caps, progress)
-        return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
-    results: list[CaseResult | None] = [None] * len(cases)
-    counts: Counter[str] = Counter()
+    begun = start(impl, cases, settings, table, progress)
+    if begun.refused is not None:
+        return begun.refused
+    impl, caps = begun.impl, begun.caps
     lock = threading.Lock()
     local = threading.local()
     servers: list[Server] = []
@@ -243,19 +279,14 @@ def run_implementation(
                 problem = f"{problem}: {crash}"
             result = _verdict(impl.name, case, expected, caps, exchange.output, problem)
             result.stderr, result.seconds = exchange.stderr, exchange.seconds
-        with lock:
-            results[index] = result
-            counts[result.status] += 1
-            if progress is not None:
-                progress(impl.name, sum(counts.values()), len(cases), counts)
+        begun.record(index, result)
 
     try:
         run_parallel(len(cases), one, settings.jobs, table)
     finally:
         for s in servers:
             s.close()
-    done = [r for r in results if r is not None]
-    return ImplementationRun(impl, caps, caps_problem, done, time.monotonic() - started)
+    return begun.finished()
 
 
 def run_parallel(count: int, one: Callable[[int], None], jobs: int, table: ProcessTable) -> None:

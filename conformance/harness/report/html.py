@@ -186,19 +186,28 @@ window.addEventListener('hashchange', route); route();
 
 _TITLES = {
     "decode": "Kafka record-format conformance matrix",
+    "consume": "Kafka consumer conformance matrix",
+    "decode+consume": "Kafka record-format conformance matrix",
     "producer": "Kafka producer and encoder conformance matrix",
 }
 _INTROS = {
     "decode": "Each implementation's decoder against Kafka's verdict (the Java oracle) on every "
     "case",
+    "consume": "Each implementation's real consumer, reading every consume scenario through the "
+    "kit's fake broker, against what Kafka's own KafkaConsumer delivered",
+    "decode+consume": "Each implementation's decoder against Kafka's verdict (the Java oracle) "
+    "on every case, and each real consumer (the <library> consumer rows) against what Kafka's "
+    "own KafkaConsumer delivered through the kit's fake broker",
     "producer": "Each implementation's producer (sending to a real broker the kit ran) or "
-    "encoder, judged by the broker's answer, the batch headers Java's KafkaProducer writes and "
-    "the records Kafka's consumer reads back, on every scenario",
+    "encoder, judged by the broker's answer, what the broker stored, the batch headers Java's "
+    "KafkaProducer writes and the records Kafka's consumer reads back, at three levels "
+    "(delivery, wire, java), on every scenario",
 }
 
 
 def render(report: dict[str, Any], title: str | None = None) -> str:
     side = report.get("side", "decode")
+    side = side if side in _TITLES else "decode"
     title = title or _TITLES[side]
     data = json.dumps(_data(report), separators=(",", ":")).replace("</", "<\\/")
     legend = "".join(
