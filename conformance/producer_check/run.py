@@ -185,8 +185,7 @@ def _check_side(side: str, value: dict[str, Any]) -> None:
     for key, v in value.items():
         if key not in _SIDE_KEYS:
             raise ProducerCapabilityError(
-                f"capabilities: {side}.{key} is not a capability "
-                f"(known: {', '.join(_SIDE_KEYS)})"
+                f"capabilities: {side}.{key} is not a capability (known: {', '.join(_SIDE_KEYS)})"
             )
         kind = _SIDE_KEYS[key]
         if v is None:  # null: not declared
