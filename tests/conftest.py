@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -175,6 +176,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 # ------------------------------------------------------------------------------------------
 # check and check-producer reports (tests/test_builtin_adapters.py, tests/test_producer_check.py)
+
+
+def kit_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """``kafka-conformance ARGS`` from this checkout (``python -m conformance.cli``), its
+    output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+        env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
+    )
 
 
 def unexplained_and_stale(report: dict[str, Any], name: str) -> tuple[list[str], list[str]]:

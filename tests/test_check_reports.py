@@ -14,14 +14,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, kit_cli
 
 from conformance.harness import divergences as dv
 from conformance.harness.judge import Capabilities
@@ -29,17 +27,6 @@ from conformance.harness.report import model
 from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, Settings
 
 REFERENCE = [sys.executable, str(ROOT / "tests" / "adapters" / "reference.py")]
-
-
-def _cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=timeout,
-        env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
-    )
 
 
 def _run(name: str, side: str, results: list[CaseResult]) -> ImplementationRun:
@@ -102,24 +89,24 @@ def test_producer_entries_must_name_their_lines(tmp_path: Path) -> None:
     assert dv.read_divergences([f])[0].lines == ()  # the decode side allows whole cases
     with pytest.raises(dv.DivergenceError, match="lines must name the diff lines"):
         dv.read_divergences([f], require_lines=True)
-    proc = _cli("check-producer", "--cmd", "true", "--known", str(f), "--scenarios", "encode-*")
+    proc = kit_cli("check-producer", "--cmd", "true", "--known", str(f), "--scenarios", "encode-*")
     assert proc.returncode == 2 and "lines must name the diff lines" in proc.stderr
 
 
 def test_list_of_the_consume_side_lists_consumers() -> None:
-    proc = _cli("check", "--side", "consume", "--list")
+    proc = kit_cli("check", "--side", "consume", "--list")
     assert proc.returncode == 0, proc.stderr
     sides = {line.split()[0]: line for line in proc.stdout.splitlines()[2:]}
     assert "librdkafka" in sides  # a consumer without a decoder
     assert "kit-native" not in sides  # a decoder without a consumer
     assert all(" consume " in line for line in sides.values())
-    both = _cli("check", "--list")
+    both = kit_cli("check", "--list")
     assert "kit-native" in both.stdout and "librdkafka" in both.stdout
 
 
 def test_a_cmd_run_reports_its_side_and_no_builtin_divergences(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    proc = _cli(
+    proc = kit_cli(
         "check", "--cmd", " ".join(REFERENCE), "--cases", "crafted/v2-crc-*", "--json", str(out)
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -142,7 +129,7 @@ def test_an_adapter_name_reaches_the_progress_lines_escaped(tmp_path: Path) -> N
         "    mode = sys.argv[sys.argv.index('--as') + 1]\n"
         "    print(decode(sys.stdin.buffer.read(), mode=mode).to_json())\n"
     )
-    proc = _cli("check", "--cmd", f"{sys.executable} {adapter}", "--cases", "crafted/v2-crc-*")
+    proc = kit_cli("check", "--cmd", f"{sys.executable} {adapter}", "--cases", "crafted/v2-crc-*")
     assert proc.returncode == 0, proc.stderr
     assert "\x1b" not in proc.stderr and "\x1b" not in proc.stdout
     assert "\x07" not in proc.stderr

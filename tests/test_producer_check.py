@@ -16,7 +16,6 @@ judged by a real broker the kit starts, and Kafka's consumer.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, processes, published_and_fresh_counts, unexplained_and_stale
+from conftest import ROOT, kit_cli, processes, published_and_fresh_counts, unexplained_and_stale
 
 from conformance import decode
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
@@ -45,14 +44,7 @@ SCENARIO = {s.name: s for s in scenarios()}
 
 
 def _cli(*args: str, timeout: float = 3600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "check-producer", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=timeout,
-        env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
-    )
+    return kit_cli("check-producer", *args, timeout=timeout)
 
 
 # ------------------------------------------------------------------------- no broker needed

@@ -158,7 +158,7 @@ function caseLink(i) { return el('a', {href: '#case=' + encodeURIComponent(D.cas
 function showCell(impl, g) { const gi = D.groups.indexOf(g); const v = el('div', {id: 'cell'});
   v.append(el('h2', {}, `${impl} / ${g}`)); const t = el('table', {}, el('tr', {}, el('th', {}, 'case'), el('th', {}, 'verdict'), el('th', {}, 'reason')));
   for (const [i, code] of cellCodes(impl, gi)) { const d = D.details[impl][i];
-    t.append(el('tr', {}, el('td', {}, caseLink(i)), el('td', {}, badge(code)), el('td', {}, d ? d[0] : ''))); }
+    t.append(el('tr', {}, el('td', {}, caseLink(i)), el('td', {}, badge(code), d && d[5] ? ` level reached: ${d[5]}` : ''), el('td', {}, d ? d[0] : ''))); }
   v.append(t); return v; }
 function showCase(id) { const i = D.cases.findIndex(c => c[0] === id); const v = el('div', {id: 'case'});
   if (i < 0) { v.append('unknown case ' + id); return v; } const c = D.cases[i];
