@@ -41,6 +41,7 @@ from conformance.fakebroker.handlers import (
 )
 from conformance.harness import registry, session
 from conformance.harness.consumer import ConsumeRun, consume_case, read_consume_cases
+from conformance.harness.judge import CONSUME
 from conformance.harness.process import ProcessTable
 from conformance.harness.runner import Settings, capabilities_of
 from conformance.messages.protocol import API_VERSIONS
@@ -101,7 +102,7 @@ def sweep(name: str, group: str | None, schemas: Any) -> dict[int, ConsumeRun]:
         table = ProcessTable()
         settings = Settings(jobs=1, timeout=12)
         try:
-            caps, problem = capabilities_of(table, impl, settings)
+            caps, problem = capabilities_of(table, impl, settings, CONSUME)
             assert problem is None, problem
             SWEEPS[name, group] = {
                 cap: consume_case(
@@ -110,7 +111,7 @@ def sweep(name: str, group: str | None, schemas: Any) -> dict[int, ConsumeRun]:
                     settings,
                     table,
                     schemas,
-                    checks_crc=caps.checks_crc,
+                    caps=caps,
                     version_cap=cap,
                     group=group,
                 )

@@ -372,16 +372,15 @@ def consume_case(
     schemas: Schemas,
     *,
     caps: Capabilities | None = None,
-    checks_crc: bool = True,
     version_cap: int | None = None,
     group: str | None = None,
 ) -> ConsumeRun:
     """``case`` through ``impl``'s ``consume`` against a fake broker of its own (claiming no
     API version above ``version_cap``, when given; ``group``: the optional ``--group``),
     judged under ``caps``, its consume-side capabilities (without them: the protocol's
-    defaults with ``checks_crc``)."""
+    defaults)."""
     if caps is None:
-        caps = Capabilities(name=impl.name, side=CONSUME, checks_crc=checks_crc)
+        caps = Capabilities(name=impl.name, side=CONSUME)
     if caps.invalid:
         return ConsumeRun(CaseResult(impl.name, case.id, GROUP, "error", caps.invalid), [])
     served = replace(corpus.served(case.root, case.scenario, schemas), version_cap=version_cap)
