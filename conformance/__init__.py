@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from conformance.broker.profile import ProduceContext, decode
 from conformance.errors import (
+    BrokerContextError,
     BufferUnderflowError,
     CodecError,
+    ConfigError,
     CorruptRecordError,
     DecodeError,
     DecompressionLimitError,
@@ -32,6 +34,8 @@ from conformance.wire.record import Record
 __version__ = "0.1.0"
 
 __all__ = [
+    "BrokerContextError",
+    "ConfigError",
     "BatchBuilder",
     "BufferUnderflowError",
     "CodecError",

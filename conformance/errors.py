@@ -34,6 +34,11 @@ MessageRuntimeError and subclasses   java.lang.RuntimeException of Kafka's gener
 NegativeArraySizeError               java.lang.NegativeArraySizeException
 ===================================  ===================================================
 
+Wrong arguments rather than bad bytes are ``ValueError`` subclasses: :class:`EncodeError`
+(what Kafka's builders refuse), :class:`ConfigError` (a setting Kafka refuses,
+``ConfigException``) and :class:`BrokerContextError` (broker-profile arguments that describe
+no broker).
+
 Kafka sometimes lets raw JDK exceptions escape (docs/format.md §4.2); the kit reports those
 faithfully rather than inventing a nicer class, because the verdict must match Kafka's.
 """
@@ -381,6 +386,21 @@ class NegativeArraySizeError(JavaRuntimeError):
     kafka_exception = "java.lang.NegativeArraySizeException"
 
 
+class ConfigError(ValueError):
+    """A topic or broker setting Kafka refuses (``ConfigException``: a value its ``ConfigDef``
+    cannot parse as the setting's type or that fails its validator, a setting the broker
+    version does not have); the message names the setting (``conformance.broker.config``)."""
+
+    kafka_exception = "org.apache.kafka.common.config.ConfigException"
+
+
+class BrokerContextError(ValueError):
+    """Arguments of the broker profile that describe no broker: a leader epoch outside Kafka's
+    ``int`` (0 .. 2^31-1), a :class:`~conformance.broker.profile.ProduceContext` and a
+    :class:`~conformance.broker.log.PartitionLog` of other broker versions or topic
+    configurations (``conformance.broker.profile``)."""
+
+
 class EncodeError(ValueError):
     """The encoder was asked for something Kafka's builders refuse (mirrors their IAE)."""
 
@@ -390,6 +410,7 @@ class EncodeError(ValueError):
 __all__ = [
     "HEAP_DEPENDENT",
     "RESOURCE_LIMIT",
+    "BrokerContextError",
     "BrokerError",
     "BufferUnderflowError",
     "ByteArraySizeError",
@@ -403,6 +424,7 @@ __all__ = [
     "TagVersionError",
     "CheckpointError",
     "CodecError",
+    "ConfigError",
     "CorruptIndexError",
     "CorruptSnapshotError",
     "CorruptRecordError",

@@ -19,7 +19,11 @@ configuration                                used for
 ``segment.bytes``                            the largest append (RECORD_LIST_TOO_LARGE)
 ===========================================  =====================================================
 
-A value Kafka would refuse as a configuration is a ``ValueError`` naming it.
+A value Kafka would refuse as a configuration is a :class:`~conformance.errors.ConfigError`
+(a ``ValueError``) naming it: ``max.message.bytes`` and ``segment.bytes`` are Kafka ``INT``
+settings (``Integer.parseInt`` of the trimmed text: at most 2147483647), the timestamp bounds
+``LONG``; ``inter.broker.protocol.version`` does not exist from Kafka 4.0 (KRaft only:
+``metadata.version``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from dataclasses import dataclass
 
 from conformance.broker.versions import LONG_MAX, BrokerVersion, broker_version
 from conformance.codecs import CODEC_IDS, NONE
+from conformance.errors import ConfigError, NumberFormatError
+from conformance.primitives.java import java_parse_int
 from conformance.wire.layout import TimestampType
 
 __all__ = ["DEFAULT_MAX_MESSAGE_BYTES", "TopicConfig", "record_version", "topic_properties"]
@@ -53,12 +59,20 @@ _KNOWN = frozenset(
 )
 
 
-def record_version(message_format_version: str) -> int:
-    """The magic a ``message.format.version`` stores: 0.8-0.9 -> 0, 0.10 -> 1, 0.11+ -> 2
+#: a version as ``message.format.version`` / ``inter.broker.protocol.version`` take it
+#: (``MetadataVersion``/``ApiVersion.fromVersionString``: ``0.10.2``, ``2.8``, ``2.8-IV1``)
+_FORMAT_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.\d+){0,2}(?:-IV\d+)?", re.ASCII)
+
+
+def record_version(version: str, setting: str = "message.format.version") -> int:
+    """The magic a ``message.format.version`` (or an ``inter.broker.protocol.version``:
+    ``setting``, the name a refusal gives) stores: 0.8-0.9 -> 0, 0.10 -> 1, 0.11+ -> 2
     (``MetadataVersion``/``ApiVersion.recordVersion``)."""
-    m = re.match(r"^(\d+)\.(\d+)", message_format_version)
+    m = _FORMAT_VERSION.fullmatch(str(version))
     if m is None:
-        raise ValueError(f"message.format.version: not a version: {message_format_version!r}")
+        raise ConfigError(
+            f"{setting}: not a version: {version!r} (expected e.g. 0.10.2, 2.8 or 2.8-IV1)"
+        )
     major, minor = int(m.group(1)), int(m.group(2))
     if (major, minor) < (0, 10):
         return 0
@@ -67,17 +81,42 @@ def record_version(message_format_version: str) -> int:
     return 2
 
 
-def _long(props: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
+_IBP = "inter.broker.protocol.version"
+
+#: the largest value of Kafka's configuration types ``INT`` and ``LONG``
+_TYPE_BITS = {"INT": 32, "LONG": 64}
+
+
+def _number(
+    props: Mapping[str, str], name: str, default: int, minimum: int = 0, kind: str = "LONG"
+) -> int:
+    """A setting of ``ConfigDef`` type ``kind`` (``INT``, ``LONG``): the text trimmed as
+    ``String.trim`` does, then ``Integer.parseInt``/``Long.parseLong``, then ``atLeast``."""
     text = props.get(name)
     if text is None:
         return default
+    trimmed = _java_trim(str(text))
     try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise ValueError(f"{name}: not a number: {text!r}") from None
-    if not minimum <= value <= LONG_MAX:
-        raise ValueError(f"{name}: {value} is out of range (at least {minimum})")
+        value = java_parse_int(trimmed, _TYPE_BITS[kind])
+    except NumberFormatError:
+        bits = _TYPE_BITS[kind]
+        raise ConfigError(
+            f"{name}: not a number of type {kind} ({-(1 << (bits - 1))}..{(1 << (bits - 1)) - 1}): "
+            f"{text!r}"
+        ) from None
+    if value < minimum:
+        raise ConfigError(f"{name}: {value} is out of range (at least {minimum})")
     return value
+
+
+def _java_trim(text: str) -> str:
+    """``String.trim()``: code points up to U+0020 cut from both ends (nothing else)."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
 
 
 def topic_properties(version: str | BrokerVersion | None = None) -> frozenset[str]:
@@ -125,32 +164,32 @@ class TopicConfig:
         props = dict(props or {})
         unknown = sorted(set(props) - _KNOWN)
         if unknown:
-            raise ValueError(
+            raise ConfigError(
                 f"topic configuration not used by the produce checks: {', '.join(unknown)} "
                 f"(known: {', '.join(sorted(_KNOWN))})"
             )
         policy = {p.strip() for p in str(props.get("cleanup.policy", "delete")).split(",")}
         if not policy <= {"delete", "compact"}:
-            raise ValueError(f"cleanup.policy: {props['cleanup.policy']!r}")
+            raise ConfigError(f"cleanup.policy: {props['cleanup.policy']!r}")
         ts_type = props.get("message.timestamp.type", TimestampType.CREATE_TIME)
         if ts_type not in (TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME):
-            raise ValueError(f"message.timestamp.type: {ts_type!r}")
+            raise ConfigError(f"message.timestamp.type: {ts_type!r}")
         difference = LONG_MAX
         if "message.timestamp.difference.max.ms" in props:
             if not v.timestamp_difference:
-                raise ValueError(
+                raise ConfigError(
                     f"message.timestamp.difference.max.ms was removed in Kafka {v.version} "
                     "(use message.timestamp.before.max.ms / after.max.ms)"
                 )
-            difference = _long(props, "message.timestamp.difference.max.ms", LONG_MAX)
+            difference = _number(props, "message.timestamp.difference.max.ms", LONG_MAX)
         if v.timestamp_bounds == "difference":
             for name in ("message.timestamp.before.max.ms", "message.timestamp.after.max.ms"):
                 if name in props:
-                    raise ValueError(f"{name} does not exist in Kafka {v.version}")
+                    raise ConfigError(f"{name} does not exist in Kafka {v.version}")
             before = after = difference
         else:
-            before = _long(props, "message.timestamp.before.max.ms", LONG_MAX)
-            after = _long(props, "message.timestamp.after.max.ms", v.default_after_max_ms)
+            before = _number(props, "message.timestamp.before.max.ms", LONG_MAX)
+            after = _number(props, "message.timestamp.after.max.ms", v.default_after_max_ms)
             # 3.6-3.9 (LogConfig.getMessageTimestampBeforeMaxMs): while the difference exists,
             # a bound left at Long.MAX_VALUE takes the difference's value
             if v.timestamp_difference:
@@ -164,33 +203,44 @@ class TopicConfig:
         elif codec_name in CODEC_IDS and codec_name != "none":
             compression = CODEC_IDS[codec_name]
         else:
-            raise ValueError(f"compression.type: {codec_name!r}")
+            raise ConfigError(f"compression.type: {codec_name!r}")
+        ibp_magic = None
+        if inter_broker_protocol_version is not None:
+            if not v.inter_broker_protocol:
+                raise ConfigError(
+                    f"inter.broker.protocol.version does not exist in Kafka {v.version} (removed "
+                    "in 4.0 with ZooKeeper, KIP-500; a KRaft broker has metadata.version)"
+                )
+            ibp_magic = record_version(inter_broker_protocol_version, _IBP)
         magic = 2
         if "message.format.version" in props:
             if v.legacy_formats:
                 magic = record_version(props["message.format.version"])
-                if inter_broker_protocol_version is not None:
+                if ibp_magic is not None:
                     # message formats above the inter-broker protocol are refused; from IBP
                     # 3.0 the format is the IBP's (v2) whatever the topic says (KIP-724)
-                    ibp = record_version(inter_broker_protocol_version)
-                    if _major(inter_broker_protocol_version) >= 3:
+                    if _major(str(inter_broker_protocol_version)) >= 3:
                         magic = 2
-                    elif magic > ibp:
-                        raise ValueError(
+                    elif magic > ibp_magic:
+                        raise ConfigError(
                             "message.format.version is above inter.broker.protocol.version"
                         )
             # 4.x ignores the (removed) setting: topics store v2
-        elif v.legacy_formats and inter_broker_protocol_version is not None:
-            magic = record_version(inter_broker_protocol_version)
+        elif v.legacy_formats and ibp_magic is not None:
+            magic = ibp_magic
         return cls(
             compacted="compact" in policy,
             timestamp_type=ts_type,
             timestamp_before_max_ms=before,
             timestamp_after_max_ms=after,
-            max_message_bytes=_long(props, "max.message.bytes", DEFAULT_MAX_MESSAGE_BYTES),
+            max_message_bytes=_number(
+                props, "max.message.bytes", DEFAULT_MAX_MESSAGE_BYTES, kind="INT"
+            ),
             compression=compression,
             magic=magic,
-            segment_bytes=_long(props, "segment.bytes", DEFAULT_SEGMENT_BYTES, minimum=14),
+            segment_bytes=_number(
+                props, "segment.bytes", DEFAULT_SEGMENT_BYTES, minimum=14, kind="INT"
+            ),
             properties=tuple(sorted((k, str(val)) for k, val in props.items())),
         )
 

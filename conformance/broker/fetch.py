@@ -13,13 +13,17 @@ read_committed)
 the segment holding the offset         ``floorSegment``; when no batch of it ends at or
                                        after the offset, the next segment
 the first batch ending at or after     ``translateOffset``: from the ``.index`` entry at or
-the offset                             below it, batch headers only (no CRC check)
+the offset                             below it (a negative position: from 0, as
+                                       ``max(position, 0)``), batch headers only (no CRC
+                                       check)
 bytes returned                         ``slice(batch position, min(max position - batch
                                        position, max bytes))``: whole batches, a trailing
                                        one cut where the size ends (as ``FileRecords``
                                        slices); with ``min_one_message`` at least the
                                        first batch whole (KIP-74, Fetch v3+: the first
                                        partition of a response)
+max bytes below 0 (an offset below    ``LogSegment.read``'s IllegalArgumentException:
+the bound)                             UNKNOWN_SERVER_ERROR, offsets -1, no records
 first batch larger than max bytes,     no records (Fetch v3+ ``checkFetchDataInfo``; v0-v2
 ``min_one_message`` off                return the cut batch: ``hard_max_bytes_limit``)
 aborted transactions                   the ``.txnindex`` entries with ``lastOffset >=
@@ -48,6 +52,7 @@ from conformance.wire.layout import LAST_OFFSET_DELTA_OFFSET, MAGIC_VALUE_V2
 
 __all__ = [
     "CORRUPT_MESSAGE",
+    "UNKNOWN_SERVER_ERROR",
     "NONE",
     "OFFSET_OUT_OF_RANGE",
     "READ_COMMITTED",
@@ -61,6 +66,7 @@ __all__ = [
 NONE = CODES["NONE"]
 OFFSET_OUT_OF_RANGE = CODES["OFFSET_OUT_OF_RANGE"]
 CORRUPT_MESSAGE = CODES["CORRUPT_MESSAGE"]
+UNKNOWN_SERVER_ERROR = CODES["UNKNOWN_SERVER_ERROR"]
 #: a Fetch request's ``IsolationLevel``
 READ_UNCOMMITTED = 0
 READ_COMMITTED = 1
@@ -204,6 +210,8 @@ class FetchLog:
             return answer(OFFSET_OUT_OF_RANGE)
         if offset >= bound:
             return answer(NONE, aborted=[] if committed else None)
+        if max_bytes < 0:  # LogSegment.read: "Invalid max size" (ReplicaManager: offsets -1)
+            return FetchRead(UNKNOWN_SERVER_ERROR, b"", -1, -1, -1)
         try:
             for i in range(first, len(self.segments)):
                 segment = self.segments[i]
@@ -236,12 +244,13 @@ class FetchLog:
 
     def _translate(self, segment: Segment, offset: int) -> _Batch | None:
         """``translateOffset``: the first batch whose last offset is >= ``offset``, searched
-        from the ``.index`` entry at or below it."""
+        from the ``.index`` entry at or below it (``max(position, 0)``: a corrupt negative
+        position searches from the start)."""
         start = 0
         for entry_offset, position in segment.index:
             if entry_offset > offset:
                 break
-            start = position
+            start = max(position, 0)
         found, error = self.batches(segment, start)
         for batch in found:
             if batch.last_offset >= offset:

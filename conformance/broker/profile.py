@@ -6,7 +6,10 @@ consumer's verdict on them (memory semantics) plus ``result.broker``, the
 :class:`~conformance.broker.verdict.ProduceVerdict` of a broker given by a
 :class:`ProduceContext` (version, Produce version, topic configuration, clock, leader epoch).
 A :class:`~conformance.broker.log.PartitionLog` passed as ``log`` keeps the partition's state
-across calls, so a sequence of produces is judged like one broker judges them.
+across calls, so a sequence of produces is judged like one broker judges them. The log is the
+broker: a context of another broker version, or with another topic configuration, is refused
+(:class:`~conformance.errors.BrokerContextError`, naming both); without a context the log's
+version judges, with its newest Produce version.
 """
 
 from __future__ import annotations
@@ -19,12 +22,16 @@ from conformance import codecs
 from conformance.broker.codes import COORDINATOR_ERRORS, NONE, unknown_coordinator
 from conformance.broker.log import DEFAULT_TRANSACTIONAL_ID, PartitionLog
 from conformance.broker.versions import DEFAULT_VERSION, broker_version
+from conformance.errors import BrokerContextError
 from conformance.stream.decoder import DEFAULT_MAX_RECORDS
 from conformance.stream.decoder import decode as decode_stream
 from conformance.stream.result import DecodeResult, Mode, Profile
 from conformance.stream.splitter import Source
 
 __all__ = ["ProduceContext", "decode"]
+
+#: a leader epoch is a Kafka ``int`` the broker counts up from 0
+LEADER_EPOCH_MAX = (1 << 31) - 1
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,29 @@ class ProduceContext:
     def __post_init__(self) -> None:
         if self.coordinator not in COORDINATOR_ERRORS:
             raise ValueError(unknown_coordinator(self.coordinator))
+        epoch = self.leader_epoch
+        if isinstance(epoch, bool) or not isinstance(epoch, int):
+            raise BrokerContextError(f"the leader epoch is an integer, not {epoch!r}")
+        if not 0 <= epoch <= LEADER_EPOCH_MAX:
+            raise BrokerContextError(
+                f"the leader epoch {epoch} is out of range: a Kafka int, 0..{LEADER_EPOCH_MAX}"
+            )
+
+    def check_log(self, log: PartitionLog) -> None:
+        """Refuse a ``log`` of another broker than this context describes: another broker
+        version, or (where the context names one) another topic configuration."""
+        if broker_version(self.version).version != log.version.version:
+            raise BrokerContextError(
+                f"the produce context is Kafka {self.version}'s and the log Kafka "
+                f"{log.version.version}'s: give both the same version (or no context: the "
+                "log's version judges)"
+            )
+        topic = tuple(sorted((k, str(v)) for k, v in self.topic.items()))
+        if topic and topic != log.topic.properties:
+            raise BrokerContextError(
+                f"the produce context's topic configuration {dict(topic)} is not the log's "
+                f"{dict(log.topic.properties)}: the log's topic judges (give the context none)"
+            )
 
     def log(
         self,
@@ -95,7 +125,9 @@ def decode(
     default ``ProduceContext()``; ``log``: a partition whose state the produce continues).
 
     Never raises for bad input; ``ValueError``/``TypeError`` for wrong arguments (profile
-    ``broker`` with ``mode="file"``, ``produce`` or ``log`` without profile ``broker``).
+    ``broker`` with ``mode="file"``, ``produce`` or ``log`` without profile ``broker``;
+    :class:`~conformance.errors.BrokerContextError`: a ``produce`` context and a ``log`` of
+    other broker versions or topic configurations).
     """
     if profile != "broker":
         if produce is not None or log is not None:
@@ -112,7 +144,14 @@ def decode(
         raise ValueError("profile 'broker' judges a Produce request's records: mode 'memory'")
     if isinstance(data, bytearray | memoryview):
         data = bytes(data)
-    ctx = produce if produce is not None else ProduceContext()
+    if produce is not None:
+        ctx = produce
+    elif log is not None:
+        ctx = ProduceContext(version=log.version.version)
+    else:
+        ctx = ProduceContext()
+    if log is not None:
+        ctx.check_log(log)
     partition = log if log is not None else ctx.log(decompressed_limit, max_records)
     # the broker first: what its append held is freed before the consumer's records are kept,
     # so the peak is the larger of the two, not their sum (docs/memory.md)

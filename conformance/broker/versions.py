@@ -22,7 +22,7 @@ version      Produce         differences from the line before
                              Produce v0-v2 advertised but refused (KIP-896, KAFKA-18659);
                              ``after.max.ms`` defaults to 1 hour (KIP-1030);
                              ``difference.max.ms`` removed; transactions V2 from Produce v12
-                             (KIP-890 part 2)
+                             (KIP-890 part 2); no ``inter.broker.protocol.version`` (KIP-500)
 ===========  ==============  =======================================================================
 """
 
@@ -176,6 +176,9 @@ class BrokerVersion:
     default_after_max_ms: int = LONG_MAX
     #: whether topics may keep message format v0/v1 (``message.format.version``; KIP-724)
     legacy_formats: bool = True
+    #: whether the broker has ``inter.broker.protocol.version`` (gone in 4.0 with ZooKeeper,
+    #: KIP-500: KRaft brokers have ``metadata.version``)
+    inter_broker_protocol: bool = True
     #: how a Produce version the broker does not speak is answered: (error, Java exception,
     #: message); the real broker closes the connection, the answer is what the request
     #: parser raised (2.x names the request context the broker oracle simulates)
@@ -247,6 +250,7 @@ VERSIONS: dict[str, BrokerVersion] = {
             timestamp_difference=False,
             default_after_max_ms=3_600_000,
             legacy_formats=False,
+            inter_broker_protocol=False,
             transactions_v2_from=12,
             verification_checks_epoch=True,
             unsupported_version=(

@@ -16,7 +16,6 @@ from conformance.harness import consumer, registry, session, starter
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import model
 from conformance.harness.runner import ImplementationRun, Settings
-from conformance.host.sessions import sigterm_guarded
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
 _PROG = "kafka-conformance check"
@@ -43,7 +42,8 @@ exit codes:
   0   every case passed, was unsupported, or is a known divergence
   1   an unexplained fail or error, a stale known divergence (one that explains nothing in a
       run over every case, or over every case it names), or a built-in adapter failed to build
-  2   usage error (no --impl/--cmd, unknown implementation, no case matched, report path)
+  2   usage error (no --impl/--cmd, an --impl naming nothing, unknown implementation, no
+      case matched, report path, a --from-json file that is not a valid report)
   130 interrupted by Ctrl-C, 143 by SIGTERM (every build step, adapter process and fake
       broker was stopped)
 
@@ -126,8 +126,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _init_adapter(language: str, target: str) -> int:
-    directory = Path(target).resolve()
     try:
+        directory = starter.target_directory(target)
         made = starter.init_adapter(language, directory)
     except (starter.StarterError, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
@@ -159,8 +159,7 @@ def _say(message: str) -> None:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     # SIGTERM unwinds like Ctrl-C: the build step, the adapters and the fake brokers are stopped
-    with sigterm_guarded():
-        return _check(args)
+    return shared.interruptible_command(_PROG, lambda: _check(args))
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -208,10 +207,7 @@ def _check(args: argparse.Namespace) -> int:
             )
         return runs
 
-    try:
-        runs = shared.run_interruptible(_PROG, table, work)
-    except shared.Interrupted:
-        return shared.EXIT_INTERRUPTED
+    runs = shared.run_interruptible(_PROG, table, work)  # Interrupted: interruptible_command
     report = model.build(
         runs,
         model.case_documents(selected) | consumer.consume_case_documents(selected_consume),

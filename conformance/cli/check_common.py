@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import shlex
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -30,12 +32,14 @@ from conformance.harness.divergences import Divergence
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import html, junit, markdown, model, terminal
 from conformance.host.progress import Progress
+from conformance.host.sessions import TerminatedBySignal, sigterm_guarded
 from conformance.jvm.runtime import NoCheckout
 
 __all__ = [
     "EXIT_DIVERGED",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "Interrupted",
     "add_command",
@@ -45,12 +49,15 @@ __all__ = [
     "before_run",
     "finish",
     "implementation_names",
+    "interruptible_command",
     "list_adapters",
     "progress_display",
     "run_interruptible",
 ]
 
-EXIT_OK, EXIT_DIVERGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_DIVERGED, EXIT_USAGE = 0, 1, 2
+#: interrupted by Ctrl-C (128 + SIGINT) or by SIGTERM (128 + SIGTERM)
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 
 T = TypeVar("T")
 
@@ -186,21 +193,52 @@ def progress_display(quiet: bool, title: str | None = None) -> ProgressCallback:
 
 
 class Interrupted(Exception):
-    """The run was interrupted (Ctrl-C); every adapter process was stopped."""
+    """The run was interrupted (Ctrl-C or SIGTERM) and everything it started was stopped;
+    ``code`` is the command's exit code (:data:`EXIT_INTERRUPTED`, :data:`EXIT_TERMINATED`)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _interruption(exc: BaseException) -> tuple[int, str]:
+    """The exit code of an interruption and what interrupted."""
+    if isinstance(exc, TerminatedBySignal):
+        return 128 + exc.signum, "SIGTERM"
+    return EXIT_INTERRUPTED, "Ctrl-C"
 
 
 def run_interruptible(prog: str, table: ProcessTable, work: Callable[[], T]) -> T:
     """``work()``, with every adapter process of ``table`` stopped when it ends, fails or is
-    interrupted; Ctrl-C (and SIGTERM, raised as an interrupt by the caller's guard) is
+    interrupted. Ctrl-C, and SIGTERM (raised by :func:`interruptible_command`'s guard), unwind
+    ``work`` (its ``finally`` blocks stop its brokers and remove its files) and are
     :class:`Interrupted` after saying so."""
     try:
         return work()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, TerminatedBySignal) as exc:
         table.kill_all()
-        print(f"\n{prog}: interrupted; every adapter process was stopped", file=sys.stderr)
-        raise Interrupted from None
+        code, what = _interruption(exc)
+        print(f"\n{prog}: interrupted ({what}); every adapter process was stopped", file=sys.stderr)
+        raise Interrupted(code) from None
     finally:
         table.kill_all()
+
+
+def interruptible_command(prog: str, command: Callable[[], int]) -> int:
+    """Run a command (``check``, ``check-producer``): SIGTERM unwinds it as Ctrl-C does
+    (``host.sessions.sigterm_guarded``: raised as an exception, so every ``finally`` and
+    context manager stops what it started: build steps, adapters, brokers, proxies, temporary
+    directories); the exit code of an interruption is 130 (Ctrl-C) or 143 (SIGTERM), also
+    outside :func:`run_interruptible` (a build step, the capabilities)."""
+    with sigterm_guarded():
+        try:
+            return command()
+        except Interrupted as exc:
+            return exc.code
+        except (KeyboardInterrupt, TerminatedBySignal) as exc:
+            code, what = _interruption(exc)
+            print(f"\n{prog}: interrupted ({what})", file=sys.stderr)
+            return code
 
 
 def render_reports(
@@ -230,11 +268,29 @@ def _outputs_problem(prog: str, args: argparse.Namespace) -> bool:
     return False
 
 
+def _not_json(text: str) -> float:
+    raise ValueError(f"{text} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
 def _saved_report(prog: str, path: str, sides: Sequence[str]) -> dict[str, Any] | None:
-    """``--from-json``: a saved report of one of ``sides`` (None, after saying why, if it is
-    not)."""
+    """``--from-json``: a saved report of one of ``sides``, validated before any view renders
+    it (:func:`model.report_problem`); None, after saying why, if it is not one."""
     try:
-        report = json.loads(Path(path).read_text(encoding="utf-8"))
+        report = json.loads(
+            Path(path).read_text(encoding="utf-8"),
+            parse_constant=_not_json,
+            parse_float=_finite,
+        )
+    except RecursionError:
+        print(f"{prog}: cannot read {shown(path)}: nested too deeply", file=sys.stderr)
+        return None
     except (OSError, ValueError) as exc:
         print(f"{prog}: cannot read {shown(path)}: {exc}", file=sys.stderr)
         return None
@@ -248,7 +304,32 @@ def _saved_report(prog: str, path: str, sides: Sequence[str]) -> dict[str, Any] 
             file=sys.stderr,
         )
         return None
+    problem = model.report_problem(report)
+    if problem is not None:
+        print(
+            f"{prog}: {shown(path)} is not a valid {model.FORMAT} report: "
+            f"{printable_name(problem)}",
+            file=sys.stderr,
+        )
+        return None
     return report
+
+
+def _implementations_problem(prog: str, args: argparse.Namespace) -> bool:
+    """True (after saying why) when no implementation is given, or an ``--impl`` value names
+    none (``--impl "$IMPLS"`` with the variable empty: a run of nothing would pass)."""
+    empty = [value for value in args.impl if not implementation_names([value])]
+    if empty:
+        print(
+            f"{prog}: --impl {shlex.quote(empty[0])} names no implementation (an empty "
+            "variable?); give a name, names separated by commas, or 'all' (see --list)",
+            file=sys.stderr,
+        )
+        return True
+    if not args.impl and not args.cmd:
+        print(f"{prog}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
+        return True
+    return False
 
 
 def before_run(
@@ -258,8 +339,9 @@ def before_run(
     report_sides: Sequence[str],
     html_name: str,
 ) -> int | None:
-    """What runs before the work: ``--list``, the output paths, ``--from-json``, and that an
-    implementation was given; an exit code, or None to run."""
+    """What runs before the work: ``--list``, the output paths, ``--from-json``, and that
+    implementations were given, each ``--impl`` naming one at least; an exit code, or None to
+    run."""
     if args.list:
         return list_adapters(prog, registry_sides)
     if _outputs_problem(prog, args):
@@ -270,8 +352,7 @@ def before_run(
             return EXIT_USAGE
         print(terminal.summary(report))
         return EXIT_OK if render_reports(prog, report, args, html_name) else EXIT_DIVERGED
-    if not args.impl and not args.cmd:
-        print(f"{prog}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
+    if _implementations_problem(prog, args):
         return EXIT_USAGE
     return None
 

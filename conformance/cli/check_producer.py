@@ -52,8 +52,10 @@ exit codes:
   0   every scenario passed, was unsupported, or is a known divergence
   1   an unexplained fail or error (or, over every scenario, a stale known divergence), or a
       built-in adapter failed to build
-  2   usage error
-  130 interrupted (every adapter process and broker was stopped)
+  2   usage error (no --impl/--cmd, an --impl naming nothing, unknown implementation or
+      broker, no scenario matched, report path, a --from-json file that is not a valid report)
+  130 interrupted by Ctrl-C, 143 by SIGTERM (every adapter process, the proxy and every
+      broker was stopped, the run's temporary directory removed)
 
 examples:
   {_PROG} --list
@@ -115,7 +117,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar="DIR",
         help="write what crossed the wire to DIR/<impl>/<scenario id>/: the plan, the "
         "adapter's output, every Produce request's records and the broker's answer, each "
-        "partition as fetched back (encode: the batch)",
+        "partition as fetched back (encode: the batch); <impl> is the implementation's name "
+        "made a safe directory name (docs/producer-check.md)",
     )
     p.add_argument(
         "--level",
@@ -148,6 +151,12 @@ def _say(message: str) -> None:
 
 
 def _cmd(args: argparse.Namespace) -> int:
+    # SIGTERM unwinds like Ctrl-C: the adapters, the proxy and the brokers are stopped, the
+    # run's temporary directory removed
+    return shared.interruptible_command(_PROG, lambda: _check_producer(args))
+
+
+def _check_producer(args: argparse.Namespace) -> int:
     if args.scenarios_list:
         for s in scenarios():
             print(f"{s.name:24} {s.side:8} {s.description}")
@@ -178,21 +187,18 @@ def _cmd(args: argparse.Namespace) -> int:
         level=args.level,
     )
     table = ProcessTable()
-    try:
-        runs = shared.run_interruptible(
-            _PROG,
+    runs = shared.run_interruptible(  # Interrupted: interruptible_command
+        _PROG,
+        table,
+        lambda: run_producers(
+            selection.implementations,
+            chosen,
+            settings,
             table,
-            lambda: run_producers(
-                selection.implementations,
-                chosen,
-                settings,
-                table,
-                log=_say,
-                progress=shared.progress_display(args.quiet, title="check-producer"),
-            ),
-        )
-    except shared.Interrupted:
-        return shared.EXIT_INTERRUPTED
+            log=_say,
+            progress=shared.progress_display(args.quiet, title="check-producer"),
+        ),
+    )
     report = model.build(
         runs,
         case_documents(chosen, brokers),

@@ -1,21 +1,24 @@
 """What the commands share: argument types (argparse ``type=`` functions that reject bad
-numbers with a usage error, exit 2), the options several commands take (``--profile``,
-``--max-decompressed``, and the corpus reports' ``--only``, ``--json``, ``--junit``, ``-q`` of
-``verify`` and ``capture compare``: one definition each), file names shown safely, counts with
-their noun, the one-line message for a file that cannot be read, and the writing of a corpus
-report."""
+numbers with a usage error, exit 2; integers are ASCII decimal digits only), the options
+several commands take (``--profile``, ``--max-decompressed``, and the corpus reports'
+``--only``, ``--json``, ``--junit``, ``-q`` of ``verify`` and ``capture compare``: one
+definition each), file names shown safely, counts with their noun, the one-line message for a
+file that cannot be read, a stdout that cannot be written (``guard_stdout``), and the writing
+of a corpus report."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import os
 import re
 import sys
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
 from conformance.codecs import DEFAULT_DECOMPRESSED_LIMIT
 from conformance.fileio import printable_name as shown
@@ -25,21 +28,27 @@ if TYPE_CHECKING:
     from conformance.corpus.report import CorpusReport
 
 __all__ = [
+    "INT32_MAX",
     "INT64_MAX",
     "INT64_MIN",
+    "StdoutFailed",
     "add_max_decompressed",
     "add_only",
     "add_profile",
     "add_report_outputs",
     "byte_size",
     "cannot_read",
+    "guard_stdout",
+    "int32",
     "int64",
     "non_negative_int",
+    "non_negative_int32",
     "non_negative_int64",
     "output_problem",
     "plural",
     "positive_int",
     "report_outputs_ok",
+    "seconds",
     "shown",
     "write_report",
     "write_text",
@@ -49,11 +58,19 @@ INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 
 
-def _int(text: str) -> int:
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+INT32_MAX = (1 << 31) - 1
+
+#: what an integer option takes: ASCII decimal digits, a leading '-' where negatives are
+#: allowed (not Python's ``int()``: no spaces, '+', '_' or other scripts' digits)
+_INTEGER = re.compile(r"-?[0-9]+")
+
+
+def _int(text: str, *, negative: bool = True) -> int:
+    if not _INTEGER.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r} (decimal digits 0-9)")
+    if text.startswith("-") and not negative:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return int(text, 10)
 
 
 def _at_least(value: int, minimum: int) -> int:
@@ -65,12 +82,32 @@ def _at_least(value: int, minimum: int) -> int:
 
 def positive_int(text: str) -> int:
     """An integer > 0 (sizes, limits, counts)."""
-    return _at_least(_int(text), 1)
+    return _at_least(_int(text, negative=False), 1)
 
 
 def non_negative_int(text: str) -> int:
     """An integer >= 0 (``0`` usually meaning "automatic")."""
-    return _at_least(_int(text), 0)
+    return _int(text, negative=False)
+
+
+def int32(text: str) -> int:
+    """A Java ``int``: -2^31 .. 2^31-1 (a Kafka tool's integer option)."""
+    value = _int(text)
+    if not -INT32_MAX - 1 <= value <= INT32_MAX:
+        raise argparse.ArgumentTypeError(
+            f"out of range for a 32-bit integer ({-INT32_MAX - 1}..{INT32_MAX}): {text}"
+        )
+    return value
+
+
+def non_negative_int32(text: str) -> int:
+    """A Java ``int`` >= 0: 0 .. 2^31-1 (a leader epoch)."""
+    value = _int(text, negative=False)
+    if value > INT32_MAX:
+        raise argparse.ArgumentTypeError(
+            f"out of range for a 32-bit integer (0..{INT32_MAX}): {text}"
+        )
+    return value
 
 
 def int64(text: str) -> int:
@@ -85,6 +122,8 @@ def int64(text: str) -> int:
 
 def non_negative_int64(text: str) -> int:
     """An offset: 0 .. 2^63-1."""
+    if text.startswith("-"):
+        _int(text, negative=False)  # the refusal
     return _at_least(int64(text), 0)
 
 
@@ -95,12 +134,15 @@ for _i, _prefix in enumerate("kmgt", 1):
     _UNITS[_prefix + "ib"] = 1024**_i
 
 
+#: a duration: ASCII decimal digits with an optional fraction (no spaces, '_', exponent)
+_SECONDS = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+
+
 def seconds(text: str) -> float:
     """A duration in seconds > 0, finite (``20``, ``2.5``; not ``nan`` or ``inf``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not _SECONDS.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    value = float(text)
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(
             f"must be a positive, finite number of seconds, not {text!r}"
@@ -175,6 +217,82 @@ def write_text(prog: str, out: str, text: str) -> bool:
         print(f"{prog}: cannot write {shown(out)}: {e.strerror or e}", file=sys.stderr)
         return False
     return True
+
+
+def guard_stdout(prog: str, run: Callable[[], int], failed: int = 2) -> int:
+    """``run()`` (a command's body, returning its exit code) with ``sys.stdout`` watched, then
+    stdout flushed. A write to stdout that fails (``> /dev/full``: ENOSPC; EIO; EFBIG) ends
+    the command with ``<prog>: cannot write to stdout: <reason>`` on stderr and exit
+    ``failed`` instead of a traceback; a closed pipe (``| head``) ends it quietly, exit 0.
+    Either way stdout is then pointed at /dev/null, so the interpreter's last flush says
+    nothing. Errors of anything else (files, sockets) pass through unchanged; a failed stdout
+    write reaches ``run``'s handlers as :class:`StdoutFailed`, which no ``except OSError``
+    takes for a file's error."""
+    original = sys.stdout
+    watched = _WatchedStdout(original)
+    sys.stdout = watched  # type: ignore[assignment]
+    try:
+        code = run()
+        watched.flush()
+        return code
+    except StdoutFailed as e:
+        _quiet_stdout(original)
+        if e.errno == errno.EPIPE:
+            return 0
+        print(f"{prog}: cannot write to stdout: {e.reason}", file=sys.stderr)
+        return failed
+    finally:
+        if sys.stdout is watched:
+            sys.stdout = original
+
+
+class StdoutFailed(Exception):
+    """A write to stdout failed (inside :func:`guard_stdout`); ``errno``, ``reason``: the
+    ``OSError``'s."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.errno = error.errno
+        self.reason = error.strerror or str(error)
+
+
+class _WatchedStdout:
+    """``sys.stdout`` whose failed writes raise :class:`StdoutFailed` (everything else is the
+    stream's own)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as e:
+            raise StdoutFailed(e) from e
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            raise StdoutFailed(e) from e
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _quiet_stdout(stream: TextIO) -> None:
+    """stdout's file descriptor onto /dev/null: what it still buffers goes nowhere."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - no real stdout
+        pass
 
 
 def add_profile(

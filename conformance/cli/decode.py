@@ -18,6 +18,7 @@ from conformance.cli.common import (
     cannot_read,
     int64,
     non_negative_int,
+    non_negative_int32,
     plural,
     positive_int,
     shown,
@@ -316,7 +317,7 @@ def register(subparsers: Any) -> None:
     )
     b.add_argument(
         "--produce-version",
-        type=int,
+        type=non_negative_int,
         metavar="N",
         help="the Produce API version of the request (default: the newest the broker speaks)",
     )
@@ -336,15 +337,16 @@ def register(subparsers: Any) -> None:
     )
     b.add_argument(
         "--leader-epoch",
-        type=non_negative_int,
+        type=non_negative_int32,
         default=0,
         metavar="N",
-        help="the leader epoch the broker stamps (default 0)",
+        help="the leader epoch the broker stamps, 0..2147483647 (default 0)",
     )
     b.add_argument(
         "--inter-broker-protocol-version",
         metavar="V",
-        help="2.x/3.x brokers: inter.broker.protocol.version (bounds message.format.version)",
+        help="2.x/3.x brokers: inter.broker.protocol.version (bounds message.format.version; "
+        "refused for 4.x, which has none)",
     )
     b.add_argument(
         "--coordinator",

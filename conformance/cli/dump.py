@@ -7,7 +7,7 @@ import sys
 from typing import Any, TextIO
 
 from conformance.capture.brokers import BROKERS
-from conformance.cli.common import cannot_read
+from conformance.cli.common import cannot_read, int32
 from conformance.corpus.versions import kafka_version_of
 from conformance.fileio import NotRegularFileError, check_regular_file
 from conformance.jvm.kafka_jars import KafkaJarsUnavailable
@@ -23,6 +23,7 @@ from conformance.logdir.dump.formats import (
     kafka_version,
     option_history,
 )
+from conformance.logdir.dump.releases import check_release
 from conformance.messages import Schemas
 
 EXIT_USAGE = 2
@@ -187,6 +188,7 @@ def _format(args: argparse.Namespace) -> DumpFormat | str:
         version = found
     try:
         fmt = format_of(version)
+        check_release(version)  # a number in range that no release had (3.10, 4.0.99)
     except UnknownKafkaVersion as e:
         return f"kafka-conformance dump: --format-of: {e}"
     for dest, option in _TOOL_OPTIONS.items():
@@ -293,14 +295,14 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--max-bytes",
-        type=int,
+        type=int32,
         default=None,
         metavar="N",
         help="read only the first N bytes of each .log (no 'invalid bytes' report)",
     )
     p.add_argument(
         "--max-message-size",
-        type=int,
+        type=int32,
         default=DEFAULT_MAX_MESSAGE_SIZE,
         metavar="N",
         help="bytes read at each .index entry position (default %(default)s)",
@@ -349,8 +351,9 @@ def register(subparsers: Any) -> None:
         default=NEWEST_LINE,
         metavar="VERSION",
         help="print what this Kafka release's DumpLogSegments prints: any release from "
-        f"{OLDEST_LINE} to {NEWEST_LINE}.x (e.g. 2.8, 3.9.2, 0.10.2.2), or 'auto': the "
-        "version in the corpus manifest.json above the files (default %(default)s)",
+        f"{OLDEST_LINE} to {NEWEST_LINE}.x, or its line (e.g. 2.8, 3.9.2, 0.10.2.2; a number "
+        "no release had is refused), or 'auto': the version in the corpus manifest.json "
+        "above the files (default %(default)s)",
     )
     p.add_argument(
         "--json", action="store_true", help="print one canonical JSON document per file instead"

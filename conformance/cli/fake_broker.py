@@ -4,17 +4,22 @@
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import queue
 import signal
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from conformance.broker.fetch import FetchLog
 from conformance.cli.common import non_negative_int, non_negative_int64, positive_int
-from conformance.errors import KafkaError
-from conformance.fakebroker import FakeBroker, Faults, Served, max_magic, read_log
+from conformance.errors import DecodeError
+from conformance.fakebroker import FakeBroker, Faults, Served, max_magic, read_log, topic_problem
 from conformance.jvm.kafka_jars import KafkaJarsUnavailable
 from conformance.jvm.message_defs import message_schemas
 
@@ -26,6 +31,11 @@ EXIT_USAGE = 2
 
 #: the release whose protocol definitions the fake broker speaks by default (Fetch v0-v17)
 DEFAULT_DEFINITIONS = "3.9.2"
+#: lines waiting to be written to stdout (or stderr); beyond it they are dropped
+MAX_QUEUED_LINES = 1000
+#: how long a stopping broker waits for its queued lines to be written
+_DRAIN_SECONDS = 1.0
+INT32_MAX = 2**31 - 1
 
 _EPILOG = f"""\
 Listens on 127.0.0.1 (a free port) as broker 1 of a one-broker cluster leading one partition
@@ -39,12 +49,17 @@ from the one holding the fetch offset, cut at the size limit; KIP-74 from v3; ab
 transactions of the .txnindex for read_committed). See docs/fake-broker.md.
 
 The first line on stdout is "bootstrap 127.0.0.1:PORT"; then one line per request unless
---quiet. Ctrl-C (or SIGTERM) stops it; every connection is closed.
+--quiet (a client id's control characters escaped). Output never holds up serving: lines
+are written by a thread of their own, and when stdout is not read (a full pipe) more than
+{MAX_QUEUED_LINES} waiting lines are dropped (a count on stderr at the end). Ctrl-C (or
+SIGTERM) stops it; every connection is closed.
 
 exit codes:
   {EXIT_OK}  stopped by Ctrl-C / SIGTERM
   {EXIT_ERROR}  the protocol definitions could not be read (Kafka's jars)
-  {EXIT_USAGE}  usage error (PATH missing or holding no .log)
+  {EXIT_USAGE}  usage error (PATH missing, holding no .log, a segment not named after an
+     offset; a topic name Kafka refuses: [a-zA-Z0-9._-], at most 249 characters; a
+     partition over 2147483647)
 
 examples:
   kafka-conformance fake-broker \
@@ -113,6 +128,68 @@ def _cut(text: str | None) -> tuple[int, int] | None | str:
         return f"--cut-fetch {text!r}: {e} (expected N:BYTES, e.g. 1:100)"
 
 
+def _escaped(text: str | None) -> str:
+    """``text`` on one line: control characters (and backslashes) escaped."""
+    if text is None:
+        return "None"
+    if text.isprintable() and "\\" not in text:
+        return text
+    return text.encode("unicode_escape").decode("ascii")
+
+
+class _Lines:
+    """Lines for one output, written by a thread of their own so that a caller never waits:
+    at most :data:`MAX_QUEUED_LINES` wait; more are dropped (``dropped``), as is every line
+    after the reader went away (a broken pipe). Written to the file descriptor itself, so a
+    writer blocked on a full pipe holds no lock the interpreter needs at exit."""
+
+    def __init__(self, stream: Any) -> None:
+        self.dropped = 0
+        self._broken = False
+        self._queue: queue.Queue[bytes] = queue.Queue(MAX_QUEUED_LINES)
+        self._write: Callable[[bytes], None]
+        try:
+            stream.flush()
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            self._write = lambda data: (stream.write(data.decode()), stream.flush())  # type: ignore[func-returns-value]
+        else:
+            self._write = lambda data: _write_all(fd, data)
+        threading.Thread(target=self._run, name="fake-broker-output", daemon=True).start()
+
+    def put(self, line: str) -> None:
+        try:
+            self._queue.put_nowait((line + "\n").encode("utf-8", "backslashreplace"))
+        except queue.Full:
+            self.dropped += 1
+
+    def drain(self, seconds: float) -> None:
+        """Wait up to ``seconds`` for the lines queued so far to be written."""
+        deadline = time.monotonic() + seconds
+        while self._queue.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def _run(self) -> None:
+        while True:
+            data = self._queue.get()
+            try:
+                if self._broken:
+                    self.dropped += 1
+                else:
+                    self._write(data)
+            except OSError:  # the reader went away (EPIPE) or the descriptor is closed
+                self._broken = True
+                self.dropped += 1
+            finally:
+                self._queue.task_done()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def _cmd_fake_broker(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if not path.exists():
@@ -122,11 +199,20 @@ def _cmd_fake_broker(args: argparse.Namespace) -> int:
     if isinstance(cut, str):
         print(f"{_PROG}: {cut}", file=sys.stderr)
         return EXIT_USAGE
+    topic, partition = _names(path, args.topic, args.partition)
+    problem = topic_problem(topic)
+    if problem is not None:
+        how = "" if args.topic is not None else " (from the directory's name: give --topic)"
+        print(f"{_PROG}: topic {ascii(topic)[:80]}: {problem}{how}", file=sys.stderr)
+        return EXIT_USAGE
+    if partition > INT32_MAX:
+        print(f"{_PROG}: partition {partition}: at most {INT32_MAX}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         log: FetchLog = read_log(path)
         if args.high_watermark is not None:
             log = FetchLog(log.segments, high_watermark=args.high_watermark)
-    except (ValueError, OSError, KafkaError) as e:
+    except (ValueError, OSError, DecodeError) as e:
         print(f"{_PROG}: {args.path}: {e}", file=sys.stderr)
         return EXIT_USAGE
     try:
@@ -134,7 +220,6 @@ def _cmd_fake_broker(args: argparse.Namespace) -> int:
     except KafkaJarsUnavailable as e:
         print(f"{_PROG}: {e}", file=sys.stderr)
         return EXIT_ERROR
-    topic, partition = _names(path, args.topic, args.partition)
     served = Served(
         schemas, topic, partition, log, max_magic=max_magic(log), faults=Faults(cut_fetch=cut)
     )
@@ -142,9 +227,11 @@ def _cmd_fake_broker(args: argparse.Namespace) -> int:
         s.api_key: s.name.removesuffix("Request") for s in schemas.values() if s.type == "request"
     }
 
+    out, err = _Lines(sys.stdout), _Lines(sys.stderr)
+
     def on_request(api_key: int, version: int, client_id: str | None) -> None:
         if not args.quiet:
-            print(f"{names.get(api_key, api_key)} v{version} from {client_id}", flush=True)
+            out.put(f"{names.get(api_key, api_key)} v{version} from {_escaped(client_id)}")
 
     stop = threading.Event()
 
@@ -154,12 +241,11 @@ def _cmd_fake_broker(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, interrupted)
     try:
         with FakeBroker(served, on_request=on_request) as broker:
-            print(f"bootstrap {broker.bootstrap}", flush=True)
-            print(
-                f"serving {path} as {topic}-{partition}: log start {log.log_start_offset}, "
-                f"high watermark {log.high_watermark}, magic up to {served.max_magic}",
-                file=sys.stderr,
-                flush=True,
+            out.put(f"bootstrap {broker.bootstrap}")
+            err.put(
+                f"serving {_escaped(str(path))} as {topic}-{partition}: log start "
+                f"{log.log_start_offset}, high watermark {log.high_watermark}, magic up to "
+                f"{served.max_magic}"
             )
             try:
                 while not stop.wait(0.5):
@@ -168,4 +254,8 @@ def _cmd_fake_broker(args: argparse.Namespace) -> int:
                 pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+    out.drain(_DRAIN_SECONDS)
+    if out.dropped:
+        err.put(f"{_PROG}: {out.dropped} lines not written (stdout was not read)")
+    err.drain(_DRAIN_SECONDS)
     return EXIT_OK

@@ -15,8 +15,25 @@ The protocol is encoded with ``conformance.messages`` from Kafka's own JSON defi
 
 from __future__ import annotations
 
-from conformance.fakebroker.handlers import APIS, Faults, Served
+from conformance.fakebroker.handlers import APIS, FETCH_MAX_BYTES, Faults, Served, topic_problem
 from conformance.fakebroker.partition import max_magic, read_log
-from conformance.fakebroker.server import MAX_REQUEST_BYTES, FakeBroker
+from conformance.fakebroker.server import (
+    MAX_CONNECTIONS,
+    MAX_REQUEST_BYTES,
+    MAX_REQUEST_ENTRIES,
+    FakeBroker,
+)
 
-__all__ = ["APIS", "MAX_REQUEST_BYTES", "FakeBroker", "Faults", "Served", "read_log", "max_magic"]
+__all__ = [
+    "APIS",
+    "FETCH_MAX_BYTES",
+    "MAX_CONNECTIONS",
+    "MAX_REQUEST_BYTES",
+    "MAX_REQUEST_ENTRIES",
+    "FakeBroker",
+    "Faults",
+    "Served",
+    "max_magic",
+    "read_log",
+    "topic_problem",
+]

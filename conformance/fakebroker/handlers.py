@@ -12,10 +12,15 @@ ApiVersions (18)       the APIs below with the versions of the definitions (Fetc
                        when the log holds magic 2 batches: no down-conversion); a version
                        it does not know: v0 with UNSUPPORTED_VERSION (35)
 Metadata (3)           this broker; the topic with its id and one partition led by it (all
-                       topics, or the ones asked for: others UNKNOWN_TOPIC_OR_PARTITION)
+                       topics: v0 an empty list, v1+ a null one; else the ones asked for:
+                       other names UNKNOWN_TOPIC_OR_PARTITION, other ids UNKNOWN_TOPIC_ID)
 ListOffsets (2)        -2 earliest: the log start offset; -1 latest: the high watermark
                        (the last stable offset for read_committed); other timestamps: -1
-Fetch (1)              ``FetchLog.read`` (KIP-74 ``min_one_message`` from v3); no fetch
+Fetch (1)              ``FetchLog.read`` (KIP-74 ``min_one_message`` from v3), each partition
+                       once however often it is named (Kafka keys them in a map), the
+                       response bounded by ``fetch.max.bytes`` (:attr:`Served.fetch_max_bytes`);
+                       an unknown topic id UNKNOWN_TOPIC_ID; an IsolationLevel other than 0
+                       or 1 UNKNOWN_SERVER_ERROR (``IsolationLevel.forId``); no fetch
                        sessions (SessionId 0: every fetch is full); an empty answer waits
                        ``MaxWaitMs`` (at most :attr:`Served.max_wait_cap_ms`)
 FindCoordinator (10)   this broker
@@ -35,11 +40,17 @@ lowest version is above it is not claimed): clients that negotiate then speak
 ``min(cap, their highest)`` of each API, which is how ``tests/test_consumer_versions.py`` runs
 each real consumer at every version the broker claims.
 
-The faults of :class:`Faults` change Fetch answers (a connection dropped mid-response).
+The faults of :class:`Faults` change Fetch answers (a connection dropped mid-response): the
+cut is decided per request, so it reaches only the connection whose response it cuts.
+
+:meth:`Handlers.entries` is what a request costs to answer (the distinct partitions of a
+Fetch, the array entries of any other request): the server refuses a request over
+``MAX_REQUEST_ENTRIES``.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -52,7 +63,7 @@ from conformance.messages.protocol import API_VERSIONS, Request
 from conformance.messages.schema import MessageSchema, Schemas, StructSpec
 from conformance.messages.value import Message
 
-__all__ = ["APIS", "Faults", "Handlers", "Served"]
+__all__ = ["APIS", "FETCH_MAX_BYTES", "Faults", "Handlers", "Served", "topic_problem"]
 
 PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
 OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR = 8, 9, 10
@@ -78,12 +89,37 @@ ILLEGAL_GENERATION = CODES["ILLEGAL_GENERATION"]
 INCONSISTENT_GROUP_PROTOCOL = CODES["INCONSISTENT_GROUP_PROTOCOL"]
 #: what a Produce gets: the fake broker serves a fixed log
 READ_ONLY = CODES["INVALID_REQUEST"]
+UNKNOWN_SERVER_ERROR = CODES["UNKNOWN_SERVER_ERROR"]
+#: ``Errors.UNKNOWN_TOPIC_ID`` (not in ``broker.codes.CODES``, which holds the codes of the
+#: Produce path)
+UNKNOWN_TOPIC_ID = 100
+#: ``fetch.max.bytes``, Kafka's default (55 MiB): the most a Fetch response carries
+FETCH_MAX_BYTES = 55 * 1024 * 1024
+#: the isolation levels ``IsolationLevel.forId`` knows
+ISOLATION_LEVELS = (0, 1)
+#: Kafka's topic names (``Topic.validate``): legal characters and the longest name
+_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
+MAX_TOPIC_LENGTH = 249
+INT32_MAX = 2**31 - 1
 EARLIEST, LATEST = -2, -1
 #: the first Fetch version that gets KIP-74's "at least one batch" (``hardMaxBytesLimit``)
 MIN_ONE_MESSAGE_FETCH = 3
 #: the first Fetch version a broker serves each magic to unchanged (v2 announced message
 #: format v1, v4 v2; a real broker down-converts for older fetchers, the fake one does not)
 FIRST_FETCH_OF_MAGIC = {0: 0, 1: 2, 2: 4}
+
+
+def topic_problem(name: str) -> str | None:
+    """Why Kafka refuses ``name`` as a topic (``Topic.validate``), or None."""
+    if not name:
+        return "a topic name cannot be empty"
+    if name in (".", ".."):
+        return "a topic name cannot be '.' or '..'"
+    if len(name) > MAX_TOPIC_LENGTH:
+        return f"a topic name is at most {MAX_TOPIC_LENGTH} characters, not {len(name)}"
+    if not _LEGAL_TOPIC.fullmatch(name):
+        return "a topic name holds only ASCII letters, digits, '.', '_' and '-'"
+    return None
 
 
 @dataclass(frozen=True)
@@ -111,8 +147,15 @@ class Served:
     max_wait_cap_ms: int = 500
     #: no API is claimed above this version (None: every version of the definitions)
     version_cap: int | None = None
+    #: ``fetch.max.bytes``: the most a Fetch response carries, whatever its MaxBytes says
+    fetch_max_bytes: int = FETCH_MAX_BYTES
 
     def __post_init__(self) -> None:
+        problem = topic_problem(self.topic)
+        if problem is not None:
+            raise ValueError(f"topic {ascii(self.topic)[:80]}: {problem}")
+        if not 0 <= self.partition <= INT32_MAX:
+            raise ValueError(f"partition {self.partition}: not in 0..{INT32_MAX}")
         if self.topic_id.int == 0:
             self.topic_id = uuid.uuid5(uuid.NAMESPACE_URL, f"kafka-conformance:{self.topic}")
 
@@ -157,6 +200,18 @@ def _each_partition(
     ]
 
 
+def _entries(message: Message) -> int:
+    """The entries of every array of ``message``, at every depth."""
+    n = 0
+    for value in message.values.values():
+        if isinstance(value, list):
+            n += len(value)
+            n += sum(_entries(v) for v in value if isinstance(v, Message))
+        elif isinstance(value, Message):
+            n += _entries(value)
+    return n
+
+
 class Handlers:
     def __init__(self, served: Served, host: str, port: int, stopping: threading.Event) -> None:
         self.served = served
@@ -179,7 +234,8 @@ class Handlers:
             HEARTBEAT: self.plain,
             LEAVE_GROUP: self.leave_group,
         }
-        self._cut: int | None = None
+        #: the cut of the request being answered, per connection thread
+        self._call = threading.local()
         #: per group: the generation and the leader's assignments (member id -> bytes)
         self._groups: dict[str, tuple[int, dict[str, bytes]]] = {}
         self._members = 0
@@ -196,7 +252,7 @@ class Handlers:
 
     def answer(self, request: Request) -> tuple[int, Message, int | None] | None:
         """``(response version, body, cut)`` or None (close the connection)."""
-        self._cut = None
+        self._call.cut = None
         handler = self._answer.get(request.api_key)
         if request.api_key == API_VERSIONS and request.body is None:
             schema = self.served.schemas.response(API_VERSIONS)
@@ -212,7 +268,24 @@ class Handlers:
             return None
         schema = self.served.schemas.response(request.api_key)
         body = handler(request, schema, request.api_version)
-        return request.api_version, body, self._cut
+        return request.api_version, body, self._call.cut
+
+    def entries(self, request: Request) -> int:
+        """What ``request`` names: the distinct partitions of a Fetch (a repeated one is
+        answered once), else the entries of its arrays at every depth."""
+        body = request.body
+        if body is None:
+            return 0
+        if request.api_key == FETCH:
+            by_id = request.api_version >= 13
+            topics = {t["TopicId"] if by_id else t["Topic"] for t in body["Topics"]}
+            partitions = {
+                (t["TopicId"] if by_id else t["Topic"], p["Partition"])
+                for t in body["Topics"]
+                for p in t["Partitions"]
+            }
+            return len(topics) + len(partitions)
+        return _entries(body)
 
     # -- the APIs -----------------------------------------------------------------------------
     def _api_versions_body(self, schema: MessageSchema, version: int, error: int) -> Message:
@@ -232,7 +305,10 @@ class Handlers:
         s = self.served
         assert request.body is not None
         asked = request.body["Topics"]
-        names = [s.topic] if not asked else [t["Name"] for t in asked]
+        every = asked is None or (version == 0 and not asked)  # v1+: empty is none
+        wanted: list[tuple[str | None, uuid.UUID]] = (
+            [(s.topic, s.topic_id)] if every else [(t["Name"], t["TopicId"]) for t in asked]
+        )
         broker = _build(
             schema.structs["MetadataResponseBroker"],
             version,
@@ -241,8 +317,17 @@ class Handlers:
             Port=self.port,
         )
         topics = []
-        for name in names:
-            known = name == s.topic
+        zero = uuid.UUID(int=0)
+        answered: set[tuple[str | None, uuid.UUID]] = set()
+        for name, topic_id in wanted:
+            if (name, topic_id) in answered:  # Kafka answers a set of topics
+                continue
+            answered.add((name, topic_id))
+            by_id = topic_id is not None and topic_id != zero
+            known = topic_id == s.topic_id if by_id else name == s.topic
+            if by_id and known:
+                name = s.topic
+            error = 0 if known else (UNKNOWN_TOPIC_ID if by_id else UNKNOWN_TOPIC_OR_PARTITION)
             partitions = []
             if known:
                 partitions.append(
@@ -260,9 +345,9 @@ class Handlers:
                 _build(
                     schema.structs["MetadataResponseTopic"],
                     version,
-                    ErrorCode=0 if known else UNKNOWN_TOPIC_OR_PARTITION,
-                    Name=name,
-                    TopicId=s.topic_id if known else uuid.UUID(int=0),
+                    ErrorCode=error,
+                    Name=None if by_id and not known else name,
+                    TopicId=s.topic_id if known else (topic_id if by_id else zero),
                     Partitions=partitions,
                 )
             )
@@ -318,44 +403,82 @@ class Handlers:
         body = request.body
         assert body is not None
         isolation = body["IsolationLevel"]
-        limit = body["MaxBytes"] if version >= MIN_ONE_MESSAGE_FETCH else 2**31 - 1
+        if isolation not in ISOLATION_LEVELS:  # IsolationLevel.forId: IllegalArgumentException
+            return self._fetch_error(schema, version, body, UNKNOWN_SERVER_ERROR)
+        requested = body["MaxBytes"] if version >= MIN_ONE_MESSAGE_FETCH else 2**31 - 1
+        limit = min(requested, s.fetch_max_bytes)
         min_one = version >= MIN_ONE_MESSAGE_FETCH
-        topics = []
-        total = 0
+        by_id = version >= 13
+        # FetchRequest.fetchData: a map keyed by topic partition, so a partition named twice
+        # is answered once, where it was first named, with what it was last asked
+        wanted: dict[tuple[Any, int], tuple[Message, Message]] = {}
         for t in body["Topics"]:
-            by_id = version >= 13
-            ours_topic = (t["TopicId"] == s.topic_id) if by_id else (t["Topic"] == s.topic)
-            parts = []
             for p in t["Partitions"]:
-                if ours_topic and p["Partition"] == s.partition:
-                    read = s.log.read(
-                        p["FetchOffset"],
-                        min(p["PartitionMaxBytes"], limit),
-                        min_one_message=min_one,
-                        isolation=isolation,
-                        hard_max_bytes_limit=not min_one,
+                wanted[(t["TopicId"] if by_id else t["Topic"], p["Partition"])] = (t, p)
+        topics: list[Message] = []
+        last_key: Any = object()
+        total = 0
+        for (key, index), (t, p) in wanted.items():
+            ours_topic = key == (s.topic_id if by_id else s.topic)
+            if ours_topic and index == s.partition:
+                read = s.log.read(
+                    p["FetchOffset"],
+                    min(p["PartitionMaxBytes"], limit),
+                    min_one_message=min_one,
+                    isolation=isolation,
+                    hard_max_bytes_limit=not min_one,
+                )
+                if read.records:
+                    min_one = False
+                    limit = max(0, limit - len(read.records))
+            else:
+                unknown = (
+                    UNKNOWN_TOPIC_ID if by_id and not ours_topic else UNKNOWN_TOPIC_OR_PARTITION
+                )
+                read = FetchRead(unknown, b"", -1, -1, -1)
+            total += len(read.records)
+            if key != last_key:  # FetchResponse: consecutive partitions of a topic together
+                topics.append(
+                    _build(
+                        schema.structs["FetchableTopicResponse"],
+                        version,
+                        Topic=t["Topic"],
+                        TopicId=t["TopicId"],
+                        Partitions=[],
                     )
-                    if read.records:
-                        min_one = False
-                        limit = max(0, limit - len(read.records))
-                else:
-                    read = FetchRead(UNKNOWN_TOPIC_OR_PARTITION, b"", -1, -1, -1)
-                total += len(read.records)
-                parts.append(self._partition(schema, version, p["Partition"], read))
-            topics.append(
+                )
+                last_key = key
+            topics[-1]["Partitions"].append(self._partition(schema, version, index, read))
+        if total == 0:  # nothing to return: wait as long as the client allows
+            self.stopping.wait(max(0, min(body["MaxWaitMs"], s.max_wait_cap_ms)) / 1000)
+        else:
+            self._maybe_cut(total)
+        return _build(schema.struct, version, ErrorCode=0, SessionId=0, Responses=topics)
+
+    def _fetch_error(
+        self, schema: MessageSchema, version: int, body: Message, error: int
+    ) -> Message:
+        """``FetchRequest.getErrorResponse``: the error at the top and, below v13, on every
+        partition named (as named)."""
+        topics = []
+        if version < 13:
+            failed = FetchRead(error, b"", -1, -1, -1)
+            topics = [
                 _build(
                     schema.structs["FetchableTopicResponse"],
                     version,
                     Topic=t["Topic"],
                     TopicId=t["TopicId"],
-                    Partitions=parts,
+                    Partitions=[
+                        self._partition(schema, version, p["Partition"], failed)
+                        for p in t["Partitions"]
+                    ],
                 )
-            )
-        if total == 0:  # nothing to return: wait as long as the client allows
-            self.stopping.wait(min(body["MaxWaitMs"], s.max_wait_cap_ms) / 1000)
-        else:
-            self._maybe_cut(total)
-        return _build(schema.struct, version, ErrorCode=0, SessionId=0, Responses=topics)
+                for t in body["Topics"]
+            ]
+        return _build(
+            schema.struct, version, ErrorCode=error, SessionId=body["SessionId"], Responses=topics
+        )
 
     def _partition(self, schema: MessageSchema, version: int, index: int, r: FetchRead) -> Message:
         aborted = None
@@ -387,7 +510,7 @@ class Handlers:
             self._fetches_with_records += 1
             n = self._fetches_with_records
         if cut is not None and cut[0] == n:
-            self._cut = cut[1]
+            self._call.cut = cut[1]
 
     def produce(self, request: Request, schema: MessageSchema, version: int) -> Message:
         """Every partition refused (INVALID_REQUEST): the log is fixed. Produce is claimed

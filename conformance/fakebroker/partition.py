@@ -1,6 +1,9 @@
 """A partition's log for the fake broker, from files: a partition directory (its segments'
 ``.log``, ``.index`` and ``.txnindex``) or one file of record batches (a segment ``.log`` or
-a captured ``records`` field, served as a single segment)."""
+a captured ``records`` field, served as a single segment).
+
+Bad inputs are ``ValueError`` with the reason: a segment whose name is not an offset Kafka
+reads (``Long.parseLong``), a file named with digits that are not a 64-bit offset."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import os
 from pathlib import Path
 
 from conformance.broker.fetch import FetchLog, Segment
-from conformance.errors import CorruptRecordError, KafkaError
+from conformance.errors import CorruptRecordError, DecodeError
 from conformance.fileio import read_bytes
 from conformance.logdir.index import OffsetIndex, base_offset_from_name
 from conformance.logdir.txnindex import TransactionIndex
@@ -27,24 +30,44 @@ def read_log(path: str | os.PathLike[str], *, base_offset: int | None = None) ->
         if not logs:
             raise ValueError(f"{p}: no .log segment in this directory")
         return FetchLog([_segment(f) for f in logs])
+    if base_offset is None and p.name.split(".")[0].isdigit():
+        base_offset = _offset_name(p)  # digits that are no offset: refused, not guessed
     data = read_bytes(p)
-    if base_offset is None:
-        try:
-            base_offset = base_offset_from_name(p)
-        except (ValueError, KafkaError):  # not an offset-named file
-            base_offset = int.from_bytes(data[:8], "big", signed=True) if len(data) >= 8 else 0
+    if base_offset is None:  # not an offset-named file: its first batch's base offset
+        base_offset = int.from_bytes(data[:8], "big", signed=True) if len(data) >= 8 else 0
     return FetchLog([Segment(base_offset, data)])
 
 
+def _offset_name(path: Path) -> int:
+    """The base offset a segment's name gives (``UnifiedLog.offsetFromFile``), or
+    ``ValueError`` saying why it gives none."""
+    try:
+        offset = base_offset_from_name(path)
+    except DecodeError as e:
+        raise ValueError(
+            f"{path.name}: a segment is named after its base offset (20 digits, "
+            f"Long.parseLong): {e}"
+        ) from None
+    if offset < 0:
+        raise ValueError(f"{path.name}: a segment's base offset cannot be negative")
+    return offset
+
+
 def _segment(log: Path) -> Segment:
-    base = base_offset_from_name(log)
+    base = _offset_name(log)
     index_path = log.with_suffix(".index")
     txn_path = log.with_suffix(".txnindex")
     index: list[tuple[int, int]] = []
     if index_path.is_file():
-        idx = OffsetIndex.open(index_path, base)
-        index = [(e.offset, e.position) for e in idx if e.offset > base or not index]
-    aborted = list(TransactionIndex.open(txn_path, base)) if txn_path.is_file() else []
+        try:
+            idx = OffsetIndex.open(index_path, base)
+            index = [(e.offset, e.position) for e in idx if e.offset > base or not index]
+        except DecodeError as e:
+            raise ValueError(f"{index_path.name}: {e}") from None
+    try:
+        aborted = list(TransactionIndex.open(txn_path, base)) if txn_path.is_file() else []
+    except DecodeError as e:
+        raise ValueError(f"{txn_path.name}: {e}") from None
     return Segment(base, read_bytes(log), index, aborted)
 
 

@@ -12,18 +12,22 @@ library and the call that decodes. Each starter has a ``starter.toml``::
     command = ["{dir}/adapter"]              # the adapter's command line ({dir}: DIR)
 
 :func:`init_adapter` copies a starter (without its ``starter.toml`` and build output) into a
-new directory; the command line prints how to build and run it.
+new directory, or an existing empty one (its mode kept); :func:`target_directory` is the
+directory the command line names, a symbolic link that is a loop or leads to a missing path
+refused. The command line prints how to build and run it.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import shlex
 import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Starter", "StarterError", "init_adapter", "starters"]
+__all__ = ["Starter", "StarterError", "init_adapter", "starters", "target_directory"]
 
 _ROOT = Path(__file__).resolve().parent / "starters"
 #: what a starter directory may hold after a build in place, never copied
@@ -71,18 +75,62 @@ def starters() -> dict[str, Starter]:
     return found
 
 
+def _refuse_broken_link(directory: Path) -> None:
+    """:class:`StarterError` when ``directory`` is a symbolic link that leads nowhere: a loop,
+    or a link to a missing path (writing there would create the link's target, and its
+    parents, somewhere else than the name given). A link to a directory is that directory."""
+    if not directory.is_symlink():
+        return
+    target = os.readlink(directory)
+    try:
+        directory.resolve(strict=True)
+    except RuntimeError:  # Python before 3.13: a loop
+        why = "a loop"
+    except OSError as e:
+        why = "a loop" if e.errno == errno.ELOOP else "its target does not exist"
+    else:
+        return
+    raise StarterError(
+        f"{directory} is a symbolic link to {target} ({why}): give a new directory's path, "
+        "or an existing empty directory"
+    )
+
+
+def target_directory(text: str) -> Path:
+    """The absolute path of the directory ``--init-adapter LANG DIR`` names, symbolic links
+    resolved; :class:`StarterError` for a link that is a loop or leads to a missing path."""
+    given = Path(text)
+    _refuse_broken_link(given)
+    try:
+        return given.resolve()
+    except (RuntimeError, OSError) as e:  # a loop further up the path
+        raise StarterError(f"{text}: cannot resolve the path: {e}") from None
+
+
 def init_adapter(language: str, directory: Path) -> Starter:
-    """Copy the ``language`` starter into ``directory`` (created; it must not exist, or be
-    empty). Raises :class:`StarterError`."""
+    """Copy the ``language`` starter into ``directory`` (created with its parents; or an
+    existing empty directory, whose mode is left as it is). A symbolic link that is a loop or
+    leads to a missing path is refused. Raises :class:`StarterError`."""
     known = starters()
     starter = known.get(language)
     if starter is None:
         raise StarterError(f"no starter for {language!r} (known: {', '.join(known)})")
+    _refuse_broken_link(directory)
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise StarterError(f"{directory} exists and is not an empty directory")
 
     def ignored(_: str, names: list[str]) -> set[str]:
         return {n for n in names if n in _BUILD_OUTPUT or n == "starter.toml"}
 
-    shutil.copytree(starter.source, directory, ignore=ignored, dirs_exist_ok=True)
+    directory.mkdir(parents=True, exist_ok=True)
+    # each entry on its own: ``copytree`` of the whole starter would copy the starter
+    # directory's mode onto an existing directory (a private 700 one would become 755)
+    skip = ignored(str(starter.source), [p.name for p in starter.source.iterdir()])
+    for entry in sorted(starter.source.iterdir()):
+        if entry.name in skip:
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, directory / entry.name, ignore=ignored)
+        else:
+            shutil.copy2(entry, directory / entry.name)
     return starter

@@ -6,8 +6,10 @@ A Kafka server distribution's runtime classpath is resolved once per version wit
 tools run the way ``bin/kafka-run-class.sh`` runs them: ``java <heap/GC opts> <log4j opts>
 -cp <jars> <main class> <args>``.
 
-* :func:`classpath` resolves (once; a file lock serialises concurrent resolutions and a marker
-  file is written only after a complete one) and returns the jar list;
+* :func:`classpath` resolves (once; a file lock serialises concurrent resolutions; Maven copies
+  into a staging directory beside ``<version>/``, renamed to it only once complete, with its
+  marker file: a failed download leaves no ``<version>/``, and a directory without a valid
+  marker, or with a listed jar missing or empty, is resolved again) and returns the jar list;
 * :func:`java_command` / :func:`run_class` build / run ``java ... MAIN ARGS``; logging goes to
   stderr only (log4j 1/reload4j and log4j2 configuration files written into ``.cache/kafka``,
   the same ``WARN, stderr`` set-up as Kafka's ``config/tools-log4j.properties``), so a tool's
@@ -195,16 +197,25 @@ def maven_profile(version: str) -> tuple[str, dict[str, str]]:
 # resolution
 
 
-def _read_marker(directory: Path) -> list[Path] | None:
-    """The jar list of a complete resolution, or None when absent/stale/damaged."""
+def _read_marker(directory: Path, version: str | None = None) -> list[Path] | None:
+    """The jar list of a complete resolution of ``version``, or None when the directory is
+    not one: missing, empty, without its marker, a marker of another version, a jar listed
+    that is missing or empty (what an interrupted download of an older kit left)."""
     try:
         data = json.loads((directory / _MARKER).read_text(encoding="utf-8"))
         names = data["jars"]
-    except (OSError, ValueError, KeyError, TypeError):
+        if version is not None and data.get("version", version) != version:
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         return None
     lib = directory / "lib"
     jars = [lib / name for name in names]
-    if not jars or not all(j.is_file() for j in jars):
+    try:
+        if not jars or not all(j.is_file() and j.stat().st_size > 0 for j in jars):
+            return None
+    except OSError:
         return None
     return jars
 
@@ -234,12 +245,12 @@ def classpath(version: str, repo_root: Path | None = None, *, refresh: bool = Fa
     root = _root(repo_root)
     directory = cache_dir(version, root)
     if not refresh:
-        jars = _read_marker(directory)
+        jars = _read_marker(directory, version)
         if jars is not None:
             return jars
     with jvm.locked(directory.parent / ".resolve.lock"):
         if not refresh:
-            jars = _read_marker(directory)  # resolved by a concurrent process meanwhile
+            jars = _read_marker(directory, version)  # resolved by a concurrent process
             if jars is not None:
                 return jars
         return _resolve(version, root, directory, refresh=refresh)
@@ -288,12 +299,18 @@ def _write_bytes_atomically(path: Path, data: bytes) -> None:
 
 
 def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> list[Path]:
+    """Resolve into a staging directory beside ``directory`` (``.<version>.staging-*``), then
+    put it in place whole: ``directory`` exists only as a complete resolution (its ``lib/``
+    and marker), never as what a failed or interrupted download left. Called under the
+    resolution lock."""
     pom = root / _POM_RELATIVE
     if not pom.is_file():
         raise KafkaJarsUnavailable(f"{pom} does not exist")
     profile, props = maven_profile(version)
-    directory.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=directory))
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    _remove_leftovers(directory)
+    staging = Path(tempfile.mkdtemp(prefix=f".{version}.staging-", dir=directory.parent))
+    lib = staging / "lib"
     args = [
         "-ntp",
         *(["-U"] if refresh else []),
@@ -305,10 +322,11 @@ def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> lis
         *(f"-D{k}={v}" for k, v in sorted(props.items())),
         "dependency:copy-dependencies",
         "-DincludeScope=runtime",
-        f"-DoutputDirectory={staging}",
+        f"-DoutputDirectory={lib}",
     ]
     cmd = ["mvn", *args]
     try:
+        lib.mkdir()
         try:
             proc = jvm.run_maven(root, args, cwd=pom.parent, timeout=_RESOLVE_TIMEOUT)
         except jvm.JvmToolMissing as exc:
@@ -317,31 +335,52 @@ def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> lis
             raise KafkaJarsUnavailable(
                 f"cannot resolve Kafka {version}: {shlex.join(cmd)}: {exc}"
             ) from exc
-        names = sorted(p.name for p in staging.glob("*.jar"))
+        names = sorted(p.name for p in lib.glob("*.jar"))
         if proc.returncode != 0 or not any(n.startswith("kafka") for n in names):
             raise KafkaJarsUnavailable(
                 f"cannot resolve Kafka {version} (profile {profile}): {shlex.join(cmd)} exited "
                 f"with status {proc.returncode}, {len(names)} jars copied\n"
                 f"--- mvn output (tail) ---\n{jvm.tail(proc.stdout, _TAIL_LINES)}"
             )
-        lib = directory / "lib"
-        (directory / _MARKER).unlink(missing_ok=True)
-        if lib.exists():
-            shutil.rmtree(lib)
+        marker = {
+            "version": version,
+            "profile": profile,
+            "properties": props,
+            "pom_sha256": hashlib.sha256(pom.read_bytes()).hexdigest(),
+            "resolved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "jars": names,
+        }
+        _write_atomically(staging / _MARKER, json.dumps(marker, indent=1) + "\n")
+        if _read_marker(staging, version) is None:
+            raise KafkaJarsUnavailable(
+                f"cannot resolve Kafka {version}: Maven copied an empty jar into {lib}"
+            )
         os.chmod(staging, 0o755)
-        os.replace(staging, lib)
+        os.chmod(lib, 0o755)
+        _put_in_place(staging, directory)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    marker = {
-        "version": version,
-        "profile": profile,
-        "properties": props,
-        "pom_sha256": hashlib.sha256(pom.read_bytes()).hexdigest(),
-        "resolved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "jars": names,
-    }
-    _write_atomically(directory / _MARKER, json.dumps(marker, indent=1) + "\n")
-    return [lib / n for n in names]
+        shutil.rmtree(staging, ignore_errors=True)  # gone already when put in place
+    return [directory / "lib" / n for n in names]
+
+
+def _put_in_place(staging: Path, directory: Path) -> None:
+    """Rename the complete ``staging`` to ``directory``; what was there (an incomplete cache,
+    or the resolution a refresh replaces) is renamed aside first, then removed."""
+    old = None
+    if directory.exists() or directory.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
+        os.replace(directory, old / directory.name)
+    os.replace(staging, directory)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove_leftovers(directory: Path) -> None:
+    """Staging and replaced directories of ``directory`` that a killed resolution left
+    (called under the resolution lock, so none is in use)."""
+    for pattern in (f".{directory.name}.staging-*", f".{directory.name}.old-*"):
+        for path in directory.parent.glob(pattern):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------------------------

@@ -9,11 +9,14 @@ adapter's ``produce`` (``harness.process``: own session, deadline, output limit,
 killed), then fetches every partition back through the proxy and judges
 (``producer_check.judge``). ``encode`` scenarios need no broker: each encoder runs once per
 scenario and the batch is judged against the newest broker line of the run. Everything started
-is stopped at the end, on errors and on SIGINT/SIGTERM (``capture.lifecycle``).
+is stopped at the end, on errors and on SIGINT/SIGTERM (``capture.lifecycle``; the adapters'
+processes by the caller's ``ProcessTable``, killed before any worker is waited for), and the
+run's temporary directory removed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -22,7 +25,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +52,7 @@ from conformance.harness.runner import (
     Implementation,
     ImplementationRun,
     ask_capabilities,
+    run_parallel,
 )
 from conformance.host.progress import Status
 from conformance.jsondoc import JsonDocument, read_json
@@ -78,6 +81,7 @@ __all__ = [
     "ProducerCapabilities",
     "ProducerSettings",
     "case_id",
+    "keep_name",
     "read_producer_capabilities",
     "run_producers",
 ]
@@ -367,6 +371,7 @@ def run_producers(
         _run_jobs(
             encode_jobs,
             settings,
+            table,
             lambda j: _run_encoder(j, workdir, newest, table, settings),
             finished,
         )
@@ -428,12 +433,18 @@ def _unique(names: list[str]) -> list[str]:
 def _run_jobs(
     jobs: Sequence[_Job],
     settings: ProducerSettings,
+    table: ProcessTable,
     work: Callable[[_Job], CaseResult],
     finished: Callable[[_Job, CaseResult], None],
 ) -> None:
-    with ThreadPoolExecutor(max_workers=max(1, settings.jobs)) as pool:
-        for job, result in zip(jobs, pool.map(work, jobs), strict=True):
-            finished(job, result)
+    """``work`` on every job, ``settings.jobs`` at once; on Ctrl-C, SIGTERM or a bug every
+    adapter process of ``table`` is killed before the workers are waited for
+    (``harness.runner.run_parallel``)."""
+
+    def one(i: int) -> None:
+        finished(jobs[i], work(jobs[i]))
+
+    run_parallel(len(jobs), one, settings.jobs, table)
 
 
 def _result(
@@ -537,6 +548,7 @@ def _on_broker(
             _run_jobs(
                 todo,
                 settings,
+                table,
                 lambda j: _run_producer(
                     j, spec.version, broker_id, proxy, workdir, table, settings
                 ),
@@ -633,10 +645,45 @@ def _run_producer(
     return _judged(job, settings, ex.seconds, ex.stderr, lambda: judge_produce(obs))
 
 
+#: the characters of an implementation's name kept as they are in its ``--keep`` directory
+_KEEP_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+#@=,~")
+#: the longest ``--keep`` directory name (a file name has at most 255 bytes)
+_KEEP_LONGEST = 200
+
+
+def keep_name(name: str) -> str:
+    """An implementation's name (the adapter declares it, or it is the command's path) as
+    the name of its ``--keep`` directory: one path component, printable ASCII, never ``.``,
+    ``..`` or hidden; distinct names give distinct directories.
+
+    Every character but letters, digits and ``-_.+#@=,~`` is ``%XX`` per UTF-8 byte (a
+    path separator, ``%`` itself, a control character, non-ASCII), and so is a leading
+    ``.``: the directory name percent-decodes to the name. The empty name is ``%empty``; a
+    name longer than 200 characters so escaped keeps its first 180, then ``%~`` and 16 hex
+    digits of its SHA-256 (neither form is the escape of another name)."""
+    if not name:
+        return "%empty"
+    raw = name.encode("utf-8", "surrogatepass")
+    out = []
+    for i, ch in enumerate(name):
+        if ch in _KEEP_SAFE and not (i == 0 and ch == "."):
+            out.append(ch)
+        else:
+            out.extend(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
+    safe = "".join(out)
+    if len(safe) <= _KEEP_LONGEST:
+        return safe
+    head = safe[:180]
+    cut = head.rfind("%", len(head) - 2)  # not in the middle of an escape
+    if cut >= 0:
+        head = head[:cut]
+    return f"{head}%~{hashlib.sha256(raw).hexdigest()[:16]}"
+
+
 def _kept_dir(settings: ProducerSettings, job: _Job) -> Path | None:
     if settings.keep is None:
         return None
-    d = settings.keep / job.impl.name / case_id(job.scenario, job.broker_id)
+    d = settings.keep / keep_name(job.impl.name) / case_id(job.scenario, job.broker_id)
     d.mkdir(parents=True, exist_ok=True)
     return d
 

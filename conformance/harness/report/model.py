@@ -21,6 +21,10 @@
                   "divergences": [every index explaining one of its lines]}],
      "divergences": [{"impl", "cases", "class", "summary", "detail", "source", "count"}],
      "stale": [index into "divergences", ...]}
+
+:func:`report_problem` says what makes a document no such report (``--from-json`` renders
+only documents it accepts: :data:`REPORT_SCHEMA`, and the indices and names that point into
+the report point at something).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import datetime as _dt
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from conformance import __version__
@@ -47,8 +52,10 @@ __all__ = [
     "HEX_BYTES",
     "PRODUCER",
     "build",
+    "REPORT_SCHEMA",
     "case_documents",
     "distinct_findings",
+    "report_problem",
     "report_side",
     "unknown_problems",
 ]
@@ -274,3 +281,254 @@ def unknown_problems(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         r for r in report["results"] if r["status"] in ("fail", "error") and r["divergence"] is None
     ]
+
+
+# ------------------------------------------------------------------------ a saved report
+
+_STR: dict[str, Any] = {"type": "string"}
+_STRS: dict[str, Any] = {"type": "array", "items": _STR}
+_COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
+_INDICES: dict[str, Any] = {"type": "array", "items": _COUNT}
+_SECONDS: dict[str, Any] = {"type": "number", "minimum": 0}
+
+#: what every view of a report (terminal, JUnit, HTML, Markdown) reads, with its type; other
+#: members are allowed (and kept)
+REPORT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": [
+        "format",
+        "kit_version",
+        "created",
+        "settings",
+        "implementations",
+        "groups",
+        "cases",
+        "results",
+        "divergences",
+        "stale",
+    ],
+    "properties": {
+        "format": {"const": FORMAT},
+        "side": {"enum": [*CHECK_SIDES, PRODUCER]},
+        "kit_version": _STR,
+        "created": _STR,
+        "settings": {"type": "object", "properties": {"level": {"type": ["string", "null"]}}},
+        "complete": {"type": "boolean"},
+        "implementations": {"type": "array", "items": {"$ref": "#/$defs/implementation"}},
+        "groups": _STRS,
+        "cases": {"type": "object", "additionalProperties": {"$ref": "#/$defs/case"}},
+        "results": {"type": "array", "items": {"$ref": "#/$defs/result"}},
+        "divergences": {"type": "array", "items": {"$ref": "#/$defs/divergence"}},
+        "stale": _INDICES,
+    },
+    "$defs": {
+        "implementation": {
+            "type": "object",
+            "required": [
+                "name",
+                "source",
+                "capabilities",
+                "capabilities_problem",
+                "seconds",
+                "counts",
+                "known",
+            ],
+            "properties": {
+                "name": _STR,
+                "argv": _STRS,
+                "source": {"type": ["object", "null"]},
+                "capabilities": {
+                    "type": "object",
+                    "required": ["version"],
+                    "properties": {"version": _STR},
+                },
+                "columns": {
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "prefixItems": [_STR, _STR],
+                        "minItems": 2,
+                        "maxItems": 2,
+                    },
+                },
+                "capabilities_problem": {"type": ["string", "null"]},
+                "seconds": _SECONDS,
+                "counts": {
+                    "type": "object",
+                    "required": list(STATUSES),
+                    "properties": {s: _COUNT for s in STATUSES},
+                },
+                "known": _COUNT,
+                "levels": {"type": "object", "additionalProperties": _COUNT},
+                "with_findings": _COUNT,
+                "side": _STR,
+            },
+        },
+        "case": {
+            "type": "object",
+            "required": [
+                "group",
+                "mode",
+                "size",
+                "description",
+                "outcome",
+                "hex",
+                "hex_truncated",
+            ],
+            "properties": {
+                "group": _STR,
+                "mode": _STR,
+                "size": _COUNT,
+                "path": _STR,
+                "description": _STR,
+                "outcome": _STR,
+                "hex": {"type": "string", "pattern": "^([0-9a-f]{2})*$"},
+                "hex_truncated": {"type": "boolean"},
+            },
+        },
+        "result": {
+            "type": "object",
+            "required": ["impl", "case", "group", "status", "reason", "seconds", "divergence"],
+            "properties": {
+                "impl": _STR,
+                "case": _STR,
+                "group": _STR,
+                "status": {"enum": list(STATUSES)},
+                "reason": _STR,
+                "diff": _STRS,
+                "stderr": _STR,
+                "seconds": _SECONDS,
+                "level": {"type": ["string", "null"]},
+                "findings": _STRS,
+                "unexplained": _STRS,
+                "divergence": {"type": ["integer", "null"], "minimum": 0},
+                "divergences": _INDICES,
+            },
+            # what the views show of a failure (its diff) and of an error (also its stderr)
+            "allOf": [
+                {
+                    "if": {"properties": {"status": {"enum": ["fail", "error"]}}},
+                    "then": {"required": ["diff"]},
+                },
+                {
+                    "if": {"properties": {"status": {"const": "error"}}},
+                    "then": {"required": ["stderr"]},
+                },
+            ],
+        },
+        "divergence": {
+            "type": "object",
+            "required": ["impl", "cases", "class", "summary", "detail", "source", "count"],
+            "properties": {
+                "impl": _STR,
+                "cases": _STRS,
+                "class": _STR,
+                "summary": _STR,
+                "detail": _STR,
+                "source": _STR,
+                "count": _COUNT,
+            },
+        },
+    },
+}
+#: how deep a report's values may nest (the kit writes some 6 levels; an adapter's declared
+#: capabilities add a few)
+MAX_DEPTH = 64
+#: the longest problem text (a schema error quotes the offending value)
+_PROBLEM_CHARS = 300
+
+
+@cache
+def _validator() -> Any:
+    """The validator of :data:`REPORT_SCHEMA` (``jsonschema`` is imported when a report is
+    validated, not with every command)."""
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(REPORT_SCHEMA)
+    return Draft202012Validator(REPORT_SCHEMA)
+
+
+def _where(path: Sequence[Any]) -> str:
+    """A location in the report, as ``implementations[0].counts``."""
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else f"{'.' if out else ''}{step}"
+    return out or "the report"
+
+
+def _shape_problem(doc: Any) -> str | None:
+    """Values nested deeper than :data:`MAX_DEPTH`, or a string that is no Unicode text (a
+    lone surrogate, which JSON's ``\\udXXX`` escapes can make); walked without recursion."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(doc, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return f"{_where(path[:3])}...: nested deeper than {MAX_DEPTH} levels"
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if not _is_text(k):
+                    return f"{_where(path)}: a member name is not Unicode text"
+                stack.append((v, (*path, k)))
+        elif isinstance(value, list):
+            stack.extend((v, (*path, i)) for i, v in enumerate(value))
+        elif isinstance(value, str) and not _is_text(value):
+            return f"{_where(path)}: not Unicode text (a lone surrogate)"
+    return None
+
+
+def _is_text(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _reference_problem(report: dict[str, Any]) -> str | None:
+    """What points nowhere: a result's case, a case's group, a divergence index; the summary
+    columns an implementation without ``columns`` needs from its capabilities."""
+    cases, groups = report["cases"], set(report["groups"])
+    count = len(report["divergences"])
+    for cid, case in cases.items():
+        if case["group"] not in groups:
+            return f"cases[{cid!r}]: group {case['group']!r} is not in groups"
+    for i, r in enumerate(report["results"]):
+        if r["case"] not in cases:
+            return f"results[{i}]: case {r['case']!r} is not in cases"
+        indices = [r["divergence"], *r.get("divergences", [])]
+        if any(k is not None and k >= count for k in indices):
+            return f"results[{i}]: a divergence index out of range (divergences: {count})"
+    if any(k >= count for k in report["stale"]):
+        return f"stale: an index out of range (divergences: {count})"
+    side = report.get("side", DECODE)
+    for i, impl in enumerate(report["implementations"]):
+        if "columns" not in impl:
+            try:
+                capability_columns(side, impl["capabilities"])
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:
+                return (
+                    f"implementations[{i}]: no columns, and its capabilities lack what they "
+                    f"are made of ({type(exc).__name__}: {exc})"
+                )
+    return None
+
+
+def report_problem(report: Any) -> str | None:
+    """Why ``report`` (a parsed JSON document) is not a report every view can render: not an
+    object, nested too deep, not text, not of :data:`REPORT_SCHEMA`, or an index or name
+    pointing nowhere (:func:`_reference_problem`); None if it is one."""
+    if not isinstance(report, dict):
+        return f"a JSON {type(report).__name__}, not an object"
+    problem = _shape_problem(report)
+    if problem is not None:
+        return problem
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator().iter_errors(report))
+    if error is not None:
+        message = error.message
+        if len(message) > _PROBLEM_CHARS:
+            message = message[: _PROBLEM_CHARS - 3] + "..."
+        return f"{_where(error.absolute_path)}: {message}"
+    return _reference_problem(report)
