@@ -253,6 +253,21 @@ def test_init_adapter_refuses_a_dangling_symlink(tmp_path: Path) -> None:
     assert not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.parametrize("kind", ["loop", "dangling"])
+def test_init_adapter_on_the_command_line_refuses_broken_links(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``check --init-adapter LANG DIR`` with DIR a link loop or a dangling link: exit 2 and
+    one line that says so (the command resolved the path first and raised RuntimeError on a
+    loop, and followed a dangling link to create its target)."""
+    link = tmp_path / kind
+    link.symlink_to(link if kind == "loop" else tmp_path / "nowhere" / "deeper")
+    assert main(["check", "--init-adapter", "python", str(link)]) == 2
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and "Traceback" not in err
+    assert not (tmp_path / "nowhere").exists()
+
+
 def test_init_adapter_target_directory_resolves_plain_paths(tmp_path: Path) -> None:
     assert starter.target_directory(str(tmp_path / "new")) == (tmp_path / "new").resolve()
     real = tmp_path / "real"
