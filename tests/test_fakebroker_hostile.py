@@ -256,6 +256,11 @@ def test_cut_fetch_cuts_only_the_nth_response(schemas: Any) -> None:
 # 5. bad files, a corrupt index
 
 
+def _start(*args: str, **kw: Any) -> subprocess.Popen[Any]:
+    """``kafka-conformance fake-broker ARGS`` started (``kw``: the streams, ``preexec_fn``)."""
+    return subprocess.Popen([sys.executable, "-m", "conformance.cli", "fake-broker", *args], **kw)
+
+
 def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "conformance.cli", "fake-broker", *args],
@@ -268,12 +273,7 @@ def _cli(*args: str, **kw: Any) -> subprocess.CompletedProcess[str]:
 
 def _serve_briefly(*args: str) -> tuple[int, str, str]:
     """Start the command, wait for its bootstrap line, SIGTERM it: (exit, stdout, stderr)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli", "fake-broker", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _start(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()
@@ -373,17 +373,7 @@ def test_illegal_topics_and_partitions_are_refused_at_start(schemas: Any) -> Non
 @pytest.mark.parametrize("reader", ["never-read", "head-1"])
 def test_a_blocked_stdout_does_not_stop_serving(schemas: Any, reader: str) -> None:
     r, w = os.pipe()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "fake-broker",
-            str(sorted(CASE_DIR.glob("*"))[0]),
-        ],
-        stdout=w,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = _start(str(sorted(CASE_DIR.glob("*"))[0]), stdout=w, stderr=subprocess.DEVNULL)
     os.close(w)
     try:
         first = b""
@@ -502,14 +492,8 @@ def test_seen_is_bounded(schemas: Any, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_client_id_cannot_forge_a_line(schemas: Any) -> None:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "fake-broker",
-            str(sorted(CASE_DIR.glob("*"))[0]),
-        ],
+    proc = _start(
+        str(sorted(CASE_DIR.glob("*"))[0]),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -544,15 +528,9 @@ def test_a_thousand_connections_and_a_repeated_partition_within_memory(schemas: 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "fake-broker",
-            "--quiet",
-            str(sorted(CASE_DIR.glob("*"))[0]),
-        ],
+    proc = _start(
+        "--quiet",
+        str(sorted(CASE_DIR.glob("*"))[0]),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         preexec_fn=limit,
