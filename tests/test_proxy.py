@@ -474,6 +474,15 @@ def test_a_dropped_response_closes_the_client_but_later_answers_are_recorded(
     """``drop_response``: the client hears a closed connection after the first answer; the
     broker's answers to the requests it already had are still recorded (dropped too), so a
     judgement replaying the requests sees everything the broker may have appended."""
+
+    # the first answer comes late, so the proxy has forwarded all three requests before it
+    # drops it (what the client wrote after the proxy closed it never reaches the broker)
+    def slow_first(fb: FakeBroker, hdr, frame: bytes):  # type: ignore[no-untyped-def]
+        if hdr.correlation_id == 201:
+            time.sleep(0.5)
+        return default_handler(fb, hdr, frame)
+
+    broker.handler = slow_first
     with RecordingProxy("127.0.0.1", broker.port) as proxy:
         proxy.drop_response(lambda hdr, _: hdr.correlation_id == 201)
         s = _connect(proxy.port)
