@@ -22,8 +22,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 
 #: layer of each top-level part of the package; a module may import its own layer and below.
 #: The shells (corpus, capture, fuzz, jvm, strategies) sit side by side above ``logdir``;
-#: ``producer_check`` joins two of them (capture's brokers and proxy, harness's adapters and
-#: reports); the command line sits above them all.
+#: ``producer_check`` and ``broker_check`` each join two of them (capture's brokers and proxy,
+#: harness's adapters and reports); the command line sits above them all.
 LAYERS: dict[str, int] = {
     "errors": 0,
     "jsondoc": 0,
@@ -46,6 +46,7 @@ LAYERS: dict[str, int] = {
     "replay": 10,
     "harness": 10,
     "producer_check": 11,
+    "broker_check": 11,
     "cli": 12,
 }
 #: shells that must not depend on each other although they share a layer number
@@ -58,6 +59,8 @@ SIBLINGS_APART = {
     ("fuzz", "replay"),
     ("replay", "capture"),
     ("capture", "replay"),
+    ("producer_check", "broker_check"),
+    ("broker_check", "producer_check"),
 } | {
     pair
     for other in ("fuzz", "capture", "replay")

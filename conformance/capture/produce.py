@@ -45,7 +45,6 @@ from conformance.broker.versions import LONG_MAX, VERSIONS, broker_version
 from conformance.capture import (
     BrokerSpec,
     CaptureResult,
-    RunningBroker,
     add_out_option,
     lifecycle,
 )
@@ -55,6 +54,7 @@ from conformance.capture.produce_wire import (
     CLIENT_ID,
     TIMEOUT_MS,
     WireClient,
+    create_topics,
     fetch_partition,
     new_produce_request,
     produce_version_for,
@@ -91,7 +91,9 @@ __all__ = [
     "capture_golden",
     "judge_all",
     "main",
+    "coordinator_meta",
     "produce_spec",
+    "send_case",
     "retime",
     "skip_reason",
 ]
@@ -190,46 +192,22 @@ class _Stopper:
 
 
 # ------------------------------------------------------------------------------------------
-# topics
-
-
-def create_topics(
-    broker: RunningBroker,
-    topics: dict[str, dict[str, str]],
-    partitions: dict[str, int] | None = None,
-) -> dict[str, str]:
-    """Create every topic (its configuration; ``partitions`` of it, default 1), each visible
-    with a leader before the next; returns topic -> why it could not be created."""
-    from kafka import KafkaAdminClient
-
-    failed: dict[str, str] = {}
-    admin = KafkaAdminClient(
-        bootstrap_servers=broker.bootstrap, client_id=CLIENT_ID, request_timeout_ms=TIMEOUT_MS
-    )
-    try:
-        for name, configs in topics.items():
-            count = (partitions or {}).get(name, 1)
-            new = {name: {"num_partitions": count, "replication_factor": 1, "configs": configs}}
-            try:
-                admin.create_topics(new, timeout_ms=TIMEOUT_MS, wait_for_metadata=True)
-            except Exception as exc:  # noqa: BLE001 - the broker refused this configuration
-                failed[name] = f"topic creation refused: {type(exc).__name__}: {exc}"
-    finally:
-        admin.close()
-    return failed
-
-
-# ------------------------------------------------------------------------------------------
 # the two kinds of case
 
 
-def _crafted(
+def send_case(
     case: ProduceCase,
     topic: str,
     proxy: RecordingProxy,
     fetch: bool,
     advertised: tuple[int, int],
+    address: tuple[str, int] | None = None,
 ) -> tuple[list[GoldenRequest], bytes | None, dict[str, Any]]:
+    """Send each request of ``case`` raw, in order, as a Produce request (its version, or the
+    nearest one kafka-python writes and the broker speaks, ``advertised``) to ``topic``
+    through ``proxy`` (``address``: the proxy's listener of the partition leader), then fetch
+    the partition back from offset 0 (``fetch``); the requests with the answers, the fetched
+    records and what the case's provenance says (Produce version replaced, retimed)."""
     meta: dict[str, Any] = {"source": "crafted (conformance.corpus.produce.cases)"}
     version = produce_version_for(case.produce_version, advertised)
     if version != case.produce_version:
@@ -244,7 +222,7 @@ def _crafted(
             "reason": "the verdict depends on the broker's clock against the records' "
             "timestamps: every v2 batch's first/max timestamp moved by shiftMs (CRC resealed)",
         }
-    client = WireClient(proxy)
+    client = WireClient(proxy, address=address)
     out: list[GoldenRequest] = []
     try:
         for records in case.requests:
@@ -274,7 +252,7 @@ def _crafted(
     return out, fetched, meta
 
 
-def _coordinator(version: str) -> dict[str, str]:
+def coordinator_meta(version: str) -> dict[str, str]:
     """What a 3.6+ broker's transaction verification (KIP-890) hears in a capture: no
     transactional client ever runs there, so ``__transaction_state`` does not exist and
     ``AddPartitionsToTxnManager`` finds no coordinator (the model's ``coordinator``)."""
@@ -448,7 +426,7 @@ def capture_golden(
         with start_broker(spec, workdir) as broker:
             result.startup_seconds = time.monotonic() - t_start
             progress(f"{broker_id}: up at {broker.bootstrap} in {result.startup_seconds:.1f} s")
-            refused = create_topics(broker, topics)
+            refused = create_topics(broker.bootstrap, topics)
             progress(f"{broker_id}: {len(topics) - len(refused)} topics created")
             host, _, port = broker.bootstrap.rpartition(":")
             with RecordingProxy(host, int(port)) as probe:
@@ -458,7 +436,7 @@ def capture_golden(
                     c.name,
                     c.description,
                     dict(c.topic),
-                    lambda p, c=c: _crafted(c, f"{TOPIC_PREFIX}{c.name}", p, fetch, advertised),
+                    lambda p, c=c: send_case(c, f"{TOPIC_PREFIX}{c.name}", p, fetch, advertised),
                 )
                 for c in chosen
             ]
@@ -512,7 +490,7 @@ def capture_golden(
                             ]
                             + (["fetch.bin: the records of a Fetch v11 from offset 0"]
                                if fetched is not None else []),
-                            **_coordinator(spec.version),
+                            **coordinator_meta(spec.version),
                         },
                     )
                 )  # fmt: skip

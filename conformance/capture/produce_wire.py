@@ -25,9 +25,13 @@ __all__ = [
     "CLIENT_ID",
     "TIMEOUT_MS",
     "WireClient",
+    "create_topics",
+    "delete_topics",
     "fetch_partition",
+    "leader_address",
     "new_fetch_request",
     "new_produce_request",
+    "read_api_versions",
     "produce_version_for",
     "read_produce_partitions",
     "read_produce_response",
@@ -153,8 +157,14 @@ class WireClient:
     """One connection to the proxy, a request at a time; reconnects after the broker closed
     it (its answer to a request it cannot read)."""
 
-    def __init__(self, proxy: RecordingProxy, timeout: float = TIMEOUT_MS / 1000 + 30) -> None:
-        self.address = (proxy.host, proxy.port)
+    def __init__(
+        self,
+        proxy: RecordingProxy,
+        timeout: float = TIMEOUT_MS / 1000 + 30,
+        address: tuple[str, int] | None = None,
+    ) -> None:
+        # ``address``: one of the proxy's listeners (a partition leader's), else its bootstrap
+        self.address = address or (proxy.host, proxy.port)
         self.timeout = timeout
         self.sock: socket.socket | None = None
         self.correlation_id = 0
@@ -202,8 +212,8 @@ class WireClient:
                 self.sock = None
 
 
-def read_produce_versions(proxy: RecordingProxy) -> tuple[int, int]:
-    """The Produce versions the broker advertises (ApiVersions v0)."""
+def read_api_versions(proxy: RecordingProxy) -> dict[int, tuple[int, int]]:
+    """Every API the broker advertises (ApiVersions v0): api key -> (min, max) version."""
     from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 
     client = WireClient(proxy)
@@ -214,10 +224,91 @@ def read_produce_versions(proxy: RecordingProxy) -> tuple[int, int]:
     if frame is None:
         raise ConnectionError("the broker closed the connection on ApiVersions v0")
     resp = ApiVersionsResponse.decode(frame, version=0, header=True)
-    for k in resp.api_keys:
-        if k.api_key == API_PRODUCE:
-            return int(k.min_version), int(k.max_version)
-    raise ValueError("the broker advertises no Produce versions")
+    if resp.error_code:
+        raise ConnectionError(f"ApiVersions v0 answered {_error_name(resp.error_code)}")
+    return {int(k.api_key): (int(k.min_version), int(k.max_version)) for k in resp.api_keys}
+
+
+def read_produce_versions(proxy: RecordingProxy) -> tuple[int, int]:
+    """The Produce versions the broker advertises (ApiVersions v0)."""
+    versions = read_api_versions(proxy).get(API_PRODUCE)
+    if versions is None:
+        raise ValueError("the broker advertises no Produce versions")
+    return versions
+
+
+def leader_address(proxy: RecordingProxy, topic: str, partition: int = 0) -> tuple[str, int]:
+    """The proxy's listener in front of the leader of ``topic``-``partition`` (a Metadata v1
+    request for that topic only, answered through the proxy, which points every broker of the
+    answer at one of its listeners)."""
+    from kafka.protocol.metadata import MetadataRequest, MetadataResponse
+
+    client = WireClient(proxy)
+    try:
+        _, _, frame = client.exchange(MetadataRequest[1](topics=[topic]))
+    finally:
+        client.close()
+    if frame is None:
+        raise ConnectionError("the broker closed the connection on Metadata")
+    resp = MetadataResponse.decode(frame, version=1, header=True)
+    nodes = {b.node_id: (str(b.host), int(b.port)) for b in resp.brokers}
+    for t in resp.topics:
+        if t.name != topic:
+            continue
+        if t.error_code:
+            raise RuntimeError(f"Metadata of {topic}: error {_error_name(t.error_code)}")
+        for p in t.partitions:
+            if p.partition_index == partition and p.leader_id in nodes:
+                return nodes[p.leader_id]
+    raise RuntimeError(f"Metadata names no leader of {topic}-{partition}")
+
+
+def create_topics(
+    bootstrap: str,
+    topics: dict[str, dict[str, str]],
+    partitions: dict[str, int] | None = None,
+) -> dict[str, str]:
+    """Create every topic (its configuration; ``partitions`` of it, default 1; replication
+    factor 1), each visible with a leader before the next; returns topic -> why it could not
+    be created."""
+    from kafka import KafkaAdminClient
+
+    failed: dict[str, str] = {}
+    admin = KafkaAdminClient(
+        bootstrap_servers=bootstrap, client_id=CLIENT_ID, request_timeout_ms=TIMEOUT_MS
+    )
+    try:
+        for name, configs in topics.items():
+            count = (partitions or {}).get(name, 1)
+            new = {name: {"num_partitions": count, "replication_factor": 1, "configs": configs}}
+            try:
+                admin.create_topics(new, timeout_ms=TIMEOUT_MS, wait_for_metadata=True)
+            except Exception as exc:  # noqa: BLE001 - the broker refused this configuration
+                failed[name] = f"topic creation refused: {type(exc).__name__}: {exc}"
+    finally:
+        admin.close()
+    return failed
+
+
+def delete_topics(bootstrap: str, names: Sequence[str]) -> dict[str, str]:
+    """Delete the topics ``names`` (and no other); returns topic -> why it was not deleted."""
+    from kafka import KafkaAdminClient
+
+    failed: dict[str, str] = {}
+    if not names:
+        return failed
+    admin = KafkaAdminClient(
+        bootstrap_servers=bootstrap, client_id=CLIENT_ID, request_timeout_ms=TIMEOUT_MS
+    )
+    try:
+        for name in names:
+            try:
+                admin.delete_topics([name], timeout_ms=TIMEOUT_MS)
+            except Exception as exc:  # noqa: BLE001 - said, the run goes on
+                failed[name] = f"{type(exc).__name__}: {exc}"
+    finally:
+        admin.close()
+    return failed
 
 
 def fetch_partition(

@@ -15,6 +15,7 @@ from conformance import __version__
 from conformance.cli import (
     capture,
     check,
+    check_broker,
     check_producer,
     decode,
     dump,
@@ -44,6 +45,7 @@ COMMANDS = (
     synth,
     check,
     check_producer,
+    check_broker,
     fake_broker,
     partition,
 )

@@ -315,19 +315,29 @@ def _saved_report(prog: str, path: str, sides: Sequence[str]) -> dict[str, Any] 
     return report
 
 
-def _implementations_problem(prog: str, args: argparse.Namespace) -> bool:
-    """True (after saying why) when no implementation is given, or an ``--impl`` value names
-    none (``--impl "$IMPLS"`` with the variable empty: a run of nothing would pass)."""
-    empty = [value for value in args.impl if not implementation_names([value])]
+#: the options naming what a run judges: built-in by name, and given by the user
+IMPL_OPTIONS = (("impl", "--impl NAME"), ("cmd", "--cmd CMD"))
+
+
+def _implementations_problem(
+    prog: str, args: argparse.Namespace, options: Sequence[tuple[str, str]] = IMPL_OPTIONS
+) -> bool:
+    """True (after saying why) when no implementation is given, or a value of the first of
+    ``options`` (``--impl``: (attribute, how it is written)) names none (``--impl "$IMPLS"``
+    with the variable empty: a run of nothing would pass)."""
+    (named, named_usage), *_ = options
+    flag = named_usage.split()[0]
+    empty = [value for value in getattr(args, named) if not implementation_names([value])]
     if empty:
         print(
-            f"{prog}: --impl {shlex.quote(empty[0])} names no implementation (an empty "
+            f"{prog}: {flag} {shlex.quote(empty[0])} names no implementation (an empty "
             "variable?); give a name, names separated by commas, or 'all' (see --list)",
             file=sys.stderr,
         )
         return True
-    if not args.impl and not args.cmd:
-        print(f"{prog}: give --impl NAME or --cmd CMD (see --list and --help)", file=sys.stderr)
+    if not any(getattr(args, attr) for attr, _ in options):
+        usage = " or ".join(u for _, u in options)
+        print(f"{prog}: give {usage} (see --list and --help)", file=sys.stderr)
         return True
     return False
 
@@ -338,10 +348,11 @@ def before_run(
     registry_sides: Sequence[str],
     report_sides: Sequence[str],
     html_name: str,
+    options: Sequence[tuple[str, str]] = IMPL_OPTIONS,
 ) -> int | None:
     """What runs before the work: ``--list``, the output paths, ``--from-json``, and that
-    implementations were given, each ``--impl`` naming one at least; an exit code, or None to
-    run."""
+    implementations were given (``options``: :data:`IMPL_OPTIONS`, or a command's own),
+    each value of the first naming one at least; an exit code, or None to run."""
     if args.list:
         return list_adapters(prog, registry_sides)
     if _outputs_problem(prog, args):
@@ -352,7 +363,7 @@ def before_run(
             return EXIT_USAGE
         print(terminal.summary(report))
         return EXIT_OK if render_reports(prog, report, args, html_name) else EXIT_DIVERGED
-    if _implementations_problem(prog, args):
+    if _implementations_problem(prog, args, options):
         return EXIT_USAGE
     return None
 

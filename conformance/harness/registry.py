@@ -43,6 +43,7 @@ __all__ = [
     "adapters",
     "availability",
     "build",
+    "fill",
 ]
 
 #: toolchains whose version goes into the build hash (a new compiler means a new build)
@@ -91,6 +92,9 @@ class Adapter:
     #: ``produce`` and/or ``encode`` (``check-producer``); an ``[[impl]]`` without ``sides``
     #: decodes
     sides: tuple[str, ...] = ("decode",)
+    #: services the kit starts for the implementation (``needs = ["postgresql"]`` of a broker
+    #: target: ``{postgresql}`` in its command is that server's URL)
+    needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,13 +113,13 @@ def adapters_root() -> Path:
 
 
 #: the sides an implementation may have (``sides`` of an ``[[impl]]``)
-SIDES = ("decode", "consume", "produce", "encode")
+SIDES = ("decode", "consume", "produce", "encode", "broker")
 
 
 def adapters(root: Path | None = None, side: str = "decode") -> list[Adapter]:
     """Every implementation of every ``adapters/*/adapter.toml`` that has ``side`` (for
     ``produce`` or ``encode``: either), in name order."""
-    wanted = {side} if side in ("decode", "consume") else {"produce", "encode"}
+    wanted = {side} if side in ("decode", "consume", "broker") else {"produce", "encode"}
     root = Path(root) if root is not None else adapters_root()
     found: list[Adapter] = []
     for manifest in sorted(root.glob("*/adapter.toml")):
@@ -142,6 +146,7 @@ def adapters(root: Path | None = None, side: str = "decode") -> list[Adapter]:
                     env=tuple(impl.get("env", {}).items()),
                     shared=tuple((manifest.parent / d).resolve() for d in doc.get("shared", [])),
                     sides=sides,
+                    needs=tuple(impl.get("needs", [])),
                 )
             )
     return sorted(found, key=lambda a: a.name)
@@ -205,7 +210,9 @@ def availability(adapter: Adapter) -> tuple[str, str]:
     return "buildable", "; ".join(versions.values()) or "no toolchain needed"
 
 
-def _fill(text: str, values: dict[str, str]) -> str:
+def fill(text: str, values: dict[str, str]) -> str:
+    """``text`` with each ``{key}`` of ``values`` replaced (others kept: a later step fills
+    them, e.g. a broker target's ``{port}``)."""
     for key, value in values.items():
         text = text.replace("{" + key + "}", value)
     return text
@@ -227,8 +234,8 @@ def build(adapter: Adapter, log: Status = lambda _: None) -> Built:
         "cache": str(runtime.cache_root()),
         "python": sys.executable,
     }
-    env = {**os.environ, **{k: _fill(v, values) for k, v in adapter.env}}
-    built = Built(adapter, [_fill(a, values) for a in adapter.command], env, out, None)
+    env = {**os.environ, **{k: fill(v, values) for k, v in adapter.env}}
+    built = Built(adapter, [fill(a, values) for a in adapter.command], env, out, None)
     base.mkdir(parents=True, exist_ok=True)
     with open(base / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two runs (or two impls of one dir) build once
@@ -237,7 +244,7 @@ def build(adapter: Adapter, log: Status = lambda _: None) -> Built:
         shutil.rmtree(out, ignore_errors=True)
         out.mkdir(parents=True)
         log_path = base / f"{digest}.log"
-        build_env = {**os.environ, **{k: _fill(v, values) for k, v in adapter.build_env}}
+        build_env = {**os.environ, **{k: fill(v, values) for k, v in adapter.build_env}}
         started = time.monotonic()
         log(
             f"building {adapter.directory.name} "
@@ -245,7 +252,7 @@ def build(adapter: Adapter, log: Status = lambda _: None) -> Built:
         )
         log_path.write_bytes(b"")
         for step in adapter.steps:
-            argv = [_fill(a, values) for a in step]
+            argv = [fill(a, values) for a in step]
             with open(log_path, "ab") as sink:
                 sink.write(("$ " + " ".join(argv) + "\n").encode())
             code = _run_step(adapter, argv, build_env, log_path)

@@ -11,6 +11,7 @@ JSON object leaves the protocol's defaults instead).
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections import Counter
@@ -40,6 +41,7 @@ __all__ = [
     "Settings",
     "STATUSES",
     "capabilities_of",
+    "keep_name",
     "named",
     "start",
     "Start",
@@ -323,3 +325,38 @@ def _verdict(
         return CaseResult(name, case.id, case.group, "error", f"invalid JSON ({exc}): {preview!r}")
     verdict: Verdict = judge(expected, actual, caps, case.mode)
     return CaseResult(name, case.id, case.group, verdict.status, verdict.reason, verdict.diff)
+
+
+#: the characters of an implementation's name kept as they are in its ``--keep`` directory
+_KEEP_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+#@=,~")
+#: the longest ``--keep`` directory name (a file name has at most 255 bytes)
+_KEEP_LONGEST = 200
+
+
+def keep_name(name: str) -> str:
+    """An implementation's name (the adapter declares it, or it is the command's path) as
+    the name of its ``--keep`` directory: one path component, printable ASCII, never ``.``,
+    ``..`` or hidden; distinct names give distinct directories.
+
+    Every character but letters, digits and ``-_.+#@=,~`` is ``%XX`` per UTF-8 byte (a
+    path separator, ``%`` itself, a control character, non-ASCII), and so is a leading
+    ``.``: the directory name percent-decodes to the name. The empty name is ``%empty``; a
+    name longer than 200 characters so escaped keeps its first 180, then ``%~`` and 16 hex
+    digits of its SHA-256 (neither form is the escape of another name)."""
+    if not name:
+        return "%empty"
+    raw = name.encode("utf-8", "surrogatepass")
+    out = []
+    for i, ch in enumerate(name):
+        if ch in _KEEP_SAFE and not (i == 0 and ch == "."):
+            out.append(ch)
+        else:
+            out.extend(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
+    safe = "".join(out)
+    if len(safe) <= _KEEP_LONGEST:
+        return safe
+    head = safe[:180]
+    cut = head.rfind("%", len(head) - 2)  # not in the middle of an escape
+    if cut >= 0:
+        head = head[:cut]
+    return f"{head}%~{hashlib.sha256(raw).hexdigest()[:16]}"

@@ -107,7 +107,13 @@ def implementations(
 
 
 #: the known-divergence file of each side
-DIVERGENCE_FILES = {"decode": "divergences.toml", "produce": "producer-divergences.toml"}
+DIVERGENCE_FILES = {
+    "decode": "divergences.toml",
+    "produce": "producer-divergences.toml",
+    "broker": "broker-divergences.toml",
+}
+#: the sides whose divergence entries must name the lines they explain
+_LINES_REQUIRED = ("produce", "broker")
 
 
 def known_divergences(side: str = "decode", extra: Sequence[str] = ()) -> list[dv.Divergence]:
@@ -122,10 +128,12 @@ def known_divergences(side: str = "decode", extra: Sequence[str] = ()) -> list[d
         found = dv.read_divergences(
             root.glob(f"*/{DIVERGENCE_FILES[side]}"),
             relative_to=root.parent,
-            require_lines=side == "produce",
+            require_lines=side in _LINES_REQUIRED,
         )
     extra_files = [Path(f) for f in extra]
-    return found + dv.read_divergences(extra_files, ordered=True, require_lines=side == "produce")
+    return found + dv.read_divergences(
+        extra_files, ordered=True, require_lines=side in _LINES_REQUIRED
+    )
 
 
 def run_all(

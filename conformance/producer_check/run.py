@@ -16,7 +16,6 @@ run's temporary directory removed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -33,10 +32,11 @@ from conformance.broker.versions import VERSIONS
 from conformance.capture import lifecycle
 from conformance.capture.brokers import BROKERS
 from conformance.capture.produce import DEFAULT_BROKERS as GOLDEN_BROKERS
-from conformance.capture.produce import create_topics, produce_spec
+from conformance.capture.produce import produce_spec
 from conformance.capture.produce_wire import (
     API_PRODUCE,
     WireClient,
+    create_topics,
     fetch_partition,
     read_produce_partitions,
     read_produce_responses,
@@ -52,6 +52,7 @@ from conformance.harness.runner import (
     Implementation,
     ImplementationRun,
     ask_capabilities,
+    keep_name,
     run_parallel,
 )
 from conformance.host.progress import Status
@@ -525,7 +526,7 @@ def _on_broker(
     with start_broker(spec, workdir / broker_id, settings.backend) as broker:
         log(f"{broker_id}: up at {broker.bootstrap} in {time.monotonic() - t0:.1f} s")
         refused = create_topics(
-            broker,
+            broker.bootstrap,
             {j.topic: {} for j in runnable},
             {j.topic: j.scenario.partitions for j in runnable},
         )
@@ -643,41 +644,6 @@ def _run_producer(
         client.close()
     _kept_wire(settings, job, obs)
     return _judged(job, settings, ex.seconds, ex.stderr, lambda: judge_produce(obs))
-
-
-#: the characters of an implementation's name kept as they are in its ``--keep`` directory
-_KEEP_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+#@=,~")
-#: the longest ``--keep`` directory name (a file name has at most 255 bytes)
-_KEEP_LONGEST = 200
-
-
-def keep_name(name: str) -> str:
-    """An implementation's name (the adapter declares it, or it is the command's path) as
-    the name of its ``--keep`` directory: one path component, printable ASCII, never ``.``,
-    ``..`` or hidden; distinct names give distinct directories.
-
-    Every character but letters, digits and ``-_.+#@=,~`` is ``%XX`` per UTF-8 byte (a
-    path separator, ``%`` itself, a control character, non-ASCII), and so is a leading
-    ``.``: the directory name percent-decodes to the name. The empty name is ``%empty``; a
-    name longer than 200 characters so escaped keeps its first 180, then ``%~`` and 16 hex
-    digits of its SHA-256 (neither form is the escape of another name)."""
-    if not name:
-        return "%empty"
-    raw = name.encode("utf-8", "surrogatepass")
-    out = []
-    for i, ch in enumerate(name):
-        if ch in _KEEP_SAFE and not (i == 0 and ch == "."):
-            out.append(ch)
-        else:
-            out.extend(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
-    safe = "".join(out)
-    if len(safe) <= _KEEP_LONGEST:
-        return safe
-    head = safe[:180]
-    cut = head.rfind("%", len(head) - 2)  # not in the middle of an escape
-    if cut >= 0:
-        head = head[:cut]
-    return f"{head}%~{hashlib.sha256(raw).hexdigest()[:16]}"
 
 
 def _kept_dir(settings: ProducerSettings, job: _Job) -> Path | None:

@@ -35,9 +35,10 @@ import base64
 import copy
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from conformance.broker.codes import NONE
 from conformance.broker.compare import diff_verdicts
@@ -51,6 +52,7 @@ __all__ = [
     "GoldenRequest",
     "carried",
     "judge_golden",
+    "replay_model",
     "read_golden",
     "read_golden_corpus",
     "stored_b64",
@@ -67,6 +69,8 @@ RESPONSE_FIELDS_SINCE: dict[str, int] = {
     "recordErrors": 8,
     "errorMessage": 8,
 }
+
+T = TypeVar("T")
 
 #: the leader epoch of a freshly created partition (the model's ``leader_epoch``)
 LEADER_EPOCH = 0
@@ -270,11 +274,14 @@ def _differences(r: GoldenRequest, ours: dict[str, Any], fetched: bool, version:
     return diff_verdicts(expected, actual)
 
 
-def judge_golden(case: GoldenCase) -> list[str]:
-    """Every difference between the real broker's answers in ``case`` and the kit's model
-    (a fresh ``PartitionLog`` with the case's topic, its configuration and Kafka version, each
-    request in order with its Produce version and transactional id, leader epoch 0, and the
-    coordinator's answer the broker's transaction verification got, ``case.coordinator``).
+def replay_model(
+    case: GoldenCase, differences: Callable[[GoldenRequest, dict[str, Any]], list[T]]
+) -> list[tuple[dict[str, Any], list[T]]]:
+    """The kit's model replayed on the requests of ``case`` (a fresh ``PartitionLog`` with the
+    case's topic, its configuration and Kafka version, each request in order with its Produce
+    version and transactional id, leader epoch 0, and the coordinator's answer the broker's
+    transaction verification got, ``case.coordinator``): per request, the model's verdict
+    and ``differences(request, verdict)`` (what differs from the broker's answer).
 
     The broker's clock is known to lie in ``[now, received_at]`` of each request: the model
     runs at ``now``, and when that differs, at each later millisecond of the window (at most
@@ -287,8 +294,8 @@ def judge_golden(case: GoldenCase) -> list[str]:
         topic_name=case.topic_name,
         inter_broker_protocol_version=case.inter_broker_protocol_version,
     )
-    out: list[str] = []
-    for i, r in enumerate(case.requests):
+    out: list[tuple[dict[str, Any], list[T]]] = []
+    for r in case.requests:
         before = copy.deepcopy(log)
 
         def run(target: PartitionLog, now: int, r: GoldenRequest = r) -> dict[str, Any]:
@@ -301,13 +308,26 @@ def judge_golden(case: GoldenCase) -> list[str]:
                 coordinator=case.coordinator,
             ).to_dict()
 
-        diffs = _differences(r, run(log, r.now), case.fetched, version)
+        ours = run(log, r.now)
+        diffs = differences(r, ours)
         last = min(r.received_at or r.now, r.now + MAX_CLOCK_WINDOW_MS)
         for now in range(r.now + 1, last + 1) if diffs else ():
             trial = copy.deepcopy(before)
-            if not _differences(r, run(trial, now), case.fetched, version):
-                log, diffs = trial, []
+            verdict = run(trial, now)
+            if not differences(r, verdict):
+                log, ours, diffs = trial, verdict, []
                 break
+        out.append((ours, diffs))
+    return out
+
+
+def judge_golden(case: GoldenCase) -> list[str]:
+    """Every difference between the real broker's answers in ``case`` and the kit's model
+    (:func:`replay_model`), each line naming the case and the request."""
+    version = broker_version(case.kafka_version)
+    replayed = replay_model(case, lambda r, ours: _differences(r, ours, case.fetched, version))
+    out: list[str] = []
+    for i, (r, (_, diffs)) in enumerate(zip(case.requests, replayed)):
         where = f"{case.broker_id}/{case.name} request {i} (Produce v{r.produce_version})"
         out += [f"{where}: {d}" for d in diffs]
     return out

@@ -189,6 +189,7 @@ _TITLES = {
     "consume": "Kafka consumer conformance matrix",
     "decode+consume": "Kafka record-format conformance matrix",
     "producer": "Kafka producer and encoder conformance matrix",
+    "broker": "Kafka-compatible broker conformance matrix",
 }
 _INTROS = {
     "decode": "Each implementation's decoder against Kafka's verdict (the Java oracle) on every "
@@ -202,6 +203,9 @@ _INTROS = {
     "encoder, judged by the broker's answer, what the broker stored, the batch headers Java's "
     "KafkaProducer writes and the records Kafka's consumer reads back, at three levels "
     "(delivery, wire, java), on every scenario",
+    "broker": "Each broker's answers to the produce corpus's requests (sent raw to a fresh "
+    "topic) and the batches it stored, fetched back, against Kafka's answers (the kit's broker "
+    "model), at three levels (delivery, wire, java), on every case",
 }
 
 

@@ -2,7 +2,8 @@
 
 ``kafka-conformance/check/1``::
 
-    {"format", "side" ("decode" | "consume" | "decode+consume" | "producer"), "kit_version",
+    {"format", "side" ("decode" | "consume" | "decode+consume" | "producer" | "broker"),
+     "kit_version",
      "created",
      # "columns": [[header, text], ...] the summary's capability cells (capability_columns)
      "settings": {jobs, timeout, output_limit, cases_glob, level (producer side)},
@@ -51,6 +52,8 @@ __all__ = [
     "FORMAT",
     "HEX_BYTES",
     "PRODUCER",
+    "BROKER",
+    "LEVELED_SIDES",
     "build",
     "REPORT_SCHEMA",
     "case_documents",
@@ -66,6 +69,10 @@ FORMAT = "kafka-conformance/check/1"
 DECODE = "decode"
 CONSUME = "consume"
 PRODUCER = "producer"
+#: a ``check-broker`` report (Kafka-compatible brokers)
+BROKER = "broker"
+#: the sides judged at levels (``harness.levels``)
+LEVELED_SIDES = (PRODUCER, BROKER)
 #: a ``check`` report with decoders and consumers
 DECODE_AND_CONSUME = "decode+consume"
 #: the report sides ``check`` writes (``check-producer``: :data:`PRODUCER`)
@@ -76,6 +83,10 @@ HEX_BYTES = 512
 
 def capability_columns(side: str, caps: dict[str, Any]) -> list[tuple[str, str]]:
     """The summary table's capability cells of an implementation, by report side."""
+    if side == BROKER:
+        apis = caps.get("apiVersions", {})
+        shown = [f"{name} v{lo}-{hi}" for name, (lo, hi) in apis.items()]
+        return [("judged as", str(caps.get("judgedAs", ""))), ("versions", ", ".join(shown))]
     if side == PRODUCER:
         cells = []
         for name in ("produce", "encode"):
@@ -250,7 +261,7 @@ def _levels(run: ImplementationRun) -> dict[str, Any]:
     lowest), and how many passed or failed with findings (differences above the level
     asked)."""
     judged = [r for r in run.results if r.level is not None]
-    if not judged and run.side != PRODUCER:
+    if not judged and run.side not in LEVELED_SIDES:
         return {}
     reached = Counter(r.level for r in judged)
     return {
@@ -310,7 +321,7 @@ REPORT_SCHEMA: dict[str, Any] = {
     ],
     "properties": {
         "format": {"const": FORMAT},
-        "side": {"enum": [*CHECK_SIDES, PRODUCER]},
+        "side": {"enum": [*CHECK_SIDES, *LEVELED_SIDES]},
         "kit_version": _STR,
         "created": _STR,
         "settings": {"type": "object", "properties": {"level": {"type": ["string", "null"]}}},

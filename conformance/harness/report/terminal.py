@@ -7,7 +7,7 @@ from typing import Any
 from conformance.fileio import printable_name as escaped
 from conformance.harness.levels import LEVELS, NONE
 from conformance.harness.process import crash_line
-from conformance.harness.report.model import distinct_findings
+from conformance.harness.report.model import LEVELED_SIDES, distinct_findings
 from conformance.harness.runner import STATUSES
 
 __all__ = ["findings", "problems", "summary", "table"]
@@ -36,7 +36,7 @@ def table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset())
 def summary(report: dict[str, Any]) -> str:
     """One row per implementation: counts per outcome, known divergences, pass rate of the
     cases it supports, time."""
-    leveled = report.get("side") == "producer"
+    leveled = report.get("side") in LEVELED_SIDES
     levels = [*_LEVELS, "findings"] if leveled else []
     rows = [["implementation", "version", *STATUSES, "known", *levels, "pass rate", "time"]]
     for impl in report["implementations"]:

@@ -1,0 +1,263 @@
+"""A ``check-broker`` run: each target over the cases, judged against Kafka's answers.
+
+Per target (``targets.running``: started by the kit, or reached at its bootstrap address):
+
+1. ApiVersions through a recording proxy: the versions the target speaks (the report's
+   capabilities); a Produce version the target does not speak is replaced by the nearest one
+   both speak, and the case says so.
+2. One topic per case, named ``<prefix><run token>-<case>`` (1 partition, replication factor
+   1, the case's configuration): the run creates, writes, reads and deletes no other topic. A
+   topic the target refuses to create with the case's configuration makes the case
+   ``unsupported`` (the reason names the configuration); one refused without configuration is
+   an ``error``.
+3. Each case through a fresh recording proxy: the Metadata of its topic (the leader), each
+   request sent raw as a Produce request (acks -1) to the leader, then a Fetch from offset 0
+   (``capture.produce.send_case``); judged (``judge.judge_case``) at the level asked.
+4. The topics are deleted (unless ``keep_topics``), also when the run fails or is
+   interrupted; a target that cannot be reached makes every remaining case ``error``.
+
+``keep``: each case's evidence in ``<keep>/<target>/<case>/`` in the produce-golden layout
+(``request-<i>.bin``, ``response-<i>.bin``, ``fetch.bin``, ``case.json``, ``answer.json``),
+readable by ``decode`` and ``dump``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from conformance.broker.versions import VERSIONS
+from conformance.broker_check.judge import judge_case
+from conformance.broker_check.scenarios import BrokerCase, applies
+from conformance.broker_check.targets import BOOTSTRAP, Target, TargetError, running
+from conformance.capture.produce import coordinator_meta, send_case
+from conformance.capture.produce_wire import (
+    API_PRODUCE,
+    create_topics,
+    delete_topics,
+    leader_address,
+    read_api_versions,
+    stored_by_request,
+)
+from conformance.capture.proxy import RecordingProxy
+from conformance.corpus.produce.golden import GoldenCase, write_golden_case
+from conformance.harness.levels import DEFAULT_LEVEL
+from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, keep_name
+from conformance.host.progress import Status
+from conformance.jsondoc import JsonDocument
+
+__all__ = [
+    "DEFAULT_PREFIX",
+    "NEWEST",
+    "BrokerCapabilities",
+    "BrokerSettings",
+    "run_target",
+    "run_targets",
+]
+
+#: the prefix of every topic the run creates
+DEFAULT_PREFIX = "kc-check-"
+#: the Kafka line whose answers judge a target by default
+NEWEST = max(VERSIONS, key=lambda v: tuple(int(x) for x in v.split(".")))
+#: the APIs whose versions the report shows (key -> name)
+_SHOWN_APIS = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 19: "CreateTopics"}
+
+ProgressCallback = Callable[[str, int, int, Counter[str]], None]
+
+
+@dataclass(frozen=True)
+class BrokerSettings:
+    #: the Kafka line whose answers judge a target that is not Apache Kafka itself
+    kafka_version: str = NEWEST
+    topic_prefix: str = DEFAULT_PREFIX
+    keep_topics: bool = False
+    keep: Path | None = None
+    level: str = DEFAULT_LEVEL
+
+
+@dataclass
+class BrokerCapabilities(JsonDocument):
+    """What the report says of a target: what it is, the Kafka line judging it and the
+    versions it advertises."""
+
+    version: str
+    judged_as: str
+    api_versions: dict[str, list[int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "judgedAs": self.judged_as,
+            "apiVersions": self.api_versions,
+        }
+
+
+def run_targets(
+    targets: Sequence[Target],
+    cases: Sequence[BrokerCase],
+    settings: BrokerSettings,
+    log: Status,
+    progress: ProgressCallback | None = None,
+) -> list[ImplementationRun]:
+    """Every target over ``cases``, one after the other."""
+    return [run_target(t, cases, settings, log, progress) for t in targets]
+
+
+def run_target(
+    target: Target,
+    cases: Sequence[BrokerCase],
+    settings: BrokerSettings,
+    log: Status,
+    progress: ProgressCallback | None = None,
+) -> ImplementationRun:
+    """``target`` over ``cases`` (those that do not apply to the Kafka line judging it are
+    ``unsupported``)."""
+    started = time.monotonic()
+    kafka_version = target.kafka_version or settings.kafka_version
+    caps = BrokerCapabilities(target.description, f"Apache Kafka {kafka_version}")
+    results: list[CaseResult] = []
+    counts: Counter[str] = Counter()
+
+    def record(result: CaseResult) -> None:
+        results.append(result)
+        counts[result.status] += 1
+        if progress is not None:
+            progress(target.name, len(results), len(cases), counts)
+
+    todo = []
+    for c in cases:
+        why = applies(c, kafka_version)
+        if why is None:
+            todo.append(c)
+        else:
+            record(CaseResult(target.name, c.id, c.group, "unsupported", why))
+    problem: str | None = None
+    if todo:
+        try:
+            with running(target, log) as bootstrap:
+                _on_target(target, bootstrap, todo, kafka_version, settings, caps, log, record)
+        except (TargetError, OSError, RuntimeError, ValueError) as exc:
+            problem = f"{target.name}: {type(exc).__name__}: {exc}"
+            log(problem.splitlines()[0])
+    done = {r.case for r in results}
+    for c in todo:
+        if c.id not in done:
+            record(CaseResult(target.name, c.id, c.group, "error", problem or "not run", [], ""))
+    order = {c.id: i for i, c in enumerate(cases)}
+    results.sort(key=lambda r: order[r.case])
+    impl = Implementation(
+        target.name,
+        (target.bootstrap,) if target.kind == BOOTSTRAP and target.bootstrap else (),
+        source={"kind": target.kind, "description": target.description},
+    )
+    return ImplementationRun(
+        impl, caps, problem, results, time.monotonic() - started, side="broker"
+    )  # type: ignore[arg-type]
+
+
+def _on_target(
+    target: Target,
+    bootstrap: str,
+    cases: Sequence[BrokerCase],
+    kafka_version: str,
+    settings: BrokerSettings,
+    caps: BrokerCapabilities,
+    log: Status,
+    record: Callable[[CaseResult], None],
+) -> None:
+    host, _, port = bootstrap.rpartition(":")
+    with RecordingProxy(host, int(port)) as probe:
+        apis = read_api_versions(probe)
+    caps.api_versions = {name: list(apis[key]) for key, name in _SHOWN_APIS.items() if key in apis}
+    if API_PRODUCE not in apis:
+        raise TargetError("the target advertises no Produce versions")
+    prefix = f"{settings.topic_prefix}{secrets.token_hex(3)}-"
+    topics = {f"{prefix}{c.produce.name}": dict(c.produce.topic) for c in cases}
+    log(f"{target.name}: creating {len(topics)} topics named {prefix}*")
+    refused: dict[str, str] = {}
+    try:
+        refused = create_topics(bootstrap, topics)
+        for c in cases:
+            topic = f"{prefix}{c.produce.name}"
+            if topic in refused:
+                record(_refused(target, c, refused[topic]))
+                continue
+            record(_one_case(target, c, host, int(port), topic, kafka_version, apis, settings))
+    finally:
+        if not settings.keep_topics:
+            made = [t for t in topics if t not in refused]
+            failed = delete_topics(bootstrap, made)
+            log(f"{target.name}: {len(made) - len(failed)} of {len(made)} topics deleted")
+            for topic, why in failed.items():
+                log(f"{target.name}: could not delete {topic}: {why}")
+
+
+def _refused(target: Target, case: BrokerCase, why: str) -> CaseResult:
+    config = case.produce.topic
+    if config:
+        shown = ", ".join(f"{k}={v}" for k, v in sorted(config.items()))
+        return CaseResult(
+            target.name, case.id, case.group, "unsupported",
+            f"the target cannot create a topic with {shown}: {why}",
+        )  # fmt: skip
+    return CaseResult(target.name, case.id, case.group, "error", why, [why], "")
+
+
+def _one_case(
+    target: Target,
+    case: BrokerCase,
+    host: str,
+    port: int,
+    topic: str,
+    kafka_version: str,
+    apis: dict[int, tuple[int, int]],
+    settings: BrokerSettings,
+) -> CaseResult:
+    t0 = time.monotonic()
+    try:
+        with RecordingProxy(host, port) as proxy:
+            address = leader_address(proxy, topic)
+            requests, fetched, meta = send_case(
+                case.produce, topic, proxy, True, apis[API_PRODUCE], address
+            )
+    except (OSError, RuntimeError, ValueError) as exc:
+        why = f"kit: {type(exc).__name__}: {exc}"
+        return CaseResult(target.name, case.id, case.group, "error", why, [why], "",
+                          time.monotonic() - t0)  # fmt: skip
+    stored = stored_by_request(fetched or b"", [r.response for r in requests])
+    golden = GoldenCase(
+        case.produce.name,
+        case.description,
+        target.name,
+        kafka_version,
+        topic,
+        dict(case.produce.topic),
+        tuple(replace(r, stored=s) for r, s in zip(requests, stored)),
+        None,
+        True,
+        fetched,
+        {**meta, **coordinator_meta(kafka_version), "target": target.name},
+    )
+    if settings.keep is not None:
+        root = settings.keep / keep_name(target.name)
+        root.mkdir(parents=True, exist_ok=True)
+        write_golden_case(root, golden)
+    judgement = judge_case(golden)
+    status, headline, diff, findings = judgement.verdict(settings.level)
+    return CaseResult(
+        target.name,
+        case.id,
+        case.group,
+        status,
+        headline,
+        diff,
+        "",
+        time.monotonic() - t0,
+        findings,
+        judgement.reached() if status != "error" else None,
+    )

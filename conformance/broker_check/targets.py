@@ -1,0 +1,170 @@
+"""The brokers ``check-broker`` judges (its targets), and how each is reached.
+
+==========  =================================================================================
+kind        what it is, and how it runs
+==========  =================================================================================
+kafka       Apache Kafka of a line the broker model answers for (``capture.produce``'s
+            ``DEFAULT_BROKERS``: 2.8.2, 3.9.2, 4.3.1): a JVM process from Maven Central jars
+            on 127.0.0.1 (``capture.jvm``), with Kafka's own defaults for what the model reads
+            from the broker's configuration (``capture.produce.produce_spec``); judged
+            against its own line
+built-in    an ``[[impl]]`` with ``sides = ["broker"]`` in ``adapters/*/adapter.toml``: built
+            on demand into ``.cache/adapters/`` (``harness.registry``), started with ``{port}``
+            in its command replaced by a free 127.0.0.1 port (and ``{postgresql}`` by the URL
+            of a PostgreSQL server the kit starts, for ``needs = ["postgresql"]``); ready when
+            the port answers ApiVersions; stopped with its whole process group
+bootstrap   ``--bootstrap HOST:PORT``: a broker that already runs (a staging cluster);
+            nothing is started or stopped
+==========  =================================================================================
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import struct
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.capture.brokers import BROKERS
+from conformance.capture.produce import DEFAULT_BROKERS, produce_spec
+from conformance.harness import registry
+from conformance.host import ports, sessions
+from conformance.host.progress import Status
+from conformance.jvm import runtime
+
+__all__ = [
+    "BOOTSTRAP",
+    "BUILTIN",
+    "KAFKA",
+    "Target",
+    "TargetError",
+    "bootstrap_target",
+    "known_targets",
+    "running",
+]
+
+KAFKA, BUILTIN, BOOTSTRAP = "kafka", "built-in", "bootstrap"
+#: seconds a started target has to answer ApiVersions
+READY_SECONDS = 90.0
+
+
+class TargetError(RuntimeError):
+    """A target could not be built, started or reached (the message says why, with the tail
+    of its log)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    kind: str
+    description: str
+    #: a ``kafka`` target's own Kafka line (judged against it)
+    kafka_version: str | None = None
+    adapter: registry.Adapter | None = None
+    #: a ``bootstrap`` target's address
+    bootstrap: str | None = None
+
+
+def known_targets() -> dict[str, Target]:
+    """The targets the kit can start: the Kafka brokers, then the built-in ones."""
+    out = {
+        b: Target(b, KAFKA, f"Apache Kafka {BROKERS[b].version} ({BROKERS[b].mode}), JVM process",
+                  kafka_version=BROKERS[b].version)
+        for b in DEFAULT_BROKERS
+    }  # fmt: skip
+    for a in registry.adapters(side="broker"):
+        what = f"{a.library} {a.version}: {a.description}"
+        out[a.name] = Target(a.name, BUILTIN, what, adapter=a)
+    return out
+
+
+def bootstrap_target(address: str, name: str | None = None) -> Target:
+    """A running broker at ``address`` (``HOST:PORT``); ValueError if it is no such address."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--bootstrap {address!r}: give HOST:PORT")
+    return Target(name or address, BOOTSTRAP, f"the broker at {address}", bootstrap=address)
+
+
+def answers_api_versions(host: str, port: int, timeout: float = 2.0) -> bool:
+    """Whether ``host:port`` answers an ApiVersions v0 request with a response frame."""
+    frame = struct.pack(">hhih", 18, 0, 1, 2) + b"kc"
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as s:
+            s.sendall(struct.pack(">i", len(frame)) + frame)
+            head = s.recv(4)
+            return len(head) == 4 and struct.unpack(">i", head)[0] > 4
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def running(target: Target, log: Status) -> Iterator[str]:
+    """Start ``target`` (a bootstrap one: nothing) for the ``with`` block; yields its
+    bootstrap address; everything started is stopped however the block ends."""
+    if target.kind == BOOTSTRAP:
+        assert target.bootstrap is not None
+        yield target.bootstrap
+        return
+    workdir = Path(tempfile.mkdtemp(prefix=f"check-broker-{target.name}-"))
+    try:
+        if target.kind == KAFKA:
+            from conformance.capture.jvm import start_broker
+
+            log(f"{target.name}: starting (JVM) in {workdir}")
+            with start_broker(produce_spec(BROKERS[target.name]), workdir) as broker:
+                yield broker.bootstrap
+        else:
+            with _services(target, workdir) as values, _process(target, workdir, values, log) as b:
+                yield b
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _services(target: Target, workdir: Path) -> Iterator[dict[str, str]]:
+    """The services a built-in target needs, each running for the block: name -> URL."""
+    assert target.adapter is not None
+    values: dict[str, str] = {}
+    with contextlib.ExitStack() as stack:
+        for need in target.adapter.needs:
+            if need != "postgresql":
+                raise TargetError(f"{target.name}: unknown service {need!r} in adapter.toml")
+            from conformance.host.postgres import postgres_server
+
+            server = stack.enter_context(postgres_server(runtime.repo_root(), workdir / "pg"))
+            values["postgresql"] = server.url
+        yield values
+
+
+@contextlib.contextmanager
+def _process(target: Target, workdir: Path, values: dict[str, str], log: Status) -> Iterator[str]:
+    assert target.adapter is not None
+    try:
+        built = registry.build(target.adapter, log=log)
+    except registry.AdapterBuildError as exc:
+        raise TargetError(str(exc)) from exc
+    port = ports.free_port()
+    fills = {"port": str(port), **values}
+    argv = [registry.fill(a, fills) for a in built.argv]
+    env = {k: registry.fill(v, fills) for k, v in built.env.items()}
+    log_path = workdir / f"{target.name}.log"
+    log(f"{target.name}: starting on 127.0.0.1:{port} (log {log_path})")
+    child = sessions.Child(target.name, argv, env, log_path, cwd=workdir)
+    try:
+        deadline = time.monotonic() + READY_SECONDS
+        while not answers_api_versions("127.0.0.1", port):
+            code = child.exit_code()
+            if code is not None or time.monotonic() > deadline:
+                why = f"exited with {code}" if code is not None else "did not answer ApiVersions"
+                tail = sessions.last_lines(child.new_output(), 20)
+                raise TargetError(f"{target.name}: {why} within {READY_SECONDS:.0f} s\n{tail}")
+            time.sleep(0.2)
+        yield f"127.0.0.1:{port}"
+    finally:
+        sessions.finish(lambda: sessions.terminate([child]))

@@ -1,0 +1,259 @@
+"""``kafka-conformance check-broker``: Kafka-compatible brokers judged against Kafka's answers
+(``conformance.broker_check``; docs/broker-check.md)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from conformance.broker.versions import VERSIONS
+from conformance.broker_check.run import DEFAULT_PREFIX, NEWEST, BrokerSettings, run_targets
+from conformance.broker_check.scenarios import broker_cases, case_documents, select
+from conformance.broker_check.targets import (
+    KAFKA,
+    Target,
+    bootstrap_target,
+    known_targets,
+)
+from conformance.cli import check_common as shared
+from conformance.harness import registry, session
+from conformance.harness.levels import DEFAULT_LEVEL, LEVELS
+from conformance.harness.process import ProcessTable
+from conformance.harness.report import model, terminal
+from conformance.harness.runner import Settings
+from conformance.jvm import runtime
+from conformance.jvm.runtime import NoCheckout
+
+_PROG = "kafka-conformance check-broker"
+_HTML = "broker-matrix.html"
+#: what a topic name may hold (Kafka's legal characters), and the prefix's longest length
+_TOPIC_CHARS = re.compile(r"[A-Za-z0-9._-]+")
+_PREFIX_LONGEST = 100
+
+_EPILOG = f"""\
+a target is a broker the kit starts (--target: Apache Kafka {", ".join(VERSIONS)} as JVM
+processes, or a built-in Kafka-compatible broker built on demand under .cache/; see --list) or
+one that already runs (--bootstrap [NAME=]HOST:PORT: a staging cluster, any vendor's broker).
+
+every case of the produce corpus (corpora/produce: {{req,log,batch,rec,parse,rewrite,pid,
+legacy,verify}}-*) is sent raw, as Produce requests (acks -1), to a fresh topic created with
+the case's configuration, then the partition is fetched back; the answers and the stored bytes
+are judged against Kafka's answers (the kit's broker model of --kafka-version; an Apache Kafka
+target is judged against its own line) at three levels: delivery (accepted or refused, offsets,
+the records a consumer reads back), wire (also every answer field and stored batch header byte
+for byte), java (also Kafka's error message texts). --level chooses what must hold (default
+wire); a difference above it is a finding, never a failure. A case whose topic configuration
+the target refuses is unsupported, with the reason.
+
+safety: the run creates only topics named <prefix><run token>-<case> (--topic-prefix, default
+{DEFAULT_PREFIX}), reads and writes no other topic and deletes its own at the end (also on
+errors and Ctrl-C) unless --keep-topics. A target that cannot be started or reached makes its
+cases error and the run goes on.
+
+exit codes:
+  0   every case passed, was unsupported, or is a known divergence
+  1   an unexplained fail or error (or, over every case, a stale known divergence)
+  2   usage error (no --target/--bootstrap, unknown target, bad address or prefix, no case
+      matched, report path, a --from-json file that is not a valid report)
+  130 interrupted by Ctrl-C, 143 by SIGTERM (every broker and PostgreSQL server the kit
+      started was stopped, the run's topics deleted)
+
+examples:
+  {_PROG} --list
+  {_PROG} --cases-list
+  {_PROG} --target kafka-4.3.1-kraft
+  {_PROG} --target kfake --target tansu --markdown docs/broker-matrix.md --html broker.html
+  {_PROG} --bootstrap staging=kafka-1.internal:9092 --kafka-version 3.9.2 --json out.json
+  {_PROG} --bootstrap 127.0.0.1:9092 --cases 'pid-*' --keep evidence/ --level java
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = shared.add_command(
+        sub,
+        "check-broker",
+        "judge Kafka-compatible brokers against Kafka's answers",
+        "Send the produce corpus's requests to brokers (started by the kit, or running at a "
+        "bootstrap address), fetch what they stored, and judge both against Kafka's answers, "
+        "at a level (delivery, wire, java).",
+        _EPILOG,
+    )
+    p.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a broker the kit starts (repeat, or comma-separate; 'all' = every one; see --list)",
+    )
+    p.add_argument(
+        "--bootstrap",
+        action="append",
+        default=[],
+        metavar="[NAME=]HOST:PORT",
+        help="a running broker to judge (repeatable); NAME labels it in the reports",
+    )
+    p.add_argument(
+        "--kafka-version",
+        choices=tuple(VERSIONS),
+        default=NEWEST,
+        help="the Kafka line whose answers judge the targets that are not Apache Kafka "
+        "(default %(default)s; an Apache Kafka target is judged against its own line)",
+    )
+    p.add_argument("--list", action="store_true", help="list the targets and whether they build")
+    p.add_argument("--cases-list", action="store_true", help="list the cases and exit")
+    p.add_argument(
+        "--cases",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="only the cases whose name or id matches (repeatable), e.g. 'pid-*', 'rewrite/*'",
+    )
+    p.add_argument(
+        "--topic-prefix",
+        default=DEFAULT_PREFIX,
+        metavar="TEXT",
+        help="the prefix of every topic the run creates (default %(default)s)",
+    )
+    p.add_argument(
+        "--keep-topics", action="store_true", help="do not delete the run's topics at the end"
+    )
+    p.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="write each case's evidence to DIR/<target>/<case>/: every request's records "
+        "(request-<i>.bin), the response frames, the partition as fetched (fetch.bin), "
+        "case.json and answer.json (readable by decode and dump)",
+    )
+    p.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=DEFAULT_LEVEL,
+        help="what a case must reach to pass (default %(default)s): delivery (accepted or "
+        "refused alike, offsets, the records read back), wire (also every answer field and "
+        "stored batch byte), java (also Kafka's error texts); differences above the level "
+        "are findings, not failures",
+    )
+    p.add_argument(
+        "--known",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="known divergences of --bootstrap targets, in the format of the built-ins' "
+        "broker-divergences.toml (docs/adapters.md); stale entries fail the run (repeatable)",
+    )
+    shared.add_report_options(p, "docs/broker-matrix.md")
+    p.set_defaults(func=_cmd)
+
+
+def _say(message: str) -> None:
+    print(f"{_PROG}: {message}", file=sys.stderr)
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    # SIGTERM unwinds like Ctrl-C: brokers, PostgreSQL and proxies stopped, topics deleted
+    return shared.interruptible_command(_PROG, lambda: _check_broker(args))
+
+
+def _list() -> int:
+    rows = [["target", "kind", "what", "status"]]
+    for t in known_targets().values():
+        if t.kind == KAFKA:
+            status = "runs from Maven Central jars (fetched into .cache/ on first use)"
+        else:
+            assert t.adapter is not None
+            state, why = registry.availability(t.adapter)
+            status = "built" if state == "built" else f"{state}: {why}"
+        rows.append([t.name, t.kind, t.description[:70], status])
+    print("\n".join(terminal.table(rows)))
+    return shared.EXIT_OK
+
+
+def _targets(args: argparse.Namespace) -> list[Target]:
+    known = known_targets()
+    names = shared.implementation_names(args.target)
+    if "all" in names:
+        names = list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown target {', '.join(unknown)} (known: {', '.join(known)})")
+    chosen = [known[n] for n in dict.fromkeys(names)]
+    for value in args.bootstrap:
+        name, sep, address = value.rpartition("=")
+        chosen.append(bootstrap_target(address, name if sep else None))
+    taken = [t.name for t in chosen]
+    if len(set(taken)) != len(taken):
+        raise ValueError(f"two targets named alike: {', '.join(taken)}")
+    return chosen
+
+
+def _check_broker(args: argparse.Namespace) -> int:
+    try:
+        root = runtime.repo_root()
+    except NoCheckout as exc:
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return shared.EXIT_USAGE
+    every = broker_cases(root / "corpora")
+    if args.cases_list:
+        for c in every:
+            print(f"{c.id:44} {c.description}")
+        return shared.EXIT_OK
+    if args.list:
+        return _list()
+    done = shared.before_run(
+        _PROG,
+        args,
+        ("broker",),
+        (model.BROKER,),
+        _HTML,
+        (("target", "--target NAME"), ("bootstrap", "--bootstrap HOST:PORT")),
+    )
+    if done is not None:
+        return done
+    if not _TOPIC_CHARS.fullmatch(args.topic_prefix) or len(args.topic_prefix) > _PREFIX_LONGEST:
+        print(
+            f"{_PROG}: --topic-prefix must be 1-{_PREFIX_LONGEST} of the characters a topic "
+            "name may hold (letters, digits, '.', '_', '-')",
+            file=sys.stderr,
+        )
+        return shared.EXIT_USAGE
+    chosen = select(every, args.cases)
+    if not chosen:
+        print(f"{_PROG}: no case matches {' '.join(args.cases)}", file=sys.stderr)
+        return shared.EXIT_USAGE
+    try:
+        targets = _targets(args)
+        known = session.known_divergences("broker", args.known)
+    except (ValueError, OSError) as exc:
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return shared.EXIT_USAGE
+    settings = BrokerSettings(
+        kafka_version=args.kafka_version,
+        topic_prefix=args.topic_prefix,
+        keep_topics=args.keep_topics,
+        keep=Path(args.keep).resolve() if args.keep else None,
+        level=args.level,
+    )
+    table = ProcessTable()
+    runs = shared.run_interruptible(
+        _PROG,
+        table,
+        lambda: run_targets(
+            targets,
+            chosen,
+            settings,
+            log=_say,
+            progress=shared.progress_display(args.quiet, title="check-broker"),
+        ),
+    )
+    report = model.build(
+        runs,
+        case_documents(chosen),
+        settings=Settings(jobs=1, timeout=0, output_limit=0),
+        known=known,
+        complete=len(chosen) == len(every),
+        globs=args.cases,
+        level=settings.level,
+    )
+    return shared.finish(_PROG, report, args, _HTML, [], known)
