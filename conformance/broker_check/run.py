@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from conformance.broker.versions import VERSIONS
+from conformance.broker.versions import VERSIONS, broker_version
 from conformance.broker_check.judge import judge_case
 from conformance.broker_check.scenarios import BrokerCase, applies
 from conformance.broker_check.targets import BOOTSTRAP, Target, TargetError, running
@@ -50,6 +50,7 @@ from conformance.harness.levels import DEFAULT_LEVEL
 from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, keep_name
 from conformance.host.progress import Status
 from conformance.jsondoc import JsonDocument
+from conformance.jvm.kafka_jars import try_kafka2_zstd
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -119,6 +120,8 @@ def run_target(
     ``unsupported``)."""
     started = time.monotonic()
     kafka_version = target.kafka_version or settings.kafka_version
+    if broker_version(kafka_version).clients == "2.8":
+        try_kafka2_zstd(log)  # Kafka 2.x's zstd, for the model of its line
     caps = BrokerCapabilities(target.description, f"Apache Kafka {kafka_version}")
     results: list[CaseResult] = []
     counts: Counter[str] = Counter()

@@ -49,7 +49,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,6 +74,7 @@ __all__ = [
     "main",
     "maven_profile",
     "run_class",
+    "try_kafka2_zstd",
     "use_kafka2_zstd",
 ]
 
@@ -290,6 +291,17 @@ def use_kafka2_zstd(repo_root: Path | None = None) -> Path:
     lib = zstd_jni.open_libzstd(path)
     zstd.use_kafka2_reader(functools.partial(zstd_jni.read_stream_kafka2, lib))
     return path
+
+
+def try_kafka2_zstd(log: Callable[[str], None]) -> bool:
+    """:func:`use_kafka2_zstd`, or say (to ``log``) why not: without it only the judgements
+    of zstd batches by the broker model of Kafka 2.x fail (with a message that says so)."""
+    try:
+        use_kafka2_zstd()
+    except Exception as exc:  # noqa: BLE001 - reported; only the 2.x zstd judgements need it
+        log(f"no Kafka 2.x libzstd for the broker model ({exc})")
+        return False
+    return True
 
 
 def _write_bytes_atomically(path: Path, data: bytes) -> None:

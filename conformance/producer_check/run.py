@@ -57,7 +57,7 @@ from conformance.harness.runner import (
 )
 from conformance.host.progress import Status
 from conformance.jsondoc import JsonDocument, read_json
-from conformance.jvm.kafka_jars import use_kafka2_zstd
+from conformance.jvm.kafka_jars import try_kafka2_zstd
 from conformance.partitioners import PARTITIONERS
 from conformance.producer_check.judge import (
     JAVA_PARTITIONER,
@@ -339,7 +339,7 @@ def run_producers(
     order."""
     started = time.monotonic()
     if any(BROKERS[b].version.startswith("2.") for b in settings.brokers):
-        _kafka2_zstd(log)
+        try_kafka2_zstd(log)
     caps: list[tuple[ProducerCapabilities, str | None]] = [
         capabilities_of(table, impl, settings) for impl in impls
     ]
@@ -390,16 +390,6 @@ def run_producers(
             ImplementationRun(impl, c, problem, results, seconds, side="producer")  # type: ignore[arg-type]
         )
     return runs
-
-
-def _kafka2_zstd(log: Status) -> None:
-    """The broker model of Kafka 2.x reads zstd with Kafka 2.8.2's own libzstd (from its jars,
-    resolved with Maven on first use); without it the zstd scenarios on a 2.x broker end in a
-    kit error that says so."""
-    try:
-        use_kafka2_zstd()
-    except Exception as exc:  # noqa: BLE001 - reported; only the 2.x zstd judgements need it
-        log(f"no Kafka 2.x libzstd for the broker model ({exc})")
 
 
 def _judged(
