@@ -234,3 +234,23 @@ def test_bootstrap_and_target_give_the_same_verdicts(tmp_path: Path) -> None:
     fetched = keep / "mine" / "req-ok" / "fetch.bin"
     proc = kit_cli("decode", str(fetched), timeout=120)
     assert proc.returncode == 0 and "3 records" in proc.stdout + proc.stderr, proc.stdout
+
+
+def test_a_transactional_request_is_judged_against_each_coordinator_state() -> None:
+    """A 3.6+ broker asks the transaction coordinator before a transactional write; the kit
+    cannot see the coordinator of a target, so the Kafka answer of any state it may be in
+    passes. Here: the real 4.3.1 broker had no coordinator (NOT_ENOUGH_REPLICAS); the answer
+    of Kafka's own classes with a coordinator that verified (the broker oracle's, stored in
+    corpora/produce) passes too, and names that state."""
+    case = _case("kafka-4.3.1-kraft", "batch-control")
+    assert case.requests[0].response is not None
+    assert case.requests[0].response["errorName"] == "NOT_ENOUGH_REPLICAS"
+    oracle = json.loads((ROOT / "corpora/produce/batch-control/expected.json").read_text())
+    verified = oracle["4.3.1"][0]["response"]
+    assert verified["errorName"] == "INVALID_RECORD"
+    j = judge_case(_with(case, response=verified))
+    assert j.reached() == JAVA, [d.text for d in j.differences]
+    assert any("coordinator answering NONE" in e for e in j.evidence)
+    # an answer no state gives still fails
+    wrong = {**verified, "errorCode": 2, "errorName": "CORRUPT_MESSAGE"}
+    assert judge_case(_with(case, response=wrong)).reached() == NONE

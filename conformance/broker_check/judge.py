@@ -12,12 +12,13 @@ delivery    what a client sees: accepted or refused and with which error (``erro
             the record errors' batch indices, a closed connection where Kafka answers, and
             what a consumer reads back: the records (offsets, timestamps and their type,
             keys, values, headers) and their batches' count
-wire        the rest of the answer (``logAppendTimeMs``, ``logStartOffset``, the offsets of
-            a request both refuse), an answer where Kafka closes the connection (a request it
-            cannot read), and the bytes stored: every batch header field (leader epoch, attributes, CRC, producer fields,
+wire        the rest of the answer (``logAppendTimeMs``, ``logStartOffset``), an answer
+            where Kafka closes the connection (a request it cannot read), and the bytes
+            stored: every batch header field (leader epoch, attributes, CRC, producer fields,
             max timestamp, ...), exactly; a batch Kafka recompresses need only hold the same
             records (a compressor's output is not pinned)
-java        Kafka's texts: ``errorMessage`` and each record error's message
+java        Kafka's texts (``errorMessage``, each record error's message) and the offsets of
+            a request both refuse (a client reads none from a refusal)
 ==========  ===================================================================================
 """
 
@@ -32,6 +33,7 @@ from conformance.broker.versions import broker_version
 from conformance.codecs import NONE as NO_CODEC
 from conformance.corpus.produce.golden import GoldenCase, GoldenRequest, carried, replay_model
 from conformance.errors import DecodeError
+from conformance.harness.divergences import EVIDENCE
 from conformance.harness.levels import (
     DELIVERY,
     JAVA,
@@ -153,8 +155,8 @@ def _request_differences(
         refused = ours["response"]["errorCode"] != 0 and r.response["errorCode"] != 0
         for line in lines:
             level = _response_level(line.split(": ", 1)[0])
-            if refused and level == DELIVERY and not line.startswith(_ERROR_PATHS):
-                level = WIRE  # both refuse: a client reads no offset from a refusal
+            if refused and level in (DELIVERY, WIRE) and not line.startswith(_ERROR_PATHS):
+                level = JAVA  # both refuse: a client reads no offset from a refusal
             out.append(Difference(level, line))
     if fetched:
         out += stored_differences(ours.get("stored"), r.stored)
@@ -184,7 +186,7 @@ def _judged(case: GoldenCase) -> Judgement:
         judgement.differences += [Difference(d.level, f"{where}: {d.text}") for d in diffs]
         if diffs:
             judgement.evidence.append(
-                f"{where}: kafka answers {ours['response']['errorName']}"
+                f"{EVIDENCE}{where}: kafka answers {ours['response']['errorName']}"
                 + (f" ({ours['exception']['class']})" if ours.get("exception") else "")
             )
     return judgement
@@ -212,7 +214,7 @@ def judge_case(case: GoldenCase) -> Judgement:
             continue
         other = dataclasses.replace(case, meta={**case.meta, "coordinator": state})
         trial = _judged(other)
-        trial.evidence.append(f"judged with the transaction coordinator answering {state}")
+        trial.evidence.append(f"{EVIDENCE}judged with the coordinator answering {state}")
         if LEVELS_ORDER.index(trial.reached()) > LEVELS_ORDER.index(best.reached()):
             best = trial
         if not trial.differences:

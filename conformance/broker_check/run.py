@@ -122,7 +122,7 @@ def run_target(
     kafka_version = target.kafka_version or settings.kafka_version
     if broker_version(kafka_version).clients == "2.8":
         try_kafka2_zstd(log)  # Kafka 2.x's zstd, for the model of its line
-    caps = BrokerCapabilities(target.description, f"Apache Kafka {kafka_version}")
+    caps = BrokerCapabilities(target.version, f"Apache Kafka {kafka_version}")
     results: list[CaseResult] = []
     counts: Counter[str] = Counter()
 
@@ -156,7 +156,11 @@ def run_target(
     impl = Implementation(
         target.name,
         (target.bootstrap,) if target.kind == BOOTSTRAP and target.bootstrap else (),
-        source={"kind": target.kind, "description": target.description},
+        source={
+            "kind": target.kind,
+            "description": target.description,
+            "library": target.adapter.library if target.adapter else target.version,
+        },
     )
     return ImplementationRun(
         impl, caps, problem, results, time.monotonic() - started, side="broker"

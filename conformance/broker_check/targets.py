@@ -68,18 +68,20 @@ class Target:
     adapter: registry.Adapter | None = None
     #: a ``bootstrap`` target's address
     bootstrap: str | None = None
+    #: what it is, in a few words (the reports' version column)
+    version: str = ""
 
 
 def known_targets() -> dict[str, Target]:
     """The targets the kit can start: the Kafka brokers, then the built-in ones."""
     out = {
         b: Target(b, KAFKA, f"Apache Kafka {BROKERS[b].version} ({BROKERS[b].mode}), JVM process",
-                  kafka_version=BROKERS[b].version)
+                  kafka_version=BROKERS[b].version, version=f"Apache Kafka {BROKERS[b].version}")
         for b in DEFAULT_BROKERS
     }  # fmt: skip
     for a in registry.adapters(side="broker"):
         what = f"{a.library} {a.version}: {a.description}"
-        out[a.name] = Target(a.name, BUILTIN, what, adapter=a)
+        out[a.name] = Target(a.name, BUILTIN, what, adapter=a, version=f"{a.library} {a.version}")
     return out
 
 
@@ -88,7 +90,13 @@ def bootstrap_target(address: str, name: str | None = None) -> Target:
     host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"--bootstrap {address!r}: give HOST:PORT")
-    return Target(name or address, BOOTSTRAP, f"the broker at {address}", bootstrap=address)
+    return Target(
+        name or address,
+        BOOTSTRAP,
+        f"the broker at {address}",
+        bootstrap=address,
+        version=f"running at {address}",
+    )
 
 
 def answers_api_versions(host: str, port: int, timeout: float = 2.0) -> bool:
