@@ -19,7 +19,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from conftest import kit_cli
+from conftest import kit_cli, processes
 
 from conformance.broker_check.judge import judge_case
 from conformance.codecs.zstd import LibzstdUnavailable
@@ -254,3 +254,38 @@ def test_a_transactional_request_is_judged_against_each_coordinator_state() -> N
     # an answer no state gives still fails
     wrong = {**verified, "errorCode": 2, "errorName": "CORRUPT_MESSAGE"}
     assert judge_case(_with(case, response=wrong)).reached() == NONE
+
+
+@pytest.mark.capture
+def test_sigterm_stops_the_broker_it_started(tmp_path: Path) -> None:
+    """SIGTERM in the middle of a run: exit 143, and the broker the kit started is gone."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import wait_until_gone
+
+    before = set(processes(("kafka.Kafka",)))
+    log = tmp_path / "err.txt"
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "conformance.cli", "check-broker", "--target",
+             "kafka-4.3.1-kraft", "-q"],
+            stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT,
+            env={**os.environ, "KAFKA_CONFORMANCE_ROOT": str(ROOT)},
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 180
+            while b"creating" not in log.read_bytes() and time.monotonic() < deadline:
+                assert proc.poll() is None, log.read_text()
+                time.sleep(0.2)
+            time.sleep(2)  # inside the cases
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=120) == 143, log.read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    left = {p for p in wait_until_gone(("kafka.Kafka",), 30) if p not in before}
+    assert not left, log.read_text()

@@ -49,6 +49,7 @@ from conformance.corpus.produce.golden import GoldenCase, write_golden_case
 from conformance.harness.levels import DEFAULT_LEVEL
 from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, keep_name
 from conformance.host.progress import Status
+from conformance.host.sessions import finish
 from conformance.jsondoc import JsonDocument
 from conformance.jvm.kafka_jars import try_kafka2_zstd
 
@@ -197,11 +198,20 @@ def _on_target(
             record(_one_case(target, c, host, int(port), topic, kafka_version, apis, settings))
     finally:
         if not settings.keep_topics:
+            # to its end, even when Ctrl-C or SIGTERM ended the cases: a user's cluster keeps
+            # nothing of the run (a broker the kit started is stopped anyway)
             made = [t for t in topics if t not in refused]
-            failed = delete_topics(bootstrap, made)
-            log(f"{target.name}: {len(made) - len(failed)} of {len(made)} topics deleted")
-            for topic, why in failed.items():
-                log(f"{target.name}: could not delete {topic}: {why}")
+            finish(lambda: _delete(target, bootstrap, made, log))
+
+
+def _delete(target: Target, bootstrap: str, made: list[str], log: Status) -> None:
+    failed = delete_topics(bootstrap, made)
+    log(f"{target.name}: {len(made) - len(failed)} of {len(made)} topics deleted")
+    for topic, why in list(failed.items())[:5]:
+        log(f"{target.name}: could not delete {topic}: {why}")
+    if len(failed) > 5:
+        log(f"{target.name}: ... and {len(failed) - 5} more not deleted")
+    made[:] = list(failed)  # a repeated step (interrupted) deletes only what is left
 
 
 def _refused(target: Target, case: BrokerCase, why: str) -> CaseResult:
