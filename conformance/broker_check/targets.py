@@ -34,6 +34,7 @@ from conformance.capture.brokers import BROKERS
 from conformance.capture.produce import DEFAULT_BROKERS, produce_spec
 from conformance.harness import registry
 from conformance.host import ports, sessions
+from conformance.host.postgres import postgres_server
 from conformance.host.progress import Status
 from conformance.jvm import runtime
 
@@ -143,9 +144,7 @@ def _services(target: Target, workdir: Path) -> Iterator[dict[str, str]]:
         for need in target.adapter.needs:
             if need != "postgresql":
                 raise TargetError(f"{target.name}: unknown service {need!r} in adapter.toml")
-            from conformance.host.postgres import postgres_server
-
-            server = stack.enter_context(postgres_server(runtime.repo_root(), workdir / "pg"))
+            server = stack.enter_context(postgres_server(runtime.repo_root(), workdir))
             values["postgresql"] = server.url
         yield values
 

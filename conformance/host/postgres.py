@@ -19,11 +19,13 @@ such a broker is given.
   Python with ``-I -S -c``, that drops the supplementary groups, sets the group and user ids
   (real, effective and saved: no way back) and ``exec``s the program, so the process the kit
   supervises is the server itself (no ``su``/``runuser`` in between, nothing from PAM, no
-  tool beyond the standard library). The temporary directory is given to that user; the
-  programs must be readable by it (``.cache`` is ``0755`` as made by ``umask 022``), and its
-  parent directory (``tmp_parent``, the system's temporary directory by default) must let it
-  pass. The clients (``pg_isready``, ``psql``) stay root: only the server minds. Not root: all
-  run as this user.
+  tool beyond the standard library). The temporary directory is given to that user, and it
+  must be able to reach it and the programs: every directory above them must let it pass
+  (``.cache`` is ``0755`` as made under ``umask 022``; a directory made by ``mkdtemp`` is
+  ``0700``, which is why the data never goes into a caller's work directory). This is
+  checked before ``initdb`` runs; the temporary directory's parent is ``tmp_parent``, else
+  the system's temporary directory, else ``/tmp``. The clients (``pg_isready``, ``psql``)
+  stay root: only the server minds. Not root: all run as this user.
 * **The cluster** is made by ``initdb`` in ``WORKDIR/data`` (superuser ``postgres``, ``trust``
   authentication, encoding UTF8, locale C, no fsync). The server listens on ``127.0.0.1`` only,
   on a free port (``host.ports``; one that lost the race for it is started again on a fresh
@@ -50,6 +52,9 @@ such a broker is given.
   that. A signal during the stop does not cut it short. A failed ``start()`` stops what it
   started before it raises.
 
+:func:`postgres_server` is the short form: ``with postgres_server(repo_root, workdir) as pg:``
+fetches the programs when needed, starts the server with its log in ``workdir`` and gives it.
+
 Linux only (``host.sessions``; Debian's packages). Stdlib only: this is the ``host`` layer.
 """
 
@@ -65,7 +70,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +85,7 @@ __all__ = [
     "PostgresError",
     "PostgresServer",
     "binaries",
+    "postgres_server",
 ]
 
 HOST = "127.0.0.1"
@@ -268,6 +274,47 @@ def _kill_working_in(directory: Path, patience: float = 10.0) -> None:
         time.sleep(0.05)
 
 
+def _passable(path: Path, ids: tuple[int, int]) -> bool:
+    """Whether the user ``ids`` (uid, gid; no supplementary groups) may enter ``path`` and
+    every directory above it (the execute bit for it as owner, group or other)."""
+    uid, gid = ids
+    current = Path(os.path.abspath(path))
+    for directory in (current, *current.parents):
+        try:
+            st = directory.stat()
+        except OSError:
+            return False
+        if st.st_uid == uid:
+            bit = 0o100
+        elif st.st_gid == gid:
+            bit = 0o010
+        else:
+            bit = 0o001
+        if not st.st_mode & bit:
+            return False
+    return True
+
+
+def _check_passable(path: Path, ids: tuple[int, int], what: str) -> None:
+    if not _passable(path, ids):
+        user = pwd.getpwuid(ids[0]).pw_name
+        raise PostgresError(f"{what} in {path} are out of reach of {user!r}, who runs the server")
+
+
+def _parent_for(ids: tuple[int, int] | None, wanted: Path | None) -> Path | None:
+    """Where the temporary directory is made: ``wanted`` (it must be passable by the server's
+    user), else the system's temporary directory, else ``/tmp`` when that one is not."""
+    if ids is None:
+        return wanted
+    if wanted is not None:
+        _check_passable(wanted, ids, "the directory for the server's data")
+        return wanted
+    for candidate in (Path(tempfile.gettempdir()), Path("/tmp")):
+        if _passable(candidate, ids):
+            return candidate
+    raise PostgresError("no temporary directory the PostgreSQL server's user can enter")
+
+
 def _check_name(name: str) -> str:
     if not _DATABASE_NAME.fullmatch(name):
         raise PostgresError(f"not a plain database name: {name!r}")
@@ -291,18 +338,23 @@ class PostgresServer(lifetime.Service):
         settings: Mapping[str, str] | None = None,
         run_as: str | None = None,
         tmp_parent: Path | None = None,
+        log: Path | None = None,
         ready_timeout: float = 60.0,
         stop_grace: float = STOP_GRACE,
     ) -> None:
         """``run_as``: the user the server runs as (default: ``nobody`` when this process is
         root, else this user); ``settings``: more ``-c NAME=VALUE`` for the server;
-        ``tmp_parent``: where the temporary directory is made."""
+        ``tmp_parent``: where the temporary directory is made (by default the system's
+        temporary directory, else ``/tmp`` if the server's user cannot pass the former);
+        ``log``: where the output of ``initdb`` and the server is appended (by default
+        ``postgres.log`` in the temporary directory, gone with it)."""
         self.programs = programs
         self.database = _check_name(database) if database is not None else None
         self.init_sql = tuple(Path(os.path.abspath(p)) for p in init_sql)
         self.settings = dict(settings or {})
         self.run_as = run_as
         self.tmp_parent = tmp_parent
+        self._log = Path(os.path.abspath(log)) if log is not None else None
         self.ready_timeout = ready_timeout
         self.stop_grace = stop_grace
         self.workdir: Path | None = None
@@ -315,8 +367,8 @@ class PostgresServer(lifetime.Service):
 
     @property
     def log(self) -> Path:
-        """The output of ``initdb`` and the server (gone with the directory at the end)."""
-        return self._dir / "postgres.log"
+        """The output of ``initdb`` and the server."""
+        return self._log if self._log is not None else self._dir / "postgres.log"
 
     @property
     def pid(self) -> int:
@@ -349,11 +401,13 @@ class PostgresServer(lifetime.Service):
         ids = _run_as_ids(self.run_as)
         self._guarded = sessions.guard_sigterm()
         try:
-            self.workdir = Path(
-                tempfile.mkdtemp(prefix="kafka-conformance-pg-", dir=self.tmp_parent)
-            )
+            parent = _parent_for(ids, self.tmp_parent)
+            self.workdir = Path(tempfile.mkdtemp(prefix="kafka-conformance-pg-", dir=parent))
             if ids is not None:
                 os.chown(self.workdir, *ids)
+                _check_passable(self.programs.bin_dir, ids, "the PostgreSQL programs")
+            if self._log is not None:
+                self._log.parent.mkdir(parents=True, exist_ok=True)
             self._initdb(ids)
             self._start_server(ids)
             if self.database is not None:
@@ -564,3 +618,28 @@ class PostgresServer(lifetime.Service):
         for path in init_sql:
             self.psql(name, "--file", str(os.path.abspath(path)))
         return self.url_of(name)
+
+
+@contextlib.contextmanager
+def postgres_server(
+    root: Path,
+    workdir: Path | None = None,
+    *,
+    database: str | None = DEFAULT_DATABASE,
+    init_sql: Sequence[Path] = (),
+    ready_timeout: float = 60.0,
+) -> Iterator[PostgresServer]:
+    """A running :class:`PostgresServer` for the ``with`` block, from the programs of the
+    repository ``root`` (:func:`binaries`: fetched when missing); its output is appended to
+    ``workdir/postgres.log`` when ``workdir`` is given. The data directory is never in
+    ``workdir``: as root the server runs as ``nobody``, who may not be able to enter it."""
+    log = Path(workdir) / "postgres.log" if workdir is not None else None
+    server = PostgresServer(
+        binaries(root),
+        database=database,
+        init_sql=init_sql,
+        log=log,
+        ready_timeout=ready_timeout,
+    )
+    with server:
+        yield server
