@@ -151,18 +151,29 @@ def _level_cell(result: dict[str, Any] | None) -> str:
     return level
 
 
+#: what the levels mean, per side judged at levels
+_LEVELS_TEXT = {
+    PRODUCER: "Levels (docs/producer-check.md): **delivery** (Kafka's consumer reads back "
+    "exactly the plan, on the right partitions, at the reported offsets), **wire** (also: the "
+    "broker stores what was sent, sequences, epochs and flags right), **java** (also: every "
+    "header field as Java writes it)",
+    BROKER: "Levels (docs/broker-check.md): **delivery** (accepted or refused with Kafka's "
+    "error, the offsets, the records a consumer reads back), **wire** (also: every answer "
+    "field and stored batch header byte for byte), **java** (also: Kafka's error texts)",
+}
+
+
 def _by_scenario(report: dict[str, Any]) -> list[str]:
-    """Producer side: per scenario and implementation, the highest level reached."""
+    """A side judged at levels: per scenario and implementation, the highest level
+    reached."""
     impls = [i["name"] for i in report["implementations"]]
     cell = {(r["impl"], r["case"]): r for r in report["results"]}
     out = [
         "## Matrix by scenario: the highest level reached",
         "",
-        "Levels (docs/producer-check.md): **delivery** (Kafka's consumer reads back exactly the "
-        "plan, on the right partitions, at the reported offsets), **wire** (also: the broker "
-        "stores what was sent, sequences, epochs and flags right), **java** (also: every header "
-        f"field as Java writes it); the run judged at **{report['settings'].get('level')}**: a "
-        "bold cell failed there, *(known)* is a classified divergence.",
+        _LEVELS_TEXT.get(report.get("side", PRODUCER), _LEVELS_TEXT[PRODUCER])
+        + f"; the run judged at **{report['settings'].get('level')}**: a bold cell failed "
+        "there, *(known)* is a classified divergence.",
         "",
         "| scenario | " + " | ".join(impls) + " |",
         "|---|" + "---|" * len(impls),
