@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +16,38 @@ from conformance.logdir.dump.formats import format_of
 from conformance.wire.builder import BatchBuilder
 
 
-def compare_with_tool(
-    version: str, case: Path, files: list[str], extra_args: list[str], **dump_options: Any
-) -> str:
-    """Kafka ``version``'s tool and ``dump`` in that release's format on ``files`` (relative
-    to ``case``, the working directory of both): the same stdout, stderr up to the JVM's
-    exception line, and exit status. Returns the tool's stdout."""
+def run_tool(version: str, case: Path, files: list[str], extra_args: list[str]) -> Any:
+    """Kafka ``version``'s DumpLogSegments on ``files`` (relative to ``case``); skips the test
+    when the jars cannot be had."""
     from conformance.jvm import kafka_jars
 
     try:
-        java = kafka_jars.dump_log_segments(version, files, cwd=case, extra_args=extra_args)
+        return kafka_jars.dump_log_segments(version, files, cwd=case, extra_args=extra_args)
     except kafka_jars.KafkaJarsUnavailable as e:  # pragma: no cover
         pytest.skip(str(e))
+
+
+def run_tools(runs: list[tuple[str, Path, list[str], list[str]]]) -> list[Any]:
+    """:func:`run_tool` for each of ``runs`` (version, case, files, extra args), two JVMs at a
+    time (each run is mostly a JVM starting: two overlap on two cores)."""
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(lambda r: run_tool(*r), runs))
+
+
+def compare_with_tool(
+    version: str,
+    case: Path,
+    files: list[str],
+    extra_args: list[str],
+    java: Any = None,
+    **dump_options: Any,
+) -> str:
+    """Kafka ``version``'s tool and ``dump`` in that release's format on ``files`` (relative
+    to ``case``, the working directory of both): the same stdout, stderr up to the JVM's
+    exception line, and exit status. Returns the tool's stdout. ``java``: the tool's result
+    when it already ran (:func:`run_tools`)."""
+    if java is None:
+        java = run_tool(version, case, files, extra_args)
     out, err = io.StringIO(), io.StringIO()
     cwd = os.getcwd()
     os.chdir(case)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dump_tool import compare_with_tool
+from dump_tool import compare_with_tool, run_tools
 
 from conformance.wire.builder import BatchBuilder
 
@@ -281,16 +281,29 @@ _NOT_COMPARED = {
 }
 
 
-def _run(version: str, case: Path, log: str, option: str, skip: bool) -> str:
-    extra = [f"--{option}"] + (["--skip-record-metadata"] if skip else [])
+def _extra(option: str, skip: bool) -> list[str]:
+    return [f"--{option}"] + (["--skip-record-metadata"] if skip else [])
+
+
+def _run(
+    version: str, case: Path, log: str, option: str, skip: bool, java: Any = None
+) -> str:
     return compare_with_tool(
         version,
         case,
         [log],
-        extra,
+        _extra(option, skip),
+        java,
         skip_record_metadata=skip,
         **{option.replace("-", "_"): _decoder(version)},
     )
+
+
+def _run_all(version: str, runs: list[tuple[Path, str, str, bool]]) -> None:
+    """:func:`_run` for each (case, log, option, skip), the tool's JVMs two at a time."""
+    javas = run_tools([(version, c, [log], _extra(o, s)) for c, log, o, s in runs])
+    for (case, log, option, skip), java in zip(runs, javas):
+        _run(version, case, log, option, skip, java)
 
 
 def _skips(version: str) -> list[bool]:
@@ -313,14 +326,16 @@ def test_offsets_decoder_text(tmp_path: Path, version: str) -> None:
 @pytest.mark.oracle
 @pytest.mark.parametrize("version", OFFSETS_VERSIONS)
 def test_offsets_decoder_text_broken_records(tmp_path: Path, version: str) -> None:
+    runs = []
     for tag, records in _offsets_broken(version).items():
         if tag in _NOT_COMPARED.get(version, ()):
             continue
         log = _log(tmp_path, tag, records, _magic(version))
-        _run(version, tmp_path, log, "offsets-decoder", False)
+        runs.append((tmp_path, log, "offsets-decoder", False))
     if version >= "2.8":  # the last record line ends where the tool stops
         log = _log(tmp_path / "skip", "truncated", _offsets_broken(version)["truncated-key"], 2)
-        _run(version, tmp_path / "skip", log, "offsets-decoder", True)
+        runs.append((tmp_path / "skip", log, "offsets-decoder", True))
+    _run_all(version, runs)
 
 
 # --------------------------------------------------------------- --transaction-log-decoder
@@ -402,6 +417,8 @@ def test_transaction_log_decoder_text(tmp_path: Path, version: str) -> None:
 @pytest.mark.oracle
 @pytest.mark.parametrize("version", TXN_VERSIONS)
 def test_transaction_log_decoder_text_broken_records(tmp_path: Path, version: str) -> None:
-    for tag, records in _txn_broken().items():
-        log = _log(tmp_path, tag, records, 2)
-        _run(version, tmp_path, log, "transaction-log-decoder", False)
+    runs = [
+        (tmp_path, _log(tmp_path, tag, records, 2), "transaction-log-decoder", False)
+        for tag, records in _txn_broken().items()
+    ]
+    _run_all(version, runs)

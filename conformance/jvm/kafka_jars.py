@@ -540,6 +540,11 @@ def main_class_jar(
     raise KafkaJarsUnavailable(f"none of {', '.join(names)} is in the Kafka {version} classpath")
 
 
+#: JVM options of a short tool run (DumpLogSegments on a few segments): the client compiler
+#: only, which starts a run about a sixth faster and changes nothing the tool prints
+SHORT_RUN_OPTS = ("-XX:TieredStopAtLevel=1",)
+
+
 def dump_log_segments(
     version: str,
     files: Sequence[Path | str],
@@ -597,7 +602,15 @@ def dump_log_segments(
             args.append(flag)
     args += list(extra_args)
     main_class = find_main_class(version, DUMP_LOG_SEGMENTS_CLASSES, repo_root=repo_root)
-    proc = run_class(version, main_class, args, cwd=cwd, timeout=timeout, repo_root=repo_root)
+    proc = run_class(
+        version,
+        main_class,
+        args,
+        cwd=cwd,
+        timeout=timeout,
+        jvm_opts=SHORT_RUN_OPTS,
+        repo_root=repo_root,
+    )
     return DumpResult(proc.stdout, proc.stderr, proc.returncode)
 
 
