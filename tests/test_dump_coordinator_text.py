@@ -285,9 +285,7 @@ def _extra(option: str, skip: bool) -> list[str]:
     return [f"--{option}"] + (["--skip-record-metadata"] if skip else [])
 
 
-def _run(
-    version: str, case: Path, log: str, option: str, skip: bool, java: Any = None
-) -> str:
+def _run(version: str, case: Path, log: str, option: str, skip: bool, java: Any = None) -> str:
     return compare_with_tool(
         version,
         case,
