@@ -17,8 +17,11 @@ import re
 import shutil
 import struct
 import uuid
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -502,19 +505,10 @@ def _ours(s: Scenario, options: dict[str, object], version: str) -> tuple[str, s
     return out.getvalue(), err.getvalue(), rc
 
 
-@pytest.mark.oracle
-@pytest.mark.parametrize("flag", list(FLAGS))
-@pytest.mark.parametrize("name", list(BUILDERS))
-@pytest.mark.parametrize("version", VERSIONS)
-def test_matches_kafka_dump_log_segments(
-    scenarios: dict[str, Scenario], name: str, flag: str, version: str
-) -> None:
-    """Each broker version's own tool against ``dump`` in that version's format."""
-    from conformance.jvm import kafka_jars
-
-    s = scenarios[name]
+def _not_compared(version: str, name: str, flag: str) -> str | None:
+    """Why (version, scenario, flag) is not compared (None: it is)."""
     if not format_of(version).has(flag) and flag != "plain":
-        pytest.skip(f"Kafka {version}'s DumpLogSegments has no --{flag}")
+        return f"Kafka {version}'s DumpLogSegments has no --{flag}"
     gap = next(
         (
             NOT_YET[k]
@@ -523,16 +517,63 @@ def test_matches_kafka_dump_log_segments(
         ),
         None,
     )
-    if gap is not None:
-        pytest.skip(f"not reproduced yet (docs/dump.md): {gap}")
-    options = _options(s, flag)
-    try:
-        java = kafka_jars.dump_log_segments(
-            version,
+    return None if gap is None else f"not reproduced yet (docs/dump.md): {gap}"
+
+
+@pytest.fixture(scope="module")
+def tool_runs(
+    request: pytest.FixtureRequest, scenarios: dict[str, Scenario]
+) -> Iterator[dict[tuple[str, str, str], Future[Any]]]:
+    """Kafka's tool on every (version, scenario, flag) the run selected of
+    :func:`test_matches_kafka_dump_log_segments`, all started at once, two JVMs at a time
+    (each run is mostly a JVM starting: two overlap on two cores); each test waits for its
+    own."""
+    from conformance.jvm import kafka_jars
+
+    futures: dict[tuple[str, str, str], Future[Any]] = {}
+    pool = ThreadPoolExecutor(2)
+    for item in request.session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if getattr(item, "originalname", "") != "test_matches_kafka_dump_log_segments":
+            continue
+        key = (params["version"], params["name"], params["flag"])
+        if key in futures or _not_compared(*key) is not None:
+            continue
+        s = scenarios[key[1]]
+        futures[key] = pool.submit(
+            kafka_jars.dump_log_segments,
+            key[0],
             s.files,
             cwd=s.dir if s.relative else ROOT,
-            **options,  # type: ignore[arg-type]
+            **_options(s, key[2]),  # type: ignore[arg-type]
         )
+    try:
+        yield futures
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("flag", list(FLAGS))
+@pytest.mark.parametrize("name", list(BUILDERS))
+@pytest.mark.parametrize("version", VERSIONS)
+def test_matches_kafka_dump_log_segments(
+    scenarios: dict[str, Scenario],
+    tool_runs: dict[tuple[str, str, str], Future[Any]],
+    name: str,
+    flag: str,
+    version: str,
+) -> None:
+    """Each broker version's own tool against ``dump`` in that version's format."""
+    from conformance.jvm import kafka_jars
+
+    s = scenarios[name]
+    why = _not_compared(version, name, flag)
+    if why is not None:
+        pytest.skip(why)
+    options = _options(s, flag)
+    try:
+        java = tool_runs[(version, name, flag)].result()
     except kafka_jars.KafkaJarsUnavailable as e:  # pragma: no cover
         pytest.skip(str(e))
     out, err, rc = _ours(s, options, version)
