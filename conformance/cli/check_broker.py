@@ -20,7 +20,6 @@ from conformance.broker_check.targets import (
 from conformance.cli import check_common as shared
 from conformance.harness import registry, session
 from conformance.harness.levels import DEFAULT_LEVEL, LEVELS
-from conformance.harness.process import ProcessTable
 from conformance.harness.report import model, terminal
 from conformance.harness.runner import Settings
 from conformance.jvm import runtime
@@ -235,17 +234,14 @@ def _check_broker(args: argparse.Namespace) -> int:
         keep=Path(args.keep).resolve() if args.keep else None,
         level=args.level,
     )
-    table = ProcessTable()
-    runs = shared.run_interruptible(
-        _PROG,
-        table,
-        lambda: run_targets(
-            targets,
-            chosen,
-            settings,
-            log=_say,
-            progress=shared.progress_display(args.quiet, title="check-broker"),
-        ),
+    # Ctrl-C and SIGTERM unwind the run (interruptible_command): every target's ``finally``
+    # deletes its topics and stops what the kit started
+    runs = run_targets(
+        targets,
+        chosen,
+        settings,
+        log=_say,
+        progress=shared.progress_display(args.quiet, title="check-broker"),
     )
     report = model.build(
         runs,

@@ -192,6 +192,27 @@ def _installed(tools_root: Path) -> Binaries | None:
     return Binaries(bin_dir=bin_dir, lib_dir=lib_dir, version=stamp.get("version", ""))
 
 
+def _output(cmd: list[str], what: str, env: dict[str, str] | None, timeout: float) -> str:
+    """The standard output of ``cmd`` (``what`` names it in errors); :class:`PostgresError`
+    if it cannot run, times out or fails (with the tail of its stderr)."""
+    try:
+        proc = subprocess.run(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise PostgresError(f"{what}: {exc}") from exc
+    if proc.returncode != 0:
+        tail = sessions.last_lines(proc.stderr, _LOG_LINES)
+        raise PostgresError(f"{what} exited with status {proc.returncode}:\n{tail}")
+    return proc.stdout
+
+
 def binaries(root: Path, *, fetch: bool = True, timeout: float = 900.0) -> Binaries:
     """The PostgreSQL programs unpacked under ``root/.cache/tools/postgres/root`` (``root``:
     the repository), running ``root/scripts/fetch-postgres`` first when they are not there
@@ -204,20 +225,7 @@ def binaries(root: Path, *, fetch: bool = True, timeout: float = 900.0) -> Binar
             raise PostgresError(f"no PostgreSQL under {tools_root} (run {FETCH_SCRIPT})")
         return found
     script = root / FETCH_SCRIPT
-    try:
-        proc = subprocess.run(
-            [str(script)],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise PostgresError(f"{script}: {exc}") from exc
-    if proc.returncode != 0:
-        tail = sessions.last_lines(proc.stderr, _LOG_LINES)
-        raise PostgresError(f"{script} exited with status {proc.returncode}:\n{tail}")
+    _output([str(script)], str(script), None, timeout)
     found = _installed(tools_root)
     if found is None:
         raise PostgresError(f"{script} succeeded but left no PostgreSQL under {tools_root}")
@@ -592,24 +600,7 @@ class PostgresServer(lifetime.Service):
             _check_name(database),
             *args,
         ]
-        try:
-            proc = subprocess.run(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                env=self.programs.env(self._dir),
-                timeout=timeout,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise PostgresError(f"psql {' '.join(args)}: {exc}") from exc
-        if proc.returncode != 0:
-            tail = sessions.last_lines(proc.stderr, _LOG_LINES)
-            raise PostgresError(
-                f"psql {' '.join(args)} exited with status {proc.returncode}:\n{tail}"
-            )
-        return proc.stdout
+        return _output(cmd, f"psql {' '.join(args)}", self.programs.env(self._dir), timeout)
 
     def create_database(self, name: str, init_sql: Iterable[Path] = ()) -> str:
         """Create the database ``name`` and apply each SQL file of ``init_sql`` to it, in
