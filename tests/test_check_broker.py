@@ -289,3 +289,64 @@ def test_sigterm_stops_the_broker_it_started(tmp_path: Path) -> None:
                 proc.kill()
     left = {p for p in wait_until_gone(("kafka.Kafka",), 30) if p not in before}
     assert not left, log.read_text()
+
+
+def test_a_broker_report_renders_in_every_view(tmp_path: Path) -> None:
+    """A report of side ``broker`` (judged real answers, one of them tampered, so it has a
+    pass, a fail and a finding) is valid, and every view renders it; ``--from-json`` takes it."""
+    import xml.etree.ElementTree as ET
+
+    from conformance.broker_check.run import BrokerCapabilities
+    from conformance.harness.report import html, junit, markdown, model, terminal
+    from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, Settings
+
+    ok = _case("kafka-4.3.1-kraft", "req-ok")
+    r = ok.requests[0]
+    assert r.response is not None
+    refused = _with(ok, response={**r.response, "errorCode": 87, "errorName": "INVALID_RECORD"})
+    worded = next(
+        c for c in GOLDEN["kafka-4.3.1-kraft"][1]
+        if c.requests[0].response and c.requests[0].response["errorMessage"]
+    )  # fmt: skip
+    assert worded.requests[0].response is not None
+    reworded = _with(
+        worded, response={**worded.requests[0].response, "errorMessage": "other words"}
+    )
+    results = []
+    for case_id, golden in (("req/ok", ok), ("req/refused", refused), ("x/worded", reworded)):
+        j = judge_case(golden)
+        status, headline, diff, findings = j.verdict()
+        results.append(
+            CaseResult("t", case_id, case_id.split("/")[0], status, headline, diff, "", 0.1,
+                       findings, j.reached())
+        )  # fmt: skip
+    assert [x.status for x in results] == ["pass", "fail", "pass"] and results[2].findings
+    run = ImplementationRun(
+        Implementation("t", ()),
+        BrokerCapabilities("a broker", "Apache Kafka 4.3.1", {"Produce": [3, 13]}),  # type: ignore[arg-type]
+        None,
+        results,
+        1.0,
+        side=model.BROKER,
+    )
+    docs = {
+        x.case: {"group": x.group, "mode": "produce", "size": 1, "description": x.case,
+                 "outcome": "ok", "hex": "00", "hex_truncated": False}
+        for x in results
+    }  # fmt: skip
+    built = model.build([run], docs, Settings(), [], complete=False, level="wire")
+    report = json.loads(json.dumps(built))  # as --json writes it
+    assert report["side"] == "broker" and model.report_problem(report) is None
+    assert report["implementations"][0]["levels"] == {
+        "none": 1, "delivery": 0, "wire": 1, "java": 1
+    }  # fmt: skip
+    assert "findings" in terminal.summary(report) and "other words" in terminal.findings(report)
+    assert "Kafka-compatible broker" in html.render(report)
+    assert "# Broker matrix" in markdown.render(report)
+    ET.fromstring(junit.render(report))
+    saved = tmp_path / "r.json"
+    saved.write_text(json.dumps(report))
+    proc = kit_cli("check-broker", "--from-json", str(saved), "--markdown",
+                   str(tmp_path / "m.md"), timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "m.md").read_text().startswith("# Broker matrix")
