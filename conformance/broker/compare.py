@@ -20,8 +20,10 @@ from conformance.stream.compare import diff
 from conformance.stream.decoder import decode
 from conformance.stream.splitter import Splitter
 
-__all__ = ["COMPARED", "diff_verdicts"]
+__all__ = ["COMPARED", "COMPRESSOR_DECIDES", "diff_verdicts", "recompressed"]
 
+#: the batch fields of a decode document a compressor's output decides
+COMPRESSOR_DECIDES = ("sizeInBytes", "crc", "position")
 #: the members of a verdict that are compared (the others name who answered)
 COMPARED = ("scope", "response", "exception", "stored")
 
@@ -38,12 +40,13 @@ def diff_verdicts(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]
     if e is None or a is None:
         return [*out, f"$.stored: {_short(e)} != {_short(a)}"]
     eb, ab = base64.b64decode(e), base64.b64decode(a)
-    if not (_recompressed(eb) and _recompressed(ab)):
+    if not (recompressed(eb) and recompressed(ab)):
         return [*out, f"$.stored: {_short(e)} != {_short(a)} (not a recompressed batch)"]
     return [*out, *(f"$.stored decoded {d}" for d in diff(_content(eb), _content(ab)))]
 
 
-def _recompressed(data: bytes) -> bool:
+def recompressed(data: bytes) -> bool:
+    """Whether every batch of ``data`` is compressed (bytes that do not split: no)."""
     try:
         return all(b.compression_id != NONE for b in Splitter(data, "memory"))
     except DecodeError:  # bytes that do not split are compared exactly
@@ -53,7 +56,7 @@ def _recompressed(data: bytes) -> bool:
 def _content(data: bytes) -> dict[str, Any]:
     doc = decode(data).to_dict()
     for b in doc["batches"]:
-        for key in ("sizeInBytes", "crc", "position"):
+        for key in COMPRESSOR_DECIDES:
             b.pop(key, None)
     if doc.get("tail"):
         doc["tail"].pop("position", None)

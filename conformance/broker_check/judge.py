@@ -29,10 +29,9 @@ import dataclasses
 from typing import Any
 
 from conformance.broker.codes import NONE as NONE_ERROR
+from conformance.broker.compare import COMPRESSOR_DECIDES, recompressed
 from conformance.broker.versions import broker_version
-from conformance.codecs import NONE as NO_CODEC
 from conformance.corpus.produce.golden import GoldenCase, GoldenRequest, carried, replay_model
-from conformance.errors import DecodeError
 from conformance.harness.divergences import EVIDENCE
 from conformance.harness.levels import (
     DELIVERY,
@@ -45,7 +44,6 @@ from conformance.harness.levels import (
 )
 from conformance.stream.compare import diff
 from conformance.stream.decoder import decode
-from conformance.stream.splitter import Splitter
 
 __all__ = ["COORDINATOR_STATES", "SIDES", "judge_case", "stored_differences"]
 
@@ -67,8 +65,6 @@ _RESPONSE_LEVELS = {
 _ERROR_PATHS = ("$.response.errorCode", "$.response.errorName", "$.response.recordErrors")
 #: batch fields a consumer hands to the application with each record
 _CONSUMER_SEES = ("timestampType",)
-#: batch fields a recompressing broker's compressor decides
-_COMPRESSOR_DECIDES = ("sizeInBytes", "crc", "position")
 
 
 def _response_level(path: str) -> str:
@@ -86,17 +82,6 @@ def _closed(ours: dict[str, Any], version: Any) -> bool:
     return ours["scope"] == "request" and exc.get("class") == version.unsupported_version[1]
 
 
-def _documents(data: bytes) -> dict[str, Any]:
-    return decode(data).to_dict()
-
-
-def _compressed(data: bytes) -> bool:
-    try:
-        return all(b.compression_id != NO_CODEC for b in Splitter(data, "memory"))
-    except DecodeError:
-        return False
-
-
 def stored_differences(kafka: str | None, target: str | None) -> list[Difference]:
     """What differs between the batches Kafka stores (base64, or None: nothing) and the
     target's, as fetched back: records at ``delivery``, batch fields at ``wire``."""
@@ -108,18 +93,18 @@ def stored_differences(kafka: str | None, target: str | None) -> list[Difference
         what = "nothing" if not k else f"{len(k)} bytes"
         got = "nothing" if not t else f"{len(t)} bytes"
         return [Difference(DELIVERY, f"stored: kafka={what} target={got}")]
-    kd, td = _documents(k), _documents(t)
-    recompressed = _compressed(k) and _compressed(t) and len(kd["batches"]) == len(td["batches"])
+    kd, td = decode(k).to_dict(), decode(t).to_dict()
+    both = recompressed(k) and recompressed(t) and len(kd["batches"]) == len(td["batches"])
     out: list[Difference] = []
     for line in diff(kd, td, "$.stored", SIDES):
         path = line.split(": ", 1)[0]
         field = path.rsplit(".", 1)[-1]
-        if recompressed and ".records" not in path and field in _COMPRESSOR_DECIDES:
+        if both and ".records" not in path and field in COMPRESSOR_DECIDES:
             continue
         seen = ".records" in path or path == "$.stored.batches" or field in _CONSUMER_SEES
         level = DELIVERY if seen else WIRE
         out.append(Difference(level, line))
-    if not out and k != t and not recompressed:
+    if not out and k != t and not both:
         out.append(Difference(WIRE, "stored: the bytes differ where the decode shows nothing"))
     return out
 
