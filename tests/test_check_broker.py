@@ -21,7 +21,9 @@ from pathlib import Path
 import pytest
 from conftest import kit_cli, processes
 
+from conformance.broker.versions import VERSIONS
 from conformance.broker_check.judge import judge_case
+from conformance.broker_check.scenarios import session_cases
 from conformance.codecs.zstd import LibzstdUnavailable
 from conformance.corpus.produce.golden import GoldenCase, read_golden_corpus
 from conformance.harness.levels import DELIVERY, JAVA, NONE, WIRE
@@ -169,7 +171,11 @@ def test_lists() -> None:
 # ------------------------------------------------------------------------ a real broker
 
 #: a subset over the request checks, a rewrite, the clock and producer state
-LIVE = ("req-ok", "req-v12", "log-bad-crc", "rewrite-log-append-time", "pid-duplicate")
+LIVE = (
+    "req-ok", "req-v12", "log-bad-crc", "rewrite-log-append-time", "pid-duplicate",
+    # the session scenarios: a transactional session, the reads, every version
+    "txn/*", "fetch/*", "versions/*",
+)  # fmt: skip
 
 
 def _verdicts(report: dict) -> dict[str, tuple[str, str | None]]:  # type: ignore[type-arg]
@@ -230,6 +236,14 @@ def test_bootstrap_and_target_give_the_same_verdicts(tmp_path: Path) -> None:
     assert _verdicts(a) == _verdicts(b)
     assert {s for s, _ in _verdicts(a).values()} == {"pass"}
     assert {lv for _, lv in _verdicts(a).values()} == {JAVA}
+    assert {c for c in _verdicts(a) if c.startswith(("txn/", "fetch/", "versions/"))} == {
+        c.id for c in session_cases()
+    }
+    # the versions the model's line states are the ones the real broker advertises
+    advertised = a["implementations"][0]["capabilities"]["apiVersions"]
+    line = VERSIONS["4.3.1"]
+    assert tuple(advertised["Fetch"]) == line.fetch_versions
+    assert tuple(advertised["ListOffsets"]) == line.list_offsets_versions
     # the evidence decodes
     fetched = keep / "mine" / "req-ok" / "fetch.bin"
     proc = kit_cli("decode", str(fetched), timeout=120)

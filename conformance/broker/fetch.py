@@ -6,7 +6,8 @@ for ``read_committed``, the aborted transactions of its transaction indexes (Kaf
 step                                   Kafka
 =====================================  ===================================================
 offset past the log end, or before     ``OffsetOutOfRangeException``: OFFSET_OUT_OF_RANGE,
-the first segment                      no records
+the first segment                      no records, high watermark, last stable and log
+                                       start offsets -1 (``createLogReadResult``)
 offset = the bound (high watermark,    no records (and an empty aborted list when
 or last stable offset for              ``read_committed``)
 read_committed)
@@ -36,6 +37,29 @@ aborted transactions                   the ``.txnindex`` entries with ``lastOffs
 
 A batch header that does not read (a size below the minimum) is Kafka's
 ``CorruptRecordException``: the partition's error is CORRUPT_MESSAGE.
+
+**What a log says of its transactions** (:func:`transactions`, the leader's producer state
+and ``.txnindex`` rebuilt from the batches): a transactional data batch opens its producer's
+transaction at its base offset; a COMMIT or ABORT marker closes it; an ABORT adds the index
+entry ``(producer id, first offset, marker offset, last stable offset)``, the last stable
+offset being the oldest transaction still open then, else the offset after the marker. The
+log's last stable offset is the first offset of the oldest open transaction (else the high
+watermark).
+
+**ListOffsets** (:meth:`FetchLog.list_offset`, ``Partition.fetchOffsetForTimestamp``; the
+fetchable bound is the high watermark, or the last stable offset for ``read_committed``):
+
+=======================  ==================================================================
+timestamp                answer (timestamp, offset)
+=======================  ==================================================================
+-1 (latest)              (-1, the bound)
+-2 (earliest)            (-1, the log start offset)
+t >= 0                   the first record in offset order, control records included, with a
+                         timestamp >= t (batches whose max timestamp is below t skipped, as
+                         ``FileRecords.searchForTimestamp``; from the segment's start: the
+                         time index has no entry before 4096 bytes); (-1, -1) when there is
+                         none or its offset is not below the bound
+=======================  ==================================================================
 """
 
 from __future__ import annotations
@@ -47,10 +71,15 @@ from typing import Protocol
 
 from conformance.broker.codes import CODES
 from conformance.errors import CorruptRecordError
-from conformance.stream.splitter import file_frame
+from conformance.stream.splitter import Batch, Splitter, file_frame
+from conformance.wire.batch import RecordBatchV2
+from conformance.wire.control import ABORT, read_control_key
 from conformance.wire.layout import LAST_OFFSET_DELTA_OFFSET, MAGIC_VALUE_V2
+from conformance.wire.record import Record
 
 __all__ = [
+    "EARLIEST_TIMESTAMP",
+    "LATEST_TIMESTAMP",
     "CORRUPT_MESSAGE",
     "UNKNOWN_SERVER_ERROR",
     "NONE",
@@ -61,6 +90,8 @@ __all__ = [
     "FetchLog",
     "FetchRead",
     "Segment",
+    "TxnEntry",
+    "transactions",
 ]
 
 NONE = CODES["NONE"]
@@ -70,6 +101,39 @@ UNKNOWN_SERVER_ERROR = CODES["UNKNOWN_SERVER_ERROR"]
 #: a Fetch request's ``IsolationLevel``
 READ_UNCOMMITTED = 0
 READ_COMMITTED = 1
+#: ListOffsets' special timestamps
+LATEST_TIMESTAMP = -1
+EARLIEST_TIMESTAMP = -2
+
+
+@dataclass(frozen=True)
+class TxnEntry:
+    """An aborted transaction as a ``.txnindex`` entry holds it."""
+
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    last_stable_offset: int
+
+
+def transactions(data: bytes) -> tuple[list[TxnEntry], int | None]:
+    """The aborted transactions of the log ``data`` (one segment's bytes) and the first
+    offset of its oldest open transaction (None: none is open)."""
+    ongoing: dict[int, int] = {}
+    aborted: list[TxnEntry] = []
+    for b in Splitter(data, "memory"):
+        if not isinstance(b, RecordBatchV2) or not b.is_transactional or b.producer_id < 0:
+            continue
+        pid = b.producer_id
+        if not b.is_control:
+            ongoing.setdefault(pid, b.base_offset)
+            continue
+        kinds = [read_control_key(r.key) for r in b]
+        first = ongoing.pop(pid, None)
+        if first is not None and kinds[:1] == [ABORT]:
+            lso = min(ongoing.values(), default=b.last_offset + 1)
+            aborted.append(TxnEntry(pid, first, b.last_offset, lso))
+    return aborted, min(ongoing.values(), default=None)
 
 
 class AbortedTxn(Protocol):
@@ -207,7 +271,8 @@ class FetchLog:
         leo = self.log_end_offset
         first = self._floor(offset)
         if offset > leo or first is None or offset < start:
-            return answer(OFFSET_OUT_OF_RANGE)
+            # ReplicaManager's createLogReadResult(e): no offsets at all
+            return FetchRead(OFFSET_OUT_OF_RANGE, b"", -1, -1, -1)
         if offset >= bound:
             return answer(NONE, aborted=[] if committed else None)
         if max_bytes < 0:  # LogSegment.read: "Invalid max size" (ReplicaManager: offsets -1)
@@ -236,6 +301,25 @@ class FetchLog:
         except CorruptRecordError:
             return answer(CORRUPT_MESSAGE)
         return answer(NONE, aborted=[] if committed else None)
+
+    def list_offset(self, timestamp: int, isolation: int | None) -> tuple[int, int]:
+        """(timestamp, offset) ListOffsets answers for ``timestamp`` (``isolation`` None:
+        ListOffsets v0/v1, whose bound is the high watermark as well)."""
+        hw, lso, start = self.high_watermark, self.last_stable_offset, self.log_start_offset
+        assert hw is not None and lso is not None and start is not None
+        bound = lso if isolation == READ_COMMITTED else hw
+        if timestamp == LATEST_TIMESTAMP:
+            return -1, bound
+        if timestamp == EARLIEST_TIMESTAMP:
+            return -1, start
+        for segment in self.segments:
+            for b in Splitter(segment.data, "memory"):
+                if b.max_timestamp < timestamp:
+                    continue
+                for r in _records(b):
+                    if r.timestamp >= timestamp:
+                        return (r.timestamp, r.offset) if r.offset < bound else (-1, -1)
+        return -1, -1
 
     def _floor(self, offset: int) -> int | None:
         bases = [s.base_offset for s in self.segments]
@@ -282,6 +366,14 @@ class FetchLog:
                 if txn.last_stable_offset >= upper:
                     return out
         return out
+
+
+def _records(b: Batch) -> list[Record]:
+    """A batch's records (v2, control records too) or its messages, each with its offset and
+    timestamp."""
+    if isinstance(b, RecordBatchV2):
+        return list(b)
+    return [Record(off, msg.timestamp, None, None) for off, msg in b.read_messages()]
 
 
 def _last_offset(data: bytes, pos: int, magic: int) -> int:

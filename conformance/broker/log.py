@@ -39,7 +39,7 @@ from conformance.broker.request import (
     verification_target,
 )
 from conformance.broker.response import failure
-from conformance.broker.validator import validate
+from conformance.broker.validator import stamp_log_append_time, validate
 from conformance.broker.verdict import PartitionResponse, ProduceVerdict
 from conformance.broker.versions import BrokerVersion, broker_version
 from conformance.errors import (
@@ -53,6 +53,7 @@ from conformance.errors import (
 from conformance.stream.decoder import DEFAULT_MAX_RECORDS
 from conformance.stream.splitter import Batch, Source, Splitter
 from conformance.wire.batch import RecordBatchV2
+from conformance.wire.builder import end_txn_marker_batch
 from conformance.wire.layout import (
     CRC_OFFSET,
     LAST_OFFSET_DELTA_OFFSET,
@@ -238,6 +239,39 @@ class PartitionLog:
             rebuilt=rebuilt,
             rewrites=rewrites,
         )
+
+    def append_marker(
+        self,
+        producer_id: int,
+        producer_epoch: int,
+        *,
+        commit: bool,
+        coordinator_epoch: int,
+        timestamp: int,
+        now: int,
+        leader_epoch: int = 0,
+    ) -> bytes:
+        """The COMMIT or ABORT marker the transaction coordinator has the leader append
+        (``appendAsLeader`` with origin COORDINATOR, WriteTxnMarkers): a transactional
+        control batch of one record at the log end, timestamped ``timestamp`` (the
+        coordinator's clock when it wrote it), on a LogAppendTime topic its max timestamp the
+        leader's clock ``now``; the producer's transaction closed; the stored bytes. The
+        coordinator's checks (epoch fencing) are not modelled: the marker is appended as a
+        coordinator that is right writes it."""
+        marker = end_txn_marker_batch(
+            offset=self.log_end_offset,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            commit=commit,
+            coordinator_epoch=coordinator_epoch,
+            timestamp=timestamp,
+            partition_leader_epoch=leader_epoch,
+        )
+        marker = stamp_log_append_time(marker, topic=self.topic, version=self.version, now=now)
+        self.producers.end_transaction(producer_id, producer_epoch, coordinator_epoch, now)
+        self.log_end_offset += 1
+        self.size += len(marker)
+        return marker
 
     def _analyze(self, data: bytes | Source) -> list[Batch]:
         """``analyzeAndValidateRecords`` and ``trimInvalidBytes``: the complete batches."""

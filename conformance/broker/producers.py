@@ -23,8 +23,9 @@ while a transaction is open     producer P at offset (offset=O, segment=[-1:-1])
 ==============================  ==========================================================
 
 A producer whose epoch was never seen may start at any sequence. A transactional batch
-opens a transaction; clients cannot close it (markers are written by the coordinator, which
-this model does not run).
+opens a transaction; the coordinator's marker closes it (:meth:`ProducerStates.end_transaction`,
+``ProducerAppendInfo.appendEndTxnMarker`` on the happy path: the coordinator itself is not
+modelled).
 
 **Verification state (KIP-890, 3.6+).** Before a transactional batch is appended, the broker
 starts a verification for its producer unless a transaction of the producer is ongoing
@@ -344,6 +345,18 @@ class ProducerStates:
                 f"partition {tp}: {first} (incoming seq. number), {last} (current end "
                 "sequence number)"
             )
+
+    def end_transaction(
+        self, pid: int, epoch: int, coordinator_epoch: int, timestamp: int
+    ) -> int | None:
+        """A COMMIT or ABORT marker of ``pid`` appended (``appendEndTxnMarker``): the
+        transaction's first offset (None: none was open), which is no longer open."""
+        entry = self._entries.setdefault(pid, _Entry())
+        entry.update_epoch(epoch)
+        first, entry.txn_first_offset = entry.txn_first_offset, None
+        entry.coordinator_epoch = coordinator_epoch
+        entry.last_timestamp = timestamp
+        return first
 
     def commit(self, updated: dict[int, _Entry]) -> None:
         """``producerStateManager.update``: the appended batches' state becomes current."""

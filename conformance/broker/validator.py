@@ -79,7 +79,7 @@ from conformance.wire.layout import (
     TimestampType,
 )
 
-__all__ = ["Validated", "validate"]
+__all__ = ["Validated", "stamp_log_append_time", "validate"]
 
 
 @dataclass
@@ -132,6 +132,20 @@ def validate(
             return _convert(ctx, batches, first_offset)
         return _in_place_uncompressed(ctx, batches, first_offset)
     return _compressed(ctx, batches, first_offset, source_codec, target)
+
+
+def stamp_log_append_time(
+    data: bytes, *, topic: TopicConfig, version: BrokerVersion, now: int
+) -> bytes:
+    """A v2 batch appended without client checks (a coordinator's marker) as ``LogValidator``
+    leaves it: on a LogAppendTime topic, ``setMaxTimestamp(LOG_APPEND_TIME, now)``; else
+    unchanged."""
+    if topic.timestamp_type != TimestampType.LOG_APPEND_TIME:
+        return data
+    raw = bytearray(data)
+    ctx = _Context("", now, 0, topic, version)
+    _set_max_timestamp(ctx, raw, RecordBatchV2(data), TimestampType.LOG_APPEND_TIME, now)
+    return bytes(raw)
 
 
 # ------------------------------------------------------------------------------ the checks

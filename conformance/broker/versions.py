@@ -167,6 +167,11 @@ class BrokerVersion:
     version: str
     #: Produce versions the broker answers (others: UNSUPPORTED_VERSION for the request)
     produce_versions: tuple[int, int]
+    #: Fetch and ListOffsets versions the broker advertises in ApiVersions (what
+    #: ``check-broker`` sends a target judged against this line; a capture test holds them to
+    #: the real brokers)
+    fetch_versions: tuple[int, int] = (0, 12)
+    list_offsets_versions: tuple[int, int] = (0, 6)
     #: the topic timestamp bound: "difference" (2.x: one symmetric bound) or "before-after"
     timestamp_bounds: str = "before-after"
     #: whether ``message.timestamp.difference.max.ms`` still exists (used when before/after are
@@ -243,10 +248,12 @@ VERSIONS: dict[str, BrokerVersion] = {
             clients="2.8",
             messages=_MESSAGES_2_8,
         ),
-        BrokerVersion("3.9.2", (0, 11)),
+        BrokerVersion("3.9.2", (0, 11), (0, 17), (0, 9)),
         BrokerVersion(
             "4.3.1",
             (3, 13),
+            (4, 18),
+            (1, 11),
             timestamp_difference=False,
             default_after_max_ms=3_600_000,
             legacy_formats=False,

@@ -45,7 +45,7 @@ from conformance.harness.levels import (
 from conformance.stream.compare import diff
 from conformance.stream.decoder import decode
 
-__all__ = ["COORDINATOR_STATES", "SIDES", "judge_case", "stored_differences"]
+__all__ = ["COORDINATOR_STATES", "SIDES", "judge_case", "request_differences", "stored_differences"]
 
 #: the levels a judgement may reach, lowest first
 LEVELS_ORDER = (NONE, *LEVELS)
@@ -109,7 +109,7 @@ def stored_differences(kafka: str | None, target: str | None) -> list[Difference
     return out
 
 
-def _request_differences(
+def request_differences(
     r: GoldenRequest, ours: dict[str, Any], fetched: bool, version: Any
 ) -> list[Difference]:
     out: list[Difference] = []
@@ -163,7 +163,7 @@ COORDINATOR_STATES = (
 def _judged(case: GoldenCase) -> Judgement:
     version = broker_version(case.kafka_version)
     replayed = replay_model(
-        case, lambda r, ours: _request_differences(r, ours, case.fetched, version)
+        case, lambda r, ours: request_differences(r, ours, case.fetched, version)
     )
     judgement = Judgement()
     for i, (r, (ours, diffs)) in enumerate(zip(case.requests, replayed)):

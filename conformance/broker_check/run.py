@@ -13,7 +13,9 @@ Per target (``targets.running``: started by the kit, or reached at its bootstrap
 3. Each case through a fresh recording proxy: the Metadata of its topic (the leader), each
    request sent raw as a Produce request (acks -1) to the leader, then a Fetch from offset 0
    (``capture.produce.send_case``); judged (``judge.judge_case``) at the level asked.
-4. The topics are deleted (unless ``keep_topics``), also when the run fails or is
+4. The session scenarios (``session_run``: a transactional session, Fetch and ListOffsets on
+   what it stored, both at every version both speak) on topics of their own.
+5. The topics are deleted (unless ``keep_topics``), also when the run fails or is
    interrupted; a target that cannot be reached makes every remaining case ``error``.
 
 ``keep``: each case's evidence in ``<keep>/<target>/<case>/`` in the produce-golden layout
@@ -33,7 +35,8 @@ from typing import Any
 
 from conformance.broker.versions import VERSIONS, broker_version
 from conformance.broker_check.judge import judge_case
-from conformance.broker_check.scenarios import BrokerCase, applies
+from conformance.broker_check.scenarios import PRODUCE, BrokerCase, applies
+from conformance.broker_check.session_run import SessionPlan, run_session_cases
 from conformance.broker_check.targets import BOOTSTRAP, Target, TargetError, running
 from conformance.capture.produce import coordinator_meta, send_case
 from conformance.capture.produce_wire import (
@@ -46,7 +49,7 @@ from conformance.capture.produce_wire import (
 )
 from conformance.capture.proxy import RecordingProxy
 from conformance.corpus.produce.golden import GoldenCase, write_golden_case
-from conformance.harness.levels import DEFAULT_LEVEL
+from conformance.harness.levels import DEFAULT_LEVEL, Judgement
 from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, keep_name
 from conformance.host.progress import Status
 from conformance.host.sessions import finish
@@ -185,23 +188,45 @@ def _on_target(
     if API_PRODUCE not in apis:
         raise TargetError("the target advertises no Produce versions")
     prefix = f"{settings.topic_prefix}{secrets.token_hex(3)}-"
-    topics = {f"{prefix}{c.produce.name}": dict(c.produce.topic) for c in cases}
+    produce_cases = [c for c in cases if c.kind == PRODUCE]
+    session_cases = [c for c in cases if c.kind != PRODUCE]
+    plan = SessionPlan(apis, broker_version(kafka_version))
+    if session_cases and plan.unsupported:
+        for c in session_cases:
+            record(CaseResult(target.name, c.id, c.group, "unsupported", plan.unsupported))
+        session_cases = []
+    topics = {f"{prefix}{c.name}": dict(c.produce.topic) for c in produce_cases if c.produce}
+    session_topics = {f"{prefix}{k}": v for k, v in plan.topics(session_cases).items()}
+    topics.update(session_topics)
     log(f"{target.name}: creating {len(topics)} topics named {prefix}*")
     refused: dict[str, str] = {}
     try:
         refused = create_topics(bootstrap, topics)
-        for c in cases:
-            topic = f"{prefix}{c.produce.name}"
+        for c in produce_cases:
+            topic = f"{prefix}{c.name}"
             if topic in refused:
                 record(_refused(target, c, refused[topic]))
                 continue
             record(_one_case(target, c, host, int(port), topic, kafka_version, apis, settings))
+        for topic, why in refused.items():
+            if topic in session_topics:
+                log(f"{target.name}: {topic}: {why}")
+        if session_cases:
+            made = {t.removeprefix(prefix): t for t in session_topics if t not in refused}
+
+            def judged(case: BrokerCase, judgement: Judgement, seconds: float) -> CaseResult:
+                return _result(target, case, judgement, settings, seconds)
+
+            run_session_cases(
+                target.name, session_cases, (host, int(port)), made, plan,
+                broker_version(kafka_version), settings.keep, judged, record,
+            )  # fmt: skip
     finally:
         if not settings.keep_topics:
             # to its end, even when Ctrl-C or SIGTERM ended the cases: a user's cluster keeps
             # nothing of the run (a broker the kit started is stopped anyway)
-            made = [t for t in topics if t not in refused]
-            finish(lambda: _delete(target, bootstrap, made, log))
+            made_topics = [t for t in topics if t not in refused]
+            finish(lambda: _delete(target, bootstrap, made_topics, log))
 
 
 def _delete(target: Target, bootstrap: str, made: list[str], log: Status) -> None:
@@ -236,6 +261,7 @@ def _one_case(
     settings: BrokerSettings,
 ) -> CaseResult:
     t0 = time.monotonic()
+    assert case.produce is not None
     try:
         with RecordingProxy(host, port) as proxy:
             address = leader_address(proxy, topic)
@@ -264,7 +290,12 @@ def _one_case(
         root = settings.keep / keep_name(target.name)
         root.mkdir(parents=True, exist_ok=True)
         write_golden_case(root, golden)
-    judgement = judge_case(golden)
+    return _result(target, case, judge_case(golden), settings, time.monotonic() - t0)
+
+
+def _result(
+    target: Target, case: BrokerCase, judgement: Judgement, settings: BrokerSettings, seconds: float
+) -> CaseResult:
     status, headline, diff, findings = judgement.verdict(settings.level)
     return CaseResult(
         target.name,
@@ -274,7 +305,7 @@ def _one_case(
         headline,
         diff,
         "",
-        time.monotonic() - t0,
+        seconds,
         findings,
         judgement.reached() if status != "error" else None,
     )

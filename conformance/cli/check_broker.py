@@ -46,6 +46,12 @@ for byte), java (also Kafka's error message texts). --level chooses what must ho
 wire); a difference above it is a finding, never a failure. A case whose topic configuration
 the target refuses is unsupported, with the reason.
 
+then the session scenarios, on topics of their own: a transactional producer's session
+(txn/*: aborted and committed transactions, markers, an open one, a retry), Fetch and
+ListOffsets on what it stored (fetch/*: isolation levels, aborted transactions, KIP-74, a
+fetch inside a batch, the bounds, offsets by timestamp, a LogAppendTime topic), and both at
+every other Produce, Fetch and ListOffsets version the target and Kafka speak (versions/*).
+
 safety: the run creates only topics named <prefix><run token>-<case> (--topic-prefix, default
 {DEFAULT_PREFIX}), reads and writes no other topic and deletes its own at the end (also on
 errors and Ctrl-C) unless --keep-topics. A target that cannot be started or reached makes its
@@ -66,6 +72,7 @@ examples:
   {_PROG} --target kfake --target tansu --markdown docs/broker-matrix.md --html broker.html
   {_PROG} --bootstrap staging=kafka-1.internal:9092 --kafka-version 3.9.2 --json out.json
   {_PROG} --bootstrap 127.0.0.1:9092 --cases 'pid-*' --keep evidence/ --level java
+  {_PROG} --target kfake --cases 'txn/*' --cases 'fetch/*' --cases 'versions/*'
 """
 
 

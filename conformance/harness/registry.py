@@ -6,7 +6,8 @@ and version under test, the toolchain it needs, the build steps and one or more
 implementations (``[[impl]]``: name, command, environment). A build runs the steps in order
 with the adapter directory as working directory into
 ``.cache/adapters/<dir>/<hash>/`` (``{out}``), where the hash covers every file of the
-adapter directory and the toolchain's version; a finished build is marked by ``.built`` and
+adapter directory (but its ``*divergences.toml``: what is known of its answers, not how it is
+built) and the toolchain's version; a finished build is marked by ``.built`` and
 reused while the hash holds, and older builds of the directory are removed. The build's
 output goes to ``<hash>.log`` beside it.
 
@@ -181,12 +182,18 @@ def _toolchain(adapter: Adapter) -> dict[str, str] | str:
     return versions
 
 
+def _builds(path: Path) -> bool:
+    """Whether ``path`` of an adapter directory is a build input: not a cache, not a
+    divergence file (what the kit knows of the adapter's answers, not how it is built)."""
+    if not path.is_file() or "__pycache__" in path.parts:
+        return False
+    return not path.name.endswith("divergences.toml")
+
+
 def _hash(adapter: Adapter, versions: dict[str, str]) -> str:
     digest = hashlib.sha256()
     for directory in (adapter.directory, *adapter.shared):
-        for path in sorted(
-            p for p in directory.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-        ):
+        for path in sorted(p for p in directory.rglob("*") if _builds(p)):
             digest.update(
                 f"{directory.name}/{path.relative_to(directory).as_posix()}".encode() + b"\0"
             )

@@ -53,6 +53,7 @@ __all__ = [
     "carried",
     "judge_golden",
     "replay_model",
+    "replay_request",
     "read_golden",
     "read_golden_corpus",
     "stored_b64",
@@ -296,29 +297,41 @@ def replay_model(
     )
     out: list[tuple[dict[str, Any], list[T]]] = []
     for r in case.requests:
-        before = copy.deepcopy(log)
-
-        def run(target: PartitionLog, now: int, r: GoldenRequest = r) -> dict[str, Any]:
-            return target.produce(
-                r.records,
-                produce_version=r.produce_version,
-                now=now,
-                leader_epoch=LEADER_EPOCH,
-                transactional_id=r.transactional_id,
-                coordinator=case.coordinator,
-            ).to_dict()
-
-        ours = run(log, r.now)
-        diffs = differences(r, ours)
-        last = min(r.received_at or r.now, r.now + MAX_CLOCK_WINDOW_MS)
-        for now in range(r.now + 1, last + 1) if diffs else ():
-            trial = copy.deepcopy(before)
-            verdict = run(trial, now)
-            if not differences(r, verdict):
-                log, ours, diffs = trial, verdict, []
-                break
+        log, ours, diffs = replay_request(log, r, case.coordinator, differences)
         out.append((ours, diffs))
     return out
+
+
+def replay_request(
+    log: PartitionLog,
+    r: GoldenRequest,
+    coordinator: str,
+    differences: Callable[[GoldenRequest, dict[str, Any]], list[T]],
+) -> tuple[PartitionLog, dict[str, Any], list[T]]:
+    """The model's answer to one request ``r`` on ``log`` (leader epoch 0, the coordinator
+    answering ``coordinator``) with the broker's clock searched in ``[r.now, r.received_at]``
+    as :func:`replay_model` does: (the log after it, the verdict, ``differences`` of it)."""
+    before = copy.deepcopy(log)
+
+    def run(target: PartitionLog, now: int) -> dict[str, Any]:
+        return target.produce(
+            r.records,
+            produce_version=r.produce_version,
+            now=now,
+            leader_epoch=LEADER_EPOCH,
+            transactional_id=r.transactional_id,
+            coordinator=coordinator,
+        ).to_dict()
+
+    ours = run(log, r.now)
+    diffs = differences(r, ours)
+    last = min(r.received_at or r.now, r.now + MAX_CLOCK_WINDOW_MS)
+    for now in range(r.now + 1, last + 1) if diffs else ():
+        trial = copy.deepcopy(before)
+        verdict = run(trial, now)
+        if not differences(r, verdict):
+            return trial, verdict, []
+    return log, ours, diffs
 
 
 def judge_golden(case: GoldenCase) -> list[str]:

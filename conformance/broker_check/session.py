@@ -1,0 +1,309 @@
+"""Scenario 2 of ``check-broker``: a real transactional producer's session on one partition,
+each answer judged against Kafka's (the broker model, ``conformance.broker``, with the
+coordinator's markers appended as ``PartitionLog.append_marker`` appends them).
+
+=====  =====================================================  ==============================
+step   request (the kit's writer builds every batch)          Kafka's answer
+=====  =====================================================  ==============================
+1      FindCoordinator, InitProducerId for a new              NONE; producer epoch 0
+       transactional id (retried while the coordinator
+       loads: COORDINATOR_NOT_AVAILABLE / _LOAD_IN_PROGRESS /
+       NOT_COORDINATOR / CONCURRENT_TRANSACTIONS)
+2      AddPartitionsToTxn, Produce A (2 records, seq 0),      NONE each; the ABORT marker
+       EndTxn abort                                           after A
+3      AddPartitionsToTxn, Produce B (2 records, seq 2),      NONE each; the COMMIT marker
+       EndTxn commit                                          after B
+4      Produce C: a plain batch (no producer id)              the model's answer
+5      AddPartitionsToTxn, Produce D (1 record, seq 4):       the model's answers: D opens a
+       left open; Produce E, an idempotent batch of the       transaction, E is refused
+       same producer (seq 5) inside it; D again (a retry)     (INVALID_TXN_STATE), the retry
+                                                              gets D's offsets
+6      Fetch the partition whole (read_uncommitted)           the model's log: every batch
+                                                              as Kafka stores it, markers
+                                                              included
+7      (after the reads of scenario 3) EndTxn abort of D      NONE
+=====  =====================================================  ==============================
+
+Markers are written by the coordinator when it chooses: after each EndTxn the partition is
+fetched until the marker is there (at most :data:`MARKER_WAIT_S`). Kafka's marker takes the
+target's timestamp when it lies between the EndTxn and its sighting (the coordinator's clock)
+and the target's coordinator epoch (its transaction log partition's leader epoch): the rest
+of it is judged byte for byte. Record timestamps lie :data:`FUTURE_MS` ahead of the clock, so
+every marker is older than every record (ListOffsets by timestamp then finds records, not
+markers).
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.broker.codes import CODES, NONE
+from conformance.broker.log import PartitionLog
+from conformance.broker.versions import BrokerVersion
+from conformance.broker_check.judge import request_differences, stored_differences
+from conformance.capture.produce_wire import (
+    WireClient,
+    fetch_partition,
+    new_produce_request,
+    read_produce_response,
+)
+from conformance.capture.proxy import RecordingProxy
+from conformance.capture.session_wire import (
+    add_partition,
+    end_txn,
+    find_coordinator,
+    init_producer_id,
+)
+from conformance.corpus.produce.golden import GoldenRequest, replay_request, stored_b64
+from conformance.errors import DecodeError
+from conformance.harness.levels import DELIVERY, WIRE, Difference, Judgement
+from conformance.stream.splitter import Splitter
+from conformance.wire.batch import RecordBatchV2
+from conformance.wire.builder import BatchBuilder
+
+__all__ = ["FUTURE_MS", "MARKER_WAIT_S", "Session", "run_session"]
+
+#: how far ahead of the clock the records' timestamps are (under 4.x's one-hour default of
+#: ``message.timestamp.after.max.ms``)
+FUTURE_MS = 600_000
+#: how long the coordinator may take to write a marker, and to load before answering
+MARKER_WAIT_S = 20.0
+COORDINATOR_WAIT_S = 60.0
+#: the coordinator's answers a client retries
+_RETRIED = {
+    CODES[n]
+    for n in (
+        "COORDINATOR_NOT_AVAILABLE",
+        "COORDINATOR_LOAD_IN_PROGRESS",
+        "NOT_COORDINATOR",
+        "CONCURRENT_TRANSACTIONS",
+    )
+}
+_CODE_NAMES = {v: k for k, v in CODES.items()}
+
+
+def _name(code: int) -> str:
+    return _CODE_NAMES.get(code, str(code))
+
+
+@dataclass
+class Session:
+    """One session on a target: its judgement, the partition as fetched, the producer."""
+
+    judgement: Judgement = field(default_factory=Judgement)
+    log: bytes = b""
+    producer_id: int = -1
+    producer_epoch: int = -1
+    #: (name, value) lines kept as evidence with ``--keep``
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
+    #: ends the open transaction (step 7), once the reads are done
+    close: Callable[[], None] = lambda: None
+    #: the connections the session opened (the caller closes them, also after an error)
+    connections: list[WireClient] = field(default_factory=list)
+
+
+def _now() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _batch(pid: int, epoch: int, seq: int, ts: int, n: int, txn: bool, tag: str) -> bytes:
+    b = BatchBuilder(producer_id=pid, producer_epoch=epoch, base_sequence=seq, is_transactional=txn)
+    for i in range(n):
+        b.append(ts + i, f"{tag}-key-{i}".encode(), f"{tag}-value-{i}".encode(), [("h", b"x")])
+    return b.build()
+
+
+def run_session(
+    s: Session,
+    proxy: RecordingProxy,
+    client: WireClient,
+    topic: str,
+    config: dict[str, str],
+    version: BrokerVersion,
+    produce_version: int,
+    txn_versions: dict[str, int] | None,
+) -> Session:
+    """Steps 1-6 on ``topic`` (partition 0; ``client``: a connection to its leader through
+    ``proxy``, the caller's to close) into ``s``; its ``close`` then runs step 7.
+    ``txn_versions`` None (a target without transactions): the batches A-D are plain ones,
+    for the reads to run on."""
+    j = s.judgement
+    model = PartitionLog(config, version=version, topic_name=topic)
+    log = bytearray()
+    txn_id = topic  # the run's own, like its topics
+
+    def diff(level: str, where: str, text: str) -> None:
+        j.differences.append(Difference(level, f"{where}: {text}"))
+
+    def retried(call: Callable[[], int], where: str) -> int:
+        deadline = time.monotonic() + COORDINATOR_WAIT_S
+        while True:
+            code = call()
+            if code not in _RETRIED or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        s.exchanges.append({"step": where, "errorCode": code, "errorName": _name(code)})
+        if code != 0:
+            diff(DELIVERY, where, f"kafka answers NONE; the target answered {_name(code)}")
+        return code
+
+    base_ts = _now() + FUTURE_MS
+    found: dict[str, Any] = {}
+    init: dict[str, Any] = {}
+
+    def find() -> int:
+        assert txn_versions is not None
+        found.update(find_coordinator(client, txn_id, txn_versions["FindCoordinator"]))
+        return int(found["errorCode"])
+
+    def init_pid() -> int:
+        assert txn_versions is not None
+        init.update(init_producer_id(coordinator, txn_id, txn_versions["InitProducerId"]))
+        return int(init["errorCode"])
+
+    def add(where: str) -> int:
+        assert txn_versions is not None
+        return retried(
+            lambda: add_partition(
+                coordinator,
+                txn_id,
+                s.producer_id,
+                s.producer_epoch,
+                topic,
+                txn_versions["AddPartitionsToTxn"],
+            ),
+            where,
+        )
+
+    def produce(where: str, records: bytes, txn: bool) -> None:
+        sent_at = _now()
+        _, frame, response = client.exchange(
+            new_produce_request(topic, records, produce_version, txn_id if txn else None)
+        )
+        received_at = _now()
+        answer = read_produce_response(response, produce_version) if response else None
+        r = GoldenRequest(
+            records, produce_version, sent_at, txn_id if txn else None, answer, response,
+            received_at=received_at,
+        )  # fmt: skip
+        nonlocal model
+        model, ours, diffs = replay_request(
+            model, r, NONE, lambda r, ours: request_differences(r, ours, False, version)
+        )
+        s.exchanges.append({"step": where, "target": answer, "kafka": ours["response"]})
+        for d in diffs:
+            diff(d.level, where, d.text)
+        if ours.get("stored") and not ours.get("duplicate"):
+            log.extend(base64.b64decode(ours["stored"]))
+
+    def end(where: str, commit: bool) -> int:
+        assert txn_versions is not None
+        sent_at = _now()
+        code = retried(
+            lambda: end_txn(
+                coordinator, txn_id, s.producer_id, s.producer_epoch, commit, txn_versions["EndTxn"]
+            ),
+            where,
+        )
+        if code:
+            return code
+        marker = _await_marker(client, proxy, topic, model.log_end_offset)
+        seen_at = _now()
+        written, appended, coordinator_epoch = sent_at, sent_at, 0
+        if marker is not None:
+            coordinator_epoch = _coordinator_epoch(marker)
+            if sent_at <= marker.base_timestamp <= seen_at:
+                written = marker.base_timestamp
+            if sent_at <= marker.max_timestamp <= seen_at:
+                appended = marker.max_timestamp
+        else:
+            diff(DELIVERY, where, f"no marker at offset {model.log_end_offset} after "
+                                  f"{MARKER_WAIT_S:.0f} s")  # fmt: skip
+        log.extend(
+            model.append_marker(
+                s.producer_id,
+                s.producer_epoch,
+                commit=commit,
+                coordinator_epoch=coordinator_epoch,
+                timestamp=written,
+                now=appended,
+            )  # fmt: skip
+        )
+        return 0
+
+    coordinator = WireClient(proxy, address=("", 0))
+
+    def transactional() -> None:
+        """Steps 1-5 (returns where a step fails: the session cannot go on as Kafka's)."""
+        nonlocal coordinator
+        if retried(find, "FindCoordinator"):
+            return _stopped(s, "no transaction coordinator")
+        coordinator = WireClient(proxy, address=(found["host"], found["port"]))
+        s.connections.append(coordinator)
+        if retried(init_pid, "InitProducerId"):
+            return _stopped(s, "no producer id")
+        pid, epoch = s.producer_id, s.producer_epoch = init["producerId"], init["producerEpoch"]
+        if epoch != 0:
+            diff(WIRE, "InitProducerId", f"producer epoch: kafka=0 target={epoch}")
+        stop = "a transaction step failed"
+        if add("AddPartitionsToTxn (A)"):
+            return _stopped(s, stop)
+        produce("Produce A", _batch(pid, epoch, 0, base_ts, 2, True, "a"), True)
+        if end("EndTxn abort (A)", False) or add("AddPartitionsToTxn (B)"):
+            return _stopped(s, stop)
+        produce("Produce B", _batch(pid, epoch, 2, base_ts + 1000, 2, True, "b"), True)
+        if end("EndTxn commit (B)", True):
+            return _stopped(s, stop)
+        produce("Produce C", _batch(-1, -1, -1, base_ts + 2000, 1, False, "c"), False)
+        if add("AddPartitionsToTxn (D)"):
+            return _stopped(s, stop)
+        d = _batch(pid, epoch, 4, base_ts + 3000, 1, True, "d")
+        produce("Produce D", d, True)
+        produce("Produce E (idempotent, inside D's transaction)",
+                _batch(pid, epoch, 5, base_ts + 4000, 1, False, "e"), False)  # fmt: skip
+        produce("Produce D again (a retry)", d, True)
+        s.close = lambda: end("EndTxn abort (D)", False)
+        return None
+
+    if txn_versions is None:  # no transactions: plain batches where the session has any
+        for i, (tag, count) in enumerate((("a", 2), ("b", 2), ("c", 1), ("d", 1))):
+            plain = _batch(-1, -1, -1, base_ts + 1000 * i, count, False, tag)
+            produce(f"Produce {tag.upper()} (plain)", plain, False)
+    else:
+        transactional()
+    s.log = fetch_partition(client, proxy, topic, whole=True)
+    for x in stored_differences(stored_b64(bytes(log)), stored_b64(s.log)):
+        j.differences.append(Difference(x.level, f"the partition as fetched: {x.text}"))
+    return s
+
+
+def _stopped(s: Session, why: str) -> None:
+    s.judgement.evidence.append(f"| the session stopped there: {why}")
+
+
+def _await_marker(
+    client: WireClient, proxy: RecordingProxy, topic: str, offset: int
+) -> RecordBatchV2 | None:
+    """The control batch at ``offset`` once the target serves it (None: not in time)."""
+    deadline = time.monotonic() + MARKER_WAIT_S
+    while True:
+        data = fetch_partition(client, proxy, topic, whole=True)
+        for b in Splitter(data, "memory"):
+            if isinstance(b, RecordBatchV2) and b.base_offset == offset and b.is_control:
+                return b
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
+
+
+def _coordinator_epoch(marker: RecordBatchV2) -> int:
+    """The coordinator epoch of a marker's record (0 when it does not read)."""
+    try:
+        value = next(iter(marker)).value or b""
+    except DecodeError:  # a marker that does not read is judged byte by byte
+        return 0
+    return int.from_bytes(value[2:6], "big", signed=True) if len(value) >= 6 else 0
