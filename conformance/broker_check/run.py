@@ -13,9 +13,11 @@ Per target (``targets.running``: started by the kit, or reached at its bootstrap
 3. Each case through a fresh recording proxy: the Metadata of its topic (the leader), each
    request sent raw as a Produce request (acks -1) to the leader, then a Fetch from offset 0
    (``capture.produce.send_case``); judged (``judge.judge_case``) at the level asked.
-4. The session scenarios (``session_run``: a transactional session, Fetch and ListOffsets on
+4. ``versions/produce-cases``: each produce case again at every other Produce version both
+   speak, on a topic of its own per version.
+5. The session scenarios (``session_run``: a transactional session, Fetch and ListOffsets on
    what it stored, both at every version both speak) on topics of their own.
-5. The topics are deleted (unless ``keep_topics``), also when the run fails or is
+6. The topics are deleted (unless ``keep_topics``), also when the run fails or is
    interrupted; a target that cannot be reached makes every remaining case ``error``.
 
 ``keep``: each case's evidence in ``<keep>/<target>/<case>/`` in the produce-golden layout
@@ -35,12 +37,13 @@ from typing import Any
 
 from conformance.broker.versions import VERSIONS, broker_version
 from conformance.broker_check.judge import judge_case
-from conformance.broker_check.scenarios import PRODUCE, BrokerCase, applies
+from conformance.broker_check.scenarios import PRODUCE, PRODUCE_CASES, BrokerCase, applies
 from conformance.broker_check.session_run import SessionPlan, run_session_cases
 from conformance.broker_check.targets import BOOTSTRAP, Target, TargetError, running
 from conformance.capture.produce import coordinator_meta, send_case
 from conformance.capture.produce_wire import (
     API_PRODUCE,
+    WireClient,
     create_topics,
     delete_topics,
     leader_address,
@@ -48,8 +51,10 @@ from conformance.capture.produce_wire import (
     stored_by_request,
 )
 from conformance.capture.proxy import RecordingProxy
+from conformance.capture.session_wire import topic_id
+from conformance.corpus.produce.cases import ProduceCase
 from conformance.corpus.produce.golden import GoldenCase, write_golden_case
-from conformance.harness.levels import DEFAULT_LEVEL, Judgement
+from conformance.harness.levels import DEFAULT_LEVEL, DELIVERY, Difference, Judgement
 from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, keep_name
 from conformance.host.progress import Status
 from conformance.host.sessions import finish
@@ -69,6 +74,7 @@ __all__ = [
 DEFAULT_PREFIX = "kc-check-"
 #: the Kafka line whose answers judge a target by default
 NEWEST = max(VERSIONS, key=lambda v: tuple(int(x) for x in v.split(".")))
+_METADATA = 3
 #: the APIs whose versions the report shows (key -> name)
 _SHOWN_APIS = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 19: "CreateTopics"}
 
@@ -196,6 +202,24 @@ def _on_target(
             record(CaseResult(target.name, c.id, c.group, "unsupported", plan.unsupported))
         session_cases = []
     topics = {f"{prefix}{c.name}": dict(c.produce.topic) for c in produce_cases if c.produce}
+    sweep = next((c for c in session_cases if c.id == PRODUCE_CASES), None)
+    session_cases = [c for c in session_cases if c.id != PRODUCE_CASES]
+    if sweep is not None and not produce_cases:
+        why = "no produce case is run (--cases chose none)"
+        record(CaseResult(target.name, sweep.id, sweep.group, "unsupported", why))
+        sweep = None
+    sweep_versions = {
+        c.id: plan.other_produce_versions(c.produce.produce_version)
+        for c in produce_cases
+        if sweep is not None and c.produce is not None
+    }
+    sweep_topics = {
+        f"{prefix}{c.name}-v{v}": dict(c.produce.topic)
+        for c in produce_cases
+        if c.produce is not None
+        for v in sweep_versions.get(c.id, ())
+    }
+    topics.update(sweep_topics)
     session_topics = {f"{prefix}{k}": v for k, v in plan.topics(session_cases).items()}
     topics.update(session_topics)
     log(f"{target.name}: creating {len(topics)} topics named {prefix}*")
@@ -211,6 +235,14 @@ def _on_target(
         for topic, why in refused.items():
             if topic in session_topics:
                 log(f"{target.name}: {topic}: {why}")
+        if sweep is not None:
+            t0 = time.monotonic()
+            made = {t.removeprefix(prefix): t for t in sweep_topics if t not in refused}
+            judgement = _every_version(
+                target, produce_cases, sweep_versions, host, int(port), made, kafka_version,
+                apis, settings,
+            )  # fmt: skip
+            record(_result(target, sweep, judgement, settings, time.monotonic() - t0))
         if session_cases:
             made = {t.removeprefix(prefix): t for t in session_topics if t not in refused}
 
@@ -262,24 +294,40 @@ def _one_case(
 ) -> CaseResult:
     t0 = time.monotonic()
     assert case.produce is not None
+    judgement = _sent(target, case.produce, host, port, topic, kafka_version, apis, settings)
+    return _result(target, case, judgement, settings, time.monotonic() - t0)
+
+
+def _sent(
+    target: Target,
+    case: ProduceCase,
+    host: str,
+    port: int,
+    topic: str,
+    kafka_version: str,
+    apis: dict[int, tuple[int, int]],
+    settings: BrokerSettings,
+    keep_as: str | None = None,
+) -> Judgement:
+    """``case`` sent to ``topic`` and fetched back, judged (kept as ``keep_as``, default
+    the case's name, with ``--keep``)."""
     try:
         with RecordingProxy(host, port) as proxy:
             address = leader_address(proxy, topic)
+            uuid = _topic_id(proxy, topic, apis) if case.produce_version >= 13 else None
             requests, fetched, meta = send_case(
-                case.produce, topic, proxy, True, apis[API_PRODUCE], address
+                case, topic, proxy, True, apis[API_PRODUCE], address, uuid
             )
     except (OSError, RuntimeError, ValueError) as exc:
-        why = f"kit: {type(exc).__name__}: {exc}"
-        return CaseResult(target.name, case.id, case.group, "error", why, [why], "",
-                          time.monotonic() - t0)  # fmt: skip
+        return Judgement(error=f"kit: {type(exc).__name__}: {exc}")
     stored = stored_by_request(fetched or b"", [r.response for r in requests])
     golden = GoldenCase(
-        case.produce.name,
+        keep_as or case.name,
         case.description,
         target.name,
         kafka_version,
         topic,
-        dict(case.produce.topic),
+        dict(case.topic),
         tuple(replace(r, stored=s) for r, s in zip(requests, stored)),
         None,
         True,
@@ -290,7 +338,56 @@ def _one_case(
         root = settings.keep / keep_name(target.name)
         root.mkdir(parents=True, exist_ok=True)
         write_golden_case(root, golden)
-    return _result(target, case, judge_case(golden), settings, time.monotonic() - t0)
+    return judge_case(golden)
+
+
+def _topic_id(proxy: RecordingProxy, topic: str, apis: dict[int, tuple[int, int]]) -> Any:
+    """The topic's id (Metadata v10+, the newest both speak), for Produce v13+."""
+    from kafka.protocol.metadata import MetadataRequest
+
+    low, high = apis.get(_METADATA, (0, -1))
+    version = min(high, MetadataRequest.max_version)
+    if version < max(low, 10):
+        raise RuntimeError("the target speaks no Metadata v10+: no topic id for Produce v13+")
+    client = WireClient(proxy)
+    try:
+        return topic_id(client, topic, version)
+    finally:
+        client.close()
+
+
+def _every_version(
+    target: Target,
+    cases: Sequence[BrokerCase],
+    versions: dict[str, list[int]],
+    host: str,
+    port: int,
+    topics: dict[str, str],
+    kafka_version: str,
+    apis: dict[int, tuple[int, int]],
+    settings: BrokerSettings,
+) -> Judgement:
+    """``versions/produce-cases``: each produce case at every Produce version of its list
+    in ``versions`` (on the topic ``topics`` names for it at that version), each difference
+    naming the case and the version."""
+    out = Judgement()
+    for c in cases:
+        assert c.produce is not None
+        for v in versions[c.id]:
+            topic = topics.get(f"{c.name}-v{v}")
+            if topic is None:
+                out.evidence.append(f"| {c.id} at Produce v{v}: its topic was not created")
+                continue
+            at = replace(c.produce, produce_version=v)
+            j = _sent(
+                target, at, host, port, topic, kafka_version, apis, settings, f"{c.name}-v{v}"
+            )
+            if j.error is not None:
+                out.differences.append(Difference(DELIVERY, f"{c.id} at Produce v{v}: {j.error}"))
+            out.differences += [
+                Difference(d.level, f"{c.id} at Produce v{v}: {d.text}") for d in j.differences
+            ]
+    return out
 
 
 def _result(

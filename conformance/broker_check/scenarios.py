@@ -39,6 +39,7 @@ from conformance.corpus.produce.store import read_corpus
 __all__ = [
     "LOG_APPEND_TIME",
     "PRODUCE",
+    "PRODUCE_CASES",
     "READ",
     "SESSION",
     "VERSIONS",
@@ -52,6 +53,8 @@ __all__ = [
 
 #: what a case is (``BrokerCase.kind``)
 PRODUCE, SESSION, READ, VERSIONS = "produce", "session", "read", "versions"
+#: the case that sends the produce cases at every other Produce version
+PRODUCE_CASES = "versions/produce-cases"
 #: the configuration of the session topic whose timestamps the broker sets
 LOG_APPEND_TIME = {"message.timestamp.type": "LogAppendTime"}
 
@@ -111,6 +114,9 @@ def session_cases() -> list[BrokerCase]:
              "every read on the LogAppendTime topic's session"),
         case("versions", "produce", VERSIONS, from_session,
              "the session at every other Produce version both speak (3-11: transactions V1)"),
+        case("versions", "produce-cases", VERSIONS, "corpora/produce",
+             "each produce case run (its group's cases) again at every other Produce version "
+             "both speak, on a topic of its own per version"),
         case("versions", "fetch", VERSIONS, from_reads,
              "the Fetch reads at every other Fetch version both speak (4+)"),
         case("versions", "list-offsets", VERSIONS, from_reads,

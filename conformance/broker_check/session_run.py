@@ -45,7 +45,12 @@ from conformance.broker_check.reads import (
 )
 from conformance.broker_check.scenarios import LOG_APPEND_TIME, BrokerCase
 from conformance.broker_check.session import Session, run_session
-from conformance.capture.produce_wire import API_PRODUCE, WireClient, leader_address
+from conformance.capture.produce_wire import (
+    API_PRODUCE,
+    WireClient,
+    leader_address,
+    produce_version_for,
+)
 from conformance.capture.proxy import RecordingProxy
 from conformance.capture.session_wire import TXN_MAX, topic_id
 from conformance.harness.levels import Difference, Judgement
@@ -99,6 +104,11 @@ class SessionPlan:
             "Metadata": (10, 12),
             **{name: (0, top) for name, top in TXN_MAX.items()},
         }  # fmt: skip
+        p_low, p_high = _kafka_python_range("Produce")
+        t_low, t_high = self.produce_range = apis.get(API_PRODUCE, (0, -1))
+        k_low, k_high = version.produce_versions
+        #: every Produce version both speak (the produce cases' sweep)
+        self.produce_all = list(range(max(p_low, t_low, k_low), min(p_high, t_high, k_high) + 1))
         low = {"Produce": 3, "FindCoordinator": 1, **MIN_VERSION}
         self.versions: dict[str, list[int]] = {}
         for name, (k_low, k_high) in kafka.items():
@@ -118,6 +128,13 @@ class SessionPlan:
         #: why sessions run without transactions (plain batches; the ``txn`` cases are
         #: unsupported)
         self.no_transactions = lacking(tuple(TXN_MAX))
+
+    def other_produce_versions(self, requested: int) -> list[int]:
+        """The Produce versions a produce case of ``requested`` is sent at besides its own
+        (the nearest one both speak when kafka-python cannot write ``requested``): every
+        version the target, the Kafka line and kafka-python speak."""
+        own = produce_version_for(requested, self.produce_range)
+        return [v for v in self.produce_all if v != own]
 
     def newest(self, api: str) -> int:
         return self.versions[api][-1]

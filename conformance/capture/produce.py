@@ -202,10 +202,12 @@ def send_case(
     fetch: bool,
     advertised: tuple[int, int],
     address: tuple[str, int] | None = None,
+    topic_id: Any = None,
 ) -> tuple[list[GoldenRequest], bytes | None, dict[str, Any]]:
     """Send each request of ``case`` raw, in order, as a Produce request (its version, or the
     nearest one kafka-python writes and the broker speaks, ``advertised``) to ``topic``
-    through ``proxy`` (``address``: the proxy's listener of the partition leader), then fetch
+    through ``proxy`` (``address``: the proxy's listener of the partition leader; ``topic_id``:
+    the topic's id, for Produce v13+), then fetch
     the partition back from offset 0 (``fetch``); the requests with the answers, the fetched
     records and what the case's provenance says (Produce version replaced, retimed)."""
     meta: dict[str, Any] = {"source": "crafted (conformance.corpus.produce.cases)"}
@@ -230,7 +232,7 @@ def send_case(
             txn = DEFAULT_TRANSACTIONAL_ID if version >= 3 and _is_transactional(records) else None
             sent_at = _now_ms()
             corr, frame, response = client.exchange(
-                new_produce_request(topic, records, version, txn)
+                new_produce_request(topic, records, version, txn, topic_id)
             )
             received_at = _now_ms()
             recorded = [e for e in proxy.exchanges(API_PRODUCE) if e.correlation_id == corr]

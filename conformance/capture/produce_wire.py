@@ -115,16 +115,21 @@ def read_produce_partitions(
     return (req.transactional_id if version >= 3 else None), int(req.acks), parts
 
 
-def new_produce_request(topic: str, records: bytes, version: int, txn: str | None) -> Any:
+def new_produce_request(
+    topic: str, records: bytes, version: int, txn: str | None, topic_id: Any = None
+) -> Any:
+    """A Produce request of ``records`` for ``topic``-0 (v13+: by ``topic_id``, the topic's
+    id as Metadata v10+ gives it)."""
     from kafka.protocol.producer import ProduceRequest
 
     r = ProduceRequest[version]
     part = r.TopicProduceData.PartitionProduceData(index=0, records=records)
+    named = {"topic_id": topic_id} if version >= 13 else {"name": topic}
     return r(
         transactional_id=txn,
         acks=-1,
         timeout_ms=TIMEOUT_MS,
-        topic_data=[r.TopicProduceData(name=topic, partition_data=[part])],
+        topic_data=[r.TopicProduceData(partition_data=[part], **named)],
     )
 
 
