@@ -179,3 +179,31 @@ def test_reads_read_back_what_was_written(tmp_path: Path) -> None:
     again = read_reads(tmp_path)
     assert again == (log, answered, meta)
     assert dataclasses.is_dataclass(answered[0][0])
+
+
+def test_the_versions_a_session_uses_are_the_ones_both_sides_speak() -> None:
+    """Kafka 4.3.1's own ApiVersions (as the capture test holds them): sessions at Produce
+    v11 (v12+ is transactions V2), Fetch v18 (v4 and up), ListOffsets v11 (v1 and up); the
+    produce cases again at v3-v13 but their own. A target that speaks no EndTxn runs its
+    sessions without transactions; one that speaks no Fetch v4+ runs none."""
+    from conformance.broker.versions import VERSIONS
+    from conformance.broker_check.session_run import SessionPlan
+
+    kafka = {0: (0, 13), 1: (4, 18), 2: (1, 11), 3: (0, 13), 10: (0, 6), 22: (0, 6),
+             24: (0, 5), 26: (0, 5)}  # fmt: skip
+    plan = SessionPlan(kafka, VERSIONS["4.3.1"])
+    assert plan.unsupported is None and plan.no_transactions is None
+    assert plan.versions["Produce"] == list(range(3, 12))
+    assert plan.versions["Fetch"] == list(range(4, 19))
+    assert plan.versions["ListOffsets"] == list(range(1, 12))
+    # the line speaks v3-v13 (4.x advertises v0-v2 but refuses them: KIP-896)
+    assert plan.other_produce_versions(9) == [v for v in range(3, 14) if v != 9]
+    assert plan.newest("EndTxn") == 4 and plan.newest("AddPartitionsToTxn") == 3
+
+    no_end_txn = {k: v for k, v in kafka.items() if k != 26}
+    assert "EndTxn" in (SessionPlan(no_end_txn, VERSIONS["4.3.1"]).no_transactions or "")
+    old_fetch = {**kafka, 1: (0, 3)}
+    assert "Fetch" in (SessionPlan(old_fetch, VERSIONS["4.3.1"]).unsupported or "")
+    # judged against 2.8.2: no Produce above v9, no Fetch above v12
+    plan28 = SessionPlan(kafka, VERSIONS["2.8.2"])
+    assert plan28.newest("Produce") == 9 and plan28.newest("Fetch") == 12

@@ -166,6 +166,8 @@ def test_lists() -> None:
     proc = kit_cli("check-broker", "--cases-list", timeout=120)
     assert proc.returncode == 0
     assert "req/req-ok" in proc.stdout and "pid/pid-duplicate" in proc.stdout
+    for c in session_cases():  # the session scenarios, each with what it judges
+        assert c.id in proc.stdout and c.description.split(":")[0] in proc.stdout
 
 
 # ------------------------------------------------------------------------ a real broker

@@ -77,6 +77,21 @@ def test_an_entry_that_explains_a_line_is_in_use_though_another_line_is_new() ->
     assert both["results"][0]["divergences"] == [0, 1] and "unexplained" not in both["results"][0]
 
 
+def test_a_gathering_results_lines_are_explained_by_their_own_cases_entries() -> None:
+    """A line of a result that gathers other cases (``versions/produce-cases``) names its case
+    (``scoped``): only that case's entries explain it, so an entry for one case cannot hide a
+    new difference of another."""
+    line = "errorCode: kafka=87 target=2"
+    entry = dv.Divergence("b", ("req/req-a",), "real-bug", "s", "", "t.toml", ("*kafka=87*",))
+    gathered = [dv.scoped("req/req-a", "Produce v3", line)]
+    other = [dv.scoped("req/req-b", "Produce v3", line)]
+    assert dv.explain([entry], "b", "versions/produce-cases", gathered)[2] == []
+    assert dv.explain([entry], "b", "versions/produce-cases", other)[2] == other
+    # a line that only looks scoped (no case id before " at ") is a line like any other
+    plain = ["rewrite at offset 3: errorCode: kafka=87 target=2"]
+    assert dv.explain([entry], "b", "versions/produce-cases", plain)[2] == plain
+
+
 def test_an_entry_that_explains_nothing_is_stale() -> None:
     run = _run("p", "producer", [CaseResult("p", "c1", "g", "fail", "x", ["other"])])
     report = _report([run], [_entry("p", ("maxTimestamp *",))])

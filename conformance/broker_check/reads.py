@@ -118,6 +118,7 @@ class Read:
     #: (fetch offset or timestamp, partition max bytes) chosen from the facts
     choose: Callable[[Facts], tuple[int, int]]
     min_version: int = 0
+    about: str = ""
 
 
 def _hw(f: Facts) -> int:
@@ -135,23 +136,37 @@ def _first_ts(batches: Sequence[RecordBatchV2], i: int) -> int:
 
 
 READS: tuple[Read, ...] = (
-    Read("fetch-read-uncommitted", FETCH, READ_UNCOMMITTED, lambda f: (0, ALL)),
-    Read("fetch-read-committed", FETCH, READ_COMMITTED, lambda f: (0, ALL)),
-    Read("fetch-inside-a-batch", FETCH, READ_UNCOMMITTED, lambda f: (1, ALL)),
-    Read("fetch-kip-74", FETCH, READ_UNCOMMITTED, lambda f: (0, 1)),
-    Read("fetch-at-high-watermark", FETCH, READ_UNCOMMITTED, lambda f: (_hw(f), ALL)),
-    Read("fetch-committed-at-lso", FETCH, READ_COMMITTED, lambda f: (_lso(f), ALL)),
-    Read("fetch-out-of-range", FETCH, READ_UNCOMMITTED, lambda f: (_hw(f) + 1, ALL)),
-    Read("offsets-earliest", LIST_OFFSETS, READ_UNCOMMITTED, lambda f: (EARLIEST_TIMESTAMP, 0)),
-    Read("offsets-latest", LIST_OFFSETS, READ_UNCOMMITTED, lambda f: (LATEST_TIMESTAMP, 0)),
+    Read("fetch-read-uncommitted", FETCH, READ_UNCOMMITTED, lambda f: (0, ALL), 0,
+         "Fetch from 0, read_uncommitted: every batch up to the high watermark"),
+    Read("fetch-read-committed", FETCH, READ_COMMITTED, lambda f: (0, ALL), 0,
+         "Fetch from 0, read_committed: up to the last stable offset, the aborted "
+         "transaction listed"),
+    Read("fetch-inside-a-batch", FETCH, READ_UNCOMMITTED, lambda f: (1, ALL), 0,
+         "Fetch from the first batch's second record: that batch whole, from its start"),
+    Read("fetch-kip-74", FETCH, READ_UNCOMMITTED, lambda f: (0, 1), 0,
+         "Fetch with 1 byte of partition max bytes: the first batch whole, no more (KIP-74)"),
+    Read("fetch-at-high-watermark", FETCH, READ_UNCOMMITTED, lambda f: (_hw(f), ALL), 0,
+         "Fetch at the high watermark: nothing, no error"),
+    Read("fetch-committed-at-lso", FETCH, READ_COMMITTED, lambda f: (_lso(f), ALL), 0,
+         "Fetch at the last stable offset, read_committed: nothing, an empty aborted list"),
+    Read("fetch-out-of-range", FETCH, READ_UNCOMMITTED, lambda f: (_hw(f) + 1, ALL), 0,
+         "Fetch past the log end: OFFSET_OUT_OF_RANGE, offsets -1"),
+    Read("offsets-earliest", LIST_OFFSETS, READ_UNCOMMITTED,
+         lambda f: (EARLIEST_TIMESTAMP, 0), 0, "ListOffsets -2: the log start offset"),
+    Read("offsets-latest", LIST_OFFSETS, READ_UNCOMMITTED,
+         lambda f: (LATEST_TIMESTAMP, 0), 0, "ListOffsets -1: the high watermark"),
     Read("offsets-latest-committed", LIST_OFFSETS, READ_COMMITTED,
-         lambda f: (LATEST_TIMESTAMP, 0), 2),
+         lambda f: (LATEST_TIMESTAMP, 0), 2,
+         "ListOffsets -1, read_committed: the last stable offset"),
     Read("offsets-by-timestamp", LIST_OFFSETS, READ_UNCOMMITTED,
-         lambda f: (_first_ts(f.data(), 1), 0)),
+         lambda f: (_first_ts(f.data(), 1), 0), 0,
+         "ListOffsets at the committed transaction's first timestamp: its offset"),
     Read("offsets-open-committed", LIST_OFFSETS, READ_COMMITTED,
-         lambda f: (_first_ts(f.data(), 3), 0), 2),
+         lambda f: (_first_ts(f.data(), 3), 0), 2,
+         "ListOffsets at the open transaction's timestamp, read_committed: none (-1)"),
     Read("offsets-after-last", LIST_OFFSETS, READ_UNCOMMITTED,
-         lambda f: (max((b.max_timestamp for b in f.batches), default=0) + 1, 0)),
+         lambda f: (max((b.max_timestamp for b in f.batches), default=0) + 1, 0), 0,
+         "ListOffsets after every timestamp: none (-1)"),
 )  # fmt: skip
 
 

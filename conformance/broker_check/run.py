@@ -54,6 +54,7 @@ from conformance.capture.proxy import RecordingProxy
 from conformance.capture.session_wire import topic_id
 from conformance.corpus.produce.cases import ProduceCase
 from conformance.corpus.produce.golden import GoldenCase, write_golden_case
+from conformance.harness.divergences import EVIDENCE, scoped
 from conformance.harness.levels import DEFAULT_LEVEL, DELIVERY, Difference, Judgement
 from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, keep_name
 from conformance.host.progress import Status
@@ -376,16 +377,16 @@ def _every_version(
         for v in versions[c.id]:
             topic = topics.get(f"{c.name}-v{v}")
             if topic is None:
-                out.evidence.append(f"| {c.id} at Produce v{v}: its topic was not created")
+                out.evidence.append(EVIDENCE + scoped(c.id, f"Produce v{v}", "no topic"))
                 continue
-            at = replace(c.produce, produce_version=v)
+            at, where = replace(c.produce, produce_version=v), f"Produce v{v}"
             j = _sent(
                 target, at, host, port, topic, kafka_version, apis, settings, f"{c.name}-v{v}"
             )
             if j.error is not None:
-                out.differences.append(Difference(DELIVERY, f"{c.id} at Produce v{v}: {j.error}"))
+                out.differences.append(Difference(DELIVERY, scoped(c.id, where, j.error)))
             out.differences += [
-                Difference(d.level, f"{c.id} at Produce v{v}: {d.text}") for d in j.differences
+                Difference(d.level, scoped(c.id, where, d.text)) for d in j.differences
             ]
     return out
 

@@ -106,7 +106,7 @@ def session_cases() -> list[BrokerCase]:
              "the same session on a LogAppendTime topic"),
     ]  # fmt: skip
     out += [
-        case("fetch", read.name, READ, from_reads, f"{read.api}: {read.name} after the session")
+        case("fetch", read.name, READ, from_reads, f"after the session: {read.about}")
         for read in READS
     ]
     out += [
@@ -115,8 +115,8 @@ def session_cases() -> list[BrokerCase]:
         case("versions", "produce", VERSIONS, from_session,
              "the session at every other Produce version both speak (3-11: transactions V1)"),
         case("versions", "produce-cases", VERSIONS, "corpora/produce",
-             "each produce case run (its group's cases) again at every other Produce version "
-             "both speak, on a topic of its own per version"),
+             "every produce case the run sends, again at every other Produce version both "
+             "speak, on a topic of its own per version"),
         case("versions", "fetch", VERSIONS, from_reads,
              "the Fetch reads at every other Fetch version both speak (4+)"),
         case("versions", "list-offsets", VERSIONS, from_reads,

@@ -98,7 +98,7 @@ class Session:
     log: bytes = b""
     producer_id: int = -1
     producer_epoch: int = -1
-    #: (name, value) lines kept as evidence with ``--keep``
+    #: each step: its answer (and Kafka's), kept as evidence with ``--keep``
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     #: ends the open transaction (step 7), once the reads are done
     close: Callable[[], None] = lambda: None

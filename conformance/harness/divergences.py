@@ -17,6 +17,11 @@ another in the same result (``check-producer``'s results have a line per differe
 that explained a line of a result is in use even when another line of the same result is
 unexplained (that result then fails, and the report names the lines no entry explains).
 
+A result that gathers other cases (``check-broker``'s ``versions/produce-cases``: each produce
+case again at other versions) names, in each line, the case it is about (:func:`scoped`:
+``<case id> at <where>: <line>``); such a line is explained by the entries of that case as
+``<line>`` would be in the case's own result, so an entry never explains another case's lines.
+
 A ``fail`` or ``error`` result whose every line is explained (an entry without ``lines``
 explains them all) is *known*: it is reported with its classes and does not fail
 ``kafka-conformance check`` (as protobuf's failure lists). An entry that
@@ -39,6 +44,7 @@ __all__ = [
     "classify",
     "explain",
     "read_divergences",
+    "scoped",
     "stale",
 ]
 
@@ -46,6 +52,8 @@ CLASSES = ("real-bug", "leniency", "unsupported")
 #: a diff line that starts with this is evidence (e.g. the bytes of a batch header), not a
 #: difference: it needs no entry to explain it
 EVIDENCE = "| "
+#: what separates the case a gathering result's line is about from where it happened
+SCOPE = " at "
 CLASS_TITLES = {
     "real-bug": "real bug",
     "leniency": "documented leniency",
@@ -132,6 +140,20 @@ def read_divergences(
     return found
 
 
+def scoped(case_id: str, where: str, line: str) -> str:
+    """A line of a gathering result about case ``case_id`` (``where``: e.g. "Produce v3")."""
+    return f"{case_id}{SCOPE}{where}: {line}"
+
+
+def _unscoped(line: str) -> tuple[str, str] | None:
+    """(case id, line) of a :func:`scoped` line (None: not one)."""
+    head, sep, rest = line.partition(": ")
+    case_id, at, _ = head.partition(SCOPE)
+    if not sep or not at or "/" not in case_id or " " in case_id:
+        return None
+    return case_id, rest
+
+
 def classify(
     known: Sequence[Divergence], impl: str, case_id: str, lines: Sequence[str] = ()
 ) -> list[Divergence]:
@@ -159,6 +181,10 @@ def explain(
     differences = [line for line in lines if not line.startswith(EVIDENCE)]
     for line in differences or [""]:
         entry = next((e for e in mine if e.explains(line)), None)
+        inner = _unscoped(line) if entry is None else None
+        if inner is not None:
+            of, rest = inner
+            entry = next((e for e in known if e.matches(impl, of) and e.explains(rest)), None)
         if entry is None:
             unexplained.append(line)
         elif entry not in used:
