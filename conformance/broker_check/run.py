@@ -225,6 +225,7 @@ def _on_target(
     topics.update(session_topics)
     log(f"{target.name}: creating {len(topics)} topics named {prefix}*")
     refused: dict[str, str] = {}
+    on = _OnTarget(target, host, int(port), kafka_version, apis, settings)
     try:
         refused = create_topics(bootstrap, topics)
         for c in produce_cases:
@@ -232,17 +233,14 @@ def _on_target(
             if topic in refused:
                 record(_refused(target, c, refused[topic]))
                 continue
-            record(_one_case(target, c, host, int(port), topic, kafka_version, apis, settings))
+            record(_one_case(on, c, topic))
         for topic, why in refused.items():
             if topic in session_topics:
                 log(f"{target.name}: {topic}: {why}")
         if sweep is not None:
             t0 = time.monotonic()
             made = {t.removeprefix(prefix): t for t in sweep_topics if t not in refused}
-            judgement = _every_version(
-                target, produce_cases, sweep_versions, host, int(port), made, kafka_version,
-                apis, settings,
-            )  # fmt: skip
+            judgement = _every_version(on, produce_cases, sweep_versions, made)
             record(_result(target, sweep, judgement, settings, time.monotonic() - t0))
         if session_cases:
             made = {t.removeprefix(prefix): t for t in session_topics if t not in refused}
@@ -283,41 +281,34 @@ def _refused(target: Target, case: BrokerCase, why: str) -> CaseResult:
     return CaseResult(target.name, case.id, case.group, "error", why, [why], "")
 
 
-def _one_case(
-    target: Target,
-    case: BrokerCase,
-    host: str,
-    port: int,
-    topic: str,
-    kafka_version: str,
-    apis: dict[int, tuple[int, int]],
-    settings: BrokerSettings,
-) -> CaseResult:
+@dataclass(frozen=True)
+class _OnTarget:
+    """What each produce case of one target's run is sent with and judged by."""
+
+    target: Target
+    host: str
+    port: int
+    kafka_version: str
+    apis: dict[int, tuple[int, int]]
+    settings: BrokerSettings
+
+
+def _one_case(on: _OnTarget, case: BrokerCase, topic: str) -> CaseResult:
     t0 = time.monotonic()
     assert case.produce is not None
-    judgement = _sent(target, case.produce, host, port, topic, kafka_version, apis, settings)
-    return _result(target, case, judgement, settings, time.monotonic() - t0)
+    judgement = _sent(on, case.produce, topic)
+    return _result(on.target, case, judgement, on.settings, time.monotonic() - t0)
 
 
-def _sent(
-    target: Target,
-    case: ProduceCase,
-    host: str,
-    port: int,
-    topic: str,
-    kafka_version: str,
-    apis: dict[int, tuple[int, int]],
-    settings: BrokerSettings,
-    keep_as: str | None = None,
-) -> Judgement:
+def _sent(on: _OnTarget, case: ProduceCase, topic: str, keep_as: str | None = None) -> Judgement:
     """``case`` sent to ``topic`` and fetched back, judged (kept as ``keep_as``, default
     the case's name, with ``--keep``)."""
     try:
-        with RecordingProxy(host, port) as proxy:
+        with RecordingProxy(on.host, on.port) as proxy:
             address = leader_address(proxy, topic)
-            uuid = _topic_id(proxy, topic, apis) if case.produce_version >= 13 else None
+            uuid = _topic_id(proxy, topic, on.apis) if case.produce_version >= 13 else None
             requests, fetched, meta = send_case(
-                case, topic, proxy, True, apis[API_PRODUCE], address, uuid
+                case, topic, proxy, True, on.apis[API_PRODUCE], address, uuid
             )
     except (OSError, RuntimeError, ValueError) as exc:
         return Judgement(error=f"kit: {type(exc).__name__}: {exc}")
@@ -325,18 +316,18 @@ def _sent(
     golden = GoldenCase(
         keep_as or case.name,
         case.description,
-        target.name,
-        kafka_version,
+        on.target.name,
+        on.kafka_version,
         topic,
         dict(case.topic),
         tuple(replace(r, stored=s) for r, s in zip(requests, stored)),
         None,
         True,
         fetched,
-        {**meta, **coordinator_meta(kafka_version), "target": target.name},
+        {**meta, **coordinator_meta(on.kafka_version), "target": on.target.name},
     )
-    if settings.keep is not None:
-        root = settings.keep / keep_name(target.name)
+    if on.settings.keep is not None:
+        root = on.settings.keep / keep_name(on.target.name)
         root.mkdir(parents=True, exist_ok=True)
         write_golden_case(root, golden)
     return judge_case(golden)
@@ -358,15 +349,10 @@ def _topic_id(proxy: RecordingProxy, topic: str, apis: dict[int, tuple[int, int]
 
 
 def _every_version(
-    target: Target,
+    on: _OnTarget,
     cases: Sequence[BrokerCase],
     versions: dict[str, list[int]],
-    host: str,
-    port: int,
     topics: dict[str, str],
-    kafka_version: str,
-    apis: dict[int, tuple[int, int]],
-    settings: BrokerSettings,
 ) -> Judgement:
     """``versions/produce-cases``: each produce case at every Produce version of its list
     in ``versions`` (on the topic ``topics`` names for it at that version), each difference
@@ -380,9 +366,7 @@ def _every_version(
                 out.evidence.append(EVIDENCE + scoped(c.id, f"Produce v{v}", "no topic"))
                 continue
             at, where = replace(c.produce, produce_version=v), f"Produce v{v}"
-            j = _sent(
-                target, at, host, port, topic, kafka_version, apis, settings, f"{c.name}-v{v}"
-            )
+            j = _sent(on, at, topic, f"{c.name}-v{v}")
             if j.error is not None:
                 out.differences.append(Difference(DELIVERY, scoped(c.id, where, j.error)))
             out.differences += [
