@@ -187,6 +187,17 @@ def test_the_wheel_holds_the_package_and_its_fuzzing_files_only(installed: Insta
 
 
 @wheel
+def test_the_license_is_an_spdx_expression(installed: Install) -> None:
+    """``project.license`` is an SPDX string (PEP 639; setuptools drops the TOML-table form in
+    February 2027): the metadata carries ``License-Expression``, not a free-text ``License``."""
+    with zipfile.ZipFile(installed.wheel) as z:
+        (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        lines = z.read(meta).decode().splitlines()
+    assert "License-Expression: Apache-2.0" in lines
+    assert not any(line.startswith("License: ") for line in lines)
+
+
+@wheel
 def test_conformance_comes_from_the_fresh_venv(installed: Install) -> None:
     r = subprocess.run(
         [installed.bin("python"), "-c", "import conformance; print(conformance.__file__)"],
