@@ -114,6 +114,7 @@ FAULTS: list[tuple[str, str, dict[str, Any], str, str]] = [
     ("fetch-read-uncommitted", "abortedTransactions", {"set": []}, WIRE, "abortedTransactions"),
     ("fetch-out-of-range", "errorCode", {"set": 0}, DELIVERY, "errorCode"),
     ("fetch-kip-74", "records", {"cut": 0}, DELIVERY, "records"),
+    ("fetch-kip-74", "records", {"all_of": "fetch-read-uncommitted"}, WIRE, "more batches"),
     ("fetch-inside-a-batch", "records", {"drop_first": True}, DELIVERY, "records"),
     ("fetch-read-uncommitted", "records", {"epoch": 7}, WIRE, "partitionLeaderEpoch"),
     ("offsets-by-timestamp", "offset", {"delta": 1}, DELIVERY, "offset"),
@@ -133,6 +134,8 @@ def _tamper(answer: dict[str, Any], field: str, change: dict[str, Any]) -> dict[
     elif "drop_first" in change:
         first = next(iter(Splitter(answer[field], "memory")))
         out[field] = answer[field][first.size_in_bytes :]
+    elif "all_of" in change:  # another read's records: the whole partition
+        out[field] = _answered("kafka-4.3.1-kraft/txn-transactions", change["all_of"])[3][field]
     elif "epoch" in change:  # every batch's partition leader epoch (outside the CRC)
         raw = bytearray(answer[field])
         for b in Splitter(answer[field], "memory"):

@@ -50,7 +50,7 @@ from conformance.capture.produce_wire import (
     read_api_versions,
     stored_by_request,
 )
-from conformance.capture.proxy import RecordingProxy
+from conformance.capture.proxy import API_METADATA, RecordingProxy
 from conformance.capture.session_wire import topic_id
 from conformance.corpus.produce.cases import ProduceCase
 from conformance.corpus.produce.golden import GoldenCase, write_golden_case
@@ -75,7 +75,6 @@ __all__ = [
 DEFAULT_PREFIX = "kc-check-"
 #: the Kafka line whose answers judge a target by default
 NEWEST = max(VERSIONS, key=lambda v: tuple(int(x) for x in v.split(".")))
-_METADATA = 3
 #: the APIs whose versions the report shows (key -> name)
 _SHOWN_APIS = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 19: "CreateTopics"}
 
@@ -337,7 +336,7 @@ def _topic_id(proxy: RecordingProxy, topic: str, apis: dict[int, tuple[int, int]
     """The topic's id (Metadata v10+, the newest both speak), for Produce v13+."""
     from kafka.protocol.metadata import MetadataRequest
 
-    low, high = apis.get(_METADATA, (0, -1))
+    low, high = apis.get(API_METADATA, (0, -1))
     version = min(high, MetadataRequest.max_version)
     if version < max(low, 10):
         raise RuntimeError("the target speaks no Metadata v10+: no topic id for Produce v13+")

@@ -64,6 +64,7 @@ from conformance.harness.levels import DELIVERY, WIRE, Difference, Judgement
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.builder import BatchBuilder
+from conformance.wire.control import read_control_key, read_end_txn_marker_value
 
 __all__ = ["FUTURE_MS", "MARKER_WAIT_S", "Session", "run_session"]
 
@@ -301,9 +302,10 @@ def _await_marker(
 
 
 def _coordinator_epoch(marker: RecordBatchV2) -> int:
-    """The coordinator epoch of a marker's record (0 when it does not read)."""
+    """The coordinator epoch of a marker's record (0 when it does not read: the marker is
+    then judged byte by byte)."""
     try:
-        value = next(iter(marker)).value or b""
-    except DecodeError:  # a marker that does not read is judged byte by byte
+        record = next(iter(marker))
+        return read_end_txn_marker_value(read_control_key(record.key), record.value)
+    except (DecodeError, StopIteration):
         return 0
-    return int.from_bytes(value[2:6], "big", signed=True) if len(value) >= 6 else 0

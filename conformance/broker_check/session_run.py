@@ -58,27 +58,17 @@ from conformance.harness.runner import CaseResult, keep_name
 
 __all__ = ["SessionPlan", "run_session_cases"]
 
-#: api keys of the APIs a session speaks
-_KEYS = {
-    "Produce": API_PRODUCE,
-    FETCH: 1,
-    LIST_OFFSETS: 2,
-    "Metadata": 3,
-    "FindCoordinator": 10,
-    "InitProducerId": 22,
-    "AddPartitionsToTxn": 24,
-    "EndTxn": 26,
-}
 #: how the reads of a session are filed: (client, facts, topic id, the reads answered)
 ReadsJudged = Callable[[WireClient, Facts, Any, list[Answered]], None]
 #: the newest Produce version of a transactions V1 client
 _PRODUCE_V1_MAX = 11
 
 
-def _kafka_python_range(api: str) -> tuple[int, int]:
+def _request(api: str) -> Any:
+    """kafka-python's request class of ``api`` (its ``API_KEY``, its versions)."""
     from kafka.protocol import consumer, metadata, producer
 
-    cls = {
+    return {
         "Produce": producer.ProduceRequest,
         FETCH: consumer.FetchRequest,
         LIST_OFFSETS: consumer.ListOffsetsRequest,
@@ -88,6 +78,10 @@ def _kafka_python_range(api: str) -> tuple[int, int]:
         "AddPartitionsToTxn": producer.AddPartitionsToTxnRequest,
         "EndTxn": producer.EndTxnRequest,
     }[api]
+
+
+def _kafka_python_range(api: str) -> tuple[int, int]:
+    cls = _request(api)
     return int(cls.min_version), int(cls.max_version)
 
 
@@ -112,7 +106,7 @@ class SessionPlan:
         low = {"Produce": 3, "FindCoordinator": 1, **MIN_VERSION}
         self.versions: dict[str, list[int]] = {}
         for name, (k_low, k_high) in kafka.items():
-            t_low, t_high = apis.get(_KEYS[name], (0, -1))
+            t_low, t_high = apis.get(int(_request(name).API_KEY), (0, -1))
             p_low, p_high = _kafka_python_range(name)
             first = max(k_low, t_low, p_low, low.get(name, 0))
             self.versions[name] = list(range(first, min(k_high, t_high, p_high) + 1))

@@ -133,26 +133,38 @@ def new_produce_request(
     )
 
 
-def new_fetch_request(topic: str, partition: int = 0, offset: int = 0) -> Any:
+def new_fetch_request(
+    topic: str,
+    partition: int = 0,
+    offset: int = 0,
+    *,
+    version: int = FETCH_VERSION,
+    partition_max_bytes: int = FETCH_MAX_BYTES,
+    isolation: int = 0,
+    topic_id: Any = None,
+) -> Any:
+    """A consumer's Fetch of one partition (``version`` 13+: by ``topic_id``), answered at
+    once (no wait, no minimum)."""
     from kafka.protocol.consumer import FetchRequest
 
-    f = FetchRequest[FETCH_VERSION]
+    f = FetchRequest[version]
     part = f.FetchTopic.FetchPartition(
         partition=partition,
         current_leader_epoch=-1,
         fetch_offset=offset,
         log_start_offset=-1,
-        partition_max_bytes=FETCH_MAX_BYTES,
+        partition_max_bytes=partition_max_bytes,
     )
+    named = {"topic_id": topic_id} if version >= 13 else {"topic": topic}
     return f(
         replica_id=-1,
         max_wait_ms=0,
         min_bytes=0,
         max_bytes=FETCH_MAX_BYTES,
-        isolation_level=0,
+        isolation_level=isolation,
         session_id=0,
         session_epoch=-1,
-        topics=[f.FetchTopic(topic=topic, partitions=[part])],
+        topics=[f.FetchTopic(partitions=[part], **named)],
         forgotten_topics_data=[],
         rack_id="",
     )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.capture.produce_wire import TIMEOUT_MS, WireClient
+from conformance.capture.produce_wire import TIMEOUT_MS, WireClient, new_fetch_request
 
 __all__ = [
     "TRANSACTION_KEY",
@@ -146,29 +146,12 @@ def fetch_read(
     """One partition (``topic``-0) of a Fetch of ``version`` (4+; 13+ needs ``topic_uuid``):
     {errorCode, highWatermark, lastStableOffset, logStartOffset (-1 before v5),
     abortedTransactions ([[producerId, firstOffset]...] or None), records (bytes)}."""
-    from kafka.protocol.consumer import FetchRequest, FetchResponse
+    from kafka.protocol.consumer import FetchResponse
 
-    f = FetchRequest[version]
-    part = f.FetchTopic.FetchPartition(
-        partition=0,
-        current_leader_epoch=-1,
-        fetch_offset=offset,
-        log_start_offset=-1,
-        partition_max_bytes=partition_max_bytes,
-    )
-    named = {"topic_id": topic_uuid} if version >= 13 else {"topic": topic}
-    message = f(
-        replica_id=-1,
-        max_wait_ms=0,
-        min_bytes=0,
-        max_bytes=TIMEOUT_MS * 64,
-        isolation_level=isolation,
-        session_id=0,
-        session_epoch=-1,
-        topics=[f.FetchTopic(partitions=[part], **named)],
-        forgotten_topics_data=[],
-        rack_id="",
-    )
+    message = new_fetch_request(
+        topic, 0, offset, version=version, partition_max_bytes=partition_max_bytes,
+        isolation=isolation, topic_id=topic_uuid,
+    )  # fmt: skip
     r = _exchange(client, message, FetchResponse, version)
     if version >= 7 and r.error_code:
         return {"errorCode": int(r.error_code), "scope": "request"}
