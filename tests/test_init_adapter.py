@@ -21,7 +21,7 @@ from conformance.harness.judge import read_capabilities
 from conformance.harness.starter import starters
 
 CLI = [sys.executable, "-m", "conformance.cli", "check"]
-BRIDGES = ROOT / "tests" / "adapters" / "starter-bridges"
+BRIDGES = ROOT / "tests" / "adapters" / "starter-bridges" / "decode"
 STARTERS = starters()
 ENV = {
     **os.environ,

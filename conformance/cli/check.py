@@ -58,6 +58,8 @@ examples:
   {_PROG} --impl java,kafka-python --side consume --cases 'consume/txn-*'
   {_PROG} --impl kafka-python --side consume --broker-max-version 3 --cases consume/v1-snappy
   {_PROG} --init-adapter go my-adapter
+  {_PROG} --init-adapter rust my-consumer --side consume
+  {_PROG} --init-adapter python my-producer --side produce
   {_PROG} --from-json report.json --markdown matrix.md
 """
 
@@ -96,12 +98,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--side",
-        choices=("decode", "consume"),
+        choices=starter.SIDES,
         default=None,
         help="decode: the adapters' offline decoders on the corpora (the default); consume: "
         "their real consumers reading the consume scenarios through the fake broker "
         "(docs/fake-broker.md). Without --side, a built-in that only consumes (librdkafka) "
-        "runs its consumer, and --impl all runs every decoder and every consumer",
+        "runs its consumer, and --impl all runs every decoder and every consumer. With "
+        "--init-adapter, the side of the starter (produce: a producer and encoder adapter, "
+        "run by check-producer)",
     )
     p.add_argument(
         "--broker-max-version",
@@ -118,25 +122,49 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         nargs=2,
         metavar=("LANG", "DIR"),
         help=f"write a starter adapter in LANG ({', '.join(starter.starters())}) to the new "
-        "directory DIR, and say how to build and run it (docs/adapter-protocol.md, "
-        '"Writing an adapter in 15 minutes")',
+        "directory DIR, and say how to build and run it: a decoder, or with --side consume "
+        "or produce a consumer or a producer (docs/adapter-protocol.md, \"Writing an adapter "
+        'in 15 minutes", "A consumer adapter in 15 minutes", "A producer adapter in 15 '
+        'minutes")',
     )
     shared.add_report_options(p, "docs/conformance-matrix.md")
     p.set_defaults(func=_cmd_check)
 
 
-def _init_adapter(language: str, target: str) -> int:
+#: per starter side: what the user writes in the hook, how the adapter is then checked
+#: ({cmd}: its command line, shell-quoted), and the section of docs/adapter-protocol.md
+_STARTER_STEPS = {
+    "decode": (
+        "the call that decodes",
+        "kafka-conformance check --cmd {cmd} --cases 'crafted/v2-*'",
+        "Writing an adapter in 15 minutes",
+    ),
+    "consume": (
+        "the consumer's loop",
+        "kafka-conformance check --side consume --cmd {cmd} --cases 'consume/v2-*'",
+        "A consumer adapter in 15 minutes",
+    ),
+    "produce": (
+        "the producer's send loop and the batch builder",
+        "kafka-conformance check-producer --cmd {cmd} --scenarios 'codec-*'",
+        "A producer adapter in 15 minutes",
+    ),
+}
+
+
+def _init_adapter(language: str, target: str, side: str) -> int:
     try:
         directory = starter.target_directory(target)
-        made = starter.init_adapter(language, directory)
+        made = starter.init_adapter(language, directory, side)
     except (starter.StarterError, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return shared.EXIT_USAGE
     where = shown(directory)
+    call, check, section = _STARTER_STEPS[side]
     lines = [
-        f"wrote a {language} adapter to {where}",
-        f"  1. edit {shown(directory / made.hook)}: your library's capabilities, and the call "
-        "that decodes (every rule is commented there)",
+        f"wrote a {language} {side} adapter to {where}",
+        f"  1. edit {shown(directory / made.hook)}: your library's capabilities, and {call} "
+        "(every rule is commented there)",
     ]
     step = 2
     if made.build:
@@ -144,8 +172,8 @@ def _init_adapter(language: str, target: str) -> int:
         lines.append(f"  {step}. build: cd {shlex.quote(str(directory))} && {builds}")
         step += 1
     command = shlex.quote(made.command_line(directory))
-    lines.append(f"  {step}. check: kafka-conformance check --cmd {command} --cases 'crafted/v2-*'")
-    lines.append('  the protocol: docs/adapter-protocol.md ("Writing an adapter in 15 minutes")')
+    lines.append(f"  {step}. check: {check.format(cmd=command)}")
+    lines.append(f'  the protocol: docs/adapter-protocol.md ("{section}")')
     missing = made.missing_tools()
     if missing:
         lines.append(f"  note: not on PATH here: {', '.join(missing)}")
@@ -164,7 +192,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     if args.init_adapter:
-        return _init_adapter(*args.init_adapter)
+        return _init_adapter(*args.init_adapter, args.side or starter.SIDES[0])
+    if args.side == "produce":
+        _say("--side produce is for --init-adapter; producers are run by check-producer")
+        return shared.EXIT_USAGE
     listed = (args.side,) if args.side else ("decode", "consume")
     done = shared.before_run(_PROG, args, listed, model.CHECK_SIDES, _HTML)
     if done is not None:

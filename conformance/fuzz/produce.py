@@ -184,6 +184,13 @@ class ProduceDifferential:
             o.close()
         self.oracles.clear()
 
+    def warm(self) -> None:
+        """Start the pinned version's oracle now (none pinned: nothing), so that its JVM's
+        start-up is not spent out of the fuzzing time budget."""
+        version = os.environ.get(BROKER_ENV)
+        if version:
+            self._oracle(version).start()
+
     def _oracle(self, version: str) -> Any:
         from conformance.jvm.broker_oracle import BrokerOracle
 

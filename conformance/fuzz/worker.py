@@ -56,6 +56,7 @@ def build(
             from conformance.fuzz.produce import ProduceDifferential
 
             checker = ProduceDifferential()
+            checker.warm()
         else:
             from conformance.fuzz.differential import Differential
 
@@ -102,7 +103,9 @@ def build(
         elapsed = time.perf_counter() - t0
         if elapsed > stats["slowest"]:
             stats["slowest"] = elapsed
-        if not stats["execs"] % 512 and time.monotonic() - last_write[0] > 2:
+        # by the clock, not by a count of inputs: a slow (differential) worker that runs few
+        # inputs still reports them before libFuzzer's exit()
+        if time.monotonic() - last_write[0] > 1:
             write_stats()
 
     test_one_input.write_stats = write_stats  # type: ignore[attr-defined]

@@ -1,9 +1,13 @@
 """Starter adapters: ``kafka-conformance check --init-adapter LANG DIR``.
 
-A starter (``conformance/harness/starters/<lang>/``) is a complete adapter in one language
-that speaks docs/adapter-protocol.md (capabilities, one-shot decode, persistent serve, the
-canonical JSON) and leaves one file, the **hook**, to the user: the capabilities of their
-library and the call that decodes. Each starter has a ``starter.toml``::
+A starter (``conformance/harness/starters/<side>/<lang>/``) is a complete adapter of one side
+in one language that speaks docs/adapter-protocol.md and leaves one file, the **hook**, to the
+user: the capabilities of their library and the call into it. The sides (:data:`SIDES`):
+``decode`` (capabilities, one-shot decode, persistent serve, the canonical JSON), ``consume``
+(``CMD consume --bootstrap ...``: the library's consumer, the consume document) and
+``produce`` (``CMD produce --bootstrap ... --plan FILE`` and ``CMD encode --plan FILE``: the
+library's producer and batch builder, the produce-result document). Each starter has a
+``starter.toml``::
 
     language = "go"
     hook = "library.go"                      # the file the user edits
@@ -27,9 +31,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Starter", "StarterError", "init_adapter", "starters", "target_directory"]
+__all__ = ["SIDES", "Starter", "StarterError", "init_adapter", "starters", "target_directory"]
 
 _ROOT = Path(__file__).resolve().parent / "starters"
+#: the sides a starter is written for (a folder of ``starters/`` each), the first the default
+SIDES = ("decode", "consume", "produce")
 #: what a starter directory may hold after a build in place, never copied
 _BUILD_OUTPUT = {"__pycache__", "target", "build", "node_modules", "adapter", ".starter"}
 
@@ -40,6 +46,7 @@ class StarterError(ValueError):
 
 @dataclass(frozen=True)
 class Starter:
+    side: str
     language: str
     source: Path
     hook: str
@@ -59,12 +66,15 @@ class Starter:
         return [t for t in self.toolchain if shutil.which(t) is None]
 
 
-def starters() -> dict[str, Starter]:
-    """Every starter, by language."""
+def starters(side: str = SIDES[0]) -> dict[str, Starter]:
+    """Every starter of ``side``, by language."""
+    if side not in SIDES:
+        raise StarterError(f"no starters for side {side!r} (known: {', '.join(SIDES)})")
     found = {}
-    for manifest in sorted(_ROOT.glob("*/starter.toml")):
+    for manifest in sorted((_ROOT / side).glob("*/starter.toml")):
         doc = tomllib.loads(manifest.read_text(encoding="utf-8"))
         found[doc["language"]] = Starter(
+            side=side,
             language=doc["language"],
             source=manifest.parent,
             hook=doc["hook"],
@@ -107,14 +117,16 @@ def target_directory(text: str) -> Path:
         raise StarterError(f"{text}: cannot resolve the path: {e}") from None
 
 
-def init_adapter(language: str, directory: Path) -> Starter:
-    """Copy the ``language`` starter into ``directory`` (created with its parents; or an
-    existing empty directory, whose mode is left as it is). A symbolic link that is a loop or
-    leads to a missing path is refused. Raises :class:`StarterError`."""
-    known = starters()
+def init_adapter(language: str, directory: Path, side: str = SIDES[0]) -> Starter:
+    """Copy the ``language`` starter of ``side`` into ``directory`` (created with its parents;
+    or an existing empty directory, whose mode is left as it is). A symbolic link that is a
+    loop or leads to a missing path is refused. Raises :class:`StarterError`."""
+    known = starters(side)
     starter = known.get(language)
     if starter is None:
-        raise StarterError(f"no starter for {language!r} (known: {', '.join(known)})")
+        raise StarterError(
+            f"no {side} starter for {language!r} (known: {', '.join(known) or 'none'})"
+        )
     _refuse_broken_link(directory)
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise StarterError(f"{directory} exists and is not an empty directory")

@@ -1,0 +1,183 @@
+"""`kafka-conformance check --init-adapter LANG DIR --side consume|produce`: the consumer and
+producer starters of every language build as written, declare capabilities the kit accepts
+for their side, refuse honestly while their hook is unwritten, and, with the hook replaced by
+a bridge to a correct implementation (tests/adapters/starter-bridges/<side>/<lang>/: Kafka's
+own KafkaConsumer, KafkaProducer and MemoryRecordsBuilder, spoken to as lines by
+tests/adapters/starter_bridge.py), pass through the protocol code the user keeps: the consume
+document, the plan reader, the produce-result document and the encoded batch.
+
+The consume starters run together in one `check --side consume` over a few scenarios (the
+fake broker); the producer starters together in one `check-producer` on one real broker."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from conformance.harness.judge import read_capabilities
+from conformance.harness.starter import SIDES, Starter, starters
+from conformance.producer_check.run import read_producer_capabilities
+
+CLI = [sys.executable, "-m", "conformance.cli"]
+BRIDGES = ROOT / "tests" / "adapters" / "starter-bridges"
+LANGUAGES = {"python", "go", "java", "rust", "node"}
+ENV = {
+    **os.environ,
+    "KAFKA_CONFORMANCE_ROOT": str(ROOT),
+    "STARTER_BRIDGE_PYTHON": sys.executable,
+    "STARTER_BRIDGE_SCRIPT": str(ROOT / "tests" / "adapters" / "starter_bridge.py"),
+}
+#: the consume scenarios the bridged consumers read: plain, headers and gzip, nulls, an
+#: error Kafka's consumer raises, a transaction read committed
+CONSUME_CASES = ("consume/v2-nulls", "consume/v2-headers-gzip", "consume/corrupt-between-good",
+                 "consume/txn-committed", "consume/v1-snappy")  # fmt: skip
+#: the producer scenarios: a codec, headers and nulls, a transaction, a keyed partitioner
+#: run, and two encode plans (idempotent lz4, transactional zstd)
+PRODUCE_SCENARIOS = ("codec-gzip", "headers-shapes", "txn-abort", "keyed-partitions",
+                     "encode-idempotent", "encode-transactional")  # fmt: skip
+
+
+def _cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=ENV
+    )
+
+
+def _build(starter: Starter, directory: Path) -> None:
+    for step in starter.build:
+        proc = subprocess.run(
+            list(step), cwd=directory, capture_output=True, text=True, timeout=600, env=ENV
+        )
+        assert proc.returncode == 0, f"{' '.join(step)}:\n{proc.stdout}{proc.stderr}"
+
+
+def _run(command: list[str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=120, env=ENV)
+
+
+def test_every_language_has_a_starter_of_every_side() -> None:
+    for side in SIDES:
+        made = starters(side)
+        assert set(made) == LANGUAGES, side
+        for s in made.values():
+            assert (s.source / s.hook).is_file(), (side, s.language)
+            assert (BRIDGES / side / s.language / s.hook).is_file(), (side, s.language)
+
+
+def test_produce_side_is_refused_without_init_adapter() -> None:
+    proc = _cli("check", "--side", "produce", "--cmd", "true")
+    assert proc.returncode == 2 and "check-producer" in proc.stderr
+
+
+def _refuses(starter: Starter, command: list[str], sample_plan: Path) -> None:
+    """The unwritten hook: every request of the side ends non-zero, saying so."""
+    if starter.side == "consume":
+        runs = [
+            _run(command, "consume", "--bootstrap", "127.0.0.1:1", "--topic", "t",
+                 "--partition", "0", "--from", "earliest", "--isolation", "read_uncommitted",
+                 "--timeout-ms", "1000"),
+        ]  # fmt: skip
+    else:
+        runs = [
+            _run(command, "produce", "--bootstrap", "127.0.0.1:1", "--plan", str(sample_plan)),
+            _run(command, "encode", "--plan", str(sample_plan)),
+        ]
+    for proc in runs:
+        assert proc.returncode not in (0, 2), proc
+        assert "not implemented" in proc.stderr, proc.stderr[-2000:]
+        assert proc.stdout == "", proc.stdout[:500]
+
+
+def _made(side: str, language: str, tmp: Path) -> list[str]:
+    """Make, build and check ``language``'s ``side`` starter as written; then bridge its hook,
+    rebuild it, and return its command."""
+    starter = starters(side)[language]
+    missing = starter.missing_tools()
+    assert not missing, f"the machine lacks {missing}"  # the toolchains are the machine's
+    directory = tmp / f"{side}-{language}"
+    made = _cli("check", "--init-adapter", language, str(directory), "--side", side)
+    assert made.returncode == 0, made.stderr
+    assert starter.hook in made.stdout
+    assert ("check-producer" if side == "produce" else "--side consume") in made.stdout
+    assert not (directory / "starter.toml").exists()
+    _build(starter, directory)
+    command = starter.command(directory)
+    caps = _run(command, "capabilities")
+    assert caps.returncode == 0, caps.stderr
+    sample = directory / "sample-plan.json"
+    if side == "consume":
+        declared = read_capabilities(caps.stdout, "x", side="consume")
+        assert declared.declared and declared.name == "my-consumer", caps.stdout
+    else:
+        assert sample.is_file(), "a producer starter carries a sample plan"
+        declared_p, problem = read_producer_capabilities(caps.stdout, "x")
+        assert problem is None and declared_p.produce and declared_p.encode, caps.stdout
+        assert declared_p.name == "my-producer"
+    _refuses(starter, command, sample)
+    shutil.copyfile(BRIDGES / side / language / starter.hook, directory / starter.hook)
+    _build(starter, directory)
+    return command
+
+
+@pytest.fixture(scope="module")
+def consumers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    tmp = tmp_path_factory.mktemp("consume-starters")
+    return {lang: _made("consume", lang, tmp) for lang in sorted(LANGUAGES)}
+
+
+@pytest.fixture(scope="module")
+def producers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    tmp = tmp_path_factory.mktemp("produce-starters")
+    return {lang: _made("produce", lang, tmp) for lang in sorted(LANGUAGES)}
+
+
+def _counts(report: dict[str, object]) -> dict[str, dict[str, int]]:
+    return {i["name"]: i["counts"] for i in report["implementations"]}  # type: ignore[index, union-attr]
+
+
+@pytest.mark.oracle
+def test_consume_starters_pass_when_backed_by_kafkas_consumer(
+    consumers: dict[str, list[str]], tmp_path: Path
+) -> None:
+    out = tmp_path / "report.json"
+    args = ["check", "--side", "consume", "--json", str(out), "-q"]
+    for command in consumers.values():
+        args += ["--cmd", " ".join(command)]
+    for case in CONSUME_CASES:
+        args += ["--cases", case]
+    run = _cli(*args)
+    counts = _counts(json.loads(out.read_text()))
+    n = len(CONSUME_CASES)
+    assert counts == {
+        f"{lang}-consume-starter-bridge consumer": {"pass": n, "fail": 0, "unsupported": 0, "error": 0}
+        for lang in consumers
+    }, run.stdout + run.stderr[-3000:]
+    assert run.returncode == 0
+
+
+@pytest.mark.oracle
+@pytest.mark.capture
+def test_produce_starters_pass_when_backed_by_kafkas_producer(
+    producers: dict[str, list[str]], tmp_path: Path
+) -> None:
+    out = tmp_path / "report.json"
+    args = ["check-producer", "--json", str(out), "-q", "--level", "java"]
+    for command in producers.values():
+        args += ["--cmd", " ".join(command)]
+    for scenario in PRODUCE_SCENARIOS:
+        args += ["--scenarios", scenario]
+    run = _cli(*args, timeout=1800)
+    counts = _counts(json.loads(out.read_text()))
+    n = len(PRODUCE_SCENARIOS)
+    assert counts == {
+        f"{lang}-produce-starter-bridge": {"pass": n, "fail": 0, "unsupported": 0, "error": 0}
+        for lang in producers
+    }, run.stdout + run.stderr[-3000:]
+    assert run.returncode == 0
