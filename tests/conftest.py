@@ -252,3 +252,11 @@ def s3_server_binary() -> Path:
 def no_instance_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
     """The AWS SDK never asks 169.254.169.254 for a region or credentials."""
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+
+@pytest.fixture(scope="session")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The kit's wheel and the corpora's wheel, built once per session (tests/wheelenv.py)."""
+    from wheelenv import build_wheels
+
+    return build_wheels(tmp_path_factory.mktemp("wheels"))

@@ -48,9 +48,12 @@ LAYERS: dict[str, int] = {
     "producer_check": 11,
     "broker_check": 11,
     "cli": 12,
+    "pytest_plugin": 12,
 }
 #: shells that must not depend on each other although they share a layer number
 SIBLINGS_APART = {
+    ("cli", "pytest_plugin"),
+    ("pytest_plugin", "cli"),
     ("fuzz", "capture"),
     ("capture", "fuzz"),
     ("jvm", "strategies"),

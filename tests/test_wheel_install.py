@@ -16,16 +16,14 @@ in-process: what counts as a checkout, where the cache goes, the built-in fuzzin
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from wheelenv import Install, Wheels, fresh_install
 
 wheel = pytest.mark.wheel
 
@@ -36,134 +34,11 @@ CASE = ROOT / "corpora" / BROKER / SCENARIO
 PARTITION = f"log/{SCENARIO}-0"
 #: what verify says without DIR and without a checkout (the issue's words; README, "Installation")
 NO_CORPORA = "no corpora directory: pass DIR or set KAFKA_CONFORMANCE_ROOT to a checkout"
-_SCRUBBED = (
-    "KAFKA_CONFORMANCE_ROOT",
-    "PYTHONPATH",
-    "PYTHONHOME",
-    "VIRTUAL_ENV",
-    "PYTHONSTARTUP",
-    "PYTHONSAFEPATH",
-)
-
-
-@dataclass
-class Install:
-    wheel: Path
-    venv: Path
-    site: Path  # the fresh venv's site-packages
-    work: Path  # cwd of every command: outside the checkout
-    cache: Path  # $XDG_CACHE_HOME of the commands
-    env: dict[str, str]
-    pip_env: dict[str, str]  # the user's cache dirs: pip's cache is reused
-
-    def bin(self, name: str) -> str:
-        return str(self.venv / "bin" / name)
-
-    def run(
-        self, *args: str, cwd: Path | None = None, timeout: float = 300
-    ) -> subprocess.CompletedProcess[str]:
-        """``kafka-conformance ARGS`` of the fresh venv; never a traceback."""
-        r = subprocess.run(
-            [self.bin("kafka-conformance"), *args],
-            cwd=cwd or self.work,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, (args, r.stderr)
-        return r
-
-    def pip(self, *args: str) -> None:
-        r = subprocess.run(
-            [
-                self.bin("python"),
-                "-m",
-                "pip",
-                "--disable-pip-version-check",
-                "--no-input",
-                "-q",
-                *args,
-            ],
-            cwd=self.work,
-            env=self.pip_env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert r.returncode == 0, f"pip {' '.join(args)} failed:\n{r.stdout}\n{r.stderr}"
-
-
-def _clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
-
-
-def _copy_build_inputs(dest: Path) -> None:
-    """What ``pip wheel .`` reads: the root's files (pyproject.toml, README.md, ...) and the
-    package. Nothing else can end up in the wheel (packages ``conformance*`` only)."""
-    dest.mkdir()
-    for f in ROOT.iterdir():
-        if f.is_file():
-            shutil.copy2(f, dest / f.name)
-    shutil.copytree(
-        ROOT / "conformance",
-        dest / "conformance",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
-    )
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Install:
-    tmp = tmp_path_factory.mktemp("wheel-install")
-    assert ROOT not in tmp.resolve().parents, "the commands must run outside the checkout"
-    src = tmp / "src"
-    _copy_build_inputs(src)
-    pip_env = _clean_env()
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "-q",
-            "--disable-pip-version-check",
-            "-w",
-            str(tmp / "dist"),
-            str(src),
-        ],
-        cwd=tmp,
-        env=pip_env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert r.returncode == 0, f"pip wheel failed:\n{r.stdout}\n{r.stderr}"
-    [wheel] = (tmp / "dist").glob("kafka_conformance-*.whl")
-    venv = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300, env=pip_env)
-    work = tmp / "work"
-    work.mkdir()
-    cache = tmp / "xdg-cache"
-    env = {
-        **_clean_env(),
-        "XDG_CACHE_HOME": str(cache),
-        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-    site = subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    inst = Install(wheel, venv, Path(site), work, cache, env, {**pip_env, "PATH": env["PATH"]})
-    inst.pip("install", str(wheel))
-    return inst
+def installed(tmp_path_factory: pytest.TempPathFactory, wheels: Wheels) -> Install:
+    return fresh_install(tmp_path_factory.mktemp("wheel-install"), wheels.kit)
 
 
 @pytest.fixture()

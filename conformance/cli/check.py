@@ -11,11 +11,13 @@ from pathlib import Path
 
 from conformance.cli import check_common as shared
 from conformance.cli.common import non_negative_int, shown
+from conformance.corpus import package
 from conformance.harness import cases as case_source
 from conformance.harness import consumer, registry, session, starter
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import model
 from conformance.harness.runner import ImplementationRun, Settings
+from conformance.jvm.kafka_jars import KafkaJarsUnavailable
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
 _PROG = "kafka-conformance check"
@@ -85,7 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--corpora",
         metavar="DIR",
-        help=f"the corpora directory (default: the checkout's corpora/; ${ROOT_ENV})",
+        help=f"the corpora directory (default: the checkout's corpora/ (${ROOT_ENV}), else the "
+        f"installed {package.DISTRIBUTION} package: pip install 'kafka-conformance[corpora]')",
     )
     shared.add_run_options(
         p,
@@ -123,7 +126,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         metavar=("LANG", "DIR"),
         help=f"write a starter adapter in LANG ({', '.join(starter.starters())}) to the new "
         "directory DIR, and say how to build and run it: a decoder, or with --side consume "
-        "or produce a consumer or a producer (docs/adapter-protocol.md, \"Writing an adapter "
+        'or produce a consumer or a producer (docs/adapter-protocol.md, "Writing an adapter '
         'in 15 minutes", "A consumer adapter in 15 minutes", "A producer adapter in 15 '
         'minutes")',
     )
@@ -201,7 +204,7 @@ def _check(args: argparse.Namespace) -> int:
     if done is not None:
         return done
     try:
-        corpora = Path(args.corpora) if args.corpora else None
+        corpora = Path(args.corpora) if args.corpora else package.corpora_root()
         decoders, consumers = _sides(shared.implementation_names(args.impl), args.side)
         consume_commands = args.cmd if args.side == "consume" else []
         decode_commands = [] if args.side == "consume" else args.cmd
@@ -238,7 +241,11 @@ def _check(args: argparse.Namespace) -> int:
             )
         return runs
 
-    runs = shared.run_interruptible(_PROG, table, work)  # Interrupted: interruptible_command
+    try:
+        runs = shared.run_interruptible(_PROG, table, work)  # Interrupted: interruptible_command
+    except KafkaJarsUnavailable as exc:  # the consume side's definitions (kafka-clients jar)
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return shared.EXIT_USAGE
     report = model.build(
         runs,
         model.case_documents(selected) | consumer.consume_case_documents(selected_consume),
@@ -248,6 +255,7 @@ def _check(args: argparse.Namespace) -> int:
         globs=args.cases,
         builds=selection.builds | consuming.builds,
         every_case=[c.id for c in every] + [c.id for c in every_consume],
+        corpus=package.identity(corpora),
     )
     failures = selection.failures + consuming.failures
     return shared.finish(_PROG, report, args, _HTML, failures, known)

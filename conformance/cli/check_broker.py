@@ -18,11 +18,11 @@ from conformance.broker_check.targets import (
     known_targets,
 )
 from conformance.cli import check_common as shared
+from conformance.corpus import package
 from conformance.harness import registry, session
 from conformance.harness.levels import DEFAULT_LEVEL, LEVELS
 from conformance.harness.report import model, terminal
 from conformance.harness.runner import Settings
-from conformance.jvm import runtime
 from conformance.jvm.runtime import NoCheckout
 
 _PROG = "kafka-conformance check-broker"
@@ -196,11 +196,11 @@ def _targets(args: argparse.Namespace) -> list[Target]:
 
 def _check_broker(args: argparse.Namespace) -> int:
     try:
-        root = runtime.repo_root()
+        corpora = package.corpora_root()
+        every = broker_cases(corpora)
     except NoCheckout as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return shared.EXIT_USAGE
-    every = broker_cases(root / "corpora")
     if args.cases_list:
         for c in every:
             print(f"{c.id:44} {c.description}")
@@ -258,5 +258,6 @@ def _check_broker(args: argparse.Namespace) -> int:
         complete=len(chosen) == len(every),
         globs=args.cases,
         level=settings.level,
+        corpus=package.identity(corpora),
     )
     return shared.finish(_PROG, report, args, _HTML, [], known)

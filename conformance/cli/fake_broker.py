@@ -216,7 +216,7 @@ def _cmd_fake_broker(args: argparse.Namespace) -> int:
         print(f"{_PROG}: {args.path}: {e}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        schemas = message_schemas(args.definitions)
+        schemas = message_schemas(args.definitions, clients_only=True)
     except KafkaJarsUnavailable as e:
         print(f"{_PROG}: {e}", file=sys.stderr)
         return EXIT_ERROR

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from conformance.codecs import CODEC_IDS, CODECS
-from conformance.corpus import golden
+from conformance.corpus import golden, package
 from conformance.wire import layout
 
 __all__ = ["Case", "Features", "case_features", "read_cases", "select"]
@@ -136,7 +136,7 @@ def _regressions(root: Path) -> Iterable[Case]:
 
 def read_cases(root: Path | None = None) -> list[Case]:
     """Every case of the corpora under ``root`` (default: the checkout's ``corpora/``)."""
-    root = Path(root) if root is not None else golden.default_root()
+    root = Path(root) if root is not None else package.corpora_root()
     return [*_crafted(root), *_golden(root), *_regressions(root)]
 
 

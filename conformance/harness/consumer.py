@@ -42,16 +42,16 @@ from typing import Any
 from conformance.broker.fetch import FetchLog
 from conformance.codecs import CODEC_IDS, CODECS
 from conformance.corpus import consume as corpus
-from conformance.corpus import golden
+from conformance.corpus import package
 from conformance.fakebroker import FakeBroker
 from conformance.harness.judge import (
     CONSUME,
     DELIVERED_KEYS,
-    MAX_DIFF_LINES,
     SIDES,
     Capabilities,
     Verdict,
     error_lines,
+    failed,
 )
 from conformance.harness.process import ProcessTable, crash_line, run_once
 from conformance.harness.runner import (
@@ -113,7 +113,7 @@ class ConsumeCase:
 def read_consume_cases(root: Path | None = None) -> list[ConsumeCase]:
     """Every scenario of ``<root>/consume`` that has its reference document (``root``: the
     corpora directory, default ``corpora/`` of the checkout)."""
-    root = Path(root) if root is not None else golden.default_root()
+    root = Path(root) if root is not None else package.corpora_root()
     return [
         ConsumeCase(f"{GROUP}/{s.name}", s, root)
         for s in corpus.SCENARIOS
@@ -285,12 +285,6 @@ def _diff(want: list[Any], got: list[Any]) -> list[str]:
     return lines
 
 
-def _failed(reason: str, lines: list[str]) -> Verdict:
-    extra = len(lines) - MAX_DIFF_LINES
-    kept = lines[:MAX_DIFF_LINES] + ([f"... {extra} more differences"] if extra > 0 else [])
-    return Verdict("fail", reason, kept)
-
-
 def _headline(lines: list[str], want: list[Any], got: list[Any]) -> str:
     """One line above the diff: the record counts when they differ, then how many other
     differences there are and where the first is."""
@@ -331,14 +325,14 @@ def judge_consume(
     if kafka_error is None:
         lines = _diff(want, got)
         if error is not None:
-            return _failed(
+            return failed(
                 f"raised {error['class']}: {error.get('message')} where Kafka's consumer "
                 f"delivered every record",
                 lines,
             )
-        return _failed(_headline(lines, want, got), lines) if lines else Verdict("pass")
+        return failed(_headline(lines, want, got), lines) if lines else Verdict("pass")
     if error is not None and error["class"] == _TIMEOUT:
-        return _failed(
+        return failed(
             f"stalls where Kafka's consumer raises {kafka_error['class']}", _diff(want, got)
         )
     if error is None:
@@ -346,13 +340,13 @@ def judge_consume(
             what = f"goes on ({len(got) - len(want)} more records)"
         else:
             what = "stops without an error"
-        return _failed(
+        return failed(
             f"{what} where Kafka's consumer raises {kafka_error['class']}", _diff(want, got)
         )
     if _must_deliver(want, log, caps) <= len(got) < len(want):
         want = want[: len(got)]  # a prefix of the batch in which Kafka's consumer raised
     lines = error_lines(kafka_error, error, "class", caps.error_classes) + _diff(want, got)
-    return _failed(_headline(lines, want, got), lines) if lines else Verdict("pass")
+    return failed(_headline(lines, want, got), lines) if lines else Verdict("pass")
 
 
 @dataclass(frozen=True)

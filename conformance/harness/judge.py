@@ -42,8 +42,10 @@ CODECS = tuple(CODEC_IDS)
 ERROR_CLASSES = ("exact", "class", "family", "none")
 SEMANTICS = ("streaming", "eager", "atomic")
 OUTCOMES = ("ok", "partial", "error")
-#: diff lines kept per verdict (the rest is counted)
-MAX_DIFF_LINES = 40
+#: diff lines kept per verdict (the rest is counted): enough that a known divergence can be
+#: seen to explain every line of a result (a line "... N more differences" is explained by
+#: none); the terminal shows fewer
+MAX_DIFF_LINES = 1000
 #: how the two sides of a difference are named in diff lines (``kafka=1 adapter=2``)
 SIDES = ("kafka", "adapter")
 #: the sides a capabilities document is read for: an adapter's decoder and its consumer
@@ -492,10 +494,14 @@ def judge(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) 
     lines += diff(exp, act, sides=SIDES)
     if not lines:
         return Verdict("pass")
-    first = _headline(exp, act, lines)
+    return failed(_headline(exp, act, lines), lines)
+
+
+def failed(reason: str, lines: list[str]) -> Verdict:
+    """A ``fail`` verdict with the diff ``lines``, the first :data:`MAX_DIFF_LINES` kept."""
     extra = len(lines) - MAX_DIFF_LINES
     kept = lines[:MAX_DIFF_LINES] + ([f"... {extra} more differences"] if extra > 0 else [])
-    return Verdict("fail", first, kept)
+    return Verdict("fail", reason, kept)
 
 
 def _headline(exp: dict[str, Any], act: dict[str, Any], lines: list[str]) -> str:

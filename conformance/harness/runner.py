@@ -219,7 +219,8 @@ def start(
     return Start(impl, caps, problem, started, run)
 
 
-def _decide(case: Case, caps: Capabilities) -> tuple[bytes, dict[str, Any], str | None]:
+def decide(case: Case, caps: Capabilities) -> tuple[bytes, dict[str, Any], str | None]:
+    """The case's bytes, Kafka's document, and why ``caps`` exclude it (None: they do not)."""
     data, expected = case.data(), case.expected()
     return data, expected, unsupported_reason(case_features(case, data, expected), case.mode, caps)
 
@@ -258,7 +259,7 @@ def run_implementation(
 
     def one(index: int) -> None:
         case = cases[index]
-        data, expected, reason = _decide(case, caps)
+        data, expected, reason = decide(case, caps)
         if reason is not None:
             result = CaseResult(impl.name, case.id, case.group, "unsupported", reason)
         else:

@@ -165,7 +165,7 @@ def run_consumers(
     """Each implementation's consumer over the consume ``cases``, in turn; each run is named
     ``<name> consumer`` (a row of its own beside the library's decoder). ``version_cap``: the
     fake broker claims no API version above it."""
-    schemas = message_schemas(consume_corpus.DEFINITIONS)
+    schemas = message_schemas(consume_corpus.DEFINITIONS, clients_only=True)
     runs: list[ImplementationRun] = []
     for impl in impls:
         run = run_consumer(impl, cases, settings, table, schemas, progress, version_cap=version_cap)

@@ -11,6 +11,12 @@ snapshots). :func:`message_schemas` reads every such entry of Kafka's own jars (
 ``kafka_jars.classpath``) into a :class:`~conformance.messages.schema.Schemas`, once per
 process and version. The definitions are never copied into the repository.
 
+``clients_only=True`` reads the ``kafka-clients`` jar alone (the protocol's requests and
+responses: what the fake broker speaks). Without a checkout (an installed kit) that jar is
+downloaded once from Maven Central (``$KAFKA_CONFORMANCE_MAVEN_URL``, default
+:data:`MAVEN_CENTRAL`) into the user's cache, checked against the repository's SHA-1 file;
+the other jars need a checkout (Maven and its projects under ``jvm/``).
+
 Kafka 0.x and 1.x have no such files (their protocol is written in Java): asking for them is a
 :class:`MessageDefinitionsUnavailable`, as is a classpath without its ``kafka-clients`` jar or
 a jar that cannot be read.
@@ -24,14 +30,20 @@ Command line::
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import re
 import sys
+import tempfile
 import threading
+import urllib.error
+import urllib.request
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.jvm import kafka_jars
+from conformance.jvm import runtime as jvm
 from conformance.messages.schema import SchemaError, Schemas, read_schemas
 
 __all__ = [
@@ -74,11 +86,65 @@ def definition_texts(jars: Sequence[Path]) -> list[tuple[str, str]]:
 _cache: dict[tuple[str, str], Schemas] = {}
 _lock = threading.Lock()
 
+#: where an installed kit downloads the kafka-clients jar from (``$KAFKA_CONFORMANCE_MAVEN_URL``)
+MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
+_MAVEN_ENV = "KAFKA_CONFORMANCE_MAVEN_URL"
 
-def message_schemas(version: str, repo_root: Path | None = None) -> Schemas:
-    """Every message definition of Kafka ``version`` (cached per process)."""
-    jars = kafka_jars.classpath(version, repo_root)
-    key = (version, str(jars[0].parent) if jars else "")
+
+def clients_jar(version: str, repo_root: Path | None = None) -> Path:
+    """The ``kafka-clients`` jar of Kafka ``version``: the checkout's resolved classpath's,
+    else downloaded once into the user's cache (SHA-1 checked). Raises
+    :class:`kafka_jars.KafkaJarsUnavailable`."""
+    try:
+        root = jvm.repo_root(repo_root)
+    except jvm.NoCheckout:
+        return _download_clients_jar(version)
+    for jar in kafka_jars.classpath(version, root):
+        if jar.name.startswith("kafka-clients-"):
+            return jar
+    raise MessageDefinitionsUnavailable(f"Kafka {version}'s classpath has no kafka-clients jar")
+
+
+def _download_clients_jar(version: str) -> Path:
+    if not re.fullmatch(r"[0-9]+(\.[0-9]+)*", version):
+        raise MessageDefinitionsUnavailable(f"not a Kafka version: {version!r}")
+    name = f"kafka-clients-{version}.jar"
+    target = jvm.cache_root() / "kafka" / version / "clients" / name
+    if target.is_file() and target.stat().st_size > 0:
+        return target
+    base = os.environ.get(_MAVEN_ENV, MAVEN_CENTRAL).rstrip("/")
+    url = f"{base}/org/apache/kafka/kafka-clients/{version}/{name}"
+    try:
+        with urllib.request.urlopen(url + ".sha1", timeout=60) as r:
+            want = r.read().decode("ascii", "replace").split()[0].lower()
+        with urllib.request.urlopen(url, timeout=300) as r:
+            data = r.read()
+    except (urllib.error.URLError, OSError, IndexError) as e:
+        raise MessageDefinitionsUnavailable(
+            f"cannot download {url} (Kafka {version}'s message definitions; an installed kit "
+            f"fetches it once into {target.parent}; set {_MAVEN_ENV} to a mirror): {e}"
+        ) from None
+    got = hashlib.sha1(data).hexdigest()
+    if got != want:
+        raise MessageDefinitionsUnavailable(f"{url}: SHA-1 {got}, the repository says {want}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=target.parent)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, target)
+    return target
+
+
+def message_schemas(
+    version: str, repo_root: Path | None = None, *, clients_only: bool = False
+) -> Schemas:
+    """Every message definition of Kafka ``version`` (cached per process); ``clients_only``:
+    those of the ``kafka-clients`` jar alone (the only ones an installed kit can fetch)."""
+    if clients_only:
+        jars = [clients_jar(version, repo_root)]
+    else:
+        jars = kafka_jars.classpath(version, repo_root)
+    key = (version + ("/clients" if clients_only else ""), str(jars[0].parent) if jars else "")
     with _lock:
         cached = _cache.get(key)
     if cached is not None:

@@ -17,6 +17,8 @@ import html
 import json
 from typing import Any
 
+from conformance.harness.report.model import corpus_text
+
 __all__ = ["COLOURS", "render"]
 
 COLOURS = {
@@ -228,7 +230,7 @@ def render(report: dict[str, Any], title: str | None = None) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>{_STYLE}</style></head><body>
 <h1>{html.escape(title)}</h1>
-<p class="muted">kafka-conformance {html.escape(report["kit_version"])}, {html.escape(report["created"])}.
+<p class="muted">kafka-conformance {html.escape(report["kit_version"])}, {html.escape(corpus_text(report))}, {html.escape(report["created"])}.
 {html.escape(_INTROS[side])}; a cell
 shows passes / cases run and takes the colour of its most serious result. Click a cell for its
 cases, a case for its bytes and every implementation's diff.</p>

@@ -12,6 +12,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from conformance.harness.report.model import corpus_text
+
 __all__ = ["render"]
 
 
@@ -38,6 +40,7 @@ def render(report: dict[str, Any]) -> bytes:
         )
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", name="version", value=impl["capabilities"]["version"])
+        ET.SubElement(props, "property", name="corpus", value=corpus_text(report))
         for r in mine:
             case = ET.SubElement(
                 suite,

@@ -4,6 +4,7 @@
 
     {"format", "side" ("decode" | "consume" | "decode+consume" | "producer" | "broker"),
      "kit_version",
+     "corpus": {"version", "source" ("package" | "directory" | "kit"), "digest"},
      "created",
      # "columns": [[header, text], ...] the summary's capability cells (capability_columns)
      "settings": {jobs, timeout, output_limit, cases_glob, level (producer side)},
@@ -50,6 +51,7 @@ __all__ = [
     "DECODE",
     "DECODE_AND_CONSUME",
     "FORMAT",
+    "corpus_text",
     "HEX_BYTES",
     "PRODUCER",
     "BROKER",
@@ -131,6 +133,16 @@ def case_documents(cases: Sequence[Case]) -> dict[str, dict[str, Any]]:
     return case_docs
 
 
+def corpus_text(report: dict[str, Any]) -> str:
+    """The corpus a report was made with, in words: ``corpus 0.1.0 (package, sha256 1a2b3c4d5e6f)``
+    (a report written before the corpus was recorded: ``corpus unrecorded``)."""
+    c = report.get("corpus")
+    if not c:
+        return "corpus unrecorded"
+    digest = f", sha256 {c['digest'][:12]}" if c.get("digest") else ""
+    return f"corpus {c['version']} ({c['source']}{digest})"
+
+
 def build(
     runs: Sequence[ImplementationRun],
     case_docs: dict[str, dict[str, Any]],
@@ -142,13 +154,16 @@ def build(
     builds: dict[str, Any] | None = None,
     every_case: Sequence[str] | None = None,
     level: str | None = None,
+    corpus: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report document of ``runs`` over the cases ``case_docs`` (:func:`case_documents`
     for a decoder run). The report's side is its runs' (:func:`report_side`); ``level``: the
     judgement level asked, for a side judged at levels (``harness.levels``). ``every_case``:
     the ids of every case there is, for a run over some (``complete`` False): a known
     divergence is stale there when the run covered every case it names and it explained none.
-    Only the known divergences of the implementations that ran are in the report."""
+    Only the known divergences of the implementations that ran are in the report. ``corpus``:
+    which corpus the cases came from (``corpus.package.identity``; the producer side's
+    scenarios are the kit's own: its version)."""
     side = report_side(runs)
     names = {run.impl.name for run in runs}
     known = [d for d in known if d.impl in names]
@@ -217,6 +232,7 @@ def build(
         "format": FORMAT,
         "side": side,
         "kit_version": __version__,
+        "corpus": corpus or {"version": __version__, "source": "kit", "digest": None},
         "created": _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
         "settings": {
             "jobs": settings.jobs,
@@ -323,6 +339,11 @@ REPORT_SCHEMA: dict[str, Any] = {
         "format": {"const": FORMAT},
         "side": {"enum": [*CHECK_SIDES, *LEVELED_SIDES]},
         "kit_version": _STR,
+        "corpus": {
+            "type": "object",
+            "required": ["version", "source"],
+            "properties": {"version": _STR, "source": _STR, "digest": {"type": ["string", "null"]}},
+        },
         "created": _STR,
         "settings": {"type": "object", "properties": {"level": {"type": ["string", "null"]}}},
         "complete": {"type": "boolean"},

@@ -7,7 +7,7 @@ from typing import Any
 from conformance.fileio import printable_name as escaped
 from conformance.harness.levels import LEVELS, NONE
 from conformance.harness.process import crash_line
-from conformance.harness.report.model import LEVELED_SIDES, distinct_findings
+from conformance.harness.report.model import LEVELED_SIDES, corpus_text, distinct_findings
 from conformance.harness.runner import STATUSES
 
 __all__ = ["findings", "problems", "summary", "table"]
@@ -66,6 +66,7 @@ def summary(report: dict[str, Any]) -> str:
             "reaching each (none: not even delivery); findings: scenarios with differences "
             "above that level"
         )
+    lines.append(escaped(f"kit {report['kit_version']}, {corpus_text(report)}"))
     notes = [
         escaped(f"{i['name']}: {i['capabilities_problem']}")
         for i in report["implementations"]

@@ -128,6 +128,8 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(USAGE)
         return 2
     try:
+        if argv[0] == "capabilities" and argv[1:]:
+            raise UsageError(f"capabilities takes no arguments: {' '.join(argv[1:])}")
         options = read_options(argv[1:]) if argv[0] == "consume" else None
     except UsageError as e:
         sys.stderr.write(f"adapter.py: {e}\n{USAGE}")

@@ -59,7 +59,7 @@ def read_plan_file(path: str) -> Plan:
     try:
         with open(path, encoding="utf-8") as f:
             return read_plan(json.load(f))
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise UsageError(f"{path}: cannot read the plan: {e!r}") from None
 
 
