@@ -17,6 +17,8 @@ from conftest import ROOT
 WORKFLOWS = ROOT / ".github" / "workflows"
 NIGHTLY = WORKFLOWS / "nightly-fuzz.yml"
 RELEASE = WORKFLOWS / "release.yml"
+#: the repository's own action (action.yml) used by a workflow: actionlint checks its inputs
+SELFTEST = WORKFLOWS / "action-selftest.yml"
 MATURIN = "PyO3/maturin-action@"
 PUBLISH = "pypa/gh-action-pypi-publish@"
 
@@ -47,7 +49,7 @@ def _lint(actionlint: str, *files: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("workflow", [NIGHTLY, RELEASE], ids=lambda p: p.name)
+@pytest.mark.parametrize("workflow", [NIGHTLY, RELEASE, SELFTEST], ids=lambda p: p.name)
 def test_workflow_passes_actionlint(actionlint: str, workflow: Path) -> None:
     assert workflow.is_file(), workflow
     proc = _lint(actionlint, workflow)
@@ -67,8 +69,12 @@ def test_workflow_passes_actionlint(actionlint: str, workflow: Path) -> None:
         # GitHub retired the macos-13 image; actionlint knows the hosted runner labels
         (RELEASE, ("runner: macos-15-intel", "runner: macos-13"), '"macos-13" is unknown'),
         (RELEASE, ("${{ matrix.target }}", "${{ matrix.arch }}"), 'property "arch" is not defined'),
+        # the action's own inputs (action.yml), read through `uses: ./`
+        (SELFTEST, ("          side: decode", "          sides: decode"), 'input "sides" is not'),
+        (SELFTEST, ("          command: ", "          commands: "), 'missing input "command"'),
     ],
-    ids=["nightly-cron", "nightly-input", "nightly-expression", "release-runner", "release-matrix"],
+    ids=["nightly-cron", "nightly-input", "nightly-expression", "release-runner", "release-matrix",
+         "action-input", "action-required"],  # fmt: skip
 )
 def test_actionlint_catches_a_broken_workflow(
     actionlint: str, tmp_path: Path, workflow: Path, broken: tuple[str, str], message: str
@@ -78,6 +84,9 @@ def test_actionlint_catches_a_broken_workflow(
     bad = tmp_path / ".github" / "workflows" / workflow.name
     bad.parent.mkdir(parents=True)
     bad.write_text(text.replace(broken[0], broken[1], 1))
+    # a repository (actionlint finds local actions from its root) holding the action
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=60)
+    shutil.copyfile(ROOT / "action.yml", tmp_path / "action.yml")
     proc = subprocess.run(
         [actionlint, "-no-color", str(bad)],
         capture_output=True,
@@ -229,6 +238,9 @@ def test_release_builds_the_native_sdist_and_the_pure_main_dists(release: dict[s
     assert main, "no `python -m build` step for the main package"
     # at the repository root, not in native/
     assert all("working-directory" not in step for step in main)
+    # the corpora's wheel beside it, in the same job (published with the kit, same version)
+    [job] = [j for j in release["jobs"].values() if main[0] in j.get("steps", [])]
+    assert any("scripts/build-corpora-package --out dist" in s.get("run", "") for s in job["steps"])
     uploads = _uploads(release)
     assert all(len(jobs) == 1 for jobs in uploads.values()), uploads
     # one artifact per wheel, the native sdist, the main dists
