@@ -106,6 +106,7 @@ class Runner:
                 # actions/setup-python put a python3 >= 3.11 first on PATH
                 "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                 "RUNNER_TEMP": str(self.temp),
+                "GITHUB_ACTION_PATH": str(ROOT),
                 "GITHUB_ENV": str(github_env),
                 "GITHUB_OUTPUT": str(github_output),
                 "PIP_DISABLE_PIP_VERSION_CHECK": "1",

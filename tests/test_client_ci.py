@@ -170,6 +170,12 @@ def test_an_outside_library_gates_its_ci_on_the_shipped_corpus(
     )  # fmt: skip
     assert enc.returncode == 3 and "not implemented" in enc.stderr  # the hook's traceback
 
+    # the producer and broker sides start real brokers from Kafka's jars, resolved through a
+    # checkout: without one they say so (the action points them at its own checkout)
+    for command in (["check-producer", "--cmd", "x"], ["check-broker", "--bootstrap", "h:1"]):
+        ran = _run(client, empty, kc, *command)
+        assert ran.returncode == 2 and "no kafka-conformance checkout" in ran.stderr, ran.stderr
+
 
 SAMPLE_CONFTEST = """
 import pytest

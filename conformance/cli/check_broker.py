@@ -228,6 +228,9 @@ def _check_broker(args: argparse.Namespace) -> int:
     if not chosen:
         print(f"{_PROG}: no case matches {' '.join(args.cases)}", file=sys.stderr)
         return shared.EXIT_USAGE
+    missing = shared.needs_checkout(_PROG, "the broker model (Kafka's jars) and the targets")
+    if missing is not None:
+        return missing
     try:
         targets = _targets(args)
         known = session.known_divergences("broker", args.known)

@@ -33,6 +33,7 @@ from conformance.harness.process import ProcessTable
 from conformance.harness.report import html, junit, markdown, model, terminal
 from conformance.host.progress import Progress
 from conformance.host.sessions import TerminatedBySignal, sigterm_guarded
+from conformance.jvm import runtime
 from conformance.jvm.runtime import NoCheckout
 
 __all__ = [
@@ -364,6 +365,21 @@ def before_run(
         print(terminal.summary(report))
         return EXIT_OK if render_reports(prog, report, args, html_name) else EXIT_DIVERGED
     if _implementations_problem(prog, args, options):
+        return EXIT_USAGE
+    return None
+
+
+def needs_checkout(prog: str, what: str) -> int | None:
+    """None when a checkout is found; else say why ``what`` needs one (Kafka's jars resolved
+    with Maven through its jvm/ projects) and return the usage exit code."""
+    try:
+        runtime.repo_root()
+    except runtime.NoCheckout:
+        print(
+            f"{prog}: {runtime.no_checkout_message(what)}; the decode and consume sides of "
+            "`check` need none (docs/for-library-maintainers.md)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     return None
 
