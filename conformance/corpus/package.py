@@ -44,7 +44,7 @@ PACKAGE = "kafka_conformance_corpora"
 #: the data package's own description of its corpus: ``{"format", "version", "digest",
 #: "files", "bytes"}``
 IDENTITY_FILE = "corpus.json"
-IDENTITY_FORMAT = "kafka-conformance/corpus/1"
+IDENTITY_FORMAT = "kafka-conformance/corpus-package/1"
 INSTALL_HINT = (
     f"install the corpora (pip install 'kafka-conformance[corpora]', the {DISTRIBUTION} "
     "package of the same version), pass --corpora DIR, or set KAFKA_CONFORMANCE_ROOT to a "
