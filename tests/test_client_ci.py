@@ -213,3 +213,20 @@ def test_the_pytest_plugin_in_a_sample_project(client: Install) -> None:
             assert r.returncode == 0 and f"{len(ids)} passed" in last, r.stdout[-3000:]
         else:
             assert r.returncode == 1 and " failed" in last, r.stdout[-3000:]
+
+
+def test_corpus_identity_follows_the_files(tmp_path: Path) -> None:
+    """A directory's identity is the digest of its files (a changed byte changes it); the data
+    package's is the one recorded when it was built."""
+    (tmp_path / "crafted").mkdir()
+    (tmp_path / "crafted" / "a.bin").write_bytes(b"\x00\x01")
+    first = package.identity(tmp_path)
+    assert first["source"] == "directory" and first["version"].endswith("+directory")
+    (tmp_path / "crafted" / "a.bin").write_bytes(b"\x00\x02")
+    second = package.identity(tmp_path)
+    assert second["digest"] != first["digest"]
+    recorded = package.write_identity(tmp_path, "9.9.9")
+    assert package.identity(tmp_path) == {
+        "version": "9.9.9", "source": "package", "digest": recorded["digest"]
+    }  # fmt: skip
+    assert recorded["digest"] == second["digest"]  # the identity file itself is not hashed
