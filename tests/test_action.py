@@ -174,10 +174,7 @@ def test_the_action_fails_on_an_unexplained_divergence_and_keeps_the_reports(
 
     (runner.workspace / "known.toml").write_text(KNOWN)
     rc, outputs, log = runner.run(**_inputs(runner, wheels, fault=True, known="known.toml"))
-    assert rc == 0, log[-5000:]
-    # the library fixed, the entry now stale: the run fails
-    rc, _, log = runner.run(**_inputs(runner, wheels, fault=False, known="known.toml"))
-    assert rc == 1 and "stale" in log, log[-5000:]
+    assert rc == 0, log[-5000:]  # the known file (the gating itself: tests/test_client_ci.py)
 
 
 def test_an_unknown_side_is_an_error(runner: Runner, wheels: Wheels) -> None:
