@@ -73,8 +73,15 @@ def test_workflow_passes_actionlint(actionlint: str, workflow: Path) -> None:
         (SELFTEST, ("          side: decode", "          sides: decode"), 'input "sides" is not'),
         (SELFTEST, ("          command: ", "          commands: "), 'missing input "command"'),
     ],
-    ids=["nightly-cron", "nightly-input", "nightly-expression", "release-runner", "release-matrix",
-         "action-input", "action-required"],  # fmt: skip
+    ids=[
+        "nightly-cron",
+        "nightly-input",
+        "nightly-expression",
+        "release-runner",
+        "release-matrix",
+        "action-input",
+        "action-required",
+    ],  # fmt: skip
 )
 def test_actionlint_catches_a_broken_workflow(
     actionlint: str, tmp_path: Path, workflow: Path, broken: tuple[str, str], message: str

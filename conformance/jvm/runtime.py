@@ -164,14 +164,17 @@ def run_maven(
     m2 = root / ".cache" / "m2"
     m2.mkdir(parents=True, exist_ok=True)
     cmd = [mvn, "-B", "-Dstyle.color=never", f"-Dmaven.repo.local={m2}", *args]
-    return subprocess.run(
-        cmd,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        timeout=timeout,
-        check=False,
-    )
+    # one Maven at a time per local repository (Maven 3 does not share one safely between
+    # processes): the innermost lock, taken after any build or resolution lock
+    with locked(m2.parent / ".m2.lock"):
+        return subprocess.run(
+            cmd,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            check=False,
+        )
