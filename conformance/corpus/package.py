@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import __version__
+from conformance.corpus import golden
 from conformance.jvm import runtime as jvm
 
 __all__ = [
@@ -65,12 +66,12 @@ def corpora_root() -> Path:
     """The corpora directory to read when none is given: the checkout's ``corpora/``, else
     the installed data package's. Raises :class:`conformance.jvm.runtime.NoCheckout` (with
     :data:`INSTALL_HINT`) when there is neither."""
-    checkout = jvm.checkout_root()
-    if checkout is not None:
-        return checkout / "corpora"
-    installed = package_root()
-    if installed is not None:
-        return installed
+    try:
+        return golden.default_root()
+    except jvm.NoCheckout:
+        installed = package_root()
+        if installed is not None:
+            return installed
     raise jvm.NoCheckout(f"no corpora here: {INSTALL_HINT}")
 
 
