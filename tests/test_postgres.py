@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import wait_until_gone
 
-from conformance.host.postgres import PostgresError, postgres_server
+from conformance.host.postgres import PostgresError, PostgresServer, binaries, postgres_server
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,3 +50,20 @@ def test_an_error_in_the_block_still_stops_the_server(tmp_path: Path) -> None:
         raise RuntimeError("boom")
     assert not data_dir.exists()
     assert not wait_until_gone((str(data_dir),), 10)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands the server to another user")
+def test_programs_out_of_the_servers_reach_run_from_a_copy(tmp_path: Path) -> None:
+    # a checkout inside a directory only root may enter (a mkdtemp clone): nobody, who runs
+    # the server, cannot reach the unpacked programs there
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    hidden = binaries(ROOT).copied_to(private / "postgres")
+    with PostgresServer(hidden, database=None) as server:
+        assert server.programs.bin_dir != hidden.bin_dir
+        copy = server.programs.root
+        assert copy is not None and server.workdir in copy.parents
+        out = server.psql("postgres", "--tuples-only", "--command", "SELECT 6 * 7")
+        assert out.strip() == "42"
+    assert copy is not None and not copy.exists()
+    assert server.programs == hidden

@@ -22,7 +22,9 @@ such a broker is given.
   tool beyond the standard library). The temporary directory is given to that user, and it
   must be able to reach it and the programs: every directory above them must let it pass
   (``.cache`` is ``0755`` as made under ``umask 022``; a directory made by ``mkdtemp`` is
-  ``0700``, which is why the data never goes into a caller's work directory). This is
+  ``0700``, which is why the data never goes into a caller's work directory). When the
+  programs are out of its reach (a checkout inside such a directory), the server runs a copy
+  of the unpacked tree made in its own temporary directory (84 MB, removed with it). This is
   checked before ``initdb`` runs; the temporary directory's parent is ``tmp_parent``, else
   the system's temporary directory, else ``/tmp``. The clients (``pg_isready``, ``psql``)
   stay root: only the server minds. Not root: all run as this user.
@@ -146,9 +148,32 @@ class Binaries:
     bin_dir: Path  # .../usr/lib/postgresql/NN/bin
     lib_dir: Path | None  # .../usr/lib/<multiarch> (libpq), for LD_LIBRARY_PATH
     version: str = ""  # "postgres (PostgreSQL) 15.20 (Debian 15.20-0+deb12u1)"
+    root: Path | None = None  # the unpacked tree holding both (None: not relocatable)
 
     def program(self, name: str) -> Path:
         return self.bin_dir / name
+
+    def copied_to(self, target: Path) -> Binaries:
+        """The same programs copied, whole tree and symlinks as they are, to ``target`` (it
+        must not exist): PostgreSQL finds its files relative to its program, so the copy
+        runs where it lies."""
+        source = self.root
+        if source is None:
+            raise PostgresError(f"the PostgreSQL programs in {self.bin_dir} cannot be copied")
+        try:
+            shutil.copytree(source, target, symlinks=True)
+        except (OSError, shutil.Error) as exc:
+            raise PostgresError(f"copying the PostgreSQL programs to {target}: {exc}") from exc
+
+        def moved(path: Path) -> Path:
+            return target / path.relative_to(source)
+
+        return Binaries(
+            bin_dir=moved(self.bin_dir),
+            lib_dir=moved(self.lib_dir) if self.lib_dir is not None else None,
+            version=self.version,
+            root=target,
+        )
 
     def env(self, home: Path) -> dict[str, str]:
         """The whole environment of the programs: nothing of the caller's ``PG*`` variables
@@ -189,7 +214,9 @@ def _installed(tools_root: Path) -> Binaries | None:
         return None
     libdir = stamp.get("libdir")
     lib_dir = tools_root / libdir if libdir else None
-    return Binaries(bin_dir=bin_dir, lib_dir=lib_dir, version=stamp.get("version", ""))
+    return Binaries(
+        bin_dir=bin_dir, lib_dir=lib_dir, version=stamp.get("version", ""), root=tools_root
+    )
 
 
 def _output(cmd: list[str], what: str, env: dict[str, str] | None, timeout: float) -> str:
@@ -357,6 +384,7 @@ class PostgresServer(lifetime.Service):
         ``log``: where the output of ``initdb`` and the server is appended (by default
         ``postgres.log`` in the temporary directory, gone with it)."""
         self.programs = programs
+        self._installed = programs  # self.programs may become a copy for one run
         self.database = _check_name(database) if database is not None else None
         self.init_sql = tuple(Path(os.path.abspath(p)) for p in init_sql)
         self.settings = dict(settings or {})
@@ -411,8 +439,13 @@ class PostgresServer(lifetime.Service):
         try:
             parent = _parent_for(ids, self.tmp_parent)
             self.workdir = Path(tempfile.mkdtemp(prefix="kafka-conformance-pg-", dir=parent))
+            self.programs = self._installed
             if ids is not None:
                 os.chown(self.workdir, *ids)
+                if not _passable(self.programs.bin_dir, ids):
+                    # a checkout in a directory only its owner may enter (mkdtemp's 0700):
+                    # the server runs a copy in its own directory, removed with it
+                    self.programs = self.programs.copied_to(self.workdir / "programs")
                 _check_passable(self.programs.bin_dir, ids, "the PostgreSQL programs")
             if self._log is not None:
                 self._log.parent.mkdir(parents=True, exist_ok=True)
@@ -446,6 +479,7 @@ class PostgresServer(lifetime.Service):
             shutil.rmtree(self.workdir, ignore_errors=True)
             if not self.workdir.exists():
                 self.workdir = None
+            self.programs = self._installed
         if self._guarded:
             self._guarded = False
             sessions.unguard_sigterm()
