@@ -126,7 +126,29 @@ def test_a_wrong_row_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(N.RowsDiffer, match="native row 0"):
         N.t_native(N.write_region_input(_region(GOOD)))
     stream = b"\x00" + N.region_stream(_region(GOOD))
-    monkeypatch.setattr(native_choice, "NATIVE", _Wrapped(real, read_records_v2=off_by_one))
+
+    def no_lane(data: bytes, start: int, *rest: Any) -> Any:
+        return [], start  # the decoder's lane declines: the region path decides
+
+    _with_module(monkeypatch, _Wrapped(real, read_records_v2=off_by_one, decode_run=no_lane))
+    with pytest.raises(N.DecodeDiffers, match="canonical JSON"):
+        N.t_native(stream)
+
+
+@needs_native
+def test_a_wrong_batch_from_the_decoders_lane_is_a_finding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = N._module()
+
+    def shifted(*args: Any) -> Any:
+        batches, stop = real.decode_run(*args)
+        for b in batches:
+            b.header.base_offset += 1
+        return batches, stop
+
+    stream = b"\x00" + N.region_stream(_region(GOOD))
+    _with_module(monkeypatch, _Wrapped(real, decode_run=shifted))
     with pytest.raises(N.DecodeDiffers, match="canonical JSON"):
         N.t_native(stream)
 

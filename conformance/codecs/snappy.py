@@ -26,7 +26,8 @@ the length is larger than the current one).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from conformance.codecs._stream import (
     CLIENTS,
@@ -53,6 +54,13 @@ _READ_SIZE = 2048
 
 def _uncompressed_length(block: bytes) -> int | None:
     """snappy's ``GetUncompressedLength`` (Varint::Parse32WithLimit); None when invalid."""
+    if len(block) >= 2:  # the one- and two-byte lengths (up to 16 KiB) without the loop
+        b0 = block[0]
+        if b0 < 0x80:
+            return b0
+        b1 = block[1]
+        if b1 < 0x80:
+            return (b0 & 0x7F) | (b1 << 7)
     result = 0
     for i in range(5):
         if i >= len(block):
@@ -208,17 +216,15 @@ def read_whole(payload: bytes, limit: int) -> bytes | None:
     ``SnappyInputStream`` reads such a payload to its end without error or short read;
     anything else is None and :func:`read_stream` replays Java. The arrays snappy-java would
     allocate are reported as :func:`read_stream` reports them (``jvm_allocate``)."""
-    import cramjam
-
     n = len(payload)
     if n == 0:
         return None
-    blocks: list[tuple[int, int]] = []
     if n < 16 or payload[:8] != MAGIC:
-        blocks.append((0, n))
+        blocks = [(0, n)]
     elif payload[:16] != _JAVA_HEADER:
         return None
     else:
+        blocks = []
         pos = 16
         while pos < n:
             if n - pos < 4:
@@ -229,6 +235,7 @@ def read_whole(payload: bytes, limit: int) -> bytes | None:
                 return None
             blocks.append((pos, pos + size))
             pos += size
+    decompress = _raw_decompressor()
     view = memoryview(payload)
     out = []
     total = 0
@@ -247,13 +254,27 @@ def read_whole(payload: bytes, limit: int) -> bytes | None:
                 return None
             array = length
         try:
-            block = cramjam.snappy.decompress_raw(view[start:stop])
+            block = decompress(view[start:stop])
         except Exception:  # noqa: BLE001 - cramjam.DecompressionError: the model decides
             return None
         if len(block) != length:  # pragma: no cover - snappy guarantees this
             return None
         out.append(block)
-    return b"".join(out)
+    return bytes(out[0]) if len(out) == 1 else b"".join(out)
+
+
+_DECOMPRESS_RAW: Callable[[memoryview], Any] | None = None
+
+
+def _raw_decompressor() -> Callable[[memoryview], Any]:
+    """``cramjam.snappy.decompress_raw``, imported on first use (an ``import`` statement per
+    payload was a tenth of a small payload's time)."""
+    global _DECOMPRESS_RAW
+    if _DECOMPRESS_RAW is None:
+        import cramjam
+
+        _DECOMPRESS_RAW = cramjam.snappy.decompress_raw
+    return _DECOMPRESS_RAW
 
 
 # -------------------------------------------------------------------------------- writers

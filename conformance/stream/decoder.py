@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from conformance import codecs
 from conformance.errors import DecodeError
+from conformance.stream import _run_fast
 from conformance.stream.findings import check_batch
 from conformance.stream.result import (
     CONSUMER_PROFILES,
@@ -119,8 +120,29 @@ class StreamDecoder:
         limit = self.decompressed_limit
         index = 0
         batch_start = 0
+        # the native lane (stream/_run_fast.py): runs of batches it decides in full, one call
+        lane = _run_fast.available(self.data, self.profile)
+        data = self.data
         try:
-            for header in splitter:
+            while True:
+                if lane:
+                    run, position = _run_fast.run(
+                        data,  # type: ignore[arg-type]
+                        splitter.position,
+                        self.keep,
+                        self.max_records,
+                        limit,
+                    )
+                    splitter.position = batch_start = position
+                    if run:
+                        for current in run:
+                            index += 1
+                            self.batch_count = index
+                            yield current
+                        continue  # a run ends at its size too: ask again before the reference
+                header = next(splitter, None)
+                if header is None:
+                    break
                 batch_start = header.position
                 if isinstance(header, RecordBatchV2):
                     header.ensure_valid()

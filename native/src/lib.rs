@@ -35,6 +35,8 @@ use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyList, PySlice, PyString, PyTuple, PyType};
 
+mod run;
+
 /// Base offsets and timestamps outside (-2^62, 2^62) could wrap around int64 once a delta is
 /// added: the reference decides those.
 const LIMIT: i64 = 1 << 62;
@@ -319,37 +321,39 @@ fn untrack(tuple: &Obj<'_>) {
 /// calls per record (`member_set`, `PyMember_SetOne`) at 2.5% of its samples.
 #[pyclass(module = "kafka_conformance_native", frozen)]
 struct RecordMaker {
+    slots: Slots,
+    /// header keys already made as `str`, and a scratch list of header positions, for
+    /// `RecordRows.records()` (only ever locked with the GIL held, so never contended)
+    scratch: std::sync::Mutex<(KeyCache, Vec<HeaderAt>)>,
+}
+
+/// A slotted class's allocator and where each of the named slots lives in its instances
+/// (the probe below); `RecordMaker` and `SlotMaker` are its two faces.
+struct Slots {
     cls: Py<PyType>,
     alloc: ffi::allocfunc,
     offsets: Vec<usize>,
+    gc: bool, // instances are tracked by the garbage collector (Py_TPFLAGS_HAVE_GC)
 }
 
 const WORD: usize = std::mem::size_of::<*mut ffi::PyObject>();
 
-#[pymethods]
-impl RecordMaker {
-    /// `fields`: the slot names of a row, in order, then `control`.
-    #[new]
-    fn new(py: Python<'_>, cls: &Bound<'_, PyType>, fields: Vec<String>) -> PyResult<Self> {
-        if fields.len() != 12 {
-            return Err(PyValueError::new_err(
-                "a row's 11 fields and control are needed",
-            ));
-        }
+impl Slots {
+    fn probe(py: Python<'_>, cls: &Bound<'_, PyType>, fields: &[String]) -> PyResult<Self> {
         let namespace = cls.getattr("__dict__")?;
         let basicsize: usize = cls.getattr("__basicsize__")?.extract()?;
         // SAFETY: PyType_GetSlot on a live type object; every type has an allocator, checked
         // for null before the transmute to the Py_tp_alloc slot's signature
         let alloc = unsafe { ffi::PyType_GetSlot(cls.as_type_ptr(), ffi::Py_tp_alloc) };
         if alloc.is_null() {
-            return Err(PyValueError::new_err("the record type has no allocator"));
+            return Err(PyValueError::new_err("the type has no allocator"));
         }
         let alloc: ffi::allocfunc = unsafe { std::mem::transmute(alloc) };
         // SAFETY: the allocator returns a new zeroed instance of `cls` (or null, checked)
         let probe = owned(py, unsafe { alloc(cls.as_type_ptr(), 0) })?;
         let object = py.import("builtins")?.getattr("object")?;
         let mut offsets = Vec::with_capacity(fields.len());
-        for name in &fields {
+        for name in fields {
             let descr = namespace.get_item(name)?;
             if descr.get_type().name()? != "member_descriptor" {
                 return Err(PyValueError::new_err(format!(
@@ -376,20 +380,49 @@ impl RecordMaker {
                 }
             }
         }
-        Ok(RecordMaker {
+        let flags: u64 = cls.getattr("__flags__")?.extract()?;
+        Ok(Slots {
             cls: cls.clone().unbind(),
             alloc,
             offsets,
+            gc: flags & ffi::Py_TPFLAGS_HAVE_GC != 0,
         })
     }
-}
 
-impl RecordMaker {
-    fn make<'py>(&self, py: Python<'py>, values: [Obj<'py>; 12]) -> PyResult<Obj<'py>> {
+    /// `make`, then the instance untracked by the garbage collector: for objects that
+    /// cannot be part of a reference cycle when made (they refer only to objects made with
+    /// them, none of which refers back). A cycle a caller builds through one later is never
+    /// freed wrongly: the collector counts an untracked object's references as external ones,
+    /// so the worst case is a leak. A decode of small batches keeps three such objects per
+    /// batch; tracked, the collections they set off took a third of its time.
+    fn make_untracked<'py, const N: usize>(
+        &self,
+        py: Python<'py>,
+        values: [Obj<'py>; N],
+    ) -> PyResult<Obj<'py>> {
+        let obj = self.make(py, values)?;
+        if self.gc {
+            // SAFETY: a live instance of a type with Py_TPFLAGS_HAVE_GC, tracked by its
+            // allocator (PyType_GenericAlloc); untracking it once is what the call is for
+            unsafe { ffi::PyObject_GC_UnTrack(obj.as_ptr().cast()) }
+        }
+        Ok(obj)
+    }
+
+    /// A new instance with each slot holding one of `values`, in the order of the fields.
+    fn make<'py, const N: usize>(&self, py: Python<'py>, values: [Obj<'py>; N]) -> PyResult<Obj<'py>> {
+        if N != self.offsets.len() {
+            return Err(PyValueError::new_err(format!(
+                "{} slots to fill, {N} values given",
+                self.offsets.len()
+            )));
+        }
         // SAFETY: the allocator returns a new zeroed instance of the class (or null, checked
         // by `owned`), so every slot is empty; each offset is a distinct slot of that class
-        // found by `new`, inside the instance; each slot takes over one owned reference
+        // found by `probe`, inside the instance; each slot takes over one owned reference
         // (into_ptr), which the instance's dealloc releases, as for a slot set from Python.
+        // Nothing is allocated between the allocation and the stores, so no collection can
+        // see the instance half-filled (an empty slot is skipped by the traversal anyway).
         unsafe {
             let obj = owned(py, (self.alloc)(self.cls.bind(py).as_type_ptr(), 0))?;
             let base = obj.as_ptr() as *mut u8;
@@ -398,6 +431,51 @@ impl RecordMaker {
             }
             Ok(obj)
         }
+    }
+}
+
+#[pymethods]
+impl RecordMaker {
+    /// `fields`: the slot names of a row, in order, then `control`.
+    #[new]
+    fn new(py: Python<'_>, cls: &Bound<'_, PyType>, fields: Vec<String>) -> PyResult<Self> {
+        if fields.len() != 12 {
+            return Err(PyValueError::new_err(
+                "a row's 11 fields and control are needed",
+            ));
+        }
+        Ok(RecordMaker {
+            slots: Slots::probe(py, cls, &fields)?,
+            scratch: std::sync::Mutex::new((KeyCache::default(), Vec::new())),
+        })
+    }
+}
+
+impl RecordMaker {
+    fn make<'py>(&self, py: Python<'py>, values: [Obj<'py>; 12]) -> PyResult<Obj<'py>> {
+        self.slots.make(py, values)
+    }
+}
+
+/// How `decode_run` makes the objects of a decoded batch without running their `__init__`:
+/// the same probe as `RecordMaker`, for any slotted class (a batch header, its record list,
+/// the decoded batch pairing them).
+#[pyclass(module = "kafka_conformance_native", frozen)]
+struct SlotMaker {
+    slots: Slots,
+}
+
+#[pymethods]
+impl SlotMaker {
+    /// `fields`: the slots to fill, in the order the caller documents for each use.
+    #[new]
+    fn new(py: Python<'_>, cls: &Bound<'_, PyType>, fields: Vec<String>) -> PyResult<Self> {
+        if fields.is_empty() {
+            return Err(PyValueError::new_err("at least one slot is needed"));
+        }
+        Ok(SlotMaker {
+            slots: Slots::probe(py, cls, &fields)?,
+        })
     }
 }
 
@@ -562,14 +640,22 @@ impl RecordRows {
             .map(|m| m.get())
             .ok_or_else(|| PyValueError::new_err("no RecordMaker was given for these rows"))?;
         let n = self.starts.len();
-        let mut cache = KeyCache::default();
-        let mut headers = Vec::new();
+        // the maker's key cache and scratch, kept from batch to batch: a decode of small
+        // batches made every header key's str anew (and a cache for it) in each call. Held
+        // already (a finalizer run by a collection inside this loop, iterating records of
+        // its own) or poisoned: a fresh one for this call, never a wait.
+        let mut own = (KeyCache::default(), Vec::new());
+        let mut shared = maker.scratch.try_lock().ok();
+        let (cache, headers) = match shared.as_deref_mut() {
+            Some(kept) => (&mut kept.0, &mut kept.1),
+            None => (&mut own.0, &mut own.1),
+        };
         // SAFETY: a new list of n empty slots (null checked by `owned`); each slot is filled
         // once, in order, with a new reference PyList_SetItem steals; on an error the list
         // is released with its empty tail (list dealloc skips null items).
         let list = owned(py, unsafe { ffi::PyList_New(n as ffi::Py_ssize_t) })?;
         for i in 0..n {
-            let record = self.record(py, maker, i, &mut cache, &mut headers)?;
+            let record = self.record(py, maker, i, cache, headers)?;
             unsafe { ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, record.into_ptr()) };
         }
         Ok(list)
@@ -981,11 +1067,13 @@ fn scan_plain(
 fn kafka_conformance_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // the API version conformance/primitives/native.py checks (API); 2: records() is a list
-    // and scan_plain
-    m.add("API", 2)?;
+    // and scan_plain; 3: decode_run and SlotMaker
+    m.add("API", 3)?;
     m.add_function(wrap_pyfunction!(read_records_v2, m)?)?;
     m.add_class::<RecordRows>()?;
     m.add_class::<RecordMaker>()?;
+    m.add_class::<SlotMaker>()?;
+    m.add_function(wrap_pyfunction!(run::decode_run, m)?)?;
     m.add_function(wrap_pyfunction!(crc32c_of, m)?)?;
     m.add_function(wrap_pyfunction!(read_legacy_records, m)?)?;
     m.add_function(wrap_pyfunction!(scan_plain, m)?)?;

@@ -1,0 +1,150 @@
+"""The decoder's native lane (``conformance/stream/_run_fast.py``, ``native/src/run.rs``):
+runs of whole batches decided in one call, held to the reference.
+
+``tests/test_fast_path.py`` compares every corpus stream decoded natively (lane included) with
+the reference; here: that the lane really takes batches from those corpora and stops at
+others, that every header slot it fills equals the reference's, that ``keep`` and the record
+limit come out the same, that a stream longer than one run is walked whole, that a codec's
+fast path raising stops the run without a word of its own, and that its objects are the
+reference's classes, untracked by the garbage collector and still usable.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import pytest
+from test_fast_path import CASES
+
+from conformance import codecs
+from conformance.primitives import native
+from conformance.stream import _run_fast
+from conformance.stream.decoder import StreamDecoder, decode
+from conformance.stream.result import DecodedBatch
+from conformance.wire import batch as batch_module
+from conformance.wire.batch import RecordBatchV2
+from conformance.wire.builder import BatchBuilder
+from conformance.wire.record import Record, RecordList
+
+pytestmark = pytest.mark.skipif(
+    native.NATIVE is None, reason="the native extension is not in use (scripts/build-native)"
+)
+
+
+def _stream(batches: int, records: int, codec: str = "none", **kw: Any) -> bytes:
+    parts = []
+    for i in range(batches):
+        b = BatchBuilder(compression=codec, base_offset=i * records, **kw)
+        for j in range(records):
+            b.append(1_700_000_000_000 + j, b"k%d" % j, b"v" * (j % 7), [("h", b"x")])
+        parts.append(b.build())
+    return b"".join(parts)
+
+
+def _reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(batch_module, "FAST_PATH", False)
+
+
+def _header(b: DecodedBatch) -> tuple[Any, ...]:
+    return tuple(getattr(b.header, s, None) for s in _run_fast.HEADER_SLOTS)
+
+
+def _walk(data: bytes, mode: str = "memory", **kw: Any) -> tuple[Any, ...]:
+    sd = StreamDecoder(data, mode=mode, **kw)  # type: ignore[arg-type]
+    batches = [
+        (type(b.header), _header(b), b.records.total, list(b.records), b.records.dropped)
+        for b in sd
+    ]
+    return sd.outcome, sd.error and sd.error.to_dict(), sd.tail, sd.batch_count, batches
+
+
+def test_the_lane_takes_batches_of_the_corpora_and_stops_at_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    taken = {"batches": 0, "empty runs": 0}
+    real = _run_fast.run
+
+    def counting(*args: Any) -> Any:
+        batches, stop = real(*args)
+        taken["batches"] += len(batches)
+        taken["empty runs"] += not batches
+        return batches, stop
+
+    monkeypatch.setattr(_run_fast, "run", counting)
+    for _, data, mode in CASES[:: max(1, len(CASES) // 600)]:
+        decode(data, mode=mode)  # type: ignore[arg-type]
+    assert taken["batches"] > 100 and taken["empty runs"] > 100, taken
+
+
+def test_every_header_slot_and_record_equals_the_reference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over every corpus stream (the canonical JSON leaves some header slots out)."""
+    walks = [(cid, data, mode, _walk(data, mode)) for cid, data, mode in CASES]
+    _reference(monkeypatch)
+    for cid, data, mode, got in walks:
+        assert got == _walk(data, mode), cid
+
+
+@pytest.mark.parametrize("codec", sorted(c.name for c in codecs.CODECS.values()))
+@pytest.mark.parametrize("keep", [None, 0, 1, 3])
+def test_keep_and_the_limit_come_out_as_the_reference_s(
+    codec: str, keep: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _stream(6, 4, codec) + _stream(2, 9, codec, timestamp_type="LogAppendTime")
+    walks = {
+        "keep": _walk(data, keep=keep),
+        "limit": _walk(data, max_records=5),  # the 9-record batches raise RecordLimitError
+    }
+    assert walks["limit"][0] == "error"
+    _reference(monkeypatch)
+    assert walks == {"keep": _walk(data, keep=keep), "limit": _walk(data, max_records=5)}
+
+
+def test_a_stream_longer_than_a_run_is_walked_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_run_fast, "RUN_BYTES", 4096)
+    data = _stream(300, 3) + b"\x00" * 5  # and a partial tail
+    calls = []
+    real = _run_fast.run
+    monkeypatch.setattr(_run_fast, "run", lambda *a: calls.append(a[1]) or real(*a))
+    got = _walk(data)
+    assert got[0] == "partial" and got[3] == 300 and len(calls) > 5
+    _reference(monkeypatch)
+    assert got == _walk(data)
+
+
+def test_a_codec_fast_path_that_raises_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _stream(3, 2, "none") + _stream(1, 2, "gzip") + _stream(2, 2, "none")
+    calls = {"n": 0}
+    real = codecs.read_whole
+
+    def failing(*args: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise MemoryError("only the lane's call fails")
+        return real(*args)
+
+    monkeypatch.setattr(codecs, "read_whole", failing)
+    got = _walk(data)
+    assert calls["n"] == 2  # the lane's call, then the reference's own
+    assert got[0] == "ok" and got[3] == 6
+    _reference(monkeypatch)
+    assert got == _walk(data)
+
+
+def test_its_objects_are_the_reference_classes_untracked_and_usable() -> None:
+    batches = decode(_stream(2, 3)).batches + decode(_stream(1, 0)).batches
+    for b in batches:
+        assert type(b) is DecodedBatch and type(b.header) is RecordBatchV2
+        assert type(b.records) is RecordList
+        assert not gc.is_tracked(b) and not gc.is_tracked(b.header)
+        assert not gc.is_tracked(b.records)
+    first = batches[0]
+    assert first.base_offset == 0 and first.last_offset == 2 and first.header.is_valid()
+    assert [r.offset for r in first] == [0, 1, 2] and first.records[1].key == b"k1"
+    extra = Record(3, 0, None, b"x", ())
+    first.records.append(extra)  # the lazy rows become a list of the record list's own
+    assert list(first.records)[-1] is extra and first.records.total == 4
+    gc.collect()
+    assert [r.offset for r in batches[0]] == [0, 1, 2, 3]
