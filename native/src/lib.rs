@@ -410,7 +410,11 @@ impl Slots {
     }
 
     /// A new instance with each slot holding one of `values`, in the order of the fields.
-    fn make<'py, const N: usize>(&self, py: Python<'py>, values: [Obj<'py>; N]) -> PyResult<Obj<'py>> {
+    fn make<'py, const N: usize>(
+        &self,
+        py: Python<'py>,
+        values: [Obj<'py>; N],
+    ) -> PyResult<Obj<'py>> {
         if N != self.offsets.len() {
             return Err(PyValueError::new_err(format!(
                 "{} slots to fill, {N} values given",

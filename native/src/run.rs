@@ -136,7 +136,10 @@ pub(crate) fn decode_run<'py>(
                 let Ok(starts) = region(py, &b[BATCH_OVERHEAD..], count, kept) else {
                     break;
                 };
-                let starts = starts.into_iter().map(|p| p + BATCH_OVERHEAD as u32).collect();
+                let starts = starts
+                    .into_iter()
+                    .map(|p| p + BATCH_OVERHEAD as u32)
+                    .collect();
                 Some((raw.clone(), starts))
             }
         } else {
