@@ -217,6 +217,12 @@ class Allocations:
 _WATCH: ContextVar[Allocations | None] = ContextVar("conformance_allocations", default=None)
 
 
+def watching_allocations() -> bool:
+    """Whether an :class:`Allocations` watch is active in this context (the native lane then
+    leaves snappy payloads to the Python path, which records what snappy-java allocates)."""
+    return _WATCH.get() is not None
+
+
 def jvm_allocate(length: int) -> None:
     """``ByteBuffer.allocate(length)`` as far as the array size limit goes."""
     if length > JVM_MAX_BYTE_ARRAY:

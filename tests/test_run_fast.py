@@ -15,17 +15,21 @@ import gc
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_fast_path import CASES
 
 from conformance import codecs
+from conformance.codecs import snappy as ksnappy
+from conformance.errors import Allocations
 from conformance.primitives import native
 from conformance.stream import _run_fast
 from conformance.stream.decoder import StreamDecoder, decode
 from conformance.stream.result import DecodedBatch
 from conformance.wire import batch as batch_module
-from conformance.wire.batch import RecordBatchV2
+from conformance.wire.batch import RecordBatchV2, write_batch_v2
 from conformance.wire.builder import BatchBuilder
-from conformance.wire.record import Record, RecordList
+from conformance.wire.record import Record, RecordList, write_record_v2
 
 pytestmark = pytest.mark.skipif(
     native.NATIVE is None, reason="the native extension is not in use (scripts/build-native)"
@@ -148,3 +152,73 @@ def test_its_objects_are_the_reference_classes_untracked_and_usable() -> None:
     assert list(first.records)[-1] is extra and first.records.total == 4
     gc.collect()
     assert [r.offset for r in batches[0]] == [0, 1, 2, 3]
+
+
+# ------------------------------------------------------------------ snappy read natively
+
+_SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def snappy_batches(draw: st.DrawFn) -> bytes:
+    """A v2 snappy batch whose payload is Java's framing of a records region, or a variant of
+    it (a raw block, other block sizes, a wrong header version, a second header, a tail), made
+    by the real writers, then possibly cut or flipped."""
+    n = draw(st.integers(1, 40))
+    values = draw(st.sampled_from([b"", b"v", b"kafka " * 30]))
+    region = b"".join(write_record_v2(i, i, b"k%d" % i, values * (i % 3)) for i in range(n))
+    shape = draw(st.sampled_from(["xerial", "xerial", "raw", "concatenated", "tail"]))
+    if shape == "raw":
+        payload = ksnappy.write_raw(region)
+    else:
+        payload = ksnappy.write_xerial(
+            region,
+            block=draw(st.sampled_from([None, 7, 100, ksnappy.BLOCK_SIZE])),
+            version=draw(st.sampled_from([1, 1, 2])),
+            compat=draw(st.sampled_from([1, 1, 0])),
+        )
+        if shape == "concatenated":
+            payload += ksnappy.write_xerial(b"")
+        elif shape == "tail":
+            payload += draw(st.binary(min_size=1, max_size=6))
+    cut = draw(st.sampled_from([0, 0, 0, 1, 3, 9]))
+    if cut:
+        payload = payload[: max(0, len(payload) - cut)]
+    flip = draw(st.one_of(st.none(), st.none(), st.integers(0, 1 << 20)))
+    if flip is not None and payload:
+        i = flip % len(payload)
+        payload = payload[:i] + bytes([payload[i] ^ 0x5A]) + payload[i + 1 :]
+    return write_batch_v2(attributes=codecs.SNAPPY, count=n, payload=payload)
+
+
+@_SETTINGS
+@given(batch=snappy_batches(), limit=st.sampled_from([1 << 20, 1 << 20, 64, 0]))
+def test_snappy_read_natively_is_the_reference_s(batch: bytes, limit: int) -> None:
+    """The extension's snappy (``native/src/snappy.rs``) against the reference, and against
+    the lane with snappy left to the Python path (an ``Allocations`` watch on)."""
+    data = _stream(1, 2) + batch + _stream(1, 1)
+    native_walk = _walk(data, decompressed_limit=limit)
+    with Allocations():
+        python_walk = _walk(data, decompressed_limit=limit)
+    with _no_fast_path():
+        assert native_walk == _walk(data, decompressed_limit=limit) == python_walk
+
+
+def test_java_s_snappy_framing_is_read_natively(monkeypatch: pytest.MonkeyPatch) -> None:
+    read_whole = []
+    real = codecs.read_whole
+    monkeypatch.setattr(codecs, "read_whole", lambda *a: read_whole.append(a) or real(*a))
+    data = _stream(50, 7, "snappy")
+    got = _walk(data)
+    assert got[0] == "ok" and got[3] == 50 and read_whole == []  # no Python codec call
+    with Allocations():  # the watch: snappy through the Python path, which records it
+        assert _walk(data) == got and len(read_whole) == 50
+
+
+class _no_fast_path:
+    def __enter__(self) -> None:
+        self.saved = batch_module.FAST_PATH
+        batch_module.FAST_PATH = False
+
+    def __exit__(self, *exc: object) -> None:
+        batch_module.FAST_PATH = self.saved

@@ -7,8 +7,9 @@ the whole cost of a decode of small batches. When the native extension is there
 position and gets back every :class:`DecodedBatch` it decides in full, up to the first batch
 it is not sure of; the reference decodes that one, then the lane is asked again. The batches
 it takes are magic-2, checksummed, not control batches, of a known codec, with a records
-region (or a payload the codecs' whole-payload fast path reads) that the extension's record
-reader takes: the batches the reference decides without a word of its own (the table in
+region (or a payload the codecs' whole-payload fast path reads: snappy's by the extension
+itself, ``native/src/snappy.rs``, unless an ``errors.Allocations`` watch is on) that the
+extension's record reader takes: the batches the reference decides without a word of its own (the table in
 ``native/src/run.rs``). ``tests/test_run_fast.py`` holds the lane to the reference.
 
 The objects are the reference's own classes, made without their ``__init__`` (the
@@ -22,6 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from conformance import codecs
+from conformance.errors import watching_allocations
 from conformance.primitives import native as _native
 from conformance.stream.result import DecodedBatch
 from conformance.wire import batch as _batch
@@ -99,5 +101,6 @@ def run(
         _makers(native),
         codecs.read_whole,
         decompressed_limit,
+        not watching_allocations(),  # snappy read natively (native/src/snappy.rs)
     )
     return batches, stop

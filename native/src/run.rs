@@ -23,11 +23,13 @@
 //! | records region (codec 0)      | `read_region` reads exactly `count` records            |
 //! | payload (codec 1-4)           | the codec's whole-payload fast path (`read_whole`,     |
 //! |                               | Python) gives bytes, which `read_region` reads exactly |
+//! |                               | (snappy with `native_snappy`: `snappy.rs`, no Python)  |
 //!
 //! A batch whose records region is empty of records (count 0) is not read further, as the
 //! reference does. Framing is the same in Kafka's memory and file readers for such a batch.
 
 use super::*;
+use crate::snappy;
 
 /// A magic-2 batch's header fields (`DefaultRecordBatch`, big-endian), where they lie.
 const LEADER_EPOCH_AT: usize = 12;
@@ -38,6 +40,7 @@ const BASE_SEQUENCE_AT: usize = 53;
 const TIMESTAMP_TYPE_FLAG: i16 = 0x08;
 /// codec ids Kafka knows (none, gzip, snappy, lz4, zstd); others are the reference's error
 const LAST_CODEC: i16 = 4;
+const SNAPPY: i16 = 2;
 /// a region this large is read with the GIL released
 const RELEASE_AT: usize = 1 << 16;
 
@@ -79,9 +82,11 @@ type Makers = (Py<SlotMaker>, Py<SlotMaker>, Py<SlotMaker>, Py<RecordMaker>);
 /// batch with `header, records`; the `RecordMaker` of its records. `keep` and `limit` are the
 /// record list's (`None` or >= 0). `read_whole(codec_id, payload, limit)` is the codecs'
 /// whole-payload fast path: bytes, or None when it is not sure (then the run stops); an
-/// exception it raises stops the run too, and the reference meets it again.
+/// exception it raises stops the run too, and the reference meets it again. `native_snappy`:
+/// snappy payloads are read by `snappy.rs` instead (the caller's choice: not while the
+/// allocations Kafka would make are being watched, which only the Python path records).
 #[pyfunction]
-#[pyo3(signature = (data, start, keep, limit, max_bytes, makers, read_whole, decompressed_limit))]
+#[pyo3(signature = (data, start, keep, limit, max_bytes, makers, read_whole, decompressed_limit, native_snappy=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_run<'py>(
     py: Python<'py>,
@@ -93,6 +98,7 @@ pub(crate) fn decode_run<'py>(
     makers: Makers,
     read_whole: Bound<'py, PyAny>,
     decompressed_limit: i64,
+    native_snappy: bool,
 ) -> PyResult<(Obj<'py>, usize)> {
     let keep_n: Option<i64> = keep.extract()?;
     let limit_n: Option<i64> = limit.extract()?;
@@ -141,6 +147,27 @@ pub(crate) fn decode_run<'py>(
                     .map(|p| p + BATCH_OVERHEAD as u32)
                     .collect();
                 Some((raw.clone(), starts))
+            }
+        } else if batch.codec == SNAPPY && native_snappy {
+            let payload = &b[BATCH_OVERHEAD..];
+            let Ok((spans, total)) = snappy::blocks(payload, decompressed_limit.max(0) as u64)
+            else {
+                break;
+            };
+            let made = PyBytes::new_with(py, total, |into| {
+                snappy::decompress(payload, &spans, into)
+                    .map_err(|_| PyValueError::new_err("declined"))
+            });
+            let Ok(whole) = made else {
+                break; // not decided here: the reference reads it (the error is dropped)
+            };
+            if count == 0 {
+                None
+            } else {
+                let Ok(starts) = region(py, whole.as_bytes(), count, kept) else {
+                    break;
+                };
+                Some((whole.into_any(), starts))
             }
         } else {
             let payload = new_bytes(py, &b[BATCH_OVERHEAD..])?;
