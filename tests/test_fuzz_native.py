@@ -128,7 +128,7 @@ def test_a_wrong_row_is_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     stream = b"\x00" + N.region_stream(_region(GOOD))
 
     def no_lane(data: bytes, start: int, *rest: Any) -> Any:
-        return [], start  # the decoder's lane declines: the region path decides
+        return [], start, 0  # the decoder's lane declines: the region path decides
 
     _with_module(monkeypatch, _Wrapped(real, read_records_v2=off_by_one, decode_run=no_lane))
     with pytest.raises(N.DecodeDiffers, match="canonical JSON"):
@@ -142,10 +142,10 @@ def test_a_wrong_batch_from_the_decoders_lane_is_a_finding(
     real = N._module()
 
     def shifted(*args: Any) -> Any:
-        batches, stop = real.decode_run(*args)
+        batches, stop, need = real.decode_run(*args)
         for b in batches:
             b.header.base_offset += 1
-        return batches, stop
+        return batches, stop, need
 
     stream = b"\x00" + N.region_stream(_region(GOOD))
     _with_module(monkeypatch, _Wrapped(real, decode_run=shifted))

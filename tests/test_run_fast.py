@@ -20,8 +20,12 @@ from hypothesis import strategies as st
 from test_fast_path import CASES
 
 from conformance import codecs
+from conformance.codecs import gzip as kgzip
+from conformance.codecs import lz4 as klz4
 from conformance.codecs import snappy as ksnappy
+from conformance.codecs import zstd as kzstd
 from conformance.errors import Allocations
+from conformance.fileio import FileSource
 from conformance.primitives import native
 from conformance.stream import _run_fast
 from conformance.stream.decoder import StreamDecoder, decode
@@ -130,7 +134,8 @@ def test_a_codec_fast_path_that_raises_stops_the_run(monkeypatch: pytest.MonkeyP
         return real(*args)
 
     monkeypatch.setattr(codecs, "read_whole", failing)
-    got = _walk(data)
+    with Allocations():  # the watch: the lane calls the Python fast paths
+        got = _walk(data)
     assert calls["n"] == 2  # the lane's call, then the reference's own
     assert got[0] == "ok" and got[3] == 6
     _reference(monkeypatch)
@@ -154,23 +159,23 @@ def test_its_objects_are_the_reference_classes_untracked_and_usable() -> None:
     assert [r.offset for r in batches[0]] == [0, 1, 2, 3]
 
 
-# ------------------------------------------------------------------ snappy read natively
+# ------------------------------------------------------- payloads read natively (whole.rs)
 
-_SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@st.composite
-def snappy_batches(draw: st.DrawFn) -> bytes:
-    """A v2 snappy batch whose payload is Java's framing of a records region, or a variant of
-    it (a raw block, other block sizes, a wrong header version, a second header, a tail), made
-    by the real writers, then possibly cut or flipped."""
+def _region(draw: st.DrawFn) -> tuple[int, bytes]:
     n = draw(st.integers(1, 40))
     values = draw(st.sampled_from([b"", b"v", b"kafka " * 30]))
-    region = b"".join(write_record_v2(i, i, b"k%d" % i, values * (i % 3)) for i in range(n))
-    shape = draw(st.sampled_from(["xerial", "xerial", "raw", "concatenated", "tail"]))
-    if shape == "raw":
-        payload = ksnappy.write_raw(region)
-    else:
+    return n, b"".join(write_record_v2(i, i, b"k%d" % i, values * (i % 3)) for i in range(n))
+
+
+def _payload(draw: st.DrawFn, codec: int, region: bytes) -> bytes:
+    """Java's framing of ``region`` or a variant the real writers' knobs make."""
+    if codec == codecs.SNAPPY:
+        shape = draw(st.sampled_from(["xerial", "xerial", "raw", "concatenated", "tail"]))
+        if shape == "raw":
+            return ksnappy.write_raw(region)
         payload = ksnappy.write_xerial(
             region,
             block=draw(st.sampled_from([None, 7, 100, ksnappy.BLOCK_SIZE])),
@@ -181,6 +186,48 @@ def snappy_batches(draw: st.DrawFn) -> bytes:
             payload += ksnappy.write_xerial(b"")
         elif shape == "tail":
             payload += draw(st.binary(min_size=1, max_size=6))
+        return payload
+    if codec == codecs.GZIP:
+        member = kgzip.write_member(
+            region,
+            flags=draw(st.sampled_from([0, 0, 2, 4, 8, 16, 30])),
+            extra=b"ex",
+            fname=b"n",
+            comment=b"c",
+            level=draw(st.sampled_from([0, 6, 9])),
+        )
+        return member + draw(st.sampled_from([b"", b"", b"\x00", kgzip.write_member(b"2")]))
+    if codec == codecs.LZ4:
+        return klz4.write_frame(
+            region,
+            block_size=draw(st.sampled_from([klz4.BLOCK_SIZE, 100, 1000])),
+            content_size=draw(st.sampled_from([None, None, 5])),
+            block_checksum=draw(st.sampled_from([False, False, False, True])),
+            content_checksum=draw(st.sampled_from([False, False, False, True])),
+            end_mark=draw(st.sampled_from([True, True, True, False])),
+            trailer=draw(st.sampled_from([b"", b"", b"\x00"])),
+        )
+    payload = kzstd.write_frame(
+        region,
+        content_size=draw(st.sampled_from([True, True, False])),
+        checksum=draw(st.booleans()),
+    )
+    shape = draw(st.sampled_from(["frame", "frame", "two", "skippable", "tail"]))
+    if shape == "two":
+        payload += kzstd.write_frame(b"x")
+    elif shape == "skippable":
+        payload = kzstd.write_skippable_frame(b"skip") + payload
+    elif shape == "tail":
+        payload += draw(st.binary(min_size=1, max_size=6))
+    return payload
+
+
+@st.composite
+def compressed_batches(draw: st.DrawFn, codec: int) -> bytes:
+    """A v2 batch of ``codec`` whose payload is a framing of a records region made by the
+    real writers (Java's, or with a fault knob), then possibly cut or flipped."""
+    n, region = _region(draw)
+    payload = _payload(draw, codec, region)
     cut = draw(st.sampled_from([0, 0, 0, 1, 3, 9]))
     if cut:
         payload = payload[: max(0, len(payload) - cut)]
@@ -188,31 +235,38 @@ def snappy_batches(draw: st.DrawFn) -> bytes:
     if flip is not None and payload:
         i = flip % len(payload)
         payload = payload[:i] + bytes([payload[i] ^ 0x5A]) + payload[i + 1 :]
-    return write_batch_v2(attributes=codecs.SNAPPY, count=n, payload=payload)
+    return write_batch_v2(attributes=codec, count=n, payload=payload)
 
 
+COMPRESSED = sorted(c for c in codecs.CODECS if c != codecs.NONE)
+
+
+@pytest.mark.parametrize("codec", COMPRESSED, ids=codecs.codec_name)
 @_SETTINGS
-@given(batch=snappy_batches(), limit=st.sampled_from([1 << 20, 1 << 20, 64, 0]))
-def test_snappy_read_natively_is_the_reference_s(batch: bytes, limit: int) -> None:
-    """The extension's snappy (``native/src/snappy.rs``) against the reference, and against
-    the lane with snappy left to the Python path (an ``Allocations`` watch on)."""
-    data = _stream(1, 2) + batch + _stream(1, 1)
-    native_walk = _walk(data, decompressed_limit=limit)
+@given(data=st.data(), limit=st.sampled_from([1 << 20, 1 << 20, 64, 0]))
+def test_payloads_read_natively_are_the_reference_s(
+    codec: int, data: st.DataObject, limit: int
+) -> None:
+    """The extension's codec readers (``native/src/whole.rs``) against the reference, and
+    against the lane with the Python fast paths (an ``Allocations`` watch on)."""
+    stream = _stream(1, 2) + data.draw(compressed_batches(codec)) + _stream(1, 1)
+    native_walk = _walk(stream, decompressed_limit=limit)
     with Allocations():
-        python_walk = _walk(data, decompressed_limit=limit)
+        python_walk = _walk(stream, decompressed_limit=limit)
     with _no_fast_path():
-        assert native_walk == _walk(data, decompressed_limit=limit) == python_walk
+        assert native_walk == _walk(stream, decompressed_limit=limit) == python_walk
 
 
-def test_java_s_snappy_framing_is_read_natively(monkeypatch: pytest.MonkeyPatch) -> None:
-    read_whole = []
+@pytest.mark.parametrize("codec", COMPRESSED, ids=codecs.codec_name)
+def test_java_s_framing_is_read_natively(codec: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
     real = codecs.read_whole
-    monkeypatch.setattr(codecs, "read_whole", lambda *a: read_whole.append(a) or real(*a))
-    data = _stream(50, 7, "snappy")
+    monkeypatch.setattr(codecs, "read_whole", lambda *a: calls.append(a) or real(*a))
+    data = _stream(50, 7, codecs.codec_name(codec))
     got = _walk(data)
-    assert got[0] == "ok" and got[3] == 50 and read_whole == []  # no Python codec call
-    with Allocations():  # the watch: snappy through the Python path, which records it
-        assert _walk(data) == got and len(read_whole) == 50
+    assert got[0] == "ok" and got[3] == 50 and calls == []  # no Python codec call
+    with Allocations():  # the watch: payloads through the Python paths, which record them
+        assert _walk(data) == got and len(calls) == 50
 
 
 class _no_fast_path:
@@ -222,3 +276,38 @@ class _no_fast_path:
 
     def __exit__(self, *exc: object) -> None:
         batch_module.FAST_PATH = self.saved
+
+
+@pytest.mark.parametrize("read_ahead", [64, 1000, 1 << 18])
+def test_a_file_is_read_through_its_windows(
+    tmp_path: Any, read_ahead: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """verify-dir's reads (``FileSource``, file mode, ``keep=1``): batches straddling the
+    read-ahead windows, a mix of codecs and a v1 message set, the same walk as the
+    reference's, from a file start past 0 too."""
+    legacy = BatchBuilder(magic=1, base_offset=99)
+    legacy.append(1_700_000_000_000, b"k", b"v")
+    data = (
+        _stream(5, 3)
+        + _stream(3, 40, "lz4")
+        + legacy.build()
+        + _stream(4, 9, "zstd")
+        + _stream(2, 2)
+        + b"\x00" * 7
+    )
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(data)
+    monkeypatch.setattr(FileSource, "read_ahead", read_ahead)
+    offset = len(_stream(1, 3))
+
+    def walks() -> list[tuple[Any, ...]]:
+        return [_walk(FileSource(path, start=start), "file", keep=1) for start in (0, offset)]
+
+    taken = []
+    real = _run_fast.run
+    monkeypatch.setattr(_run_fast, "run", lambda *a: (r := real(*a)) and taken.extend(r[0]) or r)
+    got = walks()
+    assert got[0][0] == "partial" and got[0][3] == 15
+    assert len(taken) == 14 + 13  # all but the v1 message set (from the offset: one fewer)
+    _reference(monkeypatch)
+    assert got == walks()

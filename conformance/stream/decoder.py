@@ -127,7 +127,7 @@ class StreamDecoder:
             while True:
                 if lane:
                     run, position = _run_fast.run(
-                        data,  # type: ignore[arg-type]
+                        data,
                         splitter.position,
                         self.keep,
                         self.max_records,

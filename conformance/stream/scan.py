@@ -37,6 +37,7 @@ from conformance import codecs
 from conformance.codecs import codec_name
 from conformance.errors import DecodeError
 from conformance.primitives import native
+from conformance.stream._run_fast import MAX_WINDOWED_BATCH
 from conformance.stream.decoder import StreamDecoder
 from conformance.stream.result import DecodedBatch, Profile
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES, find_next_batch
@@ -230,10 +231,10 @@ def scan(
 
 #: bytes the plain lane reads at a time from a source without a read-ahead window of its own
 PLAIN_CHUNK = 256 * 1024
-#: the largest batch the plain lane widens its window for (Kafka's default max.message.bytes
-#: is about 1 MiB); a larger one is the reference walk's, so a huge (or lying) size field
-#: never costs a window and then the reference's own read of the same bytes
-PLAIN_MAX_BATCH = 8 * 1024 * 1024
+#: the largest batch the plain lane widens its window for: the decoder lane's limit (Kafka's
+#: default max.message.bytes is about 1 MiB); a larger one is the reference walk's, so a huge
+#: (or lying) size field never costs a window and then the reference's own read of the bytes
+PLAIN_MAX_BATCH = MAX_WINDOWED_BATCH
 
 
 def _plain_lane(profile: Profile) -> Any:

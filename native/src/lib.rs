@@ -37,6 +37,7 @@ use pyo3::types::{PyBytes, PyList, PySlice, PyString, PyTuple, PyType};
 
 mod run;
 mod snappy;
+mod whole;
 
 /// Base offsets and timestamps outside (-2^62, 2^62) could wrap around int64 once a delta is
 /// added: the reference decides those.

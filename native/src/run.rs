@@ -23,13 +23,13 @@
 //! | records region (codec 0)      | `read_region` reads exactly `count` records            |
 //! | payload (codec 1-4)           | the codec's whole-payload fast path (`read_whole`,     |
 //! |                               | Python) gives bytes, which `read_region` reads exactly |
-//! |                               | (snappy with `native_snappy`: `snappy.rs`, no Python)  |
+//! |                               | (with `native_codecs`: `whole.rs`, no Python call)     |
 //!
 //! A batch whose records region is empty of records (count 0) is not read further, as the
 //! reference does. Framing is the same in Kafka's memory and file readers for such a batch.
 
 use super::*;
-use crate::snappy;
+use crate::whole;
 
 /// A magic-2 batch's header fields (`DefaultRecordBatch`, big-endian), where they lie.
 const LEADER_EPOCH_AT: usize = 12;
@@ -40,7 +40,6 @@ const BASE_SEQUENCE_AT: usize = 53;
 const TIMESTAMP_TYPE_FLAG: i16 = 0x08;
 /// codec ids Kafka knows (none, gzip, snappy, lz4, zstd); others are the reference's error
 const LAST_CODEC: i16 = 4;
-const SNAPPY: i16 = 2;
 /// a region this large is read with the GIL released
 const RELEASE_AT: usize = 1 << 16;
 
@@ -73,7 +72,10 @@ type Makers = (Py<SlotMaker>, Py<SlotMaker>, Py<SlotMaker>, Py<RecordMaker>);
 
 /// Whole batches from `start` of `data`, until the first one not taken (see the module's
 /// table), the end of the data, or once `max_bytes` have been taken (after one batch at
-/// least). Returns (the `DecodedBatch` objects, where the run stopped).
+/// least). `data` is the whole input or a window of it whose first byte is at `origin` (each
+/// header's `position` is `origin` + its index). Returns (the `DecodedBatch` objects, where
+/// the run stopped, and how many bytes from there a window would need to hold the next
+/// batch when it stopped only for running past the end of `data`, else 0).
 ///
 /// `makers`: a `SlotMaker` of the header with the slots `raw, position, base_offset,
 /// batch_length, partition_leader_epoch, magic, crc, attributes_raw, last_offset_delta,
@@ -82,24 +84,25 @@ type Makers = (Py<SlotMaker>, Py<SlotMaker>, Py<SlotMaker>, Py<RecordMaker>);
 /// batch with `header, records`; the `RecordMaker` of its records. `keep` and `limit` are the
 /// record list's (`None` or >= 0). `read_whole(codec_id, payload, limit)` is the codecs'
 /// whole-payload fast path: bytes, or None when it is not sure (then the run stops); an
-/// exception it raises stops the run too, and the reference meets it again. `native_snappy`:
-/// snappy payloads are read by `snappy.rs` instead (the caller's choice: not while the
-/// allocations Kafka would make are being watched, which only the Python path records).
+/// exception it raises stops the run too, and the reference meets it again. `native_codecs`:
+/// payloads are read by `whole.rs` instead (the caller's choice: not while the allocations
+/// Kafka would make are being watched, which only the Python paths record).
 #[pyfunction]
-#[pyo3(signature = (data, start, keep, limit, max_bytes, makers, read_whole, decompressed_limit, native_snappy=false))]
+#[pyo3(signature = (data, start, origin, keep, limit, max_bytes, makers, read_whole, decompressed_limit, native_codecs=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_run<'py>(
     py: Python<'py>,
     data: Bound<'py, PyBytes>,
     start: usize,
+    origin: i64,
     keep: Bound<'py, PyAny>,
     limit: Bound<'py, PyAny>,
     max_bytes: usize,
     makers: Makers,
     read_whole: Bound<'py, PyAny>,
     decompressed_limit: i64,
-    native_snappy: bool,
-) -> PyResult<(Obj<'py>, usize)> {
+    native_codecs: bool,
+) -> PyResult<(Obj<'py>, usize, usize)> {
     let keep_n: Option<i64> = keep.extract()?;
     let limit_n: Option<i64> = limit.extract()?;
     if keep_n.is_some_and(|k| k < 0) || limit_n.is_some_and(|l| l < 0) {
@@ -113,7 +116,12 @@ pub(crate) fn decode_run<'py>(
     let mut pos = start;
     let mut taken = 0usize;
     let out = PyList::empty(py);
-    while pos <= end && end - pos >= HEADER_UP_TO_MAGIC {
+    let mut need = 0usize;
+    while pos <= end {
+        if end - pos < HEADER_UP_TO_MAGIC {
+            need = HEADER_UP_TO_MAGIC;
+            break;
+        }
         let Ok(size) = be_i32(buf, pos + SIZE_AT) else {
             break;
         };
@@ -121,8 +129,12 @@ pub(crate) fn decode_run<'py>(
             break; // the reference raises, or reads a v0/v1 message
         }
         let total = size as usize + ENTRY_PREFIX;
-        if total > i32::MAX as usize || total > end - pos {
-            break; // Java's int overflow, or a partial batch: the reference decides
+        if total > i32::MAX as usize {
+            break; // Java's int overflow: the reference decides
+        }
+        if total > end - pos {
+            need = total; // a partial batch, or one past the window: the caller's call
+            break;
         }
         let b = &buf[pos..pos + total];
         let Ok(batch) = Header::read(b) else {
@@ -148,18 +160,10 @@ pub(crate) fn decode_run<'py>(
                     .collect();
                 Some((raw.clone(), starts))
             }
-        } else if batch.codec == SNAPPY && native_snappy {
-            let payload = &b[BATCH_OVERHEAD..];
-            let Ok((spans, total)) = snappy::blocks(payload, decompressed_limit.max(0) as u64)
-            else {
-                break;
-            };
-            let made = PyBytes::new_with(py, total, |into| {
-                snappy::decompress(payload, &spans, into)
-                    .map_err(|_| PyValueError::new_err("declined"))
-            });
-            let Ok(whole) = made else {
-                break; // not decided here: the reference reads it (the error is dropped)
+        } else if native_codecs {
+            let limit = decompressed_limit.max(0) as u64;
+            let Ok(whole) = whole::read(py, batch.codec, &b[BATCH_OVERHEAD..], limit) else {
+                break; // not decided here: the reference reads it
             };
             if count == 0 {
                 None
@@ -219,7 +223,7 @@ pub(crate) fn decode_run<'py>(
             py,
             [
                 raw,
-                new_int(py, pos as i64)?,
+                new_int(py, origin + pos as i64)?,
                 new_int(py, batch.base_offset)?,
                 new_int(py, i64::from(size))?,
                 new_int(py, i64::from(batch.leader_epoch))?,
@@ -242,7 +246,7 @@ pub(crate) fn decode_run<'py>(
             break;
         }
     }
-    Ok((out.into_any(), pos))
+    Ok((out.into_any(), pos, need))
 }
 
 /// The fields of a batch the run takes: its size, CRC-32C, attributes and ranges checked.

@@ -41,9 +41,12 @@ fn uncompressed_length(block: &[u8]) -> Option<u64> {
     None
 }
 
-/// The blocks of `payload` (start, stop) and the length each decompresses to, checked as the
-/// table says; the total is within `limit`.
-pub(crate) fn blocks(payload: &[u8], limit: u64) -> Parsed<(Vec<(usize, usize, usize)>, usize)> {
+/// A block: where it starts and stops in the payload, and the length it decompresses to.
+pub(crate) type Block = (usize, usize, usize);
+
+/// The blocks of `payload` and their total decompressed length, checked as the table says;
+/// the total is within `limit`.
+pub(crate) fn blocks(payload: &[u8], limit: u64) -> Parsed<(Vec<Block>, usize)> {
     let n = payload.len();
     if n == 0 {
         return Err(Decline);
@@ -88,11 +91,7 @@ pub(crate) fn blocks(payload: &[u8], limit: u64) -> Parsed<(Vec<(usize, usize, u
 
 /// Decompress `blocks` of `payload` into `into` (exactly the blocks' total length), each
 /// block to exactly its stated length.
-pub(crate) fn decompress(
-    payload: &[u8],
-    blocks: &[(usize, usize, usize)],
-    into: &mut [u8],
-) -> Parsed<()> {
+pub(crate) fn decompress(payload: &[u8], blocks: &[Block], into: &mut [u8]) -> Parsed<()> {
     let mut at = 0;
     let mut decoder = snap::raw::Decoder::new();
     for &(start, stop, length) in blocks {
