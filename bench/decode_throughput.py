@@ -41,7 +41,8 @@ the best of ``--repeat`` runs (``time.perf_counter``). MB/s is of the encoded in
 Example::
 
     .venv/bin/python bench/decode_throughput.py --records 200000 --repeat 5 \\
-        --codecs none,gzip,snappy,lz4,zstd --json bench.json --markdown docs/benchmarks-throughput.md
+        --codecs none,gzip,snappy,lz4,zstd --json bench.json \\
+        --markdown docs/benchmarks-throughput.md
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ it takes are magic-2, checksummed, not control batches, of a known codec, with a
 region (or a payload the codecs' whole-payload fast path reads, decided by the extension
 itself with the same libraries, ``native/src/whole.rs``, unless an ``errors.Allocations``
 watch is on) that the extension's record reader takes: the batches the reference decides
-without a word of its own (the table in ``native/src/run.rs``). ``tests/test_run_fast.py`` holds the lane to the reference.
+without a word of its own (the table in ``native/src/run.rs``). ``tests/test_run_fast.py``
+holds the lane to the reference.
 
 The objects are the reference's own classes, made without their ``__init__`` (the
 extension's ``SlotMaker``); the field orders below are the contract with ``run.rs``.
