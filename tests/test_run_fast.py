@@ -17,13 +17,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_codec_whole import PAYLOAD_STRATEGIES, mutation
+from test_codec_whole import _mutate as mutate
 from test_fast_path import CASES
 
 from conformance import codecs
-from conformance.codecs import gzip as kgzip
-from conformance.codecs import lz4 as klz4
-from conformance.codecs import snappy as ksnappy
-from conformance.codecs import zstd as kzstd
 from conformance.errors import Allocations
 from conformance.fileio import FileSource
 from conformance.primitives import native
@@ -170,71 +168,13 @@ def _region(draw: st.DrawFn) -> tuple[int, bytes]:
     return n, b"".join(write_record_v2(i, i, b"k%d" % i, values * (i % 3)) for i in range(n))
 
 
-def _payload(draw: st.DrawFn, codec: int, region: bytes) -> bytes:
-    """Java's framing of ``region`` or a variant the real writers' knobs make."""
-    if codec == codecs.SNAPPY:
-        shape = draw(st.sampled_from(["xerial", "xerial", "raw", "concatenated", "tail"]))
-        if shape == "raw":
-            return ksnappy.write_raw(region)
-        payload = ksnappy.write_xerial(
-            region,
-            block=draw(st.sampled_from([None, 7, 100, ksnappy.BLOCK_SIZE])),
-            version=draw(st.sampled_from([1, 1, 2])),
-            compat=draw(st.sampled_from([1, 1, 0])),
-        )
-        if shape == "concatenated":
-            payload += ksnappy.write_xerial(b"")
-        elif shape == "tail":
-            payload += draw(st.binary(min_size=1, max_size=6))
-        return payload
-    if codec == codecs.GZIP:
-        member = kgzip.write_member(
-            region,
-            flags=draw(st.sampled_from([0, 0, 2, 4, 8, 16, 30])),
-            extra=b"ex",
-            fname=b"n",
-            comment=b"c",
-            level=draw(st.sampled_from([0, 6, 9])),
-        )
-        return member + draw(st.sampled_from([b"", b"", b"\x00", kgzip.write_member(b"2")]))
-    if codec == codecs.LZ4:
-        return klz4.write_frame(
-            region,
-            block_size=draw(st.sampled_from([klz4.BLOCK_SIZE, 100, 1000])),
-            content_size=draw(st.sampled_from([None, None, 5])),
-            block_checksum=draw(st.sampled_from([False, False, False, True])),
-            content_checksum=draw(st.sampled_from([False, False, False, True])),
-            end_mark=draw(st.sampled_from([True, True, True, False])),
-            trailer=draw(st.sampled_from([b"", b"", b"\x00"])),
-        )
-    payload = kzstd.write_frame(
-        region,
-        content_size=draw(st.sampled_from([True, True, False])),
-        checksum=draw(st.booleans()),
-    )
-    shape = draw(st.sampled_from(["frame", "frame", "two", "skippable", "tail"]))
-    if shape == "two":
-        payload += kzstd.write_frame(b"x")
-    elif shape == "skippable":
-        payload = kzstd.write_skippable_frame(b"skip") + payload
-    elif shape == "tail":
-        payload += draw(st.binary(min_size=1, max_size=6))
-    return payload
-
-
 @st.composite
 def compressed_batches(draw: st.DrawFn, codec: int) -> bytes:
     """A v2 batch of ``codec`` whose payload is a framing of a records region made by the
     real writers (Java's, or with a fault knob), then possibly cut or flipped."""
     n, region = _region(draw)
-    payload = _payload(draw, codec, region)
-    cut = draw(st.sampled_from([0, 0, 0, 1, 3, 9]))
-    if cut:
-        payload = payload[: max(0, len(payload) - cut)]
-    flip = draw(st.one_of(st.none(), st.none(), st.integers(0, 1 << 20)))
-    if flip is not None and payload:
-        i = flip % len(payload)
-        payload = payload[:i] + bytes([payload[i] ^ 0x5A]) + payload[i + 1 :]
+    payload = draw(PAYLOAD_STRATEGIES[codec](st.just(region)))
+    payload = mutate(payload, *draw(st.one_of(st.just((0, None)), mutation)))
     return write_batch_v2(attributes=codec, count=n, payload=payload)
 
 

@@ -14,7 +14,7 @@ without a word of its own (the table in ``native/src/run.rs``). ``tests/test_run
 holds the lane to the reference.
 
 The objects are the reference's own classes, made without their ``__init__`` (the
-extension's ``SlotMaker``); the field orders below are the contract with ``run.rs``.
+extension's ``SlotMaker``), slots filled in each class's ``__slots__`` order.
 """
 
 from __future__ import annotations
@@ -34,28 +34,12 @@ from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import HEADER_SIZE_UP_TO_MAGIC
 from conformance.wire.record import RecordList
 
-#: the header's slots, in the order ``decode_run`` fills them
-HEADER_SLOTS = (
-    "raw",
-    "position",
-    "base_offset",
-    "batch_length",
-    "partition_leader_epoch",
-    "magic",
-    "crc",
-    "attributes_raw",
-    "last_offset_delta",
-    "base_timestamp",
-    "max_timestamp",
-    "producer_id",
-    "producer_epoch",
-    "base_sequence",
-    "records_count",
-)
-#: the record list's slots, in that order (``_items`` a ``RecordRows`` when ``_rows``)
-LIST_SLOTS = ("_items", "_rows", "keep", "limit", "visit", "total")
-#: the decoded batch's slots
-DECODED_SLOTS = ("header", "records")
+#: the slots ``decode_run`` fills, in their classes' ``__slots__`` order (its documented
+#: contract, native/src/run.rs): the header, the record list (``_items`` a ``RecordRows`` when
+#: ``_rows``) and the decoded batch
+HEADER_SLOTS: tuple[str, ...] = RecordBatchV2.__slots__
+LIST_SLOTS: tuple[str, ...] = RecordList.__slots__
+DECODED_SLOTS: tuple[str, ...] = DecodedBatch.__slots__  # type: ignore[attr-defined]
 
 #: input bytes decided per call at most (one batch more than this at worst): what a
 #: ``StreamDecoder`` holds beyond the batch it hands out

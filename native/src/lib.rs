@@ -954,39 +954,18 @@ type PlainBatch = (usize, usize, i64, i64, i64, i64);
 /// A magic-2 batch at `b` (its whole bytes): uncompressed, not a control batch, size and
 /// CRC-32C right, and its records region read without doubt (`read_region`).
 fn plain_v2(b: &[u8]) -> Parsed<(i64, i64, i64)> {
-    if b.len() < BATCH_OVERHEAD {
-        return Err(Decline); // DefaultRecordBatch.ensureValid: smaller than the overhead
+    let header = run::Header::read(b)?;
+    if header.codec != 0 {
+        return Err(Decline); // a codec: the reference walk's
     }
-    let stored = u32::from_be_bytes(b[CRC_AT..ATTRIBUTES_AT].try_into().map_err(|_| Decline)?);
-    if ::crc32c::crc32c(&b[ATTRIBUTES_AT..]) != stored {
-        return Err(Decline);
-    }
-    let attributes = i16::from_be_bytes(
-        b[ATTRIBUTES_AT..LAST_DELTA_AT]
-            .try_into()
-            .map_err(|_| Decline)?,
-    );
-    if attributes & (CODEC_MASK | CONTROL_FLAG) != 0 {
-        return Err(Decline); // a codec (or an unknown codec id), or a control batch
-    }
-    let base_offset = be_i64(b, 0)?;
-    let last_delta = be_i32(b, LAST_DELTA_AT)?;
-    let base_timestamp = be_i64(b, BASE_TIMESTAMP_AT)?;
-    let count = be_i32(b, COUNT_AT)?;
-    if count < 0
-        || !(-LIMIT < base_offset && base_offset < LIMIT)
-        || !(-LIMIT < base_timestamp && base_timestamp < LIMIT)
-    {
-        return Err(Decline);
-    }
-    if count > 0 {
-        read_region(&b[BATCH_OVERHEAD..], count as u64, 0)?;
+    if header.count > 0 {
+        read_region(&b[BATCH_OVERHEAD..], header.count as u64, 0)?;
     }
     // BaseOffset + lastOffsetDelta in Java's long arithmetic (|base| < 2^62: no wrap)
     Ok((
-        base_offset,
-        base_offset + i64::from(last_delta),
-        i64::from(count),
+        header.base_offset,
+        header.base_offset + i64::from(header.last_offset_delta),
+        i64::from(header.count),
     ))
 }
 

@@ -160,26 +160,22 @@ pub(crate) fn decode_run<'py>(
                     .collect();
                 Some((raw.clone(), starts))
             }
-        } else if native_codecs {
-            let limit = decompressed_limit.max(0) as u64;
-            let Ok(whole) = whole::read(py, batch.codec, &b[BATCH_OVERHEAD..], limit) else {
-                break; // not decided here: the reference reads it
-            };
-            if count == 0 {
-                None
-            } else {
-                let Ok(starts) = region(py, whole.as_bytes(), count, kept) else {
-                    break;
-                };
-                Some((whole.into_any(), starts))
-            }
         } else {
-            let payload = new_bytes(py, &b[BATCH_OVERHEAD..])?;
-            let Ok(whole) = read_whole.call1((batch.codec, payload, decompressed_limit)) else {
-                break; // dropped here; the reference calls it again and meets it
+            // the payload read whole: by whole.rs, or by the codecs' Python fast path
+            let whole = if native_codecs {
+                let limit = decompressed_limit.max(0) as u64;
+                whole::read(py, batch.codec, &b[BATCH_OVERHEAD..], limit).ok()
+            } else {
+                let payload = new_bytes(py, &b[BATCH_OVERHEAD..])?;
+                // an exception is dropped here: the reference calls it again and meets it;
+                // None (not sure) is not bytes
+                read_whole
+                    .call1((batch.codec, payload, decompressed_limit))
+                    .ok()
+                    .and_then(|got| got.downcast_into::<PyBytes>().ok())
             };
-            let Ok(whole) = whole.downcast_into::<PyBytes>() else {
-                break; // None: the codec's fast path is not sure
+            let Some(whole) = whole else {
+                break; // not decided here: the reference reads it
             };
             if count == 0 {
                 None
@@ -249,26 +245,27 @@ pub(crate) fn decode_run<'py>(
     Ok((out.into_any(), pos, need))
 }
 
-/// The fields of a batch the run takes: its size, CRC-32C, attributes and ranges checked.
-struct Header {
-    base_offset: i64,
+/// The fields of a batch the run takes: its size, CRC-32C, attributes and ranges checked
+/// (also the replay's `scan_plain`, which takes uncompressed ones only).
+pub(crate) struct Header {
+    pub(crate) base_offset: i64,
     leader_epoch: i32,
     crc: u32,
     attributes: i16,
-    codec: i16,
-    last_offset_delta: i32,
+    pub(crate) codec: i16,
+    pub(crate) last_offset_delta: i32,
     base_timestamp: i64,
     max_timestamp: i64,
     log_append_time: Option<i64>,
     producer_id: i64,
     producer_epoch: i16,
     base_sequence: i32,
-    count: i32,
+    pub(crate) count: i32,
 }
 
 impl Header {
     /// `b`: the batch's whole bytes.
-    fn read(b: &[u8]) -> Parsed<Header> {
+    pub(crate) fn read(b: &[u8]) -> Parsed<Header> {
         if b.len() < BATCH_OVERHEAD {
             return Err(Decline); // DefaultRecordBatch.ensureValid: smaller than the overhead
         }
