@@ -752,22 +752,27 @@ struct LegacyAt {
     size: i64,
 }
 
+/// `N` bytes of `buf` at `at`, for a big-endian read (`Decline` past the end).
+fn bytes_at<const N: usize>(buf: &[u8], at: usize) -> Parsed<[u8; N]> {
+    buf.get(at..at.checked_add(N).ok_or(Decline)?)
+        .and_then(|s| s.try_into().ok())
+        .ok_or(Decline)
+}
+
+fn be_i16(buf: &[u8], at: usize) -> Parsed<i16> {
+    Ok(i16::from_be_bytes(bytes_at(buf, at)?))
+}
+
 fn be_i32(buf: &[u8], at: usize) -> Parsed<i32> {
-    let b: [u8; 4] = buf
-        .get(at..at + 4)
-        .ok_or(Decline)?
-        .try_into()
-        .map_err(|_| Decline)?;
-    Ok(i32::from_be_bytes(b))
+    Ok(i32::from_be_bytes(bytes_at(buf, at)?))
+}
+
+fn be_u32(buf: &[u8], at: usize) -> Parsed<u32> {
+    Ok(u32::from_be_bytes(bytes_at(buf, at)?))
 }
 
 fn be_i64(buf: &[u8], at: usize) -> Parsed<i64> {
-    let b: [u8; 8] = buf
-        .get(at..at + 8)
-        .ok_or(Decline)?
-        .try_into()
-        .map_err(|_| Decline)?;
-    Ok(i64::from_be_bytes(b))
+    Ok(i64::from_be_bytes(bytes_at(buf, at)?))
 }
 
 /// A length-prefixed field of a legacy message body (`Utils.sizeDelimited`).

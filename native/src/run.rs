@@ -43,22 +43,6 @@ const LAST_CODEC: i16 = 4;
 /// a region this large is read with the GIL released
 const RELEASE_AT: usize = 1 << 16;
 
-fn be_i16(buf: &[u8], at: usize) -> Parsed<i16> {
-    let b: [u8; 2] = buf
-        .get(at..at + 2)
-        .and_then(|s| s.try_into().ok())
-        .ok_or(Decline)?;
-    Ok(i16::from_be_bytes(b))
-}
-
-fn be_u32(buf: &[u8], at: usize) -> Parsed<u32> {
-    let b: [u8; 4] = buf
-        .get(at..at + 4)
-        .and_then(|s| s.try_into().ok())
-        .ok_or(Decline)?;
-    Ok(u32::from_be_bytes(b))
-}
-
 fn region(py: Python<'_>, data: &[u8], count: u64, keep: u64) -> Parsed<Vec<u32>> {
     if data.len() >= RELEASE_AT {
         py.allow_threads(|| read_region(data, count, keep))

@@ -15,7 +15,7 @@
 //! |                              | block decompresses to exactly that length               |
 //! | an empty payload             | declined                                                |
 
-use super::{Decline, Parsed};
+use super::{be_u32, Decline, Parsed};
 
 const MAGIC: &[u8; 8] = b"\x82SNAPPY\x00";
 /// the xerial header snappy-java writes: magic, version 1, compatible version 1
@@ -59,11 +59,7 @@ pub(crate) fn blocks(payload: &[u8], limit: u64) -> Parsed<(Vec<Block>, usize)> 
     } else {
         let mut pos = 16;
         while pos < n {
-            let size: [u8; 4] = payload
-                .get(pos..pos + 4)
-                .and_then(|s| s.try_into().ok())
-                .ok_or(Decline)?;
-            let size = u32::from_be_bytes(size) as usize; // unsigned: < 0 is > the maximum
+            let size = be_u32(payload, pos)? as usize; // unsigned: < 0 is > the maximum
             pos += 4;
             if size > MAX_CHUNK || size > n - pos {
                 return Err(Decline);
