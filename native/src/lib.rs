@@ -921,17 +921,23 @@ fn crc32c_of(py: Python<'_>, buf: Bound<'_, PyBytes>, start: usize) -> PyResult<
     Ok(py.allow_threads(|| ::crc32c::crc32c(data)))
 }
 
-/// A magic-2 batch header (`DefaultRecordBatch`, big-endian): where `scan_plain` reads it.
+/// A magic-2 batch header (`DefaultRecordBatch`, big-endian): where `scan_plain` and
+/// `decode_run` read it.
 ///
 /// | field            | at | bytes |
 /// |------------------|----|-------|
 /// | baseOffset       |  0 | 8     |
 /// | batchLength      |  8 | 4     |
+/// | partitionLeaderEpoch | 12 | 4 |
 /// | magic            | 16 | 1     |
 /// | crc (CRC-32C of attributes..end) | 17 | 4 |
 /// | attributes       | 21 | 2     |
 /// | lastOffsetDelta  | 23 | 4     |
 /// | baseTimestamp    | 27 | 8     |
+/// | maxTimestamp     | 35 | 8     |
+/// | producerId       | 43 | 8     |
+/// | producerEpoch    | 51 | 2     |
+/// | baseSequence     | 53 | 4     |
 /// | recordsCount     | 57 | 4     |
 /// | records          | 61 | ...   |
 ///
@@ -945,7 +951,13 @@ const CRC_AT: usize = 17;
 const ATTRIBUTES_AT: usize = 21;
 const LAST_DELTA_AT: usize = 23;
 const BASE_TIMESTAMP_AT: usize = 27;
+const LEADER_EPOCH_AT: usize = 12;
+const MAX_TIMESTAMP_AT: usize = 35;
+const PRODUCER_ID_AT: usize = 43;
+const PRODUCER_EPOCH_AT: usize = 51;
+const BASE_SEQUENCE_AT: usize = 53;
 const COUNT_AT: usize = 57;
+const TIMESTAMP_TYPE_FLAG: i16 = 0x08;
 const BATCH_OVERHEAD: usize = 61;
 const CODEC_MASK: i16 = 0x07;
 const CONTROL_FLAG: i16 = 0x20;

@@ -31,13 +31,6 @@
 use super::*;
 use crate::whole;
 
-/// A magic-2 batch's header fields (`DefaultRecordBatch`, big-endian), where they lie.
-const LEADER_EPOCH_AT: usize = 12;
-const MAX_TIMESTAMP_AT: usize = 35;
-const PRODUCER_ID_AT: usize = 43;
-const PRODUCER_EPOCH_AT: usize = 51;
-const BASE_SEQUENCE_AT: usize = 53;
-const TIMESTAMP_TYPE_FLAG: i16 = 0x08;
 /// codec ids Kafka knows (none, gzip, snappy, lz4, zstd); others are the reference's error
 const LAST_CODEC: i16 = 4;
 /// a region this large is read with the GIL released
