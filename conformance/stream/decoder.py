@@ -62,8 +62,10 @@ def _check_count(name: str, value: object) -> None:
 class StreamDecoder:
     """The verdict, one batch at a time: iterate to get each :class:`DecodedBatch` as soon as
     it is decoded; afterwards ``outcome``, ``error``, ``tail`` and ``findings`` hold the rest
-    of the verdict. Memory stays bounded by one batch, so a ``conformance.fileio.FileSource`` over a
-    segment of any size can be decoded (``decode()`` is this plus a list).
+    of the verdict. Memory stays bounded by one batch (or one run of the native lane: 64 KiB of
+    input, ``stream._run_fast.RUN_BYTES``, or one larger batch), so a
+    ``conformance.fileio.FileSource`` over a segment of any size can be decoded (``decode()`` is
+    this plus a list).
 
     What a batch keeps of its records (``DecodedBatch.records``, a
     :class:`~conformance.wire.record.RecordList`; ``records.total`` counts them all):
