@@ -218,8 +218,9 @@ _WATCH: ContextVar[Allocations | None] = ContextVar("conformance_allocations", d
 
 
 def watching_allocations() -> bool:
-    """Whether an :class:`Allocations` watch is active in this context (the native lane then
-    leaves snappy payloads to the Python path, which records what snappy-java allocates)."""
+    """Whether an :class:`Allocations` watch is active in this context (the native paths then
+    leave compressed payloads to the Python fast paths, which record what Kafka's codec
+    libraries would allocate)."""
     return _WATCH.get() is not None
 
 

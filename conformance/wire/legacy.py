@@ -298,24 +298,16 @@ class LegacyBatch:
 
     def _wrapper_whole(self, codec: int, decompressed_limit: int) -> bytes | None:
         """The wrapper's payload by the codec's whole-payload fast path, or None: where the
-        wrapper's own checks (``_wrapper_stream``) would raise, or the fast path is not sure
-        (then the Java stream model decides, errors and all)."""
-        wrapper = self.message
+        wrapper's own checks raise, or the fast path is not sure (then ``_wrapper_stream``
+        decides, errors and all)."""
         try:
-            if wrapper.magic not in (MAGIC_VALUE_V0, MAGIC_VALUE_V1):
-                return None
-            value = wrapper.value
+            value = self._wrapper_value(codec)
         except DecodeError:
-            return None
-        if value is None or not codecs.CODECS[codec].legacy_magics:
             return None
         return codecs.read_whole(codec, value, decompressed_limit)
 
-    def _wrapper_stream(
-        self, codec: int, decompressed_limit: int, clients: str
-    ) -> codecs.Decompressed:
-        """``DeepRecordsIterator``'s constructor up to the decompressing stream: the wrapper's
-        checks, then the payload read as the clients' codec library reads it."""
+    def _wrapper_value(self, codec: int) -> bytes:
+        """``DeepRecordsIterator``'s checks of the wrapper: its compressed payload."""
         wrapper = self.message
         wrapper_magic = wrapper.magic
         if wrapper_magic not in (MAGIC_VALUE_V0, MAGIC_VALUE_V1):
@@ -332,7 +324,16 @@ class LegacyBatch:
             raise InvalidRecordError(
                 f"Found invalid compressed record set with null value (magic = {wrapper_magic})"
             )
-        return codecs.read_stream(codec, value, wrapper_magic, decompressed_limit, clients)
+        return value
+
+    def _wrapper_stream(
+        self, codec: int, decompressed_limit: int, clients: str
+    ) -> codecs.Decompressed:
+        """``DeepRecordsIterator``'s constructor up to the decompressing stream: the wrapper's
+        checks, then the payload read as the clients' codec library reads it."""
+        value = self._wrapper_value(codec)
+        magic = self.message.magic
+        return codecs.read_stream(codec, value, magic, decompressed_limit, clients)
 
     def _deep_entries(
         self,
