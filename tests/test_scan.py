@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.codecs import CODEC_IDS
+from conformance.codecs import CODEC_IDS, DEFAULT_DECOMPRESSED_LIMIT
 from conformance.logdir.writer import assign_offsets
 from conformance.replay.inputs import InputFile
 from conformance.replay.plan import plan_file
@@ -254,6 +254,7 @@ def _both(data: bytes, **kw: object) -> tuple[list, list]:  # type: ignore[type-
 
 
 def test_the_plain_lane_takes_plain_batches() -> None:
+    """Uncompressed ones only, unless given the decompressed limit (``scan`` gives it)."""
     from conformance.primitives import native
 
     if native.NATIVE is None:
@@ -342,12 +343,15 @@ def test_the_plain_lane_on_every_corpus_segment_and_a_synthetic_corpus(
     synthesize(synth, 2_000_000, corrupt=6, seed=3)
     files = sorted((root / "corpora").rglob("*.log")) + sorted(synth.rglob("*.log"))
     assert len(files) > 300
-    taken = 0
+    taken = {"plain": 0, "compressed": 0}
     for f in files:
         with FileSource(f) as source:
             with_lane, without = _both(source)  # type: ignore[arg-type]
         assert with_lane == without, f
         if native.NATIVE is not None:
             data = f.read_bytes()
-            taken += len(native.NATIVE.scan_plain(data, 0, len(data))[0])
-    assert taken > 500 or native.NATIVE is None  # the lane took part (from each file's start)
+            taken["plain"] += len(native.NATIVE.scan_plain(data, 0, len(data))[0])
+            rows = native.NATIVE.scan_plain(data, 0, len(data), DEFAULT_DECOMPRESSED_LIMIT)[0]
+            taken["compressed"] += sum(1 for row in rows if row[6])  # its codec
+    # the lane took part (from each file's start), compressed batches too
+    assert native.NATIVE is None or taken["plain"] > 500 and taken["compressed"] > 200, taken

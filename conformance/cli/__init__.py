@@ -10,52 +10,44 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib import import_module
+from types import ModuleType
 
 from conformance import __version__
-from conformance.cli import (
-    capture,
-    check,
-    check_broker,
-    check_producer,
-    decode,
-    dump,
-    fake_broker,
-    fuzz,
-    lookup,
-    partition,
-    replay,
-    spark_cluster,
-    synth,
-    verify,
-    verify_dir,
-)
 from conformance.primitives import native
 
-#: the command modules, in the order ``--help`` lists them
+#: the command modules (``conformance.cli.<name>``), in the order ``--help`` lists them; a
+#: module named as its command (``-`` as ``_``) is all a run of that command imports
 COMMANDS = (
-    decode,
-    dump,
-    verify_dir,
-    lookup,
-    verify,
-    capture,
-    fuzz,
-    replay,
-    spark_cluster,
-    synth,
-    check,
-    check_producer,
-    check_broker,
-    fake_broker,
-    partition,
+    "decode",
+    "dump",
+    "verify_dir",
+    "lookup",
+    "verify",
+    "capture",
+    "fuzz",
+    "replay",
+    "spark_cluster",
+    "synth",
+    "check",
+    "check_producer",
+    "check_broker",
+    "fake_broker",
+    "partition",
 )
+
+
+def _module(name: str) -> ModuleType:
+    return import_module(f"conformance.cli.{name}")
+
 
 EXIT_OK = 0
 #: a command ran out of memory (the message says so; no traceback)
 EXIT_OUT_OF_MEMORY = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command's, or only the one of ``COMMANDS`` named."""
     parser = argparse.ArgumentParser(
         prog="kafka-conformance",
         description="Reference decoder and conformance kit for Apache Kafka record formats.",
@@ -73,13 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="show the version and the decoding path in use (native or pure, and why)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.register(sub)
+    for name in COMMANDS:
+        if only is None or name == only:
+            _module(name).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    named = argv[0].replace("-", "_") if argv else ""
+    parser = build_parser(named if named in COMMANDS else None)
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))

@@ -22,7 +22,7 @@ from types import ModuleType
 __all__ = ["API", "NATIVE", "choose", "implementation"]
 
 #: the extension's API version this kit speaks (``kafka_conformance_native.API``)
-API = 3
+API = 4
 
 
 def choose(honour_pure: bool = True) -> tuple[ModuleType | None, str]:

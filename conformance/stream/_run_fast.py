@@ -9,8 +9,11 @@ it is not sure of; the reference decodes that one, then the lane is asked again.
 it takes are magic-2, checksummed, not control batches, of a known codec, with a records
 region (or a payload the codecs' whole-payload fast path reads, decided by the extension
 itself with the same libraries, ``native/src/whole.rs``, unless an ``errors.Allocations``
-watch is on) that the extension's record reader takes: the batches the reference decides
-without a word of its own (the table in ``native/src/run.rs``). ``tests/test_run_fast.py``
+watch is on) that the extension's record reader takes; and v0/v1 entries: a message whose
+CRC-32 is right, or a gzip, snappy or lz4 wrapper read the way ``LegacyBatch.read_records``
+tries first (its payload by the whole-payload fast path, its inner messages by the
+extension's legacy reader). Those are the batches the reference decides without a word of
+its own (the table in ``native/src/run.rs``). ``tests/test_run_fast.py``
 holds the lane to the reference.
 
 The objects are the reference's own classes, made without their ``__init__`` (the
@@ -32,6 +35,7 @@ from conformance.wire import batch as _batch
 from conformance.wire._record_fast import record_maker
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import HEADER_SIZE_UP_TO_MAGIC
+from conformance.wire.legacy import LegacyBatch, LegacyMessage
 from conformance.wire.record import RecordList
 
 #: the slots ``decode_run`` fills, in their classes' ``__slots__`` order (its documented
@@ -40,6 +44,9 @@ from conformance.wire.record import RecordList
 HEADER_SLOTS: tuple[str, ...] = RecordBatchV2.__slots__
 LIST_SLOTS: tuple[str, ...] = RecordList.__slots__
 DECODED_SLOTS: tuple[str, ...] = DecodedBatch.__slots__  # type: ignore[attr-defined]
+#: and those of a v0/v1 entry and its message
+LEGACY_SLOTS: tuple[str, ...] = LegacyBatch.__slots__
+MESSAGE_SLOTS: tuple[str, ...] = LegacyMessage.__slots__
 
 #: input bytes decided per call at most (one batch more than this at worst): what a
 #: ``StreamDecoder`` holds beyond the batch it hands out
@@ -51,12 +58,14 @@ MAX_WINDOWED_BATCH = 8 * 1024 * 1024
 
 
 @cache
-def _makers(native: ModuleType) -> tuple[Any, Any, Any, Any]:
+def _makers(native: ModuleType) -> tuple[Any, ...]:
     return (
         native.SlotMaker(RecordBatchV2, list(HEADER_SLOTS)),
         native.SlotMaker(RecordList, list(LIST_SLOTS)),
         native.SlotMaker(DecodedBatch, list(DECODED_SLOTS)),
         record_maker(native),
+        native.SlotMaker(LegacyBatch, list(LEGACY_SLOTS)),
+        native.SlotMaker(LegacyMessage, list(MESSAGE_SLOTS)),
     )
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from conformance import codecs
 from conformance.codecs import codec_name
-from conformance.errors import DecodeError
+from conformance.errors import DecodeError, watching_allocations
 from conformance.primitives import native
 from conformance.stream._run_fast import MAX_WINDOWED_BATCH
 from conformance.stream.decoder import StreamDecoder
@@ -46,13 +46,10 @@ from conformance.wire import batch as _batch
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import (
     ATTRIBUTES_OFFSET,
-    COMPRESSION_CODEC_MASK,
     CONTROL_FLAG_MASK,
     HEADER_SIZE_UP_TO_MAGIC,
-    LOG_OVERHEAD,
     MAGIC_OFFSET,
     MAGIC_VALUE_V2,
-    MESSAGE_ATTRIBUTES_OFFSET,
     RECORD_BATCH_OVERHEAD,
 )
 
@@ -101,6 +98,16 @@ class _Window:
         lo = self.start + (item.start or 0)
         hi = self.start + (self.length if item.stop is None else min(item.stop, self.length))
         return self.source[lo:hi] if hi > lo else b""
+
+
+class _Windowed(_Window):
+    """A ``_Window`` over a source that lends windows of itself (``fileio.FileSource``): so
+    does this one, and the decoder's native lane (``stream._run_fast``) reads through them."""
+
+    __slots__ = ()
+
+    def window(self, pos: int, need: int) -> tuple[bytes, int]:
+        return self.source.window(self.start + pos, need)  # type: ignore[union-attr]
 
 
 def all_zero(source: Source, start: int) -> bool:
@@ -176,14 +183,18 @@ def scan(
     keep = None if profile == "strict" else 1
     lane = _plain_lane(profile) if plain_lane else None
     windows = _Windows(source)
+    view = _Windowed if hasattr(source, "window") else _Window
+    # compressed batches too, their payloads read by the extension within the limit; not
+    # while the allocations Kafka would make are watched (only the Python paths record them)
+    lane_limit = None if watching_allocations() else decompressed_limit
     while pos < stop:
         if lane is not None:
-            regions, pos, done = _plain_regions(lane, windows, pos, stop)
+            regions, pos, done = _plain_regions(lane, windows, pos, stop, lane_limit)
             yield from regions
             if done or pos >= stop:
                 return
         decoder = StreamDecoder(
-            _Window(source, pos),
+            view(source, pos),
             mode="file",
             profile=profile,
             filename=filename,
@@ -203,10 +214,11 @@ def scan(
                 yield _failed(region, decoder.error)
                 break
             yield region
-            if pos + decoder.splitter.position >= stop:
+            # (the splitter may be past this batch: the decoder's lane decides runs of them)
+            if region.end >= stop:
                 return
-            if lane is not None and _plain_next(source, pos + decoder.splitter.position):
-                resume = pos + decoder.splitter.position  # back to the plain lane
+            if lane is not None and _plain_next(source, region.end):
+                resume = region.end  # back to the plain lane
                 break
         else:
             error = decoder.error
@@ -274,24 +286,24 @@ class _Windows:
 
 
 def _plain_regions(
-    lane: Any, windows: _Windows, pos: int, stop: int
+    lane: Any, windows: _Windows, pos: int, stop: int, decompressed_limit: int | None
 ) -> tuple[list[Region], int, bool]:
     """The plain lane (docs/native.md): from ``pos``, the batches the extension's
-    ``scan_plain`` decides in full (uncompressed, not control, every check passed: what the
-    consumer reads without error) as ``ok`` regions, the position where it stopped, and
-    whether a region reached ``stop``. It stops at the first batch it is not sure of, which
-    the reference walk then decodes; a batch past the window's end gets a window of its own."""
+    ``scan_plain`` decides in full (not control, every check passed: what the consumer reads
+    without error; compressed ones only with ``decompressed_limit``) as ``ok`` regions, the
+    position where it stopped, and whether a region reached ``stop``. It stops at the first
+    batch it is not sure of, which the reference walk then decodes; a batch past the window's
+    end gets a window of its own."""
     total = len(windows.source)
-    none = codec_name(codecs.NONE)
     regions: list[Region] = []
     need = HEADER_SIZE_UP_TO_MAGIC
     while True:
         buf, index = windows.get(pos, need)
         origin = pos - index  # the file position of buf[0]
-        rows, used, done, need = lane.scan_plain(buf, index, stop - origin)
+        rows, used, done, need = lane.scan_plain(buf, index, stop - origin, decompressed_limit)
         regions += [
-            Region(origin + at, size, "ok", magic, none, base, last, count)
-            for at, size, magic, base, last, count in rows
+            Region(origin + at, size, "ok", magic, codec_name(codec), base, last, count)
+            for at, size, magic, base, last, count, codec in rows
         ]
         moved = origin + used > pos
         pos = origin + used
@@ -305,21 +317,20 @@ def _plain_regions(
             return regions, pos, done
 
 
-#: a batch's low attributes byte (v2: the int16's second byte; v0/v1: the message's byte)
+#: a v2 batch's low attributes byte (the int16's second byte)
 _V2_ATTRIBUTES = ATTRIBUTES_OFFSET + 1
-_LEGACY_ATTRIBUTES = LOG_OVERHEAD + MESSAGE_ATTRIBUTES_OFFSET
 
 
 def _plain_next(source: Source, p: int) -> bool:
-    """Whether the batch at ``p`` is one the plain lane may take (magic 0-2, no codec, not a
-    control batch): then the walk hands it back to the lane."""
+    """Whether the batch at ``p`` is one the plain lane may take (magic 0-2, not a control
+    batch): then the walk hands it back to the lane."""
     head = source[p : p + _V2_ATTRIBUTES + 1]
     if len(head) <= _V2_ATTRIBUTES:
         return False
     magic = head[MAGIC_OFFSET]
     if magic == MAGIC_VALUE_V2:
-        return not head[_V2_ATTRIBUTES] & (COMPRESSION_CODEC_MASK | CONTROL_FLAG_MASK)
-    return magic < MAGIC_VALUE_V2 and not head[_LEGACY_ATTRIBUTES] & COMPRESSION_CODEC_MASK
+        return not head[_V2_ATTRIBUTES] & CONTROL_FLAG_MASK
+    return magic < MAGIC_VALUE_V2
 
 
 def _magic(source: Source, p: int) -> int | None:

@@ -864,34 +864,66 @@ fn read_legacy_records<'py>(
     let Ok(entries) = py.allow_threads(|| read_legacy(data, log_append_time)) else {
         return Ok(None);
     };
-    let base = if wrapper_magic == 1 {
-        let last = entries.last().map_or(0, |e| e.offset);
-        if wrapper_offset == 0 {
-            0
-        } else if wrapper_offset < last {
-            return Ok(None); // the reference raises InvalidRecordException
-        } else {
-            wrapper_offset - last
-        }
-    } else {
-        0
+    let Ok(base) = legacy_base(wrapper_magic, wrapper_offset, &entries) else {
+        return Ok(None); // the reference raises InvalidRecordException
     };
-    let all = buf.as_bytes();
-    let maker = maker.get();
+    let records = legacy_records(
+        py,
+        maker.get(),
+        buf.as_bytes(),
+        start,
+        &entries,
+        keep,
+        |e| inner_offset(wrapper_magic, base, e),
+    )?;
+    Ok(Some((entries.len(), records)))
+}
+
+/// `DeepRecordsIterator`'s base of a v1 wrapper's relative inner offsets (the wrapper's
+/// offset minus the last inner one; 0 for a wrapper at offset 0, or a v0 wrapper), or
+/// `Decline` where the reference raises (a wrapper offset below the last inner offset).
+fn legacy_base(wrapper_magic: i64, wrapper_offset: i64, entries: &[LegacyAt]) -> Parsed<i64> {
+    if wrapper_magic != 1 || wrapper_offset == 0 {
+        return Ok(0);
+    }
+    let last = entries.last().map_or(0, |e| e.offset);
+    if wrapper_offset < last {
+        return Err(Decline);
+    }
+    Ok(wrapper_offset - last)
+}
+
+/// An inner message's absolute offset: v1 wrappers' are relative to `base` (Java's long
+/// arithmetic), v0 wrappers' absolute.
+fn inner_offset(wrapper_magic: i64, base: i64, e: &LegacyAt) -> i64 {
+    if wrapper_magic == 1 {
+        base.wrapping_add(e.offset)
+    } else {
+        e.offset
+    }
+}
+
+/// The `Record`s of the first `keep` of `entries` (read by `read_legacy` from `all[start..]`),
+/// each at the offset `offset_of` gives it: what `_to_record` makes of a message.
+fn legacy_records<'py>(
+    py: Python<'py>,
+    maker: &RecordMaker,
+    all: &[u8],
+    start: usize,
+    entries: &[LegacyAt],
+    keep: usize,
+    offset_of: impl Fn(&LegacyAt) -> i64,
+) -> PyResult<Bound<'py, PyList>> {
+    let place = |at: Option<(usize, usize)>| at.map(|(a, b)| (a + start, b + start));
     let mut records = Vec::with_capacity(keep.min(entries.len()));
     for e in entries.iter().take(keep) {
-        let offset = if wrapper_magic == 1 {
-            base.wrapping_add(e.offset)
-        } else {
-            e.offset
-        };
         records.push(maker.make(
             py,
             [
-                new_int(py, offset)?,
+                new_int(py, offset_of(e))?,
                 new_int(py, e.timestamp)?,
-                bytes_or_none(py, all, e.key.map(|(a, b)| (a + start, b + start)))?,
-                bytes_or_none(py, all, e.value.map(|(a, b)| (a + start, b + start)))?,
+                bytes_or_none(py, all, place(e.key))?,
+                bytes_or_none(py, all, place(e.value))?,
                 PyTuple::empty(py).into_any(),
                 new_int(py, e.attributes)?,
                 new_int(py, 0)?,
@@ -903,7 +935,7 @@ fn read_legacy_records<'py>(
             ],
         )?);
     }
-    Ok(Some((entries.len(), PyList::new(py, records)?)))
+    PyList::new(py, records)
 }
 
 /// CRC-32C (Castagnoli) of `buf[start:]`, read in place (`Crc32C`; the `crc32c` crate, SSE 4.2
@@ -962,119 +994,112 @@ const BATCH_OVERHEAD: usize = 61;
 const CODEC_MASK: i16 = 0x07;
 const CONTROL_FLAG: i16 = 0x20;
 const MIN_ENTRY_SIZE: i32 = 14; // the size field's minimum (FileLogInputStream)
-const LEGACY_OVERHEAD: usize = 14; // crc, magic, attributes, key and value lengths
 
 /// One batch of a file that Kafka's consumer reads without error, decided here in full:
-/// (position in the chunk, size in bytes, magic, base offset, last offset, records).
-type PlainBatch = (usize, usize, i64, i64, i64, i64);
+/// (position in the chunk, size in bytes, magic, base offset, last offset, records, codec).
+type PlainBatch = (usize, usize, i64, i64, i64, i64, i16);
 
-/// A magic-2 batch at `b` (its whole bytes): uncompressed, not a control batch, size and
-/// CRC-32C right, and its records region read without doubt (`read_region`).
-fn plain_v2(b: &[u8]) -> Parsed<(i64, i64, i64)> {
-    let header = run::Header::read(b)?;
-    if header.codec != 0 {
-        return Err(Decline); // a codec: the reference walk's
-    }
-    if header.count > 0 {
-        read_region(&b[BATCH_OVERHEAD..], header.count as u64, 0)?;
-    }
+/// A magic-2 batch at `b` (its whole bytes), decided as `decode_run` decides it (every
+/// record checked, none kept): (base offset, last offset, records, codec).
+fn scanned_v2(
+    py: Python<'_>,
+    b: &[u8],
+    payloads: &run::Payloads<'_, '_>,
+) -> PyResult<Option<(i64, i64, i64, i16)>> {
+    let Some(taken) = run::decide_v2(py, b, |_| Some(0), payloads)? else {
+        return Ok(None);
+    };
+    let h = &taken.header;
     // BaseOffset + lastOffsetDelta in Java's long arithmetic (|base| < 2^62: no wrap)
-    Ok((
-        header.base_offset,
-        header.base_offset + i64::from(header.last_offset_delta),
-        i64::from(header.count),
-    ))
+    let last = h.base_offset + i64::from(h.last_offset_delta);
+    Ok(Some((h.base_offset, last, i64::from(h.count), h.codec)))
 }
 
-/// A top-level v0/v1 message at `b` (its whole bytes, the 12-byte entry prefix included):
-/// uncompressed, CRC-32 right, key and value ending exactly at the message's end.
-fn plain_legacy(b: &[u8]) -> Parsed<i64> {
-    let offset = be_i64(b, 0)?;
-    let body = &b[ENTRY_PREFIX..];
-    if body.len() < LEGACY_OVERHEAD {
-        return Err(Decline);
-    }
-    let crc = u32::from_be_bytes(body[0..4].try_into().map_err(|_| Decline)?);
-    let magic = body[4];
-    if magic > 1 || i16::from(body[5]) & CODEC_MASK != 0 {
-        return Err(Decline);
-    }
-    if crc32fast::hash(&body[4..]) != crc {
-        return Err(Decline);
-    }
-    let key_at = if magic == 0 { 6 } else { 14 };
-    let (_, value_at) = sized(body, key_at)?;
-    let (_, stop) = sized(body, value_at)?;
-    if stop != body.len() {
-        return Err(Decline);
-    }
-    Ok(offset)
+/// A top-level v0/v1 entry at `b` (its whole bytes, the 12-byte entry prefix included),
+/// decided as `decode_run` decides it: (first offset, the entry's offset, messages, codec).
+fn scanned_legacy(
+    py: Python<'_>,
+    b: &[u8],
+    payloads: &run::Payloads<'_, '_>,
+) -> PyResult<Option<(i64, i64, i64, i16)>> {
+    let Some(entry) = run::decide_legacy(py, b, payloads)? else {
+        return Ok(None);
+    };
+    let first = entry
+        .entries
+        .first()
+        .map_or(entry.offset, |e| entry.offset_of(e));
+    let count = entry.entries.len() as i64;
+    Ok(Some((first, entry.offset, count, entry.codec())))
 }
 
-/// The replay's walk over the plain batches of a window of a log file (`FileLogInputStream`
+/// The replay's walk over the batches of a window of a log file (`FileLogInputStream`
 /// framing): from `start`, every batch that is wholly inside the window and that the consumer
 /// reads without error, as `PlainBatch` rows (positions in the window), until the first one
-/// this function is not sure of (a codec, a control batch, any check that fails: the
-/// reference walks those), a batch that runs past the window's end, or a batch that ends at
-/// or after `stop` (the range's end, as a window index).
+/// this function is not sure of (a control batch, any check that fails: the reference walks
+/// those), a batch that runs past the window's end, or a batch that ends at or after `stop`
+/// (the range's end, as a window index). The batches taken are those `decode_run` takes;
+/// compressed ones only with `decompressed_limit` (their payloads read by whole.rs within
+/// it), else uncompressed ones alone.
 /// Returns (rows, where the walk stopped, whether it reached `stop`, and the size of the batch
 /// at the stop when only the window's end stopped it, else 0).
 #[pyfunction]
+#[pyo3(signature = (window, start, stop, decompressed_limit=None))]
 fn scan_plain(
     py: Python<'_>,
     window: Bound<'_, PyBytes>,
     start: usize,
     stop: usize,
-) -> (Vec<PlainBatch>, usize, bool, usize) {
+    decompressed_limit: Option<i64>,
+) -> PyResult<(Vec<PlainBatch>, usize, bool, usize)> {
     let buf = window.as_bytes();
-    py.allow_threads(|| {
-        let mut rows = Vec::new();
-        let mut pos = start;
-        while pos < stop {
-            if buf.len().saturating_sub(pos) < HEADER_UP_TO_MAGIC {
-                return (rows, pos, false, HEADER_UP_TO_MAGIC);
-            }
-            let Ok(size) = be_i32(buf, pos + SIZE_AT) else {
-                break;
-            };
-            // size < 14: the reference raises (or the int overflows): not ours
-            let Some(total) = usize::try_from(size)
-                .ok()
-                .filter(|&s| s >= MIN_ENTRY_SIZE as usize)
-                .map(|s| s + ENTRY_PREFIX)
-            else {
-                break;
-            };
-            let end = pos + total;
-            if end > buf.len() {
-                return (rows, pos, false, total);
-            }
-            let b = &buf[pos..end];
-            let magic = b[MAGIC_AT];
-            let decided = match magic {
-                2 => plain_v2(b),
-                0 | 1 => plain_legacy(b).map(|offset| (offset, offset, 1)),
-                _ => Err(Decline),
-            };
-            let Ok((base, last, count)) = decided else {
-                break;
-            };
-            rows.push((pos, total, i64::from(magic), base, last, count));
-            pos = end;
-            if end >= stop {
-                return (rows, pos, true, 0);
-            }
+    let payloads = decompressed_limit.map_or(run::Payloads::Refused, run::Payloads::Native);
+    let mut rows = Vec::new();
+    let mut pos = start;
+    while pos < stop {
+        if buf.len().saturating_sub(pos) < HEADER_UP_TO_MAGIC {
+            return Ok((rows, pos, false, HEADER_UP_TO_MAGIC));
         }
-        (rows, pos, false, 0)
-    })
+        let Ok(size) = be_i32(buf, pos + SIZE_AT) else {
+            break;
+        };
+        // size < 14: the reference raises (or the int overflows): not ours
+        let Some(total) = usize::try_from(size)
+            .ok()
+            .filter(|&s| s >= MIN_ENTRY_SIZE as usize)
+            .map(|s| s + ENTRY_PREFIX)
+        else {
+            break;
+        };
+        let end = pos + total;
+        if end > buf.len() {
+            return Ok((rows, pos, false, total));
+        }
+        let b = &buf[pos..end];
+        let magic = b[MAGIC_AT];
+        let decided = match magic {
+            2 => scanned_v2(py, b, &payloads)?,
+            0 | 1 => scanned_legacy(py, b, &payloads)?,
+            _ => None,
+        };
+        let Some((base, last, count, codec)) = decided else {
+            break;
+        };
+        rows.push((pos, total, i64::from(magic), base, last, count, codec));
+        pos = end;
+        if end >= stop {
+            return Ok((rows, pos, true, 0));
+        }
+    }
+    Ok((rows, pos, false, 0))
 }
 
 #[pymodule]
 fn kafka_conformance_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // the API version conformance/primitives/native.py checks (API); 2: records() is a list
-    // and scan_plain; 3: decode_run and SlotMaker
-    m.add("API", 3)?;
+    // and scan_plain; 3: decode_run and SlotMaker; 4: decode_run takes v0/v1 entries
+    m.add("API", 4)?;
     m.add_function(wrap_pyfunction!(read_records_v2, m)?)?;
     m.add_class::<RecordRows>()?;
     m.add_class::<RecordMaker>()?;

@@ -1,11 +1,11 @@
-//! `decode_run`: a run of whole magic-2 batches decoded in one call, each handed back as the
-//! objects a decode returns (`DecodedBatch(header=RecordBatchV2, records=RecordList)`).
+//! `decode_run`: a run of whole batches decoded in one call, each handed back as the objects a
+//! decode returns (`DecodedBatch(header=RecordBatchV2 or LegacyBatch, records=RecordList)`).
 //!
 //! A decode of small batches (a producer with `linger.ms=0`, a quiet partition's fetch) spent
 //! most of its time per batch in Python: framing, the header's fields, the CRC call, the
 //! record list and the decoded batch, each a Python call. Here the whole batch is decided in
-//! one place and its objects are made by `SlotMaker`s (no `__init__` runs); records stay lazy
-//! (`RecordRows`), as with `read_records_v2`.
+//! one place and its objects are made by `SlotMaker`s (no `__init__` runs); magic-2 records
+//! stay lazy (`RecordRows`), as with `read_records_v2`.
 //!
 //! The run takes only batches it is sure of, the same ones the reference decides without a
 //! word of its own, and stops at the first other one, having made nothing for it; the caller
@@ -15,24 +15,34 @@
 //! | check                         | taken when                                             |
 //! |-------------------------------|--------------------------------------------------------|
 //! | framing                       | >= 17 bytes left, size field >= 14, the batch whole    |
-//! | magic (@16)                   | 2                                                      |
+//! | magic (@16)                   | 0, 1 or 2                                              |
+//! | **magic 2**                   |                                                        |
 //! | `ensureValid`                 | >= 61 bytes, CRC-32C of attributes..end right          |
 //! | attributes                    | not a control batch, codec 0-4                         |
 //! | recordsCount, base offset/ts  | count >= 0, both within (-2^62, 2^62)                  |
-//! | the record list's limit       | keep=None with a limit: count <= limit                 |
 //! | records region (codec 0)      | `read_region` reads exactly `count` records            |
 //! | payload (codec 1-4)           | the codec's whole-payload fast path (`read_whole`,     |
 //! |                               | Python) gives bytes, which `read_region` reads exactly |
 //! |                               | (with `native_codecs`: `whole.rs`, no Python call)     |
+//! | **magic 0/1, codec 0**        | `read_legacy` takes the entry as one message: CRC-32   |
+//! |                               | right, key and value ending exactly at its end         |
+//! | **magic 0/1, codec 1-3**      | a non-null value the codec's whole-payload fast path   |
+//! | (a wrapper)                   | reads, whose inner messages `read_legacy` takes, the   |
+//! |                               | v1 wrapper's offset not below the last inner offset    |
+//! | the record list's limit       | keep=None with a limit: count <= limit                 |
 //!
-//! A batch whose records region is empty of records (count 0) is not read further, as the
-//! reference does. Framing is the same in Kafka's memory and file readers for such a batch.
+//! A magic-2 batch whose records region is empty of records (count 0) is not read further, as
+//! the reference does. Framing is the same in Kafka's memory and file readers for such a batch.
 
 use super::*;
 use crate::whole;
 
 /// codec ids Kafka knows (none, gzip, snappy, lz4, zstd); others are the reference's error
 const LAST_CODEC: i16 = 4;
+/// the last codec a v0/v1 wrapper may carry (lz4; zstd came with magic 2)
+const LAST_LEGACY_CODEC: i16 = 3;
+/// where a v1 message's timestamp is, after its crc, magic and attributes
+const LEGACY_TIMESTAMP_AT: usize = 6;
 /// a region this large is read with the GIL released
 const RELEASE_AT: usize = 1 << 16;
 
@@ -45,7 +55,14 @@ fn region(py: Python<'_>, data: &[u8], count: u64, keep: u64) -> Parsed<Vec<u32>
 }
 
 /// The makers `decode_run` is given, in its order.
-type Makers = (Py<SlotMaker>, Py<SlotMaker>, Py<SlotMaker>, Py<RecordMaker>);
+type Makers = (
+    Py<SlotMaker>,
+    Py<SlotMaker>,
+    Py<SlotMaker>,
+    Py<RecordMaker>,
+    Py<SlotMaker>,
+    Py<SlotMaker>,
+);
 
 /// Whole batches from `start` of `data`, until the first one not taken (see the module's
 /// table), the end of the data, or once `max_bytes` have been taken (after one batch at
@@ -58,12 +75,14 @@ type Makers = (Py<SlotMaker>, Py<SlotMaker>, Py<SlotMaker>, Py<RecordMaker>);
 /// batch_length, partition_leader_epoch, magic, crc, attributes_raw, last_offset_delta,
 /// base_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence, records_count`;
 /// one of the record list with `_items, _rows, keep, limit, visit, total`; one of the decoded
-/// batch with `header, records`; the `RecordMaker` of its records. `keep` and `limit` are the
-/// record list's (`None` or >= 0). `read_whole(codec_id, payload, limit)` is the codecs'
-/// whole-payload fast path: bytes, or None when it is not sure (then the run stops); an
-/// exception it raises stops the run too, and the reference meets it again. `native_codecs`:
-/// payloads are read by `whole.rs` instead (the caller's choice: not while the allocations
-/// Kafka would make are being watched, which only the Python paths record).
+/// batch with `header, records`; the `RecordMaker` of its records; one of a v0/v1 entry
+/// (`LegacyBatch`) with `raw, position, offset, message`; one of its message
+/// (`LegacyMessage`) with `buf, wrapper_timestamp, wrapper_timestamp_type`. `keep` and
+/// `limit` are the record list's (`None` or >= 0). `read_whole(codec_id, payload, limit)` is
+/// the codecs' whole-payload fast path: bytes, or None when it is not sure (then the run
+/// stops); an exception it raises stops the run too, and the reference meets it again.
+/// `native_codecs`: payloads are read by `whole.rs` instead (the caller's choice: not while
+/// the allocations Kafka would make are being watched, which only the Python paths record).
 #[pyfunction]
 #[pyo3(signature = (data, start, origin, keep, limit, max_bytes, makers, read_whole, decompressed_limit, native_codecs=false))]
 #[allow(clippy::too_many_arguments)]
@@ -85,9 +104,25 @@ pub(crate) fn decode_run<'py>(
     if keep_n.is_some_and(|k| k < 0) || limit_n.is_some_and(|l| l < 0) {
         return Err(PyValueError::new_err("keep and limit must be None or >= 0"));
     }
-    let (header_maker, list_maker, decoded_maker, record_maker) = makers;
-    let (header_maker, list_maker, decoded_maker) =
-        (header_maker.get(), list_maker.get(), decoded_maker.get());
+    let (header, list, decoded, record, legacy, message) = makers;
+    let run = Run {
+        py,
+        keep_n,
+        limit_n,
+        keep: &keep,
+        limit: &limit,
+        header: header.get(),
+        list: list.get(),
+        decoded: decoded.get(),
+        record: &record,
+        legacy: legacy.get(),
+        message: message.get(),
+        payloads: if native_codecs {
+            Payloads::Native(decompressed_limit)
+        } else {
+            Payloads::Python(&read_whole, decompressed_limit)
+        },
+    };
     let buf = data.as_bytes();
     let end = buf.len();
     let mut pos = start;
@@ -102,8 +137,9 @@ pub(crate) fn decode_run<'py>(
         let Ok(size) = be_i32(buf, pos + SIZE_AT) else {
             break;
         };
-        if size < MIN_ENTRY_SIZE || buf[pos + MAGIC_AT] != 2 {
-            break; // the reference raises, or reads a v0/v1 message
+        let magic = buf[pos + MAGIC_AT];
+        if size < MIN_ENTRY_SIZE || magic > 2 {
+            break; // the reference raises
         }
         let total = size as usize + ENTRY_PREFIX;
         if total > i32::MAX as usize {
@@ -114,89 +150,284 @@ pub(crate) fn decode_run<'py>(
             break;
         }
         let b = &buf[pos..pos + total];
-        let Ok(batch) = Header::read(b) else {
-            break;
-        };
-        if keep_n.is_none() && limit_n.is_some_and(|l| i64::from(batch.count) > l) {
-            break; // the reference raises the limit at the exact record
-        }
-        let count = batch.count as u64;
-        let kept = keep_n.map_or(count, |k| (k as u64).min(count));
-        let raw = new_bytes(py, b)?;
-        // (the bytes the records are read from, the starts of the kept records there)
-        let rows: Option<(Obj<'py>, Vec<u32>)> = if batch.codec == 0 {
-            if count == 0 {
-                None
-            } else {
-                let Ok(starts) = region(py, &b[BATCH_OVERHEAD..], count, kept) else {
-                    break;
-                };
-                let starts = starts
-                    .into_iter()
-                    .map(|p| p + BATCH_OVERHEAD as u32)
-                    .collect();
-                Some((raw.clone(), starts))
-            }
+        let position = origin + pos as i64;
+        let made = if magic == 2 {
+            run.v2(b, position, size)?
         } else {
-            // the payload read whole: by whole.rs, or by the codecs' Python fast path
-            let whole = if native_codecs {
-                let limit = decompressed_limit.max(0) as u64;
-                whole::read(py, batch.codec, &b[BATCH_OVERHEAD..], limit).ok()
-            } else {
-                let payload = new_bytes(py, &b[BATCH_OVERHEAD..])?;
-                // an exception is dropped here: the reference calls it again and meets it;
-                // None (not sure) is not bytes
-                read_whole
-                    .call1((batch.codec, payload, decompressed_limit))
+            run.legacy(b, position)?
+        };
+        let Some(made) = made else {
+            break; // not decided here: the reference reads it
+        };
+        out.append(made)?;
+        pos += total;
+        taken += total;
+        if taken >= max_bytes {
+            break;
+        }
+    }
+    Ok((out.into_any(), pos, need))
+}
+
+/// What one `decode_run` call makes its objects with, and the record list's settings.
+struct Run<'py, 'a> {
+    py: Python<'py>,
+    keep_n: Option<i64>,
+    limit_n: Option<i64>,
+    keep: &'a Obj<'py>,
+    limit: &'a Obj<'py>,
+    header: &'a SlotMaker,
+    list: &'a SlotMaker,
+    decoded: &'a SlotMaker,
+    record: &'a Py<RecordMaker>,
+    legacy: &'a SlotMaker,
+    message: &'a SlotMaker,
+    payloads: Payloads<'py, 'a>,
+}
+
+/// How a compressed payload is read whole, with the decompressed limit: by whole.rs, by the
+/// codecs' Python fast path (`read_whole`), or not at all (only uncompressed batches taken).
+pub(crate) enum Payloads<'py, 'a> {
+    Native(i64),
+    Python(&'a Obj<'py>, i64),
+    Refused,
+}
+
+impl<'py> Payloads<'py, '_> {
+    /// The payload's bytes, or `None` where the reader is not sure (an exception from the
+    /// Python one is dropped here: the reference calls it again and meets it; None is not
+    /// bytes).
+    pub(crate) fn read(
+        &self,
+        py: Python<'py>,
+        codec: i16,
+        payload: &[u8],
+    ) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        match *self {
+            Payloads::Native(limit) => {
+                Ok(whole::read(py, codec, payload, limit.max(0) as u64).ok())
+            }
+            Payloads::Python(read_whole, limit) => {
+                let payload = new_bytes(py, payload)?;
+                Ok(read_whole
+                    .call1((codec, payload, limit))
                     .ok()
-                    .and_then(|got| got.downcast_into::<PyBytes>().ok())
-            };
-            let Some(whole) = whole else {
-                break; // not decided here: the reference reads it
-            };
-            if count == 0 {
-                None
-            } else {
-                let Ok(starts) = region(py, whole.as_bytes(), count, kept) else {
-                    break;
-                };
-                Some((whole.into_any(), starts))
+                    .and_then(|got| got.downcast_into::<PyBytes>().ok()))
             }
+            Payloads::Refused => Ok(None),
+        }
+    }
+}
+
+/// A magic-2 batch decided in full (`b`: its whole bytes): its header, how many records are
+/// kept, the payload read whole (`None`: the records are in `b`), and where the kept records
+/// start in those bytes. `kept(count)` is `None` where the reference raises the limit; then,
+/// or where anything is not sure, `None`: the reference's.
+pub(crate) struct V2Batch<'py> {
+    pub(crate) header: Header,
+    pub(crate) kept: u64,
+    pub(crate) whole: Option<Bound<'py, PyBytes>>,
+    pub(crate) starts: Vec<u32>,
+}
+
+pub(crate) fn decide_v2<'py>(
+    py: Python<'py>,
+    b: &[u8],
+    kept: impl FnOnce(u64) -> Option<u64>,
+    payloads: &Payloads<'py, '_>,
+) -> PyResult<Option<V2Batch<'py>>> {
+    let Ok(header) = Header::read(b) else {
+        return Ok(None);
+    };
+    let count = header.count as u64;
+    let Some(kept) = kept(count) else {
+        return Ok(None);
+    };
+    let whole = if header.codec == 0 {
+        None
+    } else {
+        let Some(whole) = payloads.read(py, header.codec, &b[BATCH_OVERHEAD..])? else {
+            return Ok(None);
         };
-        let (items, as_rows) = match rows {
-            Some((region_buf, starts)) if kept > 0 => {
-                let rows = RecordRows {
-                    maker: Some(record_maker.clone_ref(py)),
-                    buf: region_buf.downcast_into::<PyBytes>()?.unbind(),
-                    starts,
-                    base_offset: batch.base_offset,
-                    base_timestamp: batch.base_timestamp,
-                    log_append_time: batch.log_append_time,
-                };
-                (Bound::new(py, rows)?.into_any(), true)
-            }
-            _ => {
-                let empty = PyList::empty(py).into_any();
-                untrack(&empty); // an empty list: no cycle through it yet
-                (empty, false)
-            }
+        Some(whole)
+    };
+    let mut starts = Vec::new();
+    if count > 0 {
+        // a count of 0 is not read further, as the reference does
+        let records = whole
+            .as_ref()
+            .map_or(&b[BATCH_OVERHEAD..], |w| w.as_bytes());
+        let Ok(found) = region(py, records, count, kept) else {
+            return Ok(None);
         };
-        let records = list_maker.slots.make_untracked(
+        let shift = if whole.is_none() {
+            BATCH_OVERHEAD as u32
+        } else {
+            0
+        };
+        starts = found.into_iter().map(|p| p + shift).collect();
+    }
+    Ok(Some(V2Batch {
+        header,
+        kept,
+        whole,
+        starts,
+    }))
+}
+
+/// A top-level v0/v1 entry decided in full (`b`: its whole bytes, size >= 14): one message
+/// read as `_to_record` reads it; or a gzip, snappy or lz4 wrapper whose payload the codec's
+/// whole-payload reader takes and whose inner messages `read_legacy` takes, as
+/// `LegacyBatch.read_records` tries first. `None`: the reference's.
+pub(crate) struct LegacyEntry<'py> {
+    pub(crate) offset: i64,
+    magic: i64,
+    codec: i16,
+    /// the wrapper's payload read whole (`None`: the message is `b` itself)
+    whole: Option<Bound<'py, PyBytes>>,
+    pub(crate) entries: Vec<LegacyAt>,
+    base: i64,
+}
+
+impl LegacyEntry<'_> {
+    /// A message's absolute offset (a v1 wrapper's inner offsets are relative).
+    pub(crate) fn offset_of(&self, e: &LegacyAt) -> i64 {
+        inner_offset(self.magic, self.base, e)
+    }
+
+    pub(crate) fn codec(&self) -> i16 {
+        self.codec
+    }
+}
+
+pub(crate) fn decide_legacy<'py>(
+    py: Python<'py>,
+    b: &[u8],
+    payloads: &Payloads<'py, '_>,
+) -> PyResult<Option<LegacyEntry<'py>>> {
+    let body = &b[ENTRY_PREFIX..];
+    let Ok(offset) = be_i64(b, 0) else {
+        return Ok(None);
+    };
+    let magic = i64::from(body[4]);
+    let attributes = i16::from(body[5] as i8);
+    let codec = attributes & CODEC_MASK;
+    if codec == 0 {
+        let Ok(entries) = read_legacy(b, None) else {
+            return Ok(None);
+        };
+        // one message, at its own offset
+        return Ok(Some(LegacyEntry {
+            offset,
+            magic,
+            codec,
+            whole: None,
+            entries,
+            base: 0,
+        }));
+    }
+    if codec > LAST_LEGACY_CODEC {
+        return Ok(None); // zstd or no codec: the reference raises
+    }
+    let key_at = if magic == 0 { 6 } else { 14 };
+    let Ok((_, value_at)) = sized(body, key_at) else {
+        return Ok(None);
+    };
+    let Ok((Some((from, to)), _)) = sized(body, value_at) else {
+        return Ok(None); // a null value: the reference raises
+    };
+    let log_append_time = if magic == 1 && attributes & TIMESTAMP_TYPE_FLAG != 0 {
+        match be_i64(body, LEGACY_TIMESTAMP_AT) {
+            Ok(t) => Some(t),
+            Err(Decline) => return Ok(None),
+        }
+    } else {
+        None
+    };
+    let Some(whole) = payloads.read(py, codec, &body[from..to])? else {
+        return Ok(None);
+    };
+    let Ok(entries) = read_legacy(whole.as_bytes(), log_append_time) else {
+        return Ok(None);
+    };
+    let Ok(base) = legacy_base(magic, offset, &entries) else {
+        return Ok(None);
+    };
+    Ok(Some(LegacyEntry {
+        offset,
+        magic,
+        codec,
+        whole: Some(whole),
+        entries,
+        base,
+    }))
+}
+
+impl<'py> Run<'py, '_> {
+    /// How many of `count` records the list keeps; `None` where the reference raises the
+    /// limit at the exact record (keep=None with a limit below `count`).
+    fn kept(&self, count: u64) -> Option<u64> {
+        if self.keep_n.is_none() && self.limit_n.is_some_and(|l| count > l as u64) {
+            return None;
+        }
+        Some(self.keep_n.map_or(count, |k| (k as u64).min(count)))
+    }
+
+    /// The record list (`_items, _rows, keep, limit, visit, total`) and the decoded batch.
+    fn decoded(
+        &self,
+        header: Obj<'py>,
+        items: Obj<'py>,
+        rows: bool,
+        count: i64,
+    ) -> PyResult<Obj<'py>> {
+        let py = self.py;
+        let records = self.list.slots.make_untracked(
             py,
             [
                 items,
-                pyo3::types::PyBool::new(py, as_rows).to_owned().into_any(),
-                keep.clone(),
-                limit.clone(),
+                pyo3::types::PyBool::new(py, rows).to_owned().into_any(),
+                self.keep.clone(),
+                self.limit.clone(),
                 none(py),
-                new_int(py, i64::from(batch.count))?,
+                new_int(py, count)?,
             ],
         )?;
-        let header = header_maker.slots.make_untracked(
+        self.decoded.slots.make_untracked(py, [header, records])
+    }
+
+    /// A magic-2 batch (`b`: its whole bytes), or `None`: the reference's.
+    fn v2(&self, b: &[u8], position: i64, size: i32) -> PyResult<Option<Obj<'py>>> {
+        let py = self.py;
+        let Some(taken) = decide_v2(py, b, |count| self.kept(count), &self.payloads)? else {
+            return Ok(None);
+        };
+        let batch = &taken.header;
+        let raw = new_bytes(py, b)?;
+        let (items, as_rows) = if taken.kept > 0 && batch.count > 0 {
+            let region_buf = match taken.whole {
+                Some(whole) => whole,
+                None => raw.clone().downcast_into::<PyBytes>()?,
+            };
+            let rows = RecordRows {
+                maker: Some(self.record.clone_ref(py)),
+                buf: region_buf.unbind(),
+                starts: taken.starts,
+                base_offset: batch.base_offset,
+                base_timestamp: batch.base_timestamp,
+                log_append_time: batch.log_append_time,
+            };
+            (Bound::new(py, rows)?.into_any(), true)
+        } else {
+            let empty = PyList::empty(py).into_any();
+            untrack(&empty); // an empty list: no cycle through it yet
+            (empty, false)
+        };
+        let header = self.header.slots.make_untracked(
             py,
             [
                 raw,
-                new_int(py, origin + pos as i64)?,
+                new_int(py, position)?,
                 new_int(py, batch.base_offset)?,
                 new_int(py, i64::from(size))?,
                 new_int(py, i64::from(batch.leader_epoch))?,
@@ -212,14 +443,48 @@ pub(crate) fn decode_run<'py>(
                 new_int(py, i64::from(batch.count))?,
             ],
         )?;
-        out.append(decoded_maker.slots.make_untracked(py, [header, records])?)?;
-        pos += total;
-        taken += total;
-        if taken >= max_bytes {
-            break;
-        }
+        self.decoded(header, items, as_rows, i64::from(batch.count))
+            .map(Some)
     }
-    Ok((out.into_any(), pos, need))
+
+    /// A top-level v0/v1 entry (`b`: its whole bytes, size >= 14), or `None`: the
+    /// reference's (`decide_legacy`).
+    fn legacy(&self, b: &[u8], position: i64) -> PyResult<Option<Obj<'py>>> {
+        let py = self.py;
+        let Some(entry) = decide_legacy(py, b, &self.payloads)? else {
+            return Ok(None);
+        };
+        let count = entry.entries.len() as u64;
+        let Some(kept) = self.kept(count) else {
+            return Ok(None);
+        };
+        let all = entry.whole.as_ref().map_or(b, |w| w.as_bytes());
+        let records = legacy_records(
+            py,
+            self.record.get(),
+            all,
+            0,
+            &entry.entries,
+            kept as usize,
+            |e| entry.offset_of(e),
+        )?;
+        let body = &b[ENTRY_PREFIX..];
+        let message = self
+            .message
+            .slots
+            .make_untracked(py, [new_bytes(py, body)?, none(py), none(py)])?;
+        let header = self.legacy.slots.make_untracked(
+            py,
+            [
+                new_bytes(py, b)?,
+                new_int(py, position)?,
+                new_int(py, entry.offset)?,
+                message,
+            ],
+        )?;
+        self.decoded(header, records.into_any(), false, count as i64)
+            .map(Some)
+    }
 }
 
 /// The fields of a batch the run takes: its size, CRC-32C, attributes and ranges checked
