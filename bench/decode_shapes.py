@@ -215,6 +215,9 @@ def render(report: dict) -> str:  # type: ignore[type-arg]
         "aiokafka reads snappy with python-snappy (Google's C++ libsnappy), the others with "
         "the same libraries as the kit.",
         "",
+        "Validate-only scans (verify-dir and the replay against their bound, the CRC of every "
+        "batch plus its decompression): docs/benchmarks-scan.md, by `bench/native_scan.py`.",
+        "",
         "## Ratios (records/s over records/s, same run, same input)",
         "",
         "Targets: the kit >= 1.0x aiokafka-c and >= 5x kafka-python. `stream` is "
