@@ -188,8 +188,9 @@ def scan(
     # while the allocations Kafka would make are watched (only the Python paths record them)
     lane_limit = None if watching_allocations() else decompressed_limit
     while pos < stop:
-        if lane is not None:
-            regions, pos, done = _plain_regions(lane, windows, pos, stop, lane_limit)
+        more = lane is not None
+        while more:  # a window at a time: its regions are handed out before the next is read
+            regions, pos, done, more = _plain_regions(lane, windows, pos, stop, lane_limit)
             yield from regions
             if done or pos >= stop:
                 return
@@ -287,21 +288,22 @@ class _Windows:
 
 def _plain_regions(
     lane: Any, windows: _Windows, pos: int, stop: int, decompressed_limit: int | None
-) -> tuple[list[Region], int, bool]:
+) -> tuple[list[Region], int, bool, bool]:
     """The plain lane (docs/native.md): from ``pos``, the batches the extension's
-    ``scan_plain`` decides in full (not control, every check passed: what the consumer reads
-    without error; compressed ones only with ``decompressed_limit``) as ``ok`` regions, the
-    position where it stopped, and whether a region reached ``stop``. It stops at the first
+    ``scan_plain`` decides in full in one window (not control, every check passed: what the
+    consumer reads without error; compressed ones only with ``decompressed_limit``) as ``ok``
+    regions, the position where it stopped, whether a region reached ``stop``, and whether
+    the lane may go on from there with the next window (the caller hands these regions out
+    first, so a file that changes under the walk is met where it is read). It stops at the first
     batch it is not sure of, which the reference walk then decodes; a batch past the window's
     end gets a window of its own."""
     total = len(windows.source)
-    regions: list[Region] = []
     need = HEADER_SIZE_UP_TO_MAGIC
     while True:
         buf, index = windows.get(pos, need)
         origin = pos - index  # the file position of buf[0]
         rows, used, done, need = lane.scan_plain(buf, index, stop - origin, decompressed_limit)
-        regions += [
+        regions = [
             Region(origin + at, size, "ok", magic, codec_name(codec), base, last, count)
             for at, size, magic, base, last, count, codec in rows
         ]
@@ -314,7 +316,10 @@ def _plain_regions(
             or pos + need > total
             or (not moved and need <= len(buf) - index)
         ):
-            return regions, pos, done
+            return regions, pos, done, False
+        if moved:  # the window is used up: the next one holds the batch at pos
+            return regions, pos, False, True
+        # nothing taken: the batch at pos runs past this window; a window that holds it
 
 
 #: a v2 batch's low attributes byte (the int16's second byte)
