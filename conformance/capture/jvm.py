@@ -275,6 +275,8 @@ def broker_jvm_options(spec: BrokerSpec, heap: str, config_dir: str) -> list[str
         f"-Dkafka.logs.dir={PurePosixPath(config_dir, 'logs')}",
         "-Dzookeeper.admin.enableServer=false",
         "-Dzookeeper.jmx.log4j.disable=true",
+        # the kit's brokers live for a capture or a check and carry little traffic
+        *_jvm.CLIENT_COMPILER_ONLY,
     ]
     if _version_tuple(spec.version) < (2, 0):
         opts += list(_LEGACY_JVM_OPTS)

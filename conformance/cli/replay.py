@@ -24,8 +24,8 @@ _EPILOG = f"""\
 Replays log directories, segments and raw record-set files through the reference decoder
 (file semantics, as Kafka reads a segment) on Spark: every file is cut into batch-aligned
 byte ranges (at --split-bytes, from the segment's .index where present, else a header walk),
-one Spark task per range. Damaged bytes do not end a file's replay: it resumes at the next
-intact batch, so every damaged region is reported.
+packed into about two Spark tasks per core. Damaged bytes do not end a file's replay: it
+resumes at the next intact batch, so every damaged region is reported.
 
 Writes into DIR: batches/ (Parquet, one row per batch or damaged region: file, position,
 size, offsets, magic, codec, record count, verdict, Kafka exception and message, strict
@@ -104,8 +104,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=byte_size,
         default=None,
         metavar="N",
-        help="bytes per range (one task each; default 64MiB, at least 64KiB); units: KB, MB, "
-        "GB, KiB, MiB, GiB",
+        help="bytes per range (default 64MiB, at least 64KiB; the ranges are then packed into "
+        "about two tasks per core); units: KB, MB, GB, KiB, MiB, GiB",
     )
     add_max_decompressed(p)
     p.add_argument(

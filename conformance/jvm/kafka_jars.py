@@ -540,11 +540,6 @@ def main_class_jar(
     raise KafkaJarsUnavailable(f"none of {', '.join(names)} is in the Kafka {version} classpath")
 
 
-#: JVM options of a short tool run (DumpLogSegments on a few segments): the client compiler
-#: only, which starts a run about a sixth faster and changes nothing the tool prints
-SHORT_RUN_OPTS = ("-XX:TieredStopAtLevel=1",)
-
-
 def dump_log_segments(
     version: str,
     files: Sequence[Path | str],
@@ -608,7 +603,7 @@ def dump_log_segments(
         args,
         cwd=cwd,
         timeout=timeout,
-        jvm_opts=SHORT_RUN_OPTS,
+        jvm_opts=jvm.CLIENT_COMPILER_ONLY,  # a short run
         repo_root=repo_root,
     )
     return DumpResult(proc.stdout, proc.stderr, proc.returncode)

@@ -548,8 +548,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "       python -m conformance.jvm.oracle serve\n"
         "       python -m conformance.jvm.oracle consume --bootstrap HOST:PORT --topic T "
         "--partition P --from OFFSET|earliest [--isolation L] [--timeout-ms N]\n"
-        "       python -m conformance.jvm.oracle consume --bootstrap HOST:PORT --topic T "
-        "--partition P --from OFFSET|earliest [--isolation L] [--timeout-ms N]\n"
         "       python -m conformance.jvm.oracle encode"
         "   (JSON batch specs on stdin, one per line)\n"
     )
@@ -584,6 +582,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # process directly, and its stdin/stdout are the JVM's
         sys.stdout.flush()
         sys.stderr.flush()
+        if command != "serve":  # a one-shot JVM: the client compiler only
+            prefix = [*prefix[:-2], *jvm.CLIENT_COMPILER_ONLY, *prefix[-2:]]
         os.execv(prefix[0], [*prefix, command, *rest])
     sys.stderr.write(f"unknown command: {command}\n{usage}")
     return 2

@@ -25,6 +25,16 @@ from typing import IO
 
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
 
+#: JVM options of a JVM that lives for seconds or serves little work: the client compiler (C1)
+#: only. C2's compilations are CPU spent for nothing there, and the flag changes nothing a
+#: program prints or writes. Used by Kafka's tools (DumpLogSegments on a few segments: a run
+#: about a sixth faster), the oracle's one-shot commands (``oracle.main``: all but ``serve``),
+#: the kit's brokers (``capture.jvm.broker_jvm_options``: a 4.3.1 broker took 12.0-12.2 s of
+#: CPU to answer its first metadata request with the default tiered JIT, 6.0-6.2 s with
+#: this), a local Spark master's driver (``replay.job.LOCAL_JVM_OPTIONS``) and a standalone
+#: cluster's master and workers (``replay.cluster``)
+CLIENT_COMPILER_ONLY: tuple[str, ...] = ("-XX:TieredStopAtLevel=1",)
+
 
 class JvmToolMissing(RuntimeError):
     """``java`` or ``mvn`` is not installed."""

@@ -79,7 +79,7 @@ from conformance.host.sessions import (
     terminate,
     unguard_sigterm,
 )
-from conformance.jvm.runtime import JvmToolMissing, java_executable
+from conformance.jvm.runtime import CLIENT_COMPILER_ONLY, JvmToolMissing, java_executable
 
 __all__ = [
     "HOST",
@@ -198,10 +198,12 @@ def spark_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def _scratch_env(scratch: Path, given: Mapping[str, str], opts_var: str) -> dict[str, str]:
-    """``SPARK_LOCAL_DIRS`` and ``java.io.tmpdir`` (through ``opts_var``) in ``scratch``;
-    the caller's ``given`` variables win (their ``-D`` options come last)."""
+    """``SPARK_LOCAL_DIRS`` and ``java.io.tmpdir`` (through ``opts_var``) in ``scratch``, and
+    the daemon's JIT (the client compiler only: a master and a worker schedule, they compute
+    nothing); the caller's ``given`` variables win (their options come last)."""
     (scratch / "tmp").mkdir(parents=True, exist_ok=True)
-    opts = f"-Djava.io.tmpdir={scratch / 'tmp'} {given.get(opts_var, '')}".strip()
+    ours = [f"-Djava.io.tmpdir={scratch / 'tmp'}", *CLIENT_COMPILER_ONLY]
+    opts = " ".join([*ours, given.get(opts_var, "")]).strip()
     return {"SPARK_LOCAL_DIRS": str(scratch), **given, opts_var: opts}
 
 

@@ -1,11 +1,11 @@
 """The replay job: inputs -> ranges -> tasks -> Parquet rows + ``summary.json``.
 
-:func:`replay` plans the ranges (``plan``), packs them into tasks once (:func:`pack`: a large
-range alone, small files together), hands the tasks to an engine, and fills the run
-information (``summary.RunInfo``) in one place from the plan and what the engine measured
-(:class:`EngineRun`); then it merges the range summaries (``summary.merge``) and writes the
-outputs. Each task runs ``task.run_task``: it replays its ranges and writes their rows to its
-own Parquet part, renamed into place when complete. Two engines run the tasks:
+:func:`replay` plans the ranges (``plan``) and hands them to an engine, which packs them
+into tasks for its cores (:func:`pack`: about two per core, largest first) and runs them;
+it fills the run information (``summary.RunInfo``) in one place from the plan and what the
+engine measured (:class:`EngineRun`); then it merges the range summaries (``summary.merge``)
+and writes the outputs. Each task runs ``task.run_task``: it replays its ranges and writes
+their rows to its own Parquet part, renamed into place when complete. Two engines run the tasks:
 
 * ``spark`` (default): one Spark task per task through ``mapInArrow`` over ``spark.range``:
   the task ids go in as an Arrow column made by the JVM, each task's ranges are looked up in
@@ -31,6 +31,7 @@ Output directory: ``batches/`` (Parquet parts, ``task.row_schema``), ``summary.j
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
 import os
 import re
@@ -46,6 +47,7 @@ from typing import Any
 from conformance.fileio import printable_name
 from conformance.host.ports import accepts
 from conformance.host.progress import Progress, Status
+from conformance.jvm.runtime import CLIENT_COMPILER_ONLY
 from conformance.replay.arrow import record_batch
 from conformance.replay.counts import RangeSummary, read_range_summary
 from conformance.replay.inputs import expand, file_uri_path
@@ -97,6 +99,16 @@ appender.driver.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n%ex
 
 #: a task: its ranges, replayed in order
 Task = list[Range]
+#: tasks per core (:func:`pack`). A Spark task costs about 0.1 s of scheduling, of the JVM
+#: and of the Python worker, whatever its size: 40 tasks doing nothing took 2.3-2.7 s on a
+#: warm local[2] session of the 2-core benchmark machine, and the 1 GB benchmark corpus as 19
+#: tasks (one per 64 MiB range, small files together) spent 1.3-1.6 s of a 4.2-4.5 s local[2]
+#: replay outside its ranges. Two per core leave a core that finishes early one more task.
+TASKS_PER_CORE = 2
+#: the most bytes :func:`pack` puts in one task unless the cores ask for more tasks: a task
+#: of about 3 s of work at the native path's speed, so its fixed cost stays small, while a
+#: large corpus still gives Spark many tasks to spread and retry
+MAX_TASK_BYTES = 1 << 30
 
 #: The driver JVM's flags on a local master, where it shares the cores with the Python
 #: workers and its own work is small (scheduling, a few Arrow batches): the C1 compiler only
@@ -104,7 +116,7 @@ Task = list[Range]
 #: took 2.5-3.7 s of CPU during a 4 s local[2] replay of the 1 GB benchmark corpus, 0.7-0.8 s
 #: with these (docs/benchmarks-replay.md). A ``spark.driver.extraJavaOptions`` given by the
 #: user comes after them, so the user's flags win.
-LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+LOCAL_JVM_OPTIONS = " ".join((*CLIENT_COMPILER_ONLY, "-XX:+UseSerialGC"))
 #: prefixes of the environment variables that configure object stores (credentials, region,
 #: endpoint), handed to a local master's Python workers (:func:`spark_conf`); Spark redacts
 #: the secret ones (``spark.redaction.regex``) wherever it shows its configuration
@@ -139,6 +151,8 @@ class EngineRun:
     #: ``process`` or ``spark <master>``
     engine: str
     summaries: list[RangeSummary]
+    #: how many tasks the ranges were packed into (:func:`pack`, for the engine's cores)
+    tasks: int
     #: before the first task could run (Spark session and warm-up job; 0 for the process)
     startup_seconds: float
     #: every task run and its range summaries collected
@@ -212,19 +226,18 @@ def _replay(
         max_batch_bytes=options.task.max_batch_bytes,
         io_timeout=options.task.io_timeout,
     )
-    tasks = pack(ranges, options.split_bytes)
     planned = time.perf_counter()
     if options.engine == "process":
-        measured = _run_process(tasks, options, out)
+        measured = _run_process(ranges, options, out)
     else:
-        measured = _run_spark(tasks, options, out, say)
+        measured = _run_spark(ranges, options, out, say)
     run = RunInfo(
         inputs=list(inputs),
         profile=options.task.profile,
         split_bytes=options.split_bytes,
         planning_seconds=round(planned - started, 3),
         engine=measured.engine,
-        tasks=len(tasks),
+        tasks=measured.tasks,
         startup_seconds=measured.startup_seconds,
         replay_seconds=measured.replay_seconds,
         seconds=round(time.perf_counter() - started, 3),
@@ -238,40 +251,48 @@ def _replay(
     return ReplayResult(summary, table, options.out)
 
 
-def pack(ranges: Sequence[Range], split_bytes: int) -> list[Task]:
-    """Ranges grouped into tasks: a large range alone, small ones (small files) together up to
-    ``split_bytes``, so a corpus of many small files is not one task per file."""
-    tasks: list[Task] = []
-    size = 0
-    for r in ranges:
-        if not tasks or size + r.size > split_bytes:
-            tasks.append([])
-            size = 0
-        tasks[-1].append(r)
-        size += r.size
-    # largest first: Spark starts tasks in order, so the last ones to finish are small
-    # (longest-processing-time-first; docs/benchmarks-replay.md: scaling 0.83 -> 0.86)
-    tasks.sort(key=lambda t: -sum(r.size for r in t))
+def pack(ranges: Sequence[Range], cores: int) -> list[Task]:
+    """Ranges grouped into tasks for ``cores`` cores: :data:`TASKS_PER_CORE` tasks per core
+    (fewer when there are fewer ranges), more when that would make a task larger than
+    :data:`MAX_TASK_BYTES`. Ranges go largest first to the task with the fewest bytes so far
+    (longest-processing-time-first), each task's ranges then in plan order; tasks largest
+    first, since Spark starts them in order and the last ones to finish should be small."""
+    total = sum(r.size for r in ranges)
+    count = max(-(-total // MAX_TASK_BYTES), min(TASKS_PER_CORE * max(1, cores), len(ranges)))
+    count = max(1, min(count, len(ranges)))
+    bins: list[tuple[int, int, list[Range]]] = [(0, i, []) for i in range(count)]
+    for r in sorted(ranges, key=lambda r: (-r.size, r.range_id)):
+        size, i, task = heapq.heappop(bins)
+        task.append(r)
+        heapq.heappush(bins, (size + r.size, i, task))
+    tasks = [sorted(t, key=lambda r: r.range_id) for _, _, t in bins if t]
+    tasks.sort(key=lambda t: (-sum(r.size for r in t), t[0].range_id))
     return tasks
 
 
 # ----------------------------------------------------------------------------- process engine
 
 
-def _run_process(tasks: Sequence[Task], options: ReplayOptions, out: Output) -> EngineRun:
+def _run_process(ranges: Sequence[Range], options: ReplayOptions, out: Output) -> EngineRun:
     started = time.perf_counter()
+    tasks = pack(ranges, 1)
     batches_dir = out.batches()
     summaries: list[RangeSummary] = []
     done = 0
-    total = sum(r.size for task in tasks for r in task)
+    total = sum(r.size for r in ranges)
     with Progress("replay", total, unit="B", enabled=options.progress) as progress:
         for task_id, task in enumerate(tasks):
-            summaries.extend(run_task(task_id, task, options.task, batches_dir))
-            done += sum(r.size for r in task)
-            progress.update(done, detail=f"{task_id + 1}/{len(tasks)} tasks")
+
+            def ranged(s: RangeSummary, task_id: int = task_id) -> None:
+                nonlocal done
+                done += s.end - s.start
+                progress.update(done, detail=f"task {task_id + 1}/{len(tasks)}")
+
+            summaries.extend(run_task(task_id, task, options.task, batches_dir, ranged))
     return EngineRun(
         engine="process",
         summaries=summaries,
+        tasks=len(tasks),
         startup_seconds=0.0,
         replay_seconds=round(time.perf_counter() - started, 3),
     )
@@ -358,7 +379,7 @@ def _spark_error(e: BaseException, log: Path | str) -> SparkFailed:
 
 
 def _run_spark(
-    tasks: Sequence[Task], options: ReplayOptions, out: Output, say: Status
+    ranges: Sequence[Range], options: ReplayOptions, out: Output, say: Status
 ) -> EngineRun:
     spark_environment()
     from pyspark.sql import SparkSession
@@ -371,7 +392,7 @@ def _run_spark(
         log_config.write_text(_LOG4J2.format(path=log))
         log.unlink(missing_ok=True)  # a previous replay's
         try:
-            return _spark_session(SparkSession, tasks, options, out, say, log_config)
+            return _spark_session(SparkSession, ranges, options, out, say, log_config)
         except (KeyboardInterrupt, SystemExit):
             raise
         except Exception as e:
@@ -386,7 +407,7 @@ def _run_spark(
 
 def _spark_session(
     session: Any,
-    tasks: Sequence[Task],
+    ranges: Sequence[Range],
     options: ReplayOptions,
     out: Output,
     say: Status,
@@ -406,8 +427,9 @@ def _spark_session(
         _warm_up(spark, sc.defaultParallelism)
         startup_seconds = round(time.perf_counter() - t0, 3)
         t1 = time.perf_counter()
+        tasks = pack(ranges, sc.defaultParallelism)
         say(
-            f"replay: {sum(len(t) for t in tasks)} ranges in {len(tasks)} tasks on {sc.master} "
+            f"replay: {len(ranges)} ranges in {len(tasks)} tasks on {sc.master} "
             f"(Spark {spark.version}, {sc.defaultParallelism} cores)"
         )
         texts = sc.broadcast([write_ranges(t) for t in tasks])
@@ -423,6 +445,7 @@ def _spark_session(
         return EngineRun(
             engine=f"spark {sc.master}",
             summaries=[read_range_summary(row[0]) for row in collected],
+            tasks=len(tasks),
             startup_seconds=startup_seconds,
             replay_seconds=round(time.perf_counter() - t1, 3),
             spark=SparkRun(

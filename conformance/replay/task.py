@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import resource
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,11 +225,16 @@ class RangeReplay:
 
 
 def run_task(
-    task_id: int, ranges: Sequence[Range], options: TaskOptions, batches: str
+    task_id: int,
+    ranges: Sequence[Range],
+    options: TaskOptions,
+    batches: str,
+    ranged: Callable[[RangeSummary], None] | None = None,
 ) -> list[RangeSummary]:
     """One task: replay ``ranges`` in order, write their rows to its part in ``batches`` (a
     directory or an object-store URI: ``output.part_writer``, whole or not at all) and return
-    their range summaries (each with ``rows``: the rows written for it)."""
+    their range summaries (each with ``rows``: the rows written for it); ``ranged`` is called
+    with each range's summary as soon as the range is done (progress)."""
     schema = row_schema()
     summaries: list[RangeSummary] = []
     with part_writer(batches, task_id, schema, options.io_timeout) as writer:
@@ -238,4 +243,6 @@ def run_task(
             for columns in replay.rows():
                 writer.write_batch(record_batch(columns, schema))
             summaries.append(replay.summary)
+            if ranged is not None:
+                ranged(replay.summary)
     return summaries

@@ -124,7 +124,10 @@ def java_produce(
         spec_path = fh.name
     try:
         cmd = kafka_jars.java_command(
-            broker.spec.version, str(produce_java_path()), [spec_path], jvm_opts=["-Xmx256m"]
+            broker.spec.version,
+            str(produce_java_path()),
+            [spec_path],
+            jvm_opts=["-Xmx256m", *_jvm.CLIENT_COMPILER_ONLY],
         )
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=180, check=False)
     finally:
