@@ -25,8 +25,11 @@ One rule decides gaps and overlaps everywhere: :func:`offset_step`.
 from __future__ import annotations
 
 import json
+import operator
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import islice, repeat
 from typing import Any, Literal
 
 from conformance.jsondoc import JsonDocument
@@ -64,6 +67,10 @@ UNREADABLE = "unreadable"
 EXAMPLES_PER_RANGE = 20
 
 OffsetStep = Literal["gap", "overlap"]
+
+
+#: ones, to add to offsets (``Offsets.follow_run``)
+ONES = repeat(1)
 
 
 def offset_step(previous_last: int, base: int) -> OffsetStep | None:
@@ -301,6 +308,32 @@ class Offsets(JsonDocument):
                 self.examples.append(OffsetExample(step, file, position, previous, base))
         self.last_offset = last if previous is None else max(previous, last)
 
+    def follow_run(
+        self,
+        bases: Sequence[int],
+        lasts: Sequence[int],
+        *,
+        file: str,
+        positions: Sequence[int],
+        limit: int = EXAMPLES_PER_RANGE,
+    ) -> None:
+        """:meth:`follow` for each batch of a run in turn; at C speed where every batch simply
+        continues the offsets before it (each base one past the highest offset so far, each
+        last offset at or after its base), which is then all following does."""
+        previous = self.last_offset
+        if (
+            bases
+            and (previous is None or bases[0] == previous + 1)
+            and all(map(operator.le, bases, lasts))
+            and all(map(operator.eq, islice(bases, 1, None), map(operator.add, lasts, ONES)))
+        ):
+            if previous is None:
+                self.first_offset = bases[0]
+            self.last_offset = lasts[-1]
+            return
+        for base, last, position in zip(bases, lasts, positions):
+            self.follow(base, last, file=file, position=position, limit=limit)
+
     def extend(self, later: Offsets, *, file: str, position: int | None, limit: int) -> None:
         """The offsets of a later range (or segment), starting at ``position`` of ``file``, come
         next: its own gaps and overlaps count, and so does the step between the two; the
@@ -383,6 +416,34 @@ class RangeSummary(JsonDocument):
             position=region.position,
             limit=EXAMPLES_PER_RANGE,
         )
+
+    def add_run(
+        self,
+        positions: Sequence[int],
+        sizes: Sequence[int],
+        bases: Sequence[int],
+        lasts: Sequence[int],
+        records: Sequence[int],
+        codecs: Sequence[str],
+    ) -> None:
+        """Count the next regions of the range, all ``ok`` batches with offsets (a plain run:
+        ``stream.scan.PlainRun``), in bulk: the counts :meth:`add` makes of each."""
+        if not positions:
+            return
+        ends = list(map(operator.add, positions, sizes))
+        if self.first_position is None:
+            self.first_position = positions[0]
+        elif positions[0] != self.end_position:
+            self.tiling_errors += 1
+        self.tiling_errors += sum(map(operator.ne, islice(positions, 1, None), ends))
+        self.end_position = ends[-1]
+        counts = self.counts
+        counts.bytes.count("ok", sum(sizes))
+        counts.verdicts["ok"] += len(positions)
+        counts.records += sum(records)
+        counts.batches += len(positions)
+        counts.codecs.update(codecs)
+        self.offsets.follow_run(bases, lasts, file=self.file, positions=positions)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -36,9 +36,11 @@ import resource
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from conformance import codecs
+from conformance.codecs import codec_name
 from conformance.fileio import printable_name
 from conformance.replay.arrow import record_batch
 from conformance.replay.counts import UNREADABLE, RangeSummary
@@ -47,7 +49,7 @@ from conformance.replay.output import part_writer
 from conformance.replay.plan import Range
 from conformance.replay.storage import DEFAULT_IO_TIMEOUT
 from conformance.stream.resync import DEFAULT_MAX_BATCH_BYTES
-from conformance.stream.scan import Region, scan
+from conformance.stream.scan import PlainRun, Region, scan_runs
 
 __all__ = [
     "ROW_COLUMNS",
@@ -117,28 +119,96 @@ class TaskOptions:
     rows_per_batch: int = 8192
     #: seconds an object store may stay silent before a read fails (``storage.arrow_fs``)
     io_timeout: float = DEFAULT_IO_TIMEOUT
+    #: False: the reference walk alone, without the native plain lane (the rows and counts
+    #: are the same; tests compare the two: ``stream.scan.scan``'s ``plain_lane``)
+    plain_lane: bool = True
 
 
-def _columns(r: Range, regions: list[Region]) -> Columns:
-    f = r.file
-    n = len(regions)
-    return {
-        "file": [f.name] * n,
-        "directory": [f.directory_name] * n,
-        "segment_base": [f.segment_base] * n,
-        "position": [g.position for g in regions],
-        "size": [g.size for g in regions],
-        "base_offset": [g.base_offset for g in regions],
-        "last_offset": [g.last_offset for g in regions],
-        "magic": [g.magic for g in regions],
-        "codec": [g.codec for g in regions],
-        "record_count": [g.record_count for g in regions],
-        "verdict": [g.verdict for g in regions],
-        "kafka_exception": [g.kafka_exception for g in regions],
-        "message": [g.message for g in regions],
-        "findings": [list(g.findings) for g in regions],
-        "range_id": [r.range_id] * n,
-    }
+#: the columns that differ from row to row (the others are the range's: file, directory,
+#: segment base, range id)
+_REGION_COLUMNS = (
+    "position",
+    "size",
+    "base_offset",
+    "last_offset",
+    "magic",
+    "codec",
+    "record_count",
+    "verdict",
+    "kafka_exception",
+    "message",
+    "findings",
+)
+
+
+#: the findings of every row of a plain run (the lane runs in the ``kafka`` profile only)
+_NO_FINDINGS: list[str] = []
+
+
+class _Rows:
+    """A range's rows being gathered, column by column: a region at a time, or a plain run
+    (``stream.scan.PlainRun``) at once."""
+
+    __slots__ = ("cols",)
+
+    def __init__(self) -> None:
+        self.cols: dict[str, list[Any]] = {c: [] for c in _REGION_COLUMNS}
+
+    def __len__(self) -> int:
+        return len(self.cols["position"])
+
+    def add(self, g: Region) -> None:
+        c = self.cols
+        c["position"].append(g.position)
+        c["size"].append(g.size)
+        c["base_offset"].append(g.base_offset)
+        c["last_offset"].append(g.last_offset)
+        c["magic"].append(g.magic)
+        c["codec"].append(g.codec)
+        c["record_count"].append(g.record_count)
+        c["verdict"].append(g.verdict)
+        c["kafka_exception"].append(g.kafka_exception)
+        c["message"].append(g.message)
+        c["findings"].append(list(g.findings))
+
+    def add_run(
+        self,
+        positions: list[int],
+        run: tuple[tuple[int, ...], ...],
+        codec_names: list[str],
+    ) -> None:
+        """The rows of a plain run: ``positions`` in the file, ``run`` its columns as the
+        extension gives them (position from the origin, size, magic, base, last, records,
+        codec id), ``codec_names`` its codecs' names."""
+        c = self.cols
+        n = len(positions)
+        _, sizes, magics, bases, lasts, counts, _ = run
+        c["position"] += positions
+        c["size"] += sizes
+        c["base_offset"] += bases
+        c["last_offset"] += lasts
+        c["magic"] += magics
+        c["codec"] += codec_names
+        c["record_count"] += counts
+        c["verdict"] += repeat("ok", n)
+        c["kafka_exception"] += repeat(None, n)
+        c["message"] += repeat(None, n)
+        c["findings"] += repeat(_NO_FINDINGS, n)  # read by Arrow, never changed
+
+    def take(self, r: Range, n: int) -> Columns:
+        """The first ``n`` rows as Arrow takes them (every column of :data:`ROW_COLUMNS`),
+        removed from here."""
+        f = r.file
+        out: Columns = {
+            "file": [f.name] * n,
+            "directory": [f.directory_name] * n,
+            "segment_base": [f.segment_base] * n,
+        }
+        for name, values in self.cols.items():
+            out[name] = values[:n]
+            del values[:n]
+        out["range_id"] = [r.range_id] * n
+        return {name: out[name] for name in ROW_COLUMNS}
 
 
 class RangeReplay:
@@ -172,12 +242,15 @@ class RangeReplay:
         try:
             source = open_source(r.file.path, r.file.size, options.io_timeout)
         except OSError as e:
-            yield self._columns([self._unreadable(e)])
+            rows = _Rows()
+            rows.add(self._unreadable(e))
+            yield self._take(rows, 1)
             self._finish(started)
             return
-        chunk: list[Region] = []
+        rows = _Rows()
+        limit = options.rows_per_batch
         try:
-            for region in scan(
+            for item in scan_runs(
                 source,
                 start=r.start,
                 end=r.end,
@@ -185,18 +258,26 @@ class RangeReplay:
                 filename=r.file.path,
                 decompressed_limit=options.decompressed_limit,
                 max_batch_bytes=options.max_batch_bytes,
+                plain_lane=options.plain_lane,
             ):
-                summary.add(region)
-                chunk.append(region)
-                if len(chunk) >= options.rows_per_batch:
-                    yield self._columns(chunk)
-                    chunk = []
+                if isinstance(item, PlainRun):
+                    origin = item.origin
+                    run = tuple(zip(*item.rows))
+                    positions = list(map(origin.__add__, run[0]))
+                    names = list(map(codec_name, run[6]))
+                    summary.add_run(positions, run[1], run[3], run[4], run[5], names)
+                    rows.add_run(positions, run, names)
+                else:
+                    summary.add(item)
+                    rows.add(item)
+                while len(rows) >= limit:
+                    yield self._take(rows, limit)
         except OSError as e:  # the file shrank or failed under the task
-            chunk.append(self._unreadable(e))
+            rows.add(self._unreadable(e))
         finally:
             source.close()
-        if chunk:
-            yield self._columns(chunk)
+        while len(rows):
+            yield self._take(rows, min(limit, len(rows)))
         self._finish(started)
 
     def _unreadable(self, e: OSError) -> Region:
@@ -212,9 +293,9 @@ class RangeReplay:
         summary.add(region)
         return region
 
-    def _columns(self, regions: list[Region]) -> Columns:
-        self._summary.rows += len(regions)
-        return _columns(self.range, regions)
+    def _take(self, rows: _Rows, n: int) -> Columns:
+        self._summary.rows += n
+        return rows.take(self.range, n)
 
     def _finish(self, started: float) -> None:
         summary = self._summary

@@ -25,6 +25,10 @@ A walk may cover a byte range ``[start, end)`` of the source (one replay task): 
 ``start``, which must be where the walk from 0 passes (a batch start on its path: an offset
 index entry or a header-walk position that is intact), and yields the regions that start
 before ``end``; the last one may extend past ``end`` only when ``end`` is not on the path.
+
+:func:`scan_runs` is the same walk for a caller that counts in bulk (the replay): the batches
+the native plain lane decides come as a :class:`PlainRun` (the extension's rows, one window's
+worth) instead of one :class:`Region` each; :func:`scan` expands them.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from conformance.wire.layout import (
     RECORD_BATCH_OVERHEAD,
 )
 
-__all__ = ["Region", "VERDICTS", "all_zero", "scan"]
+__all__ = ["PlainRun", "Region", "VERDICTS", "all_zero", "scan", "scan_runs"]
 
 VERDICTS = ("ok", "corrupt", "partial", "zero-tail")
 
@@ -79,6 +83,27 @@ class Region:
     @property
     def end(self) -> int:
         return self.position + self.size
+
+
+#: a row of the plain lane (the extension's ``scan_plain``): position (from the run's
+#: origin), size, magic, base offset, last offset, records, codec id
+PlainRow = tuple[int, int, int, int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class PlainRun:
+    """Consecutive intact batches the plain lane decided in full: each an ``ok`` region
+    (:meth:`regions`), its row's position counted from ``origin``."""
+
+    origin: int
+    rows: list[PlainRow]
+
+    def regions(self) -> list[Region]:
+        origin = self.origin
+        return [
+            Region(origin + at, size, "ok", magic, codec_name(codec), base, last, count)
+            for at, size, magic, base, last, count, codec in self.rows
+        ]
 
 
 class _Window:
@@ -177,6 +202,34 @@ def scan(
     """The regions of ``source`` that start in ``[start, end)`` (module docstring), in order.
     ``plain_lane`` False: the reference walk alone, without the native plain lane (the
     regions are the same; tests and the ``native`` fuzz target compare the two)."""
+    for item in scan_runs(
+        source,
+        start=start,
+        end=end,
+        profile=profile,
+        filename=filename,
+        decompressed_limit=decompressed_limit,
+        max_batch_bytes=max_batch_bytes,
+        plain_lane=plain_lane,
+    ):
+        if isinstance(item, PlainRun):
+            yield from item.regions()
+        else:
+            yield item
+
+
+def scan_runs(
+    source: Source,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    profile: Profile = "kafka",
+    filename: str = "<input>",
+    decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    plain_lane: bool = True,
+) -> Iterator[Region | PlainRun]:
+    """:func:`scan`, the plain lane's batches as :class:`PlainRun` s (never empty)."""
     total = len(source)
     stop = total if end is None else min(end, total)
     pos = start
@@ -190,8 +243,9 @@ def scan(
     while pos < stop:
         more = lane is not None
         while more:  # a window at a time: its regions are handed out before the next is read
-            regions, pos, done, more = _plain_regions(lane, windows, pos, stop, lane_limit)
-            yield from regions
+            run, pos, done, more = _plain_run(lane, windows, pos, stop, lane_limit)
+            if run is not None:
+                yield run
             if done or pos >= stop:
                 return
         decoder = StreamDecoder(
@@ -286,27 +340,24 @@ class _Windows:
         return self.buf, 0
 
 
-def _plain_regions(
+def _plain_run(
     lane: Any, windows: _Windows, pos: int, stop: int, decompressed_limit: int | None
-) -> tuple[list[Region], int, bool, bool]:
+) -> tuple[PlainRun | None, int, bool, bool]:
     """The plain lane (docs/native.md): from ``pos``, the batches the extension's
     ``scan_plain`` decides in full in one window (not control, every check passed: what the
-    consumer reads without error; compressed ones only with ``decompressed_limit``) as ``ok``
-    regions, the position where it stopped, whether a region reached ``stop``, and whether
-    the lane may go on from there with the next window (the caller hands these regions out
-    first, so a file that changes under the walk is met where it is read). It stops at the first
-    batch it is not sure of, which the reference walk then decodes; a batch past the window's
-    end gets a window of its own."""
+    consumer reads without error; compressed ones only with ``decompressed_limit``) as a run
+    of ``ok`` regions (None: none), the position where it stopped, whether a region reached
+    ``stop``, and whether the lane may go on from there with the next window (the caller
+    hands the run out first, so a file that changes under the walk is met where it is read).
+    It stops at the first batch it is not sure of, which the reference walk then decodes; a
+    batch past the window's end gets a window of its own."""
     total = len(windows.source)
     need = HEADER_SIZE_UP_TO_MAGIC
     while True:
         buf, index = windows.get(pos, need)
         origin = pos - index  # the file position of buf[0]
         rows, used, done, need = lane.scan_plain(buf, index, stop - origin, decompressed_limit)
-        regions = [
-            Region(origin + at, size, "ok", magic, codec_name(codec), base, last, count)
-            for at, size, magic, base, last, count, codec in rows
-        ]
+        run = PlainRun(origin, rows) if rows else None
         moved = origin + used > pos
         pos = origin + used
         if (
@@ -316,9 +367,9 @@ def _plain_regions(
             or pos + need > total
             or (not moved and need <= len(buf) - index)
         ):
-            return regions, pos, done, False
+            return run, pos, done, False
         if moved:  # the window is used up: the next one holds the batch at pos
-            return regions, pos, False, True
+            return run, pos, False, True
         # nothing taken: the batch at pos runs past this window; a window that holds it
 
 
