@@ -124,21 +124,9 @@ class TaskOptions:
     plain_lane: bool = True
 
 
-#: the columns that differ from row to row (the others are the range's: file, directory,
-#: segment base, range id)
-_REGION_COLUMNS = (
-    "position",
-    "size",
-    "base_offset",
-    "last_offset",
-    "magic",
-    "codec",
-    "record_count",
-    "verdict",
-    "kafka_exception",
-    "message",
-    "findings",
-)
+#: the columns that differ from row to row (the others are the range's)
+_RANGE_COLUMNS = ("file", "directory", "segment_base", "range_id")
+_REGION_COLUMNS = tuple(c for c in ROW_COLUMNS if c not in _RANGE_COLUMNS)
 
 
 #: the findings of every row of a plain run (the lane runs in the ``kafka`` profile only)
