@@ -124,7 +124,7 @@ class TaskOptions:
     plain_lane: bool = True
 
 
-#: the columns that differ from row to row (the others are the range's)
+#: the columns every row of a range shares, and the ones that differ from row to row
 _RANGE_COLUMNS = ("file", "directory", "segment_base", "range_id")
 _REGION_COLUMNS = tuple(c for c in ROW_COLUMNS if c not in _RANGE_COLUMNS)
 
