@@ -537,6 +537,40 @@ def test_record_batch_is_pyarrows_conversion(rows: list[tuple[Any, ...]]) -> Non
     assert built.equals(pa.record_batch(columns, schema=schema))
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(0, 40),
+    text=_text,
+    q=st.one_of(st.none(), st.integers(-(1 << 63), (1 << 63) - 1)),
+    strings=st.lists(st.text(max_size=5), max_size=3),
+    varied=st.lists(_text, min_size=1, max_size=4),
+)
+def test_record_batch_of_repeated_values(
+    n: int, text: str | None, q: int | None, strings: list[str], varied: list[str | None]
+) -> None:
+    """Columns of one value throughout (a range's file, most rows' verdict, all nulls) and of a
+    few values repeated, laid out as pyarrow's own converter does."""
+    from conformance.replay.arrow import record_batch
+
+    schema = pa.schema(
+        [
+            ("s", pa.string()),
+            ("r", pa.string()),
+            ("q", pa.int64()),
+            ("l", pa.list_(pa.string())),
+        ]
+    )
+    columns = {
+        "s": [text] * n,
+        "r": [varied[i % len(varied)] for i in range(n)],
+        "q": [q] * n,
+        "l": [strings] * n,
+    }
+    built = record_batch(columns, schema)
+    built.validate(full=True)
+    assert built.equals(pa.record_batch(columns, schema=schema))
+
+
 def test_record_batch_of_the_replay_rows(corpus: Path) -> None:
     """Every column of the replay's schema, from real rows (non-empty string lists: the
     property test above)."""

@@ -1,8 +1,9 @@
 """How the replay packs its ranges into tasks (``replay.job.pack``), for any ranges and cores.
 
 The rules come from the packing's contract (docs/replay.md, "Ranges and tasks"): every range
-in exactly one task, in plan order inside it; two tasks per core (fewer when there are fewer
-ranges), more when a task would otherwise exceed ``MAX_TASK_BYTES``; the ranges spread
+in exactly one task, in plan order inside it; one task per core, up to two as long as each
+keeps ``MIN_TASK_BYTES`` (fewer when there are fewer ranges), more when a task would
+otherwise exceed ``MAX_TASK_BYTES``; the ranges spread
 largest first onto the lightest task, so no task exceeds the mean by more than one range;
 tasks handed out largest first.
 """
@@ -43,8 +44,10 @@ def test_every_range_once_in_plan_order(sizes: list[int], cores: int) -> None:
 def test_task_count_follows_the_cores_and_the_size_cap(sizes: list[int], cores: int) -> None:
     tasks = job.pack(_ranges(sizes), cores)
     total = sum(sizes)
-    wanted = max(math.ceil(total / job.MAX_TASK_BYTES), job.TASKS_PER_CORE * cores)
+    per_cores = min(job.TASKS_PER_CORE * cores, max(cores, total // job.MIN_TASK_BYTES))
+    wanted = max(math.ceil(total / job.MAX_TASK_BYTES), min(per_cores, len(sizes)))
     assert len(tasks) == min(wanted, len(sizes))
+    assert len(tasks) >= min(cores, len(sizes))  # every core has a task while ranges last
 
 
 @given(sizes, st.integers(min_value=1, max_value=64))
@@ -55,10 +58,13 @@ def test_no_task_exceeds_the_mean_by_more_than_a_range(sizes: list[int], cores: 
     assert loads == sorted(loads, reverse=True)
 
 
-def test_two_cores_two_tasks_each_of_half_the_bytes() -> None:
-    """Eight equal ranges on two cores: four tasks of two ranges each."""
-    tasks = job.pack(_ranges([100] * 8), 2)
-    assert [len(t) for t in tasks] == [2, 2, 2, 2]
+def test_two_cores_one_task_each_until_a_second_keeps_its_minimum() -> None:
+    """Eight equal ranges on two cores: two tasks of four while a task would hold less than
+    MIN_TASK_BYTES; four tasks of two once each of four holds it."""
+    small = job.pack(_ranges([100] * 8), 2)
+    assert [len(t) for t in small] == [4, 4]
+    large = job.pack(_ranges([job.MIN_TASK_BYTES // 2] * 8), 2)
+    assert [len(t) for t in large] == [2, 2, 2, 2]
 
 
 def test_a_large_corpus_is_cut_into_tasks_of_at_most_the_cap() -> None:

@@ -270,6 +270,91 @@ def test_the_plain_lane_takes_plain_batches() -> None:
     assert {r.magic for r in without} == {0, 1, 2} and all(r.verdict == "ok" for r in without)
 
 
+def test_the_plain_lane_takes_lz4_wrappers_of_either_header_checksum() -> None:
+    """A magic-0 lz4 wrapper as Kafka's pre-0.10 writer made it (the header checksum over the
+    magic bytes too, KAFKA-3160), which Kafka reads without checking it: the lane takes it,
+    as it takes a magic-1 one, and the regions are the reference walk's."""
+    from conformance.codecs import LZ4, read_whole
+    from conformance.primitives import native
+    from conformance.wire.legacy import LegacyBatch, write_legacy_message, write_legacy_wrapper
+
+    if native.NATIVE is None:
+        pytest.skip("the plain lane is the native extension's")
+    wrappers = []
+    for magic in (0, 1):
+        inner = [write_legacy_message(magic, i, 1_600_000_000_000, b"k", b"v") for i in (0, 1)]
+        wrappers.append(write_legacy_wrapper(magic, 3 + 4 * magic, 1_600_000_000_000, inner, LZ4))
+    broken = LegacyBatch(wrappers[0]).message.value
+    assert read_whole(LZ4, broken, DEFAULT_DECOMPRESSED_LIMIT) is None  # magic-2 rules refuse it
+    data = b"".join(wrappers)
+    rows, used, done, _ = native.NATIVE.scan_plain(data, 0, len(data), DEFAULT_DECOMPRESSED_LIMIT)
+    assert [(r[2], r[5]) for r in rows] == [(0, 2), (1, 2)] and used == len(data) and done
+    with_lane, without = _both(data)
+    assert with_lane == without and [r.record_count for r in without] == [2, 2]
+
+
+_CONTROL_KEYS = st.one_of(
+    st.none(),
+    st.binary(max_size=3),
+    st.builds(
+        lambda t, v, extra: struct.pack(">hh", v, t) + extra,
+        st.sampled_from([0, 1, 2, 3, 6, 7, -1]),
+        st.sampled_from([0, 1, -1]),
+        st.sampled_from([b"", b"\x01"]),
+    ),
+)
+_CONTROL_VALUES = st.one_of(
+    st.none(),
+    st.binary(max_size=5),
+    st.builds(
+        lambda epoch, v, extra: struct.pack(">hi", v, epoch) + extra,
+        st.integers(-(1 << 31), (1 << 31) - 1),
+        st.sampled_from([0, 2, -1]),
+        st.sampled_from([b"", b"\x00\x07"]),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    records=st.lists(st.tuples(_CONTROL_KEYS, _CONTROL_VALUES), min_size=1, max_size=3),
+    codec=st.sampled_from([CODEC_IDS[c] for c in CODECS]),
+)
+def test_the_plain_lane_takes_the_control_batches_the_reference_parses(
+    records: list[tuple[bytes | None, bytes | None]], codec: int
+) -> None:
+    """A control batch is the lane's when the reference parses every one of its records as
+    a control record (``wire.control.attach_control``), else the reference walk's; either
+    way, every region is the reference walk's."""
+    from conformance.corpus.crafted._build import control_batch, simple_batch, v2_record
+    from conformance.errors import DecodeError
+    from conformance.primitives import native
+    from conformance.wire.control import attach_control
+    from conformance.wire.layout import CONTROL_FLAG_MASK, TRANSACTIONAL_FLAG_MASK
+    from conformance.wire.record import Record
+
+    if native.NATIVE is None:
+        pytest.skip("the plain lane is the native extension's")
+    control = control_batch(
+        [v2_record(k, v, offset_delta=i) for i, (k, v) in enumerate(records)],
+        attributes=TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK | codec,
+    )
+    parsed = True
+    for i, (key, value) in enumerate(records):  # the reference's parse of each record
+        try:
+            attach_control(Record(10 + i, 0, key, value, ()))
+        except DecodeError:
+            parsed = False
+    rows, _, _, _ = native.NATIVE.scan_plain(control, 0, len(control), DEFAULT_DECOMPRESSED_LIMIT)
+    assert len(rows) == (1 if parsed else 0)
+    if parsed:
+        assert rows[0][5] == len(records)
+    data = simple_batch(2) + control + simple_batch(2, base_offset=20)
+    with_lane, without = _both(data)
+    assert with_lane == without
+    assert [r.verdict for r in without][1] == ("ok" if parsed else "corrupt")
+
+
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )  # the fixture is only used through monkeypatch.context(), undone after each example

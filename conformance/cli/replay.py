@@ -24,7 +24,7 @@ _EPILOG = f"""\
 Replays log directories, segments and raw record-set files through the reference decoder
 (file semantics, as Kafka reads a segment) on Spark: every file is cut into batch-aligned
 byte ranges (at --split-bytes, from the segment's .index where present, else a header walk),
-packed into about two Spark tasks per core. Damaged bytes do not end a file's replay: it
+packed into one or two Spark tasks per core. Damaged bytes do not end a file's replay: it
 resumes at the next intact batch, so every damaged region is reported.
 
 Writes into DIR: batches/ (Parquet, one row per batch or damaged region: file, position,
@@ -105,7 +105,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="bytes per range (default 64MiB, at least 64KiB; the ranges are then packed into "
-        "about two tasks per core); units: KB, MB, GB, KiB, MiB, GiB",
+        "one or two tasks per core); units: KB, MB, GB, KiB, MiB, GiB",
     )
     add_max_decompressed(p)
     p.add_argument(

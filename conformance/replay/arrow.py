@@ -36,13 +36,14 @@ def _validity(values: Sequence[Any]) -> tuple[Any, int]:
     """The validity bitmap of ``values`` (None when nothing is null) and the null count."""
     import pyarrow as pa
 
-    nulls = sum(1 for v in values if v is None)
+    nulls = values.count(None)  # type: ignore[attr-defined]
     if not nulls:
         return None, 0
     bits = bytearray((len(values) + 7) // 8)
-    for i, v in enumerate(values):
-        if v is not None:
-            bits[i >> 3] |= 1 << (i & 7)
+    if nulls < len(values):
+        for i, v in enumerate(values):
+            if v is not None:
+                bits[i >> 3] |= 1 << (i & 7)
     return pa.py_buffer(bits), nulls
 
 
@@ -58,7 +59,8 @@ def _ints(arrow_type: Any, values: Sequence[int | None]) -> Any:
     import pyarrow as pa
 
     validity, nulls = _validity(values)
-    data = array.array(_INT_CODES[arrow_type.bit_width], [0 if v is None else v for v in values])
+    filled = values if not nulls else [0 if v is None else v for v in values]
+    data = array.array(_INT_CODES[arrow_type.bit_width], filled)
     return pa.Array.from_buffers(
         arrow_type, len(values), [validity, pa.py_buffer(data)], null_count=nulls
     )
@@ -67,21 +69,31 @@ def _ints(arrow_type: Any, values: Sequence[int | None]) -> Any:
 def _strings(values: Sequence[str | None]) -> Any:
     import pyarrow as pa
 
+    n = len(values)
     validity, nulls = _validity(values)
-    encoded = [b"" if v is None else v.encode("utf-8") for v in values]
-    return pa.Array.from_buffers(
-        pa.string(),
-        len(values),
-        [validity, _offsets([len(b) for b in encoded]), pa.py_buffer(b"".join(encoded))],
-        null_count=nulls,
-    )
+    if n and values.count(values[0]) == n:  # type: ignore[attr-defined]
+        # one value throughout (a range's file and directory, most rows' verdict): its bytes
+        # once, the offsets a range
+        one = b"" if values[0] is None else values[0].encode("utf-8")
+        width = len(one)
+        offsets = (
+            array.array("i", range(0, (n + 1) * width, width))  # OverflowError past 2**31 - 1
+            if width
+            else array.array("i", bytes(4 * (n + 1)))
+        )
+        buffers = [validity, pa.py_buffer(offsets), pa.py_buffer(one * n)]
+    else:  # each distinct value encoded once
+        utf8 = {v: b"" if v is None else v.encode("utf-8") for v in set(values)}
+        encoded = list(map(utf8.__getitem__, values))
+        buffers = [validity, _offsets(list(map(len, encoded))), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), n, buffers, null_count=nulls)
 
 
 def _string_lists(values: Sequence[Sequence[str]]) -> Any:
     import pyarrow as pa
 
     offsets = pa.Array.from_buffers(
-        pa.int32(), len(values) + 1, [None, _offsets([len(v) for v in values])]
+        pa.int32(), len(values) + 1, [None, _offsets(list(map(len, values)))]
     )
     return pa.ListArray.from_arrays(offsets, _strings(list(chain.from_iterable(values))))
 

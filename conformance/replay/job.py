@@ -99,12 +99,17 @@ appender.driver.layout.pattern = %d{{yy/MM/dd HH:mm:ss}} %p %c{{1}}: %m%n%ex
 
 #: a task: its ranges, replayed in order
 Task = list[Range]
-#: tasks per core (:func:`pack`). A Spark task costs about 0.1 s of scheduling, of the JVM
-#: and of the Python worker, whatever its size: 40 tasks doing nothing took 2.3-2.7 s on a
-#: warm local[2] session of the 2-core benchmark machine, and the 1 GB benchmark corpus as 19
-#: tasks (one per 64 MiB range, small files together) spent 1.3-1.6 s of a 4.2-4.5 s local[2]
-#: replay outside its ranges. Two per core leave a core that finishes early one more task.
+#: tasks per core at most (:func:`pack`): two leave a core that finishes early one more task
+#: to take, for corpora whose costly codecs are unevenly spread
 TASKS_PER_CORE = 2
+#: the fewest bytes per task before :func:`pack` gives a core a second task. A Spark task
+#: costs about 30-60 ms of scheduling, JVM and Python worker time whatever its size (a warm
+#: local[2] session of the 2-core benchmark machine: 80 tasks doing nothing took 2.6 s; a
+#: replay of a 4 MB corpus took 0.12 s as 2 tasks, 0.20 s as 4, 0.32 s as 8), so a task
+#: should hold seconds of work: 512 MiB is 0.7-2 s at the native path's speed there. The 1 GB
+#: benchmark corpus on two cores is then one task per core (``local[2]``: 0.86-0.91 s against
+#: 0.92-0.93 s as four tasks, interleaved; docs/benchmarks-scan.md).
+MIN_TASK_BYTES = 512 << 20
 #: the most bytes :func:`pack` puts in one task unless the cores ask for more tasks: a task
 #: of about 3 s of work at the native path's speed, so its fixed cost stays small, while a
 #: large corpus still gives Spark many tasks to spread and retry
@@ -252,13 +257,16 @@ def _replay(
 
 
 def pack(ranges: Sequence[Range], cores: int) -> list[Task]:
-    """Ranges grouped into tasks for ``cores`` cores: :data:`TASKS_PER_CORE` tasks per core
-    (fewer when there are fewer ranges), more when that would make a task larger than
+    """Ranges grouped into tasks for ``cores`` cores: one task per core, up to
+    :data:`TASKS_PER_CORE` per core as long as each task keeps :data:`MIN_TASK_BYTES` (fewer
+    when there are fewer ranges), more when that would make a task larger than
     :data:`MAX_TASK_BYTES`. Ranges go largest first to the task with the fewest bytes so far
     (longest-processing-time-first), each task's ranges then in plan order; tasks largest
     first, since Spark starts them in order and the last ones to finish should be small."""
     total = sum(r.size for r in ranges)
-    count = max(-(-total // MAX_TASK_BYTES), min(TASKS_PER_CORE * max(1, cores), len(ranges)))
+    cores = max(1, cores)
+    per_cores = min(TASKS_PER_CORE * cores, max(cores, total // MIN_TASK_BYTES))
+    count = max(-(-total // MAX_TASK_BYTES), min(per_cores, len(ranges)))
     count = max(1, min(count, len(ranges)))
     bins: list[tuple[int, int, list[Range]]] = [(0, i, []) for i in range(count)]
     for r in sorted(ranges, key=lambda r: (-r.size, r.range_id)):

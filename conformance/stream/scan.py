@@ -49,8 +49,6 @@ from conformance.stream.splitter import Source
 from conformance.wire import batch as _batch
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.layout import (
-    ATTRIBUTES_OFFSET,
-    CONTROL_FLAG_MASK,
     HEADER_SIZE_UP_TO_MAGIC,
     MAGIC_OFFSET,
     MAGIC_VALUE_V2,
@@ -344,8 +342,9 @@ def _plain_run(
     lane: Any, windows: _Windows, pos: int, stop: int, decompressed_limit: int | None
 ) -> tuple[PlainRun | None, int, bool, bool]:
     """The plain lane (docs/native.md): from ``pos``, the batches the extension's
-    ``scan_plain`` decides in full in one window (not control, every check passed: what the
-    consumer reads without error; compressed ones only with ``decompressed_limit``) as a run
+    ``scan_plain`` decides in full in one window (every check passed, a control batch's
+    records parsed: what the consumer reads without error; compressed ones only with
+    ``decompressed_limit``) as a run
     of ``ok`` regions (None: none), the position where it stopped, whether a region reached
     ``stop``, and whether the lane may go on from there with the next window (the caller
     hands the run out first, so a file that changes under the walk is met where it is read).
@@ -373,20 +372,11 @@ def _plain_run(
         # nothing taken: the batch at pos runs past this window; a window that holds it
 
 
-#: a v2 batch's low attributes byte (the int16's second byte)
-_V2_ATTRIBUTES = ATTRIBUTES_OFFSET + 1
-
-
 def _plain_next(source: Source, p: int) -> bool:
-    """Whether the batch at ``p`` is one the plain lane may take (magic 0-2, not a control
-    batch): then the walk hands it back to the lane."""
-    head = source[p : p + _V2_ATTRIBUTES + 1]
-    if len(head) <= _V2_ATTRIBUTES:
-        return False
-    magic = head[MAGIC_OFFSET]
-    if magic == MAGIC_VALUE_V2:
-        return not head[_V2_ATTRIBUTES] & CONTROL_FLAG_MASK
-    return magic < MAGIC_VALUE_V2
+    """Whether the batch at ``p`` is one the plain lane may take (magic 0-2): then the walk
+    hands it back to the lane."""
+    head = source[p + MAGIC_OFFSET : p + MAGIC_OFFSET + 1]
+    return bool(head) and head[0] <= MAGIC_VALUE_V2
 
 
 def _magic(source: Source, p: int) -> int | None:

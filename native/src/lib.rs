@@ -1006,7 +1006,7 @@ fn scanned_v2(
     b: &[u8],
     payloads: &run::Payloads<'_, '_>,
 ) -> PyResult<Option<(i64, i64, i64, i16)>> {
-    let Some(taken) = run::decide_v2(py, b, |_| Some(0), payloads)? else {
+    let Some(taken) = run::decide_v2(py, b, |_| Some(0), payloads, true)? else {
         return Ok(None);
     };
     let h = &taken.header;
@@ -1036,8 +1036,9 @@ fn scanned_legacy(
 /// The replay's walk over the batches of a window of a log file (`FileLogInputStream`
 /// framing): from `start`, every batch that is wholly inside the window and that the consumer
 /// reads without error, as `PlainBatch` rows (positions in the window), until the first one
-/// this function is not sure of (a control batch, any check that fails: the reference walks
-/// those), a batch that runs past the window's end, or a batch that ends at or after `stop`
+/// this function is not sure of (any check that fails, a control record the reference would
+/// not parse: the reference walks those), a batch that runs past the window's end, or a batch
+/// that ends at or after `stop`
 /// (the range's end, as a window index). The batches taken are those `decode_run` takes;
 /// compressed ones only with `decompressed_limit` (their payloads read by whole.rs within
 /// it), else uncompressed ones alone.

@@ -18,7 +18,8 @@
 //! | magic (@16)                   | 0, 1 or 2                                              |
 //! | **magic 2**                   |                                                        |
 //! | `ensureValid`                 | >= 61 bytes, CRC-32C of attributes..end right          |
-//! | attributes                    | not a control batch, codec 0-4                         |
+//! | attributes                    | not a control batch (`scan_plain`: one whose records   |
+//! |                               | all parse as control records), codec 0-4               |
 //! | recordsCount, base offset/ts  | count >= 0, both within (-2^62, 2^62)                  |
 //! | records region (codec 0)      | `read_region` reads exactly `count` records            |
 //! | payload (codec 1-4)           | the codec's whole-payload fast path (`read_whole`,     |
@@ -196,16 +197,18 @@ pub(crate) enum Payloads<'py, 'a> {
 impl<'py> Payloads<'py, '_> {
     /// The payload's bytes, or `None` where the reader is not sure (an exception from the
     /// Python one is dropped here: the reference calls it again and meets it; None is not
-    /// bytes).
+    /// bytes). `magic`: the enclosing batch's or wrapper's (whole.rs reads a magic-0 lz4
+    /// header as Kafka does; the Python fast path takes magic-2 rules only, and declines).
     pub(crate) fn read(
         &self,
         py: Python<'py>,
         codec: i16,
+        magic: i64,
         payload: &[u8],
     ) -> PyResult<Option<Bound<'py, PyBytes>>> {
         match *self {
             Payloads::Native(limit) => {
-                Ok(whole::read(py, codec, payload, limit.max(0) as u64).ok())
+                Ok(whole::read(py, codec, magic, payload, limit.max(0) as u64).ok())
             }
             Payloads::Python(read_whole, limit) => {
                 let payload = new_bytes(py, payload)?;
@@ -230,23 +233,28 @@ pub(crate) struct V2Batch<'py> {
     pub(crate) starts: Vec<u32>,
 }
 
+/// `control`: a control batch may be taken, when every one of its records is a control
+/// record the reference parses without error (`control_records_ok`); only the replay's
+/// `scan_plain` asks, as it makes no record object (the decoder's records carry `control`).
 pub(crate) fn decide_v2<'py>(
     py: Python<'py>,
     b: &[u8],
     kept: impl FnOnce(u64) -> Option<u64>,
     payloads: &Payloads<'py, '_>,
+    control: bool,
 ) -> PyResult<Option<V2Batch<'py>>> {
-    let Ok(header) = Header::read(b) else {
+    let Ok(header) = Header::read(b, control) else {
         return Ok(None);
     };
     let count = header.count as u64;
     let Some(kept) = kept(count) else {
         return Ok(None);
     };
+    let is_control = header.attributes & CONTROL_FLAG != 0;
     let whole = if header.codec == 0 {
         None
     } else {
-        let Some(whole) = payloads.read(py, header.codec, &b[BATCH_OVERHEAD..])? else {
+        let Some(whole) = payloads.read(py, header.codec, 2, &b[BATCH_OVERHEAD..])? else {
             return Ok(None);
         };
         Some(whole)
@@ -257,15 +265,23 @@ pub(crate) fn decide_v2<'py>(
         let records = whole
             .as_ref()
             .map_or(&b[BATCH_OVERHEAD..], |w| w.as_bytes());
-        let Ok(found) = region(py, records, count, kept) else {
+        // a control batch: every record's start, each record then parsed as Kafka parses it
+        let Ok(found) = region(py, records, count, if is_control { count } else { kept }) else {
             return Ok(None);
         };
+        if is_control && !control_records_ok(records, &found) {
+            return Ok(None);
+        }
         let shift = if whole.is_none() {
             BATCH_OVERHEAD as u32
         } else {
             0
         };
-        starts = found.into_iter().map(|p| p + shift).collect();
+        starts = found
+            .into_iter()
+            .take(kept as usize)
+            .map(|p| p + shift)
+            .collect();
     }
     Ok(Some(V2Batch {
         header,
@@ -273,6 +289,36 @@ pub(crate) fn decide_v2<'py>(
         whole,
         starts,
     }))
+}
+
+/// Whether every record of a control batch (`records`: its records region, `starts`: each
+/// record's start, the region already checked) is one the reference's `_ControlRecords`
+/// parses without error, as it parses every record it hands out (`wire/control.py`,
+/// `attach_control`): a key (`ControlRecordType.parseTypeId`) of at least 4 bytes whose
+/// version is >= 0; for ABORT (0) and COMMIT (1), a value (`EndTransactionMarker`) of at
+/// least 6 bytes whose version is >= 0. Other types' values are not parsed there.
+fn control_records_ok(records: &[u8], starts: &[u32]) -> bool {
+    let mut scratch = Vec::new();
+    starts.iter().all(|&start| {
+        let mut pos = start as usize;
+        let Ok(fields) = read_record(records, &mut pos, &mut scratch, true) else {
+            return false;
+        };
+        let versioned = |field: Option<(usize, usize)>, least: usize| match field {
+            Some((from, to)) if to - from >= least => {
+                be_i16(records, from).ok().filter(|&v| v >= 0).map(|_| from)
+            }
+            _ => None,
+        };
+        let Some(key) = versioned(fields.key, 4) else {
+            return false;
+        };
+        match be_i16(records, key + 2) {
+            Ok(0 | 1) => versioned(fields.value, 6).is_some(),
+            Ok(_) => true,
+            Err(Decline) => false,
+        }
+    })
 }
 
 /// A top-level v0/v1 entry decided in full (`b`: its whole bytes, size >= 14): one message
@@ -344,7 +390,7 @@ pub(crate) fn decide_legacy<'py>(
     } else {
         None
     };
-    let Some(whole) = payloads.read(py, codec, &body[from..to])? else {
+    let Some(whole) = payloads.read(py, codec, magic, &body[from..to])? else {
         return Ok(None);
     };
     let Ok(entries) = read_legacy(whole.as_bytes(), log_append_time) else {
@@ -399,7 +445,7 @@ impl<'py> Run<'py, '_> {
     /// A magic-2 batch (`b`: its whole bytes), or `None`: the reference's.
     fn v2(&self, b: &[u8], position: i64, size: i32) -> PyResult<Option<Obj<'py>>> {
         let py = self.py;
-        let Some(taken) = decide_v2(py, b, |count| self.kept(count), &self.payloads)? else {
+        let Some(taken) = decide_v2(py, b, |count| self.kept(count), &self.payloads, false)? else {
             return Ok(None);
         };
         let batch = &taken.header;
@@ -488,7 +534,7 @@ impl<'py> Run<'py, '_> {
 }
 
 /// The fields of a batch the run takes: its size, CRC-32C, attributes and ranges checked
-/// (also the replay's `scan_plain`, which takes uncompressed ones only).
+/// (also the replay's `scan_plain`, which also takes control batches: `Header::read`).
 pub(crate) struct Header {
     pub(crate) base_offset: i64,
     leader_epoch: i32,
@@ -506,8 +552,9 @@ pub(crate) struct Header {
 }
 
 impl Header {
-    /// `b`: the batch's whole bytes.
-    pub(crate) fn read(b: &[u8]) -> Parsed<Header> {
+    /// `b`: the batch's whole bytes; `control`: whether a control batch may be taken (the
+    /// replay's `scan_plain`, which checks its control records: `control_records_ok`).
+    pub(crate) fn read(b: &[u8], control: bool) -> Parsed<Header> {
         if b.len() < BATCH_OVERHEAD {
             return Err(Decline); // DefaultRecordBatch.ensureValid: smaller than the overhead
         }
@@ -517,7 +564,7 @@ impl Header {
         }
         let attributes = be_i16(b, ATTRIBUTES_AT)?;
         let codec = attributes & CODEC_MASK;
-        if attributes & CONTROL_FLAG != 0 || codec > LAST_CODEC {
+        if (!control && attributes & CONTROL_FLAG != 0) || codec > LAST_CODEC {
             return Err(Decline); // control records, or an unknown codec: the reference's
         }
         let base_offset = be_i64(b, 0)?;

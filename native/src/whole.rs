@@ -1,17 +1,22 @@
-//! Magic-2 payloads read whole for `decode_run`, without a Python call: the same decisions as
-//! the codecs' Python fast paths (`conformance/codecs/*.py`, `read_whole`), with the same
-//! libraries (zlib, through flate2's zlib backend; liblz4, through lz4-sys; libzstd, through
-//! zstd-sys; snappy: `snappy.rs`). Each only ever declines more than its Python twin, never
-//! less: a decline stops the run and the reference decides the batch.
+//! Payloads read whole for `decode_run` and `scan_plain`, without a Python call: the same
+//! decisions as the codecs' Python fast paths (`conformance/codecs/*.py`, `read_whole`), with
+//! the same libraries (zlib, through flate2's zlib backend; liblz4, through lz4-sys; libzstd,
+//! through zstd-sys; snappy: `snappy.rs`). Each only ever declines more than its Python twin,
+//! never less, with one exception: a magic-0 lz4 wrapper, whose header checksum Kafka does
+//! not check, is taken here while the Python fast path (magic-2 rules) declines it and the
+//! reference reads it with `lz4.read_stream(magic=0)`, which gives the same bytes for such a
+//! payload (`LegacyBatch.read_records`). A decline stops the run and the reference decides
+//! the batch.
 //!
 //! | codec | taken when (anything else: declined)                                          |
 //! |-------|-------------------------------------------------------------------------------|
 //! | gzip  | one member: a header `GZIPInputStream.readHeader` reads (magic, method 8,     |
 //! |       | FEXTRA, FNAME, FCOMMENT, FHCRC checked), a raw deflate stream that ends, then  |
 //! |       | exactly the 8-byte trailer, CRC-32 and ISIZE right, the data within the limit |
-//! | lz4   | Kafka's frame header (`Lz4BlockInputStream.readHeader`, magic 2: the header   |
-//! |       | checksum checked), no block or content checksum, blocks each within the       |
-//! |       | maximum size decoding to at least one byte, the end mark as the last 4 bytes |
+//! | lz4   | Kafka's frame header (`Lz4BlockInputStream.readHeader`: the header checksum   |
+//! |       | checked, except under magic 0, where only its byte must be there), no block   |
+//! |       | or content checksum, blocks each within the maximum size decoding to at least |
+//! |       | one byte, the end mark as the last 4 bytes                                    |
 //! | zstd  | one frame, not skippable, no dictionary, a window of at most 2^27, a stated   |
 //! |       | content size (not 0, within the limit), ending at the payload's last byte,    |
 //! |       | decoded by libzstd in one call to exactly that size                           |
@@ -32,10 +37,12 @@ pub(crate) const SNAPPY: i16 = 2;
 pub(crate) const LZ4: i16 = 3;
 pub(crate) const ZSTD: i16 = 4;
 
-/// The payload's data as a new `bytes`, or `Decline`.
+/// The payload's data as a new `bytes`, or `Decline`; `magic`: the enclosing batch's or
+/// wrapper's (lz4 only reads it: under 0 the header checksum is not checked).
 pub(crate) fn read<'py>(
     py: Python<'py>,
     codec: i16,
+    magic: i64,
     payload: &[u8],
     limit: u64,
 ) -> Parsed<Bound<'py, PyBytes>> {
@@ -45,7 +52,7 @@ pub(crate) fn read<'py>(
             let (spans, total) = snappy::blocks(payload, limit)?;
             filled(py, total, |into| snappy::decompress(payload, &spans, into))
         }
-        LZ4 => lz4(payload, limit).map(|data| PyBytes::new(py, &data)),
+        LZ4 => lz4(payload, magic, limit).map(|data| PyBytes::new(py, &data)),
         ZSTD => zstd(py, payload, limit),
         _ => Err(Decline),
     }
@@ -158,9 +165,11 @@ fn gzip<'py>(py: Python<'py>, payload: &[u8], limit: u64) -> Parsed<Bound<'py, P
 
 const LZ4_MAGIC: u32 = 0x184D_2204;
 
-/// `Lz4BlockInputStream.readHeader` under magic 2 where it succeeds: (maximum block size,
-/// position after the header), for a frame without block or content checksums.
-fn lz4_header(payload: &[u8]) -> Parsed<(usize, usize)> {
+/// `Lz4BlockInputStream.readHeader` where it succeeds: (maximum block size, position after
+/// the header), for a frame without block or content checksums. Under magic 0 the header
+/// checksum byte must be there but is not checked (Kafka's pre-0.10 writer computed it over
+/// the magic bytes too, KAFKA-3160, and its reader ignores it for magic 0).
+fn lz4_header(payload: &[u8], batch_magic: i64) -> Parsed<(usize, usize)> {
     if payload.len() < 6 {
         return Err(Decline);
     }
@@ -185,14 +194,15 @@ fn lz4_header(payload: &[u8]) -> Parsed<(usize, usize)> {
         pos += 8; // the content size: skipped, as Java skips it
     }
     let hc = *payload.get(pos).ok_or(Decline)?;
-    if u32::from(hc) != (xxhash_rust::xxh32::xxh32(&payload[4..pos], 0) >> 8) & 0xFF {
+    let checked = batch_magic != 0;
+    if checked && u32::from(hc) != (xxhash_rust::xxh32::xxh32(&payload[4..pos], 0) >> 8) & 0xFF {
         return Err(Decline);
     }
     Ok((1usize << (2 * code + 8), pos + 1))
 }
 
-fn lz4(payload: &[u8], limit: u64) -> Parsed<Vec<u8>> {
-    let (max_block, mut pos) = lz4_header(payload)?;
+fn lz4(payload: &[u8], batch_magic: i64, limit: u64) -> Parsed<Vec<u8>> {
+    let (max_block, mut pos) = lz4_header(payload, batch_magic)?;
     let n = payload.len();
     let mut out: Vec<u8> = Vec::new();
     loop {
