@@ -202,7 +202,7 @@ def test_smoke_every_target_under_atheris(tmp_path: Path) -> None:
     """CI smoke: every target really fuzzes (atheris + libFuzzer, instrumented), a few
     seconds each, and nothing of the kit's own is found."""
     pytest.importorskip("atheris")
-    r = _cli("fuzz", "all", "--time", "2", "--out", str(tmp_path), "--json")
+    r = _cli("fuzz", "all", "--time", "3", "--out", str(tmp_path), "--json")
     summaries = json.loads(r.stdout) if r.stdout.strip() else []
     assert [s["target"] for s in summaries] == list(TARGETS), r.stderr[-3000:]
     for s in summaries:

@@ -40,11 +40,15 @@ def test_every_range_once_in_plan_order(sizes: list[int], cores: int) -> None:
         assert t and [r.range_id for r in t] == sorted(r.range_id for r in t)
 
 
-@given(sizes, st.integers(min_value=1, max_value=64))
-def test_task_count_follows_the_cores_and_the_size_cap(sizes: list[int], cores: int) -> None:
-    tasks = job.pack(_ranges(sizes), cores)
+@given(sizes, st.integers(min_value=1, max_value=64), st.sampled_from([job.MIN_TASK_BYTES, 0]))
+def test_task_count_follows_the_cores_and_the_size_cap(
+    sizes: list[int], cores: int, least: int
+) -> None:
+    tasks = job.pack(_ranges(sizes), cores, min_task_bytes=least)
     total = sum(sizes)
-    per_cores = min(job.TASKS_PER_CORE * cores, max(cores, total // job.MIN_TASK_BYTES))
+    per_cores = job.TASKS_PER_CORE * cores
+    if least:  # a second task per core only where each keeps the least
+        per_cores = min(per_cores, max(cores, total // least))
     wanted = max(math.ceil(total / job.MAX_TASK_BYTES), min(per_cores, len(sizes)))
     assert len(tasks) == min(wanted, len(sizes))
     assert len(tasks) >= min(cores, len(sizes))  # every core has a task while ranges last
@@ -65,6 +69,8 @@ def test_two_cores_one_task_each_until_a_second_keeps_its_minimum() -> None:
     assert [len(t) for t in small] == [4, 4]
     large = job.pack(_ranges([job.MIN_TASK_BYTES // 2] * 8), 2)
     assert [len(t) for t in large] == [2, 2, 2, 2]
+    # without the least (the process engine), two per core whatever their size
+    assert [len(t) for t in job.pack(_ranges([100] * 8), 2, min_task_bytes=0)] == [2, 2, 2, 2]
 
 
 def test_a_large_corpus_is_cut_into_tasks_of_at_most_the_cap() -> None:

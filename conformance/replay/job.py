@@ -256,16 +256,19 @@ def _replay(
     return ReplayResult(summary, table, options.out)
 
 
-def pack(ranges: Sequence[Range], cores: int) -> list[Task]:
+def pack(ranges: Sequence[Range], cores: int, min_task_bytes: int = MIN_TASK_BYTES) -> list[Task]:
     """Ranges grouped into tasks for ``cores`` cores: one task per core, up to
-    :data:`TASKS_PER_CORE` per core as long as each task keeps :data:`MIN_TASK_BYTES` (fewer
-    when there are fewer ranges), more when that would make a task larger than
-    :data:`MAX_TASK_BYTES`. Ranges go largest first to the task with the fewest bytes so far
-    (longest-processing-time-first), each task's ranges then in plan order; tasks largest
-    first, since Spark starts them in order and the last ones to finish should be small."""
+    :data:`TASKS_PER_CORE` per core as long as each task keeps ``min_task_bytes`` (fewer
+    when there are fewer ranges; the process engine, which pays no per-task cost, gives 0),
+    more when that would make a task larger than :data:`MAX_TASK_BYTES`. Ranges go largest
+    first to the task with the fewest bytes so far (longest-processing-time-first), each
+    task's ranges then in plan order; tasks largest first, since Spark starts them in order
+    and the last ones to finish should be small."""
     total = sum(r.size for r in ranges)
     cores = max(1, cores)
-    per_cores = min(TASKS_PER_CORE * cores, max(cores, total // MIN_TASK_BYTES))
+    per_cores = TASKS_PER_CORE * cores
+    if min_task_bytes > 0:
+        per_cores = min(per_cores, max(cores, total // min_task_bytes))
     count = max(-(-total // MAX_TASK_BYTES), min(per_cores, len(ranges)))
     count = max(1, min(count, len(ranges)))
     bins: list[tuple[int, int, list[Range]]] = [(0, i, []) for i in range(count)]
@@ -283,7 +286,7 @@ def pack(ranges: Sequence[Range], cores: int) -> list[Task]:
 
 def _run_process(ranges: Sequence[Range], options: ReplayOptions, out: Output) -> EngineRun:
     started = time.perf_counter()
-    tasks = pack(ranges, 1)
+    tasks = pack(ranges, 1, min_task_bytes=0)  # no Spark here: no per-task cost to spare
     batches_dir = out.batches()
     summaries: list[RangeSummary] = []
     done = 0
