@@ -216,7 +216,9 @@ def render(report: dict) -> str:  # type: ignore[type-arg]
         "the same libraries as the kit.",
         "",
         "Validate-only scans (verify-dir and the replay against their bound, the CRC of every "
-        "batch plus its decompression): docs/benchmarks-scan.md, by `bench/native_scan.py`.",
+        "batch plus its decompression): docs/benchmarks-scan.md, by `bench/native_scan.py`. "
+        "Where a small batch's time goes, step by step, for the shapes below target: "
+        "docs/benchmarks-small-batches.md, by `bench/small_batches.py`.",
         "",
         "## Ratios (records/s over records/s, same run, same input)",
         "",
