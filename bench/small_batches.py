@@ -76,6 +76,7 @@ def _aiokafka(data: bytes) -> Callable[[], object] | None:
 def steps(data: bytes, batches: int, codec: str, repeat: int) -> dict[str, float | None]:
     from conformance import StreamDecoder, decode
     from conformance.primitives import native
+    from conformance.wire.layout import RECORDS_OFFSET
 
     if native.NATIVE is None:
         raise SystemExit("the native extension is not in use: scripts/build-native first")
@@ -95,7 +96,7 @@ def steps(data: bytes, batches: int, codec: str, repeat: int) -> dict[str, float
     made = list(kept.records)
     aio = _aiokafka(data)
     decompress = dt.bound_decompressors().get(kept.batches[0].header.compression_id)
-    payloads = [b.header.raw[61:] for b in kept.batches]  # after the 61-byte v2 header
+    payloads = [b.header.raw[RECORDS_OFFSET:] for b in kept.batches]
 
     def codec_library() -> None:
         assert decompress is not None

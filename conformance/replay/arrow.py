@@ -36,7 +36,7 @@ def _validity(values: Sequence[Any]) -> tuple[Any, int]:
     """The validity bitmap of ``values`` (None when nothing is null) and the null count."""
     import pyarrow as pa
 
-    nulls = values.count(None)  # type: ignore[attr-defined]
+    nulls = values.count(None)
     if not nulls:
         return None, 0
     bits = bytearray((len(values) + 7) // 8)
@@ -71,7 +71,7 @@ def _strings(values: Sequence[str | None]) -> Any:
 
     n = len(values)
     validity, nulls = _validity(values)
-    if n and values.count(values[0]) == n:  # type: ignore[attr-defined]
+    if n and values.count(values[0]) == n:
         # one value throughout (a range's file and directory, most rows' verdict): its bytes
         # once, the offsets a range
         one = b"" if values[0] is None else values[0].encode("utf-8")
