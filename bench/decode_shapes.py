@@ -187,6 +187,29 @@ def _fmt(x: float | None, unit: str = "x") -> str:
     return "n/a" if x is None else f"{x:.2f}{unit}"
 
 
+#: the validate-only scans' results (``bench/native_scan.py --json``), shown beside the shapes
+SCAN_RESULTS = HERE / "scan_results.json"
+
+
+def _scans() -> list[str]:
+    """Issue 43's second goal, from ``bench/native_scan.py``'s last results (if any)."""
+    if not SCAN_RESULTS.is_file():
+        return []
+    scan = json.loads(SCAN_RESULTS.read_text())
+    when = f" on {scan['date']}" if "date" in scan else " (its date: docs/benchmarks-scan.md)"
+    return [
+        "## Validate-only scans against their bound",
+        "",
+        f"`bench/native_scan.py`{when}, from `bench/scan_results.json` "
+        f"({scan['rounds']} rounds; corpus, command and rounds in docs/benchmarks-scan.md). "
+        "Targets: verify-dir >= 0.80 of the bound, the replay on `local[2]` >= 1.5x the "
+        "one-core bound.",
+        "",
+        scan["table"],
+        "",
+    ]
+
+
 def render(report: dict) -> str:  # type: ignore[type-arg]
     n = report["records"]
     env = report["environment"]
@@ -218,7 +241,8 @@ def render(report: dict) -> str:  # type: ignore[type-arg]
         "Validate-only scans (verify-dir and the replay against their bound, the CRC of every "
         "batch plus its decompression): docs/benchmarks-scan.md, by `bench/native_scan.py`. "
         "Where a small batch's time goes, step by step, for the shapes below target: "
-        "docs/benchmarks-small-batches.md, by `bench/small_batches.py`.",
+        "docs/benchmarks-small-batches.md, by `bench/small_batches.py`, with a profile of "
+        "those shapes down to the C and Rust functions by `bench/profile_shapes.py`.",
         "",
         "## Ratios (records/s over records/s, same run, same input)",
         "",
@@ -242,6 +266,14 @@ def render(report: dict) -> str:  # type: ignore[type-arg]
         head = f"| {s['values']} | {s['batch_size']} | {s['codec']} | "
         out.append(head + " | ".join(cells) + " |")
     out += ["", f"Below target: {len(missed)} of {len(report['shapes']) * len(RATIOS)}.", ""]
+    if missed:
+        out += [
+            "Where the time of the ratios below target goes, down to the C and Rust functions, "
+            "and whether the kit's time without its codec library and the objects it returns "
+            "would meet each target: docs/benchmarks-profile.md, by `bench/profile_shapes.py`.",
+            "",
+        ]
+    out += _scans()
     out += [
         "## Where the time goes (µs per batch)",
         "",
@@ -251,7 +283,9 @@ def render(report: dict) -> str:  # type: ignore[type-arg]
         "decoded batch), no record object. `records`: `stream - validate`, each record read "
         "into a `Record` and the benchmark's touch loop. `checks alone`: the extension's "
         "`scan_plain` over the uncompressed shape (framing, CRC-32C, every record checked, "
-        "no object): what `validate` spends beyond it and the library is making objects. "
+        "no object but a small tuple of ints per batch): what `validate` spends beyond it and "
+        "the library is making objects (docs/benchmarks-profile.md separates the checks "
+        "themselves from the objects, by function). "
         "`aiokafka-c` for scale.",
         "",
         "| values | records/batch | codec | library | validate | records | stream | "
@@ -300,7 +334,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="example:\n  .venv/bin/python bench/decode_shapes.py --json "
         "bench/shapes_results.json --markdown docs/benchmarks.md\n"
-        "  .venv/bin/python bench/decode_shapes.py --sizes 1 --codecs none --rounds 1   # quick",
+        "  .venv/bin/python bench/decode_shapes.py --sizes 1 --codecs none --rounds 1   # quick\n"
+        "  .venv/bin/python bench/decode_shapes.py --render bench/shapes_results.json "
+        "--markdown docs/benchmarks.md   # no measurement",
     )
     p.add_argument("--records", type=int, default=30000, help="records per shape (default 30000)")
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (default 3)")
@@ -313,6 +349,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--no-profile", dest="profile", action="store_false", help="skip cProfile")
     p.add_argument("--json", type=Path, help="write the raw results as JSON")
     p.add_argument("--markdown", type=Path, help="write the markdown report")
+    p.add_argument(
+        "--render", type=Path, metavar="JSON", help="no measurement: render an earlier --json"
+    )
     args = p.parse_args(argv)
     try:
         args.size_list = [int(x) for x in args.sizes.split(",") if x.strip()]
@@ -336,6 +375,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.render:
+        md = render(json.loads(args.render.read_text()))
+        print(md)
+        if args.markdown:
+            args.markdown.write_text(md)
+        return 0
     env = dt.environment()
     t0 = time.perf_counter()
     report = {

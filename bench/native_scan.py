@@ -275,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     table = "\n".join(lines)
     print(table)
     results["table"] = table
+    results["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
     if args.markdown:
