@@ -149,7 +149,7 @@ def _replay(corpus: Path, engine: str, pure: bool, kit: Path = ROOT) -> dict[str
 
 def _markdown(results: dict[str, Any], table: str, command: str) -> str:
     b = results["bound"]
-    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    stamp = results["date"]  # the run's, as in its JSON
     commit = results.get("before_commit")
     before = f" (`--before`: commit {commit})" if commit else ""
     lines = [
