@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "messages": 3,
     "stream": 4,
     "broker": 5,
+    "client": 5,
     "fileio": 6,
     "host": 6,
     "logdir": 7,
@@ -79,6 +80,7 @@ CORE = (
     "messages",
     "stream",
     "broker",
+    "client",
     "partitioners",
 )
 MAX_LINES = 800

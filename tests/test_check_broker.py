@@ -155,7 +155,7 @@ def test_an_unreachable_broker_makes_every_case_an_error(tmp_path: Path) -> None
     assert report["side"] == "broker"
     statuses = {r["status"] for r in report["results"]}
     assert statuses <= {"error", "unsupported"} and "error" in statuses
-    assert "Connection" in report["implementations"][0]["capabilities_problem"]
+    assert "connection refused by 127.0.0.1" in report["implementations"][0]["capabilities_problem"]
 
 
 def test_lists() -> None:

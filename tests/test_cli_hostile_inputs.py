@@ -384,11 +384,11 @@ def fake_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _maven(succeeds: bool, calls: list[str]):  # type: ignore[no-untyped-def]
-    def run_maven(root: Path, args: list[str], *, cwd: Path, timeout: float | None = None):  # type: ignore[no-untyped-def]
+    def run_maven(cache: Path, args: list[str], *, cwd: Path, timeout: float | None = None):  # type: ignore[no-untyped-def]
         out = Path(next(a for a in args if a.startswith("-DoutputDirectory="))
                    .split("=", 1)[1])  # fmt: skip
         calls.append(str(out))
-        assert not out.is_relative_to(root / ".cache" / "kafka" / "3.9.2")
+        assert not out.is_relative_to(cache / "kafka" / "3.9.2")
         if succeeds:
             for name in ("kafka-clients-3.9.2.jar", "kafka_2.13-3.9.2.jar"):
                 (out / name).write_bytes(b"PK\x05\x06" + bytes(18))

@@ -671,8 +671,8 @@ def test_capture_fetch_against_real_broker(tmp_path) -> None:  # type: ignore[no
             producer.flush()
         producer.close()
 
-        for api_version, magic in ((None, 2), ("0.10.2", 1)):  # Fetch v12 / v3 (down-converted)
-            captured = capture_fetch(b.bootstrap, "t", max_bytes=1000, api_version=api_version)
+        for fetch_version, magic in ((None, 2), (3, 1)):  # Fetch v12 / v3 (down-converted)
+            captured = capture_fetch(b.bootstrap, "t", max_bytes=1000, fetch_version=fetch_version)
             results = [decode(r) for r in captured]
             assert len(captured) >= 5
             assert all(r.outcome in ("ok", "partial") for r in results)

@@ -9,14 +9,19 @@ DumpLogSegments ``*.dump.txt``) or from what the README promises, never from the
 test. No command may print a traceback.
 
 Those tests are marked ``wheel`` (``pytest -m "not wheel"`` leaves them out); they run in the
-default suite (about half a minute). The unmarked tests at the end check the same decisions
-in-process: what counts as a checkout, where the cache goes, the built-in fuzzing seeds.
+default suite (about a minute: Kafka 3.9.2's jars resolved and the Java oracle built from the
+wheel's copy of the JVM projects into a cold cache take some 10 to 25 s of it; that test is
+also marked ``oracle``). The unmarked tests at the end check the same decisions in-process:
+what counts as a checkout, where the cache goes, the built-in fuzzing seeds, which files of
+the JVM projects the wheel carries.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import zipfile
@@ -276,6 +281,106 @@ def test_check_runs_an_adapter_from_the_wheel(installed: Install, broker_case: P
     assert re.search(r"reference\.py\s+\?\s+(\d+)\s+0\s+0\s+0", r.stdout), r.stdout
 
 
+@wheel
+def test_the_wheel_carries_the_jvm_projects_as_they_are(installed: Install) -> None:
+    """The JVM projects' files ride in the wheel byte for byte (so the copy cannot drift from
+    the checkout's), and nothing a build writes (``target/``, classes, jars) with them."""
+    from conformance.jvm.project_files import PACKAGED_DIR, source_files
+
+    prefix = f"conformance/jvm/{PACKAGED_DIR}/"
+    with zipfile.ZipFile(installed.wheel) as z:
+        shipped = {n.removeprefix(prefix): z.read(n) for n in z.namelist() if n.startswith(prefix)}
+    expected = source_files(ROOT)
+    assert "oracle/pom.xml" in expected and "jvm/kafka-classpath/pom.xml" in expected
+    assert sorted(shipped) == expected
+    for rel in expected:
+        assert shipped[rel] == (ROOT / rel).read_bytes(), rel
+    assert not any(re.search(r"(^|/)target/|\.(class|jar)$", n) for n in shipped), sorted(shipped)
+
+
+@wheel
+@pytest.mark.oracle
+def test_kafka_jars_and_the_oracle_from_the_wheel_without_a_checkout(
+    installed: Install, broker_case: Path, tmp_path: Path
+) -> None:
+    """Kafka's jars resolved and the Java oracle built from the projects the wheel carries,
+    into a cold user cache; the oracle then gives the corpus's verdict, and so does the
+    built-in ``java`` adapter (`check --impl java`); site-packages stays as installed.
+
+    Only Maven's local repository is not cold: ``<cache>/kafka-conformance/m2`` is a symbolic
+    link to the checkout's ``.cache/m2`` (no second download of Maven Central), whose lock is
+    held meanwhile (one Maven per local repository, as ``runtime.run_maven`` has it)."""
+    from conformance.jvm import runtime
+
+    xdg = tmp_path / "xdg-cache"
+    cache = xdg / "kafka-conformance"
+    ours = ROOT / ".cache" / "m2"
+    ours.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True)
+    (cache / "m2").symlink_to(ours, target_is_directory=True)
+    env = {**installed.env, "XDG_CACHE_HOME": str(xdg)}
+    projects = installed.site / "conformance" / "jvm" / "projects"
+    before = sorted(p.relative_to(projects).as_posix() for p in projects.rglob("*"))
+
+    def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        r = subprocess.run([*args], cwd=cwd or installed.work, env=env, capture_output=True,
+                           text=True, timeout=1200)  # fmt: skip
+        assert "Traceback" not in r.stderr + r.stdout, (args, r.stderr)
+        return r
+
+    py, kc = installed.bin("python"), installed.bin("kafka-conformance")
+    with runtime.locked(ours.parent / ".m2.lock"):  # the two commands that run Maven
+        resolved = run(py, "-m", "conformance.jvm.kafka_jars", "classpath", "3.9.2")
+        built = run(py, "-m", "conformance.jvm.oracle", "build")
+
+    assert resolved.returncode == 0, resolved.stderr[-3000:]
+    jars = [Path(line) for line in resolved.stdout.splitlines()]
+    lib = cache / "kafka" / "3.9.2" / "lib"
+    assert jars and all(j.parent == lib and j.stat().st_size > 0 for j in jars), resolved.stdout
+    assert {"kafka-clients-3.9.2.jar", "kafka_2.13-3.9.2.jar"} <= {j.name for j in jars}
+    marker = json.loads((lib.parent / "complete.json").read_text())
+    pom = (ROOT / "jvm" / "kafka-classpath" / "pom.xml").read_bytes()
+    assert marker["pom_sha256"] == hashlib.sha256(pom).hexdigest()  # the checkout's POM, as it is
+
+    assert built.returncode == 0, built.stderr[-3000:]
+    jar = Path(shlex.split(built.stdout)[-1])
+    assert jar.name == "oracle.jar" and jar.parent.parent == cache / "oracle", built.stdout
+    log = sorted((broker_case / PARTITION).glob("*.log"))[0]
+    rel = log.relative_to(broker_case).as_posix()
+    r = run(py, "-m", "conformance.jvm.oracle", "decode", "--as", "file", rel, cwd=broker_case)
+    assert r.returncode == 0, r.stderr[-3000:]
+    expected = json.loads((broker_case / "expected" / f"{rel}.decode.json").read_text())
+    assert json.loads(r.stdout) == expected
+
+    corpus = broker_case.parent.parent
+    r = run(kc, "check", "--impl", "java", "--corpora", str(corpus), "-q")
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    assert re.search(r"^java\s+kafka-clients 3\.9\.2\s+\d+\s+0\s+0\s+0", r.stdout, re.M), r.stdout
+    r = run(kc, "check", "--impl", "kafka-python", "--corpora", str(corpus))
+    assert r.returncode == 2 and "KAFKA_CONFORMANCE_ROOT" in r.stderr, r.stderr  # not shipped
+
+    assert sorted(p.relative_to(projects).as_posix() for p in projects.rglob("*")) == before
+    assert not (installed.site / ".cache").exists()
+    assert not [p for p in (cache / "oracle").iterdir() if p.name.startswith(".build-")]
+
+
+def test_the_packaged_projects_are_every_file_of_their_directories() -> None:
+    """What the wheel carries (``project_files.source_files``) is every file git tracks in
+    the projects' directories: a file added to one (a resource, a new source set) ships too."""
+    from conformance.jvm.project_files import PROJECTS, source_files
+
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    tracked = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--", *PROJECTS], cwd=ROOT, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
+    assert source_files(ROOT) == sorted(t for t in tracked if t)
+
+
 # ------------------------------------------------------------------------------------------
 # the same decisions, in-process (no wheel)
 
@@ -326,6 +431,37 @@ def test_in_a_checkout_nothing_moves(monkeypatch: pytest.MonkeyPatch) -> None:
     assert runtime.repo_root() == ROOT
     assert default_root() == ROOT / "corpora"
     assert default_out() == ROOT / ".cache" / "fuzz"
+    assert runtime.project_dir("oracle") == ROOT / "oracle"
+    assert runtime.project_dir("jvm/kafka-classpath") == ROOT / "jvm" / "kafka-classpath"
+    assert runtime.project_dir("adapters") == ROOT / "adapters"
+    assert not runtime.is_packaged(ROOT / "oracle")
+    assert runtime.cache_root() == ROOT / ".cache"
+
+
+def test_without_a_checkout_the_jvm_projects_are_the_wheels_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.jvm import runtime
+
+    monkeypatch.delenv("KAFKA_CONFORMANCE_ROOT", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    jvm_dir = tmp_path / "site-packages" / "conformance" / "jvm"
+    monkeypatch.setattr(runtime, "__file__", str(jvm_dir / "runtime.py"))
+    with pytest.raises(runtime.NoCheckout, match="KAFKA_CONFORMANCE_ROOT"):
+        runtime.project_dir("oracle")  # a package built without its projects
+    (jvm_dir / "projects" / "oracle").mkdir(parents=True)
+    (jvm_dir / "projects" / "adapters" / "java").mkdir(parents=True)
+    assert runtime.project_dir("oracle") == jvm_dir / "projects" / "oracle"
+    assert runtime.project_dir("adapters") == jvm_dir / "projects" / "adapters"
+    assert runtime.is_packaged(runtime.project_dir("oracle"))
+    assert runtime.cache_root() == tmp_path / "xdg" / "kafka-conformance"
+    # an explicit root, or KAFKA_CONFORMANCE_ROOT, is a checkout: its own projects and cache
+    assert runtime.project_dir("oracle", ROOT) == ROOT / "oracle"
+    assert runtime.cache_root(ROOT) == ROOT / ".cache"
+    monkeypatch.setenv("KAFKA_CONFORMANCE_ROOT", str(ROOT))
+    assert runtime.project_dir("oracle") == ROOT / "oracle"
+    with pytest.raises(ValueError):
+        runtime.project_dir("corpora")  # not a JVM project
 
 
 def test_built_in_seeds_feed_every_target(tmp_path: Path) -> None:

@@ -77,8 +77,12 @@ def clean_env() -> dict[str, str]:
 
 
 def copy_build_inputs(dest: Path) -> None:
-    """What ``pip wheel .`` reads: the root's files (pyproject.toml, README.md, ...) and the
-    package. Nothing else can end up in the wheel (packages ``conformance*`` only)."""
+    """What ``pip wheel .`` reads: the root's files (pyproject.toml, setup.py, README.md, ...),
+    the package and the JVM projects' files setup.py copies into it
+    (``conformance.jvm.project_files``). Nothing else can end up in the wheel (packages
+    ``conformance*`` only)."""
+    from conformance.jvm.project_files import source_files
+
     dest.mkdir()
     for f in ROOT.iterdir():
         if f.is_file():
@@ -88,6 +92,9 @@ def copy_build_inputs(dest: Path) -> None:
         dest / "conformance",
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
+    for rel in source_files(ROOT):
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, dest / rel)
 
 
 @dataclass(frozen=True)

@@ -43,11 +43,11 @@ from conformance.broker_check.targets import BOOTSTRAP, Target, TargetError, run
 from conformance.capture.produce import coordinator_meta, send_case
 from conformance.capture.produce_wire import (
     API_PRODUCE,
+    CLIENT_ID,
     WireClient,
-    create_topics,
     delete_topics,
     leader_address,
-    read_api_versions,
+    produce_version_for,
     stored_by_request,
 )
 from conformance.capture.proxy import API_METADATA, RecordingProxy
@@ -57,10 +57,12 @@ from conformance.corpus.produce.golden import GoldenCase, write_golden_case
 from conformance.harness.divergences import EVIDENCE, scoped
 from conformance.harness.levels import DEFAULT_LEVEL, DELIVERY, Difference, Judgement
 from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, keep_name
+from conformance.host.broker_socket import WIRE_ERRORS, BrokerConnection, one_line
+from conformance.host.kafka_client import KafkaClient
 from conformance.host.progress import Status
-from conformance.host.sessions import finish
 from conformance.jsondoc import JsonDocument
 from conformance.jvm.kafka_jars import try_kafka2_zstd
+from conformance.jvm.message_defs import client_protocol
 
 __all__ = [
     "DEFAULT_PREFIX",
@@ -99,13 +101,22 @@ class BrokerCapabilities(JsonDocument):
     version: str
     judged_as: str
     api_versions: dict[str, list[int]] = field(default_factory=dict)
+    #: what the target's ApiVersions said that is not a range of versions (one line each)
+    version_findings: list[str] = field(default_factory=list)
+    #: the run's topics it could not delete (name -> why)
+    left_behind: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "version": self.version,
             "judgedAs": self.judged_as,
             "apiVersions": self.api_versions,
         }
+        if self.version_findings:
+            out["versionFindings"] = list(self.version_findings)
+        if self.left_behind:
+            out["leftBehind"] = dict(self.left_behind)
+        return out
 
 
 def run_targets(
@@ -154,9 +165,9 @@ def run_target(
         try:
             with running(target, log) as bootstrap:
                 _on_target(target, bootstrap, todo, kafka_version, settings, caps, log, record)
-        except (TargetError, OSError, RuntimeError, ValueError) as exc:
-            problem = f"{target.name}: {type(exc).__name__}: {exc}"
-            log(problem.splitlines()[0])
+        except Exception as exc:  # noqa: BLE001 - a target's failure is its cases' verdict
+            problem = f"{target.name}: {one_line(exc)}"
+            log(problem)
     done = {r.case for r in results}
     for c in todo:
         if c.id not in done:
@@ -187,13 +198,20 @@ def _on_target(
     log: Status,
     record: Callable[[CaseResult], None],
 ) -> None:
-    host, _, port = bootstrap.rpartition(":")
-    with RecordingProxy(host, int(port)) as probe:
-        apis = read_api_versions(probe)
+    protocol = client_protocol()
+    with KafkaClient(bootstrap, protocol, client_id=CLIENT_ID) as client:
+        versions = client.versions
+        client.metadata([])
+        first = client.addresses[0]
+    caps.version_findings = list(versions.findings)
+    for line in versions.findings:
+        log(f"{target.name}: {line}")
+    apis = dict(versions.ranges)
     caps.api_versions = {name: list(apis[key]) for key, name in _SHOWN_APIS.items() if key in apis}
     if API_PRODUCE not in apis:
         raise TargetError("the target advertises no Produce versions")
-    prefix = f"{settings.topic_prefix}{secrets.token_hex(3)}-"
+    host, port = first
+    prefix = f"{settings.topic_prefix}{secrets.token_hex(6)}-"
     produce_cases = [c for c in cases if c.kind == PRODUCE]
     session_cases = [c for c in cases if c.kind != PRODUCE]
     plan = SessionPlan(apis, broker_version(kafka_version))
@@ -222,11 +240,12 @@ def _on_target(
     topics.update(sweep_topics)
     session_topics = {f"{prefix}{k}": v for k, v in plan.topics(session_cases).items()}
     topics.update(session_topics)
-    log(f"{target.name}: creating {len(topics)} topics named {prefix}*")
     refused: dict[str, str] = {}
+    made: list[str] = []
     on = _OnTarget(target, host, int(port), kafka_version, apis, settings)
     try:
-        refused = create_topics(bootstrap, topics)
+        log(f"{target.name}: creating {len(topics)} topics named {prefix}*")
+        refused = _create(target, bootstrap, topics, apis, made, log)
         for c in produce_cases:
             topic = f"{prefix}{c.name}"
             if topic in refused:
@@ -238,35 +257,110 @@ def _on_target(
                 log(f"{target.name}: {topic}: {why}")
         if sweep is not None:
             t0 = time.monotonic()
-            made = {t.removeprefix(prefix): t for t in sweep_topics if t not in refused}
-            judgement = _every_version(on, produce_cases, sweep_versions, made)
+            sweep_made = {t.removeprefix(prefix): t for t in sweep_topics if t not in refused}
+            judgement = _every_version(on, produce_cases, sweep_versions, sweep_made)
             record(_result(target, sweep, judgement, settings, time.monotonic() - t0))
-        if session_cases:
-            made = {t.removeprefix(prefix): t for t in session_topics if t not in refused}
+        if session_cases and on.dead:
+            why = f"not run: the target stopped answering ({on.dead[0]})"
+            for c in session_cases:
+                record(CaseResult(target.name, c.id, c.group, "error", why, [why], ""))
+        elif session_cases:
+            session_made = {t.removeprefix(prefix): t for t in session_topics if t not in refused}
 
             def judged(case: BrokerCase, judgement: Judgement, seconds: float) -> CaseResult:
                 return _result(target, case, judgement, settings, seconds)
 
             run_session_cases(
-                target.name, session_cases, (host, int(port)), made, plan,
+                target.name, session_cases, (host, int(port)), session_made, plan,
                 broker_version(kafka_version), settings.keep, judged, record,
             )  # fmt: skip
+    except WIRE_ERRORS:
+        on.dead.append("its answers stopped")
+        raise
     finally:
         if not settings.keep_topics:
             # to its end, even when Ctrl-C or SIGTERM ended the cases: a user's cluster keeps
-            # nothing of the run (a broker the kit started is stopped anyway)
-            made_topics = [t for t in topics if t not in refused]
-            finish(lambda: _delete(target, bootstrap, made_topics, log))
+            # nothing of the run (a broker the kit started is stopped anyway); a second
+            # interruption ends the deletion, and what is left is named. A target that
+            # stopped answering is asked once, briefly.
+            timeout = DEAD_TARGET_TIMEOUT if on.dead else None
+            try:
+                finish_once(lambda: _delete(target, bootstrap, made, log, caps, timeout))
+            except BaseException:
+                if made:
+                    caps.left_behind.update({t: "the deletion was interrupted" for t in made})
+                    log(f"{target.name}: the run's topics left: {', '.join(made)}")
+                raise
 
 
-def _delete(target: Target, bootstrap: str, made: list[str], log: Status) -> None:
-    failed = delete_topics(bootstrap, made)
+#: how long a target that stopped answering is given to answer the deletion of its topics
+DEAD_TARGET_TIMEOUT = 10.0
+
+
+#: the API key of CreateTopics
+_CREATE_TOPICS = 19
+
+
+def _create(
+    target: Target,
+    bootstrap: str,
+    topics: dict[str, dict[str, str]],
+    apis: dict[int, tuple[int, int]],
+    made: list[str],
+    log: Status,
+) -> dict[str, str]:
+    """Create the run's topics (replication factor of the target) and append to ``made``
+    each one the run made; returns topic -> why it was not made. Without CreateTopics the
+    topics are made by Metadata's auto-creation with the broker's defaults, and a topic that
+    needs a configuration is refused."""
+    refused: dict[str, str] = {}
+    with KafkaClient(bootstrap, client_protocol(), client_id=CLIENT_ID) as client:
+        if _CREATE_TOPICS in apis:
+            specs = {n: (1, target.replication, dict(c)) for n, c in topics.items()}
+            outcomes = client.create_topics(specs, created=made.append)
+        else:
+            plain = [n for n, c in topics.items() if not c]
+            why = "the target offers no CreateTopics: a topic with a configuration cannot be made"
+            refused.update({n: why for n, c in topics.items() if c})
+            log(f"{target.name}: no CreateTopics: {len(plain)} topics by Metadata auto-creation")
+            outcomes = client.auto_create(plain, created=made.append)
+    for name, outcome in outcomes.items():
+        if not outcome.created or outcome.error != "NONE":
+            refused[name] = f"topic creation refused: {outcome.reason}"
+    return refused
+
+
+def finish_once(step: Callable[[], None]) -> None:
+    """``step`` to its end through one Ctrl-C or SIGTERM (raised once it is done); a second
+    one ends it (``host.sessions.finish`` runs it again and again)."""
+    pending: BaseException | None = None
+    try:
+        step()
+    except (KeyboardInterrupt, SystemExit) as exc:
+        pending = exc
+        step()  # once more: what the first interruption left; a second one ends it here
+    if pending is not None:
+        raise pending
+
+
+def _delete(
+    target: Target,
+    bootstrap: str,
+    made: list[str],
+    log: Status,
+    caps: BrokerCapabilities,
+    timeout: float | None = None,
+) -> None:
+    if not made:
+        return
+    failed = delete_topics(bootstrap, made, timeout)
     log(f"{target.name}: {len(made) - len(failed)} of {len(made)} topics deleted")
     for topic, why in list(failed.items())[:5]:
         log(f"{target.name}: could not delete {topic}: {why}")
     if len(failed) > 5:
         log(f"{target.name}: ... and {len(failed) - 5} more not deleted")
-    made[:] = list(failed)  # a repeated step (interrupted) deletes only what is left
+    caps.left_behind.update(failed)
+    made[:] = [t for t in made if t in failed]  # a repeated step deletes only what is left
 
 
 def _refused(target: Target, case: BrokerCase, why: str) -> CaseResult:
@@ -290,27 +384,54 @@ class _OnTarget:
     kafka_version: str
     apis: dict[int, tuple[int, int]]
     settings: BrokerSettings
+    #: why the target is no longer judged (it stopped answering), once it is so
+    dead: list[str] = field(default_factory=list)
 
 
 def _one_case(on: _OnTarget, case: BrokerCase, topic: str) -> CaseResult:
     t0 = time.monotonic()
     assert case.produce is not None
+    if on.dead:
+        why = f"not run: the target stopped answering ({on.dead[0]})"
+        return CaseResult(on.target.name, case.id, case.group, "error", why, [why], "")
     judgement = _sent(on, case.produce, topic)
     return _result(on.target, case, judgement, on.settings, time.monotonic() - t0)
+
+
+def _still_answers(on: _OnTarget) -> str | None:
+    """None when the target answers ApiVersions within a few seconds, else why not."""
+    try:
+        with BrokerConnection(
+            (on.host, on.port), client_protocol(), client_id=CLIENT_ID, timeout=5.0,
+            connect_timeout=5.0,
+        ) as conn:  # fmt: skip
+            conn.negotiate()
+    except WIRE_ERRORS as exc:
+        return str(exc)
+    return None
 
 
 def _sent(on: _OnTarget, case: ProduceCase, topic: str, keep_as: str | None = None) -> Judgement:
     """``case`` sent to ``topic`` and fetched back, judged (kept as ``keep_as``, default
     the case's name, with ``--keep``)."""
+    kafka = broker_version(on.kafka_version).produce_versions
     try:
-        with RecordingProxy(on.host, on.port) as proxy:
+        version = produce_version_for(case.produce_version, on.apis[API_PRODUCE], kafka)
+    except ValueError as exc:
+        return Judgement(error=str(exc))
+    try:
+        with RecordingProxy(on.host, on.port, protocol=client_protocol()) as proxy:
             address = leader_address(proxy, topic)
-            uuid = _topic_id(proxy, topic, on.apis) if case.produce_version >= 13 else None
+            uuid = _topic_id(proxy, topic, on.apis) if version >= 13 else None
             requests, fetched, meta = send_case(
-                case, topic, proxy, True, on.apis[API_PRODUCE], address, uuid
+                case, topic, proxy, True, on.apis[API_PRODUCE], kafka, address, uuid
             )
-    except (OSError, RuntimeError, ValueError) as exc:
-        return Judgement(error=f"kit: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - whatever the target did: this case's verdict
+        if isinstance(exc, WIRE_ERRORS):
+            why = _still_answers(on)
+            if why is not None:
+                on.dead.append(why)
+        return Judgement(error=one_line(exc))
     stored = stored_by_request(fetched or b"", [r.response for r in requests])
     golden = GoldenCase(
         keep_as or case.name,
@@ -334,10 +455,9 @@ def _sent(on: _OnTarget, case: ProduceCase, topic: str, keep_as: str | None = No
 
 def _topic_id(proxy: RecordingProxy, topic: str, apis: dict[int, tuple[int, int]]) -> Any:
     """The topic's id (Metadata v10+, the newest both speak), for Produce v13+."""
-    from kafka.protocol.metadata import MetadataRequest
-
     low, high = apis.get(API_METADATA, (0, -1))
-    version = min(high, MetadataRequest.max_version)
+    ours = client_protocol().versions(API_METADATA)
+    version = min(high, ours.highest)
     if version < max(low, 10):
         raise RuntimeError("the target speaks no Metadata v10+: no topic id for Produce v13+")
     client = WireClient(proxy)
@@ -360,6 +480,10 @@ def _every_version(
     for c in cases:
         assert c.produce is not None
         for v in versions[c.id]:
+            if on.dead:
+                out.evidence.append(EVIDENCE + scoped(c.id, f"Produce v{v}", "not sent: the "
+                                                      "target stopped answering"))  # fmt: skip
+                continue
             topic = topics.get(f"{c.name}-v{v}")
             if topic is None:
                 out.evidence.append(EVIDENCE + scoped(c.id, f"Produce v{v}", "no topic"))

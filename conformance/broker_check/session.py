@@ -276,7 +276,7 @@ def run_session(
             produce(f"Produce {tag.upper()} (plain)", plain, False)
     else:
         transactional()
-    s.log = fetch_partition(client, proxy, topic, whole=True)
+    s.log = fetch_partition(client, topic, whole=True)
     for x in stored_differences(stored_b64(bytes(log)), stored_b64(s.log)):
         j.differences.append(Difference(x.level, f"the partition as fetched: {x.text}"))
     return s
@@ -292,7 +292,7 @@ def _await_marker(
     """The control batch at ``offset`` once the target serves it (None: not in time)."""
     deadline = time.monotonic() + MARKER_WAIT_S
     while True:
-        data = fetch_partition(client, proxy, topic, whole=True)
+        data = fetch_partition(client, topic, whole=True)
         for b in Splitter(data, "memory"):
             if isinstance(b, RecordBatchV2) and b.base_offset == offset and b.is_control:
                 return b

@@ -16,7 +16,8 @@ topic (after the prefix)   what runs on it
 
 "Both speak": the target advertises it (ApiVersions), the Kafka line judging it does
 (``BrokerVersion.produce_versions`` / ``fetch_versions`` / ``list_offsets_versions``) and
-kafka-python writes it; Fetch v13+ (by topic id) only when Metadata v10+ gives the topic's id.
+the kit's client has its definition (``jvm.message_defs.client_protocol``); Fetch v13+ (by
+topic id) only when Metadata v10+ gives the topic's id.
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ from conformance.capture.proxy import RecordingProxy
 from conformance.capture.session_wire import TXN_MAX, topic_id
 from conformance.harness.levels import Difference, Judgement
 from conformance.harness.runner import CaseResult, keep_name
+from conformance.host.broker_socket import WIRE_ERRORS, one_line
+from conformance.jvm.message_defs import client_protocol
 
 __all__ = ["SessionPlan", "run_session_cases"]
 
@@ -64,25 +67,10 @@ ReadsJudged = Callable[[WireClient, Facts, Any, list[Answered]], None]
 _PRODUCE_V1_MAX = 11
 
 
-def _request(api: str) -> Any:
-    """kafka-python's request class of ``api`` (its ``API_KEY``, its versions)."""
-    from kafka.protocol import consumer, metadata, producer
-
-    return {
-        "Produce": producer.ProduceRequest,
-        FETCH: consumer.FetchRequest,
-        LIST_OFFSETS: consumer.ListOffsetsRequest,
-        "Metadata": metadata.MetadataRequest,
-        "FindCoordinator": metadata.FindCoordinatorRequest,
-        "InitProducerId": producer.InitProducerIdRequest,
-        "AddPartitionsToTxn": producer.AddPartitionsToTxnRequest,
-        "EndTxn": producer.EndTxnRequest,
-    }[api]
-
-
-def _kafka_python_range(api: str) -> tuple[int, int]:
-    cls = _request(api)
-    return int(cls.min_version), int(cls.max_version)
+def _kit_range(api: str) -> tuple[int, int]:
+    """The versions of ``api`` the kit's client speaks (Kafka's definitions)."""
+    v = client_protocol().versions(api)
+    return v.lowest, v.highest
 
 
 class SessionPlan:
@@ -98,16 +86,16 @@ class SessionPlan:
             "Metadata": (10, 12),
             **{name: (0, top) for name, top in TXN_MAX.items()},
         }  # fmt: skip
-        p_low, p_high = _kafka_python_range("Produce")
+        p_low, p_high = _kit_range("Produce")
         t_low, t_high = self.produce_range = apis.get(API_PRODUCE, (0, -1))
-        k_low, k_high = version.produce_versions
+        k_low, k_high = self.kafka_produce = version.produce_versions
         #: every Produce version both speak (the produce cases' sweep)
         self.produce_all = list(range(max(p_low, t_low, k_low), min(p_high, t_high, k_high) + 1))
         low = {"Produce": 3, "FindCoordinator": 1, **MIN_VERSION}
         self.versions: dict[str, list[int]] = {}
         for name, (k_low, k_high) in kafka.items():
-            t_low, t_high = apis.get(int(_request(name).API_KEY), (0, -1))
-            p_low, p_high = _kafka_python_range(name)
+            t_low, t_high = apis.get(client_protocol().key(name), (0, -1))
+            p_low, p_high = _kit_range(name)
             first = max(k_low, t_low, p_low, low.get(name, 0))
             self.versions[name] = list(range(first, min(k_high, t_high, p_high) + 1))
 
@@ -125,9 +113,12 @@ class SessionPlan:
 
     def other_produce_versions(self, requested: int) -> list[int]:
         """The Produce versions a produce case of ``requested`` is sent at besides its own
-        (the nearest one both speak when kafka-python cannot write ``requested``): every
-        version the target, the Kafka line and kafka-python speak."""
-        own = produce_version_for(requested, self.produce_range)
+        (``produce_wire.produce_version_for``): every version the target, the Kafka line and
+        the kit speak."""
+        try:
+            own = produce_version_for(requested, self.produce_range, self.kafka_produce)
+        except ValueError:
+            own = None
         return [v for v in self.produce_all if v != own]
 
     def newest(self, api: str) -> int:
@@ -201,8 +192,8 @@ def run_session_cases(
         t0 = time.monotonic()
         try:
             step()
-        except (OSError, RuntimeError, ValueError) as exc:
-            why = f"kit: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - whatever the target did: these cases' verdict
+            why = one_line(exc)
             for case_id in ids:
                 put(case_id, Judgement(error=why), time.monotonic() - t0)
 
@@ -264,7 +255,7 @@ def _topic_uuid(client: WireClient, topic: str, plan: SessionPlan) -> Any:
         return None
     try:
         return topic_id(client, topic, plan.newest("Metadata"))
-    except (OSError, RuntimeError):
+    except (*WIRE_ERRORS, RuntimeError):
         return None
 
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
-import struct
 import tempfile
 import time
 from collections.abc import Iterator
@@ -34,9 +32,12 @@ from conformance.capture.brokers import BROKERS
 from conformance.capture.produce import DEFAULT_BROKERS, produce_spec
 from conformance.harness import registry
 from conformance.host import ports, sessions
+from conformance.host.broker_socket import WIRE_ERRORS, BrokerConnection
+from conformance.host.kafka_client import read_bootstrap
 from conformance.host.postgres import postgres_server
 from conformance.host.progress import Status
 from conformance.jvm import runtime
+from conformance.jvm.message_defs import client_protocol
 
 __all__ = [
     "BOOTSTRAP",
@@ -50,6 +51,8 @@ __all__ = [
 ]
 
 KAFKA, BUILTIN, BOOTSTRAP = "kafka", "built-in", "bootstrap"
+#: the ``kafka`` target that is a cluster of several brokers
+CLUSTER = "kafka-4.3.1-kraft-cluster"
 #: seconds a started target has to answer ApiVersions
 READY_SECONDS = 90.0
 
@@ -71,6 +74,12 @@ class Target:
     bootstrap: str | None = None
     #: what it is, in a few words (the reports' version column)
     version: str = ""
+    #: the replication factor the run creates its topics with
+    replication: int = 1
+    #: a ``kafka`` target's brokers (more than 1: a KRaft cluster, ``capture.cluster``)
+    nodes: int = 1
+    #: a ``kafka`` target's broker in ``capture.brokers.BROKERS`` (None: its name)
+    broker_id: str | None = None
 
 
 def known_targets() -> dict[str, Target]:
@@ -80,6 +89,16 @@ def known_targets() -> dict[str, Target]:
                   kafka_version=BROKERS[b].version, version=f"Apache Kafka {BROKERS[b].version}")
         for b in DEFAULT_BROKERS
     }  # fmt: skip
+    out[CLUSTER] = Target(
+        CLUSTER,
+        KAFKA,
+        "Apache Kafka 4.3.1: 3 KRaft brokers, RF 3, min.insync.replicas 2, JVM processes",
+        kafka_version="4.3.1",
+        version="Apache Kafka 4.3.1 (3 brokers)",
+        replication=3,
+        nodes=3,
+        broker_id="kafka-4.3.1-kraft",
+    )
     for a in registry.adapters(side="broker"):
         what = f"{a.library} {a.version}: {a.description}"
         out[a.name] = Target(a.name, BUILTIN, what, adapter=a, version=f"{a.library} {a.version}")
@@ -87,10 +106,15 @@ def known_targets() -> dict[str, Target]:
 
 
 def bootstrap_target(address: str, name: str | None = None) -> Target:
-    """A running broker at ``address`` (``HOST:PORT``); ValueError if it is no such address."""
-    host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"--bootstrap {address!r}: give HOST:PORT")
+    """A running broker (or cluster) at ``address`` (``HOST:PORT[,HOST:PORT...]``), labelled
+    ``name``; ValueError (naming what is wrong) for no such address or a name that is not
+    one line of printable text."""
+    try:
+        read_bootstrap(address)
+    except ValueError as exc:
+        raise ValueError(f"--bootstrap {ascii(address)}: {exc}; give HOST:PORT") from None
+    if name is not None and (not name or len(name) > 100 or not all(c.isprintable() for c in name)):
+        raise ValueError(f"--bootstrap NAME {ascii(name)[:120]}: give 1-100 printable characters")
     return Target(
         name or address,
         BOOTSTRAP,
@@ -101,14 +125,15 @@ def bootstrap_target(address: str, name: str | None = None) -> Target:
 
 
 def answers_api_versions(host: str, port: int, timeout: float = 2.0) -> bool:
-    """Whether ``host:port`` answers an ApiVersions v0 request with a response frame."""
-    frame = struct.pack(">hhih", 18, 0, 1, 2) + b"kc"
+    """Whether ``host:port`` answers ApiVersions (negotiated as Java's client does, with the
+    kit's own client)."""
     try:
-        with socket.create_connection((host, port), timeout=timeout) as s:
-            s.sendall(struct.pack(">i", len(frame)) + frame)
-            head = s.recv(4)
-            return len(head) == 4 and struct.unpack(">i", head)[0] > 4
-    except OSError:
+        with BrokerConnection(
+            (host, port), client_protocol(), timeout=timeout, connect_timeout=timeout
+        ) as conn:
+            conn.negotiate()
+        return True
+    except WIRE_ERRORS:
         return False
 
 
@@ -123,11 +148,19 @@ def running(target: Target, log: Status) -> Iterator[str]:
     workdir = Path(tempfile.mkdtemp(prefix=f"check-broker-{target.name}-"))
     try:
         if target.kind == KAFKA:
+            from conformance.capture.cluster import start_cluster
             from conformance.capture.jvm import start_broker
 
-            log(f"{target.name}: starting (JVM) in {workdir}")
-            with start_broker(produce_spec(BROKERS[target.name]), workdir) as broker:
-                yield broker.bootstrap
+            spec = produce_spec(BROKERS[target.broker_id or target.name])
+            if target.nodes > 1:
+                log(f"{target.name}: starting {target.nodes} brokers (JVM) in {workdir}")
+                with start_cluster(spec, workdir, target.nodes) as cluster:
+                    log(f"{target.name}: ready in {cluster.startup_seconds:.0f} s")
+                    yield cluster.bootstrap
+            else:
+                log(f"{target.name}: starting (JVM) in {workdir}")
+                with start_broker(spec, workdir) as broker:
+                    yield broker.bootstrap
         else:
             with _services(target, workdir) as values, _process(target, workdir, values, log) as b:
                 yield b

@@ -25,9 +25,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from conformance.capture import BrokerSpec, lifecycle
+from conformance.host.broker_socket import WIRE_ERRORS
+from conformance.host.kafka_client import KafkaClient
 from conformance.host.ports import accepts, free_port
 from conformance.jvm import kafka_jars
 from conformance.jvm import runtime as _jvm
+from conformance.jvm.message_defs import client_protocol
 
 __all__ = [
     "CLUSTER_ID",
@@ -181,11 +184,13 @@ def server_properties(
     zookeeper: str | None,
     log_dir: str,
     internal: str | None = None,
+    node_id: int = 1,
+    voters: str | None = None,
 ) -> dict[str, str]:
     """``server.properties`` of a capture broker: PLAINTEXT on ``listener`` (host:port),
-    advertised as ``advertised``; KRaft (combined broker + controller, voter
-    ``1@controller``) or ZooKeeper mode (``zookeeper`` = host:port); then ``log.dirs``,
-    :data:`COMMON_CONFIG` and the spec's own settings.
+    advertised as ``advertised``; KRaft (combined broker + controller ``node_id``, voters
+    ``voters``, by default itself alone: ``1@controller``) or ZooKeeper mode (``zookeeper`` =
+    host:port); then ``log.dirs``, :data:`COMMON_CONFIG` and the spec's own settings.
 
     ``internal`` (host:port) adds a listener ``INTERNAL`` for the broker's own connections
     (inter-broker traffic, the ZooKeeper-mode controller talking to its broker): in a
@@ -198,8 +203,8 @@ def server_properties(
         props.update(
             {
                 "process.roles": "broker,controller",
-                "node.id": "1",
-                "controller.quorum.voters": f"1@{controller}",
+                "node.id": str(node_id),
+                "controller.quorum.voters": voters or f"{node_id}@{controller}",
                 "listeners": f"PLAINTEXT://{listener},CONTROLLER://{controller}",
                 "advertised.listeners": f"PLAINTEXT://{advertised}",
                 "controller.listener.names": "CONTROLLER",
@@ -293,27 +298,17 @@ def wait_metadata(
     """Wait until the broker at ``bootstrap`` answers a metadata request and lists a broker;
     :class:`BrokerStartError` (with ``log_tail()``) when ``alive()`` turns false or after
     ``timeout`` s. Readiness is the same for every backend."""
-    from kafka import KafkaAdminClient
-
+    protocol = client_protocol()
     deadline = time.monotonic() + timeout
     last: BaseException | None = None
     while time.monotonic() < deadline and alive():
         try:
-            admin = KafkaAdminClient(
-                bootstrap_servers=bootstrap,
-                request_timeout_ms=10000,
-                client_id="conformance-capture-ready",
-            )
-            try:
-                admin.list_topics()
-                try:
-                    if admin.describe_cluster().get("brokers", []):
-                        return
-                except KeyError:  # kafka-python cannot parse DescribeCluster v0 of 2.8.x
-                    return  # ('endpoint_type'); the metadata request above was answered
-            finally:
-                admin.close()
-        except Exception as exc:  # kafka-python raises many types while the broker starts
+            with KafkaClient(
+                bootstrap, protocol, client_id="conformance-capture-ready", timeout=10.0
+            ) as client:
+                if client.metadata([]).brokers:
+                    return
+        except WIRE_ERRORS as exc:  # refused, closed, not ready yet
             last = exc
         time.sleep(0.5)
     state = (
@@ -329,16 +324,38 @@ def wait_metadata(
 
 
 class JvmBroker:
-    """A running broker (and its ZooKeeper) started by :func:`start_broker`."""
+    """A running broker (and its ZooKeeper) started by :func:`start_broker`.
+
+    One KRaft node of a cluster (``capture.cluster``) is given its ``node_id``, its ports
+    (``port``, ``controller`` = host:port) and the quorum's ``voters``; it is only
+    :meth:`launch`-ed (:meth:`start` = :meth:`launch` + :meth:`wait_ready`), so that every voter
+    runs before any is waited for, and with ``register=False`` it is not registered with
+    :mod:`lifecycle` (the cluster is, and stops its nodes together)."""
 
     backend = "jvm"
 
-    def __init__(self, spec: BrokerSpec, workdir: Path) -> None:
+    def __init__(
+        self,
+        spec: BrokerSpec,
+        workdir: Path,
+        *,
+        node_id: int = 1,
+        port: int = 0,
+        controller: str | None = None,
+        voters: str | None = None,
+        heap: str = "768m",
+        register: bool = True,
+    ) -> None:
         self.spec = spec
         self.workdir = workdir
         self.log_dir = workdir / "data"
-        self.port = 0
-        self.bootstrap = ""
+        self.node_id = node_id
+        self.port = port
+        self.bootstrap = f"127.0.0.1:{port}" if port else ""
+        self.controller = controller
+        self.voters = voters
+        self.heap = heap
+        self._register = register
         self.java_version = java_version()
         self.broker_config: dict[str, str] = {}
         self.processes: list[tuple[str, subprocess.Popen[Any]]] = []
@@ -371,6 +388,7 @@ class JvmBroker:
     def _spawn(
         self, name: str, main_class: str, args: list[str], heap: str
     ) -> subprocess.Popen[Any]:
+        self._check_not_stopped(name)
         cmd = kafka_jars.java_command(
             self.spec.version, main_class, args, jvm_opts=self._jvm_opts(heap)
         )
@@ -387,7 +405,14 @@ class JvmBroker:
         finally:
             out.close()
         self.processes.append((name, proc))
+        if self._stopped:  # stop() ran (a signal, another thread) while it was being spawned
+            stop_process(proc, 30.0)
+            self._check_not_stopped(name)
         return proc
+
+    def _check_not_stopped(self, name: str) -> None:
+        if self._stopped:
+            raise BrokerStartError(f"{self.spec.broker_id}: stopped before its {name} started")
 
     def _wait_port(self, name: str, proc: subprocess.Popen[Any], port: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -417,14 +442,23 @@ class JvmBroker:
     # -- start / stop ------------------------------------------------------------------------
 
     def start(self, timeout: float = 120.0) -> JvmBroker:
-        lifecycle.register(self)
+        self.launch()
+        self.wait_ready(timeout)
+        return self
+
+    def launch(self) -> subprocess.Popen[Any]:
+        """Write the configuration, format the storage (KRaft), start ZooKeeper (ZooKeeper
+        mode) and the broker; returns the broker's process without waiting for it."""
+        if self._register:
+            lifecycle.register(self)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        if not self.port:
+            self.port = free_port()
         self.bootstrap = f"127.0.0.1:{self.port}"
         controller = zookeeper = None
         if self.spec.mode == "kraft":
-            controller = f"127.0.0.1:{free_port()}"
+            controller = self.controller or f"127.0.0.1:{free_port()}"
         else:
             zport = free_port()
             zdata = self.workdir / "zookeeper"
@@ -445,6 +479,8 @@ class JvmBroker:
             controller=controller,
             zookeeper=zookeeper,
             log_dir=str(self.log_dir),
+            node_id=self.node_id,
+            voters=self.voters,
         )
         self.broker_config = manifest_config(props)
         server_props = self.workdir / "server.properties"
@@ -462,14 +498,18 @@ class JvmBroker:
                     f"{self.spec.broker_id}: StorageTool format failed ({fmt.returncode})\n"
                     f"{_jvm.tail(fmt.stdout + fmt.stderr)}"
                 )
-        broker = self._spawn("broker", "kafka.Kafka", [str(server_props)], "768m")
+        return self._spawn("broker", "kafka.Kafka", [str(server_props)], self.heap)
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        """Wait until the launched broker listens and answers metadata; stopped (and
+        :class:`BrokerStartError`) when it does not within ``timeout`` s."""
+        broker = next(p for n, p in self.processes if n == "broker")
         try:
             self._wait_port("broker", broker, self.port, timeout)
             self._wait_metadata(broker, timeout)
         except BaseException:
             self.stop()
             raise
-        return self
 
     def stop(self, timeout: float = 90.0) -> None:
         """Clean shutdown: broker first (SIGTERM, wait, SIGKILL after ``timeout``), then ZK."""

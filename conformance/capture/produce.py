@@ -74,6 +74,7 @@ from conformance.corpus.produce.golden import (
     write_golden_manifest,
 )
 from conformance.host.progress import Status
+from conformance.jvm.message_defs import client_protocol
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import seal_v2
 from conformance.wire.layout import (
@@ -201,20 +202,23 @@ def send_case(
     proxy: RecordingProxy,
     fetch: bool,
     advertised: tuple[int, int],
+    kafka: tuple[int, int],
     address: tuple[str, int] | None = None,
     topic_id: Any = None,
 ) -> tuple[list[GoldenRequest], bytes | None, dict[str, Any]]:
     """Send each request of ``case`` raw, in order, as a Produce request (its version, or the
-    nearest one kafka-python writes and the broker speaks, ``advertised``) to ``topic``
-    through ``proxy`` (``address``: the proxy's listener of the partition leader; ``topic_id``:
-    the topic's id, for Produce v13+), then fetch
+    nearest one the broker (``advertised``) and the Kafka line judging it (``kafka``) speak:
+    ``produce_wire.produce_version_for``) to ``topic`` through ``proxy`` (``address``: the
+    proxy's listener of the partition leader; ``topic_id``: the topic's id, for Produce v13+),
+    then fetch
     the partition back from offset 0 (``fetch``); the requests with the answers, the fetched
     records and what the case's provenance says (Produce version replaced, retimed)."""
     meta: dict[str, Any] = {"source": "crafted (conformance.corpus.produce.cases)"}
-    version = produce_version_for(case.produce_version, advertised)
+    version = produce_version_for(case.produce_version, advertised, kafka)
     if version != case.produce_version:
         meta["produceVersionReplaced"] = (
-            f"kafka-python cannot write Produce v{case.produce_version}: sent as v{version}"
+            f"the target does not speak Produce v{case.produce_version} "
+            f"(it offers v{advertised[0]}-{advertised[1]}): sent as v{version}"
         )
     shift = 0
     if case.name.startswith(RETIMED_PREFIX):
@@ -248,7 +252,7 @@ def send_case(
                     records, version, txn, sent_at, response, case.produce_version, received_at
                 )
             )
-        fetched = fetch_partition(client, proxy, topic) if fetch else None
+        fetched = fetch_partition(client, topic) if fetch else None
     finally:
         client.close()
     return out, fetched, meta
@@ -367,7 +371,7 @@ def _client(
         raise RuntimeError("no Produce request was recorded")
     client = WireClient(proxy)
     try:
-        fetched = fetch_partition(client, proxy, topic) if fetch else None
+        fetched = fetch_partition(client, topic) if fetch else None
     finally:
         client.close()
     shown = {k: v for k, v in sorted(cfg.items())}
@@ -433,12 +437,15 @@ def capture_golden(
             host, _, port = broker.bootstrap.rpartition(":")
             with RecordingProxy(host, int(port)) as probe:
                 advertised = read_produce_versions(probe)
+            kafka_produce = broker_version(spec.version).produce_versions
             todo: list[tuple[str, str, dict[str, str], Callable[[RecordingProxy], Any]]] = [
                 (
                     c.name,
                     c.description,
                     dict(c.topic),
-                    lambda p, c=c: send_case(c, f"{TOPIC_PREFIX}{c.name}", p, fetch, advertised),
+                    lambda p, c=c: send_case(
+                        c, f"{TOPIC_PREFIX}{c.name}", p, fetch, advertised, kafka_produce
+                    ),
                 )
                 for c in chosen
             ]
@@ -513,8 +520,6 @@ def capture_golden(
     for g in golden:
         write_golden_case(root, g)
         result.captured.append(g.name)
-    import kafka
-
     write_golden_manifest(
         root,
         {
@@ -529,7 +534,8 @@ def capture_golden(
             },
             "capturedAt": _utc(),
             "seconds": round(result.seconds, 1),
-            "tool": f"conformance.capture.produce (kafka-python {kafka.__version__})",
+            "tool": "conformance.capture.produce (the kit's own client, Kafka's definitions of "
+            f"{client_protocol().label})",
             "command": command or f"scripts/capture-produce-golden --broker {broker_id}",
             "expectations": "the real broker's answers only (never the kit's model)",
             "cases": result.captured,

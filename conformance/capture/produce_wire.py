@@ -1,29 +1,43 @@
-"""The wire of ``capture.produce``: Produce, Fetch and ApiVersions with kafka-python's classes.
+"""The wire of ``capture.produce``: Produce, Fetch, Metadata and the admin calls, on the kit's
+own client (``conformance.client`` over ``host.broker_socket``: Kafka's definitions, no
+third-party Kafka client).
 
-``WireClient`` sends one request at a time over one connection to a
-:class:`~conformance.capture.proxy.RecordingProxy` (which records the frames) and tells a
-response from a closed connection (how a broker answers a request it cannot read). The
-partition response of a Produce response frame is read into the shape of the broker
+``WireClient`` sends one request at a time over one connection (to a
+:class:`~conformance.capture.proxy.RecordingProxy`, which records the frames, or to a broker)
+and tells an answer from a closed connection (how a broker answers a request it cannot read).
+The partition answers of a Produce answer frame are read into the shape of the broker
 verdict's ``response`` (``read_produce_response``); the stored batches of each request are
 cut from a Fetch from offset 0 (``stored_by_request``).
 """
 
 from __future__ import annotations
 
-import socket
-import struct
+import time
+import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from conformance.broker.codes import CODES
-from conformance.capture.proxy import RecordingProxy, read_fetch_partitions
+from conformance.broker.codes import error_name
+from conformance.client import calls
+from conformance.client.cluster import API_METADATA, metadata_request, read_metadata
+from conformance.client.connection import read_answer_frame, read_request_frame
+from conformance.client.protocol import Protocol
 from conformance.corpus.produce.golden import stored_b64
+from conformance.host.broker_socket import WIRE_ERRORS, BrokerConnection
+from conformance.host.kafka_client import KafkaClient
+from conformance.jvm.message_defs import client_protocol
+from conformance.messages.schema import Versions
+from conformance.messages.value import Message
 from conformance.stream.splitter import Splitter
 
 __all__ = [
+    "API_FETCH",
     "API_PRODUCE",
     "CLIENT_ID",
+    "FETCH_VERSION",
     "TIMEOUT_MS",
+    "Request",
     "WireClient",
     "create_topics",
     "delete_topics",
@@ -41,19 +55,26 @@ __all__ = [
 ]
 
 API_PRODUCE = 0
+API_FETCH = 1
 FETCH_VERSION = 11  # topic names (v13+ has ids), spoken by 2.8 (v0-v12) through 4.x (v4+)
 FETCH_MAX_BYTES = 1 << 20
+#: a Java consumer's ``fetch.max.wait.ms`` (with MinBytes 0 Kafka answers at once)
+FETCH_MAX_WAIT_MS = 500
+#: the most a whole partition may hold, and the longest its Fetches may take (a broker whose
+#: partition never ends gets a verdict, not a loop)
+WHOLE_PARTITION_BYTES = 256 << 20
+WHOLE_PARTITION_SECONDS = 120.0
 TIMEOUT_MS = 30_000
 CLIENT_ID = "kafka-conformance-produce-golden"
 
 
-def _error_name(code: int) -> str:
-    names = {c: n for n, c in CODES.items()}
-    if code in names:
-        return names[code]
-    import kafka.errors
+@dataclass(frozen=True)
+class Request:
+    """A request to send: its API, version and body."""
 
-    return str(kafka.errors.for_code(code).message)
+    api_key: int
+    version: int
+    body: Message
 
 
 def read_produce_response(frame: bytes, version: int) -> dict[str, Any]:
@@ -66,37 +87,11 @@ def read_produce_response(frame: bytes, version: int) -> dict[str, Any]:
     return parts[0]
 
 
-def _topic_key(topic: Any, version: int) -> str:
-    """A topic of a Produce request or response: its name, or (v13+) its id as text."""
-    return str(topic.topic_id) if version >= 13 else str(topic.name)
-
-
 def read_produce_responses(frame: bytes, version: int) -> dict[tuple[str, int], dict[str, Any]]:
     """Every partition response of a Produce response frame by (topic, partition), each
     shaped as :func:`read_produce_response`'s (the topic is its id as text from v13 on)."""
-    from kafka.protocol.producer import ProduceResponse
-
-    resp = ProduceResponse.decode(frame, version=version, header=True)
-    return {
-        (_topic_key(t, version), p.index): _partition_response(p, version)
-        for t in resp.responses
-        for p in t.partition_responses
-    }
-
-
-def _partition_response(p: Any, version: int) -> dict[str, Any]:
-    return {
-        "errorCode": p.error_code,
-        "errorName": _error_name(p.error_code),
-        "errorMessage": p.error_message if version >= 8 else None,
-        "baseOffset": str(p.base_offset),
-        "logAppendTimeMs": str(p.log_append_time_ms if version >= 2 else -1),
-        "logStartOffset": str(p.log_start_offset if version >= 5 else -1),
-        "recordErrors": [
-            {"batchIndex": e.batch_index, "batchIndexErrorMessage": e.batch_index_error_message}
-            for e in (p.record_errors if version >= 8 else [])
-        ],
-    }
+    body = read_answer_frame(client_protocol(), API_PRODUCE, version, frame)
+    return calls.read_produce_answer(body, version)
 
 
 def read_produce_partitions(
@@ -104,33 +99,25 @@ def read_produce_partitions(
 ) -> tuple[str | None, int, list[tuple[str, int, bytes]]]:
     """The transactional id, acks and every (topic, partition, records) of a Produce
     request frame (the topic is its id as text from v13 on)."""
-    from kafka.protocol.producer import ProduceRequest
-
-    req = ProduceRequest.decode(frame, version=version, header=True)
-    parts = [
-        (_topic_key(t, version), p.index, bytes(p.records or b""))
-        for t in req.topic_data
-        for p in t.partition_data
-    ]
-    return (req.transactional_id if version >= 3 else None), int(req.acks), parts
+    request = read_request_frame(client_protocol(), frame)
+    return calls.read_produce_request(request.body, version)
 
 
 def new_produce_request(
     topic: str, records: bytes, version: int, txn: str | None, topic_id: Any = None
-) -> Any:
+) -> Request:
     """A Produce request of ``records`` for ``topic``-0 (v13+: by ``topic_id``, the topic's
-    id as Metadata v10+ gives it)."""
-    from kafka.protocol.producer import ProduceRequest
-
-    r = ProduceRequest[version]
-    part = r.TopicProduceData.PartitionProduceData(index=0, records=records)
-    named = {"topic_id": topic_id} if version >= 13 else {"name": topic}
-    return r(
-        transactional_id=txn,
+    id as Metadata v10+ gives it), acks -1."""
+    body = calls.produce_request(
+        client_protocol(),
+        version,
+        [(topic, 0, records)],
         acks=-1,
         timeout_ms=TIMEOUT_MS,
-        topic_data=[r.TopicProduceData(partition_data=[part], **named)],
+        transactional_id=txn,
+        topic_ids={topic: topic_id} if topic_id is not None else None,
     )
+    return Request(API_PRODUCE, version, body)
 
 
 def new_fetch_request(
@@ -141,239 +128,188 @@ def new_fetch_request(
     version: int = FETCH_VERSION,
     partition_max_bytes: int = FETCH_MAX_BYTES,
     isolation: int = 0,
-    topic_id: Any = None,
-) -> Any:
-    """A consumer's Fetch of one partition (``version`` 13+: by ``topic_id``), answered at
-    once (no wait, no minimum)."""
-    from kafka.protocol.consumer import FetchRequest
-
-    f = FetchRequest[version]
-    part = f.FetchTopic.FetchPartition(
-        partition=partition,
-        current_leader_epoch=-1,
-        fetch_offset=offset,
-        log_start_offset=-1,
+    topic_id: uuid.UUID | None = None,
+) -> Request:
+    """A consumer's Fetch of one partition (``version`` 13+: by ``topic_id``): MaxWaitMs 500
+    (a Java consumer's ``fetch.max.wait.ms``) and MinBytes 0, which Kafka answers at once (a
+    minimum of 0 bytes is always there); nisshi 0.8.1 answers a wait of 0 with no partition."""
+    body = calls.fetch_request(
+        client_protocol(),
+        version,
+        topic,
+        partition,
+        offset,
         partition_max_bytes=partition_max_bytes,
-    )
-    named = {"topic_id": topic_id} if version >= 13 else {"topic": topic}
-    return f(
-        replica_id=-1,
-        max_wait_ms=0,
-        min_bytes=0,
         max_bytes=FETCH_MAX_BYTES,
-        isolation_level=isolation,
-        session_id=0,
-        session_epoch=-1,
-        topics=[f.FetchTopic(partitions=[part], **named)],
-        forgotten_topics_data=[],
-        rack_id="",
+        isolation=isolation,
+        topic_id=topic_id,
+        max_wait_ms=FETCH_MAX_WAIT_MS,
     )
+    return Request(API_FETCH, version, body)
 
 
 class WireClient:
-    """One connection to the proxy, a request at a time; reconnects after the broker closed
-    it (its answer to a request it cannot read)."""
+    """One connection (to the proxy, or to ``address``: one of its listeners or a broker), a
+    request at a time; reconnects after the broker closed it (its answer to a request it
+    cannot read). Every wait is bounded (``timeout`` for a whole answer, default
+    ``host.broker_socket.answer_timeout()``)."""
 
     def __init__(
         self,
-        proxy: RecordingProxy,
-        timeout: float = TIMEOUT_MS / 1000 + 30,
+        proxy: Any = None,
+        timeout: float | None = None,
         address: tuple[str, int] | None = None,
+        protocol: Protocol | None = None,
     ) -> None:
-        # ``address``: one of the proxy's listeners (a partition leader's), else its bootstrap
         self.address = address or (proxy.host, proxy.port)
-        self.timeout = timeout
-        self.sock: socket.socket | None = None
-        self.correlation_id = 0
+        self.protocol = protocol or client_protocol()
+        self.connection = BrokerConnection(
+            self.address, self.protocol, client_id=CLIENT_ID, timeout=timeout
+        )
 
-    def exchange(self, message: Any) -> tuple[int, bytes, bytes | None]:
-        """(correlation id, request frame, response frame or None: connection closed)."""
-        self.correlation_id += 1
-        message.with_header(correlation_id=self.correlation_id, client_id=CLIENT_ID)
-        frame = bytes(message.encode(header=True))
-        if self.sock is None:
-            self.sock = socket.create_connection(self.address, timeout=self.timeout)
-        try:
-            self.sock.sendall(struct.pack(">i", len(frame)) + frame)
-            head = self._recv(4)
-            if head is None:
-                self.close()
-                return self.correlation_id, frame, None
-            (size,) = struct.unpack(">i", head)
-            body = self._recv(size)
-            if body is None:
-                raise ConnectionError("connection closed inside a response frame")
-            return self.correlation_id, frame, body
-        except BaseException:
-            self.close()
-            raise
+    @property
+    def correlation_id(self) -> int:
+        return self.connection._next_id - 1
 
-    def _recv(self, n: int) -> bytes | None:
-        assert self.sock is not None
-        buf = bytearray()
-        while len(buf) < n:
-            try:
-                chunk = self.sock.recv(n - len(buf))
-            except ConnectionResetError:
-                chunk = b""
-            if not chunk:
-                return None
-            buf += chunk
-        return bytes(buf)
+    def exchange(self, request: Request) -> tuple[int, bytes, bytes | None]:
+        """(correlation id, request frame, response frame or None: connection closed); the
+        frames without their size prefix."""
+        sent, answer = self.connection.send(request.api_key, request.version, request.body)
+        return sent.correlation_id, sent.frame, None if answer is None else answer.frame
+
+    def answer(self, request: Request) -> Message:
+        """The body of the answer to ``request`` (a closed connection raises)."""
+        return self.connection.request(request.api_key, request.version, request.body).body
+
+    def versions(self, api: str | int) -> Versions:
+        """The versions of ``api`` the broker at the other end and the kit both speak."""
+        return self.connection.negotiate().both(self.protocol, api)
 
     def close(self) -> None:
-        if self.sock is not None:
-            try:
-                self.sock.close()
-            finally:
-                self.sock = None
+        self.connection.close()
 
 
-def read_api_versions(proxy: RecordingProxy) -> dict[int, tuple[int, int]]:
-    """Every API the broker advertises (ApiVersions v0): api key -> (min, max) version."""
-    from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
-
+def read_api_versions(proxy: Any) -> dict[int, tuple[int, int]]:
+    """Every API the broker advertises: api key -> (min, max) version (negotiated as Java's
+    client does; ranges that are no range are left out)."""
     client = WireClient(proxy)
     try:
-        _, _, frame = client.exchange(ApiVersionsRequest[0]())
+        return dict(client.connection.negotiate().ranges)
     finally:
         client.close()
-    if frame is None:
-        raise ConnectionError("the broker closed the connection on ApiVersions v0")
-    resp = ApiVersionsResponse.decode(frame, version=0, header=True)
-    if resp.error_code:
-        raise ConnectionError(f"ApiVersions v0 answered {_error_name(resp.error_code)}")
-    return {int(k.api_key): (int(k.min_version), int(k.max_version)) for k in resp.api_keys}
 
 
-def read_produce_versions(proxy: RecordingProxy) -> tuple[int, int]:
-    """The Produce versions the broker advertises (ApiVersions v0)."""
+def read_produce_versions(proxy: Any) -> tuple[int, int]:
+    """The Produce versions the broker advertises."""
     versions = read_api_versions(proxy).get(API_PRODUCE)
     if versions is None:
         raise ValueError("the broker advertises no Produce versions")
     return versions
 
 
-def leader_address(proxy: RecordingProxy, topic: str, partition: int = 0) -> tuple[str, int]:
-    """The proxy's listener in front of the leader of ``topic``-``partition`` (a Metadata v1
-    request for that topic only, answered through the proxy, which points every broker of the
-    answer at one of its listeners)."""
-    from kafka.protocol.metadata import MetadataRequest, MetadataResponse
-
+def leader_address(proxy: Any, topic: str, partition: int = 0) -> tuple[str, int]:
+    """The address of the leader of ``topic``-``partition`` as Metadata names it (through a
+    proxy: one of its listeners, since it points every broker of the answer at one)."""
     client = WireClient(proxy)
     try:
-        _, _, frame = client.exchange(MetadataRequest[1](topics=[topic]))
+        protocol = client.protocol
+        version = client.connection.negotiate().newest(protocol, API_METADATA)
+        body = client.answer(
+            Request(API_METADATA, version, metadata_request(protocol, version, [topic]))
+        )
     finally:
         client.close()
-    if frame is None:
-        raise ConnectionError("the broker closed the connection on Metadata")
-    resp = MetadataResponse.decode(frame, version=1, header=True)
-    nodes = {b.node_id: (str(b.host), int(b.port)) for b in resp.brokers}
-    for t in resp.topics:
-        if t.name != topic:
-            continue
-        if t.error_code:
-            raise RuntimeError(f"Metadata of {topic}: error {_error_name(t.error_code)}")
-        for p in t.partitions:
-            if p.partition_index == partition and p.leader_id in nodes:
-                return nodes[p.leader_id]
-    raise RuntimeError(f"Metadata names no leader of {topic}-{partition}")
+    view = read_metadata(body, version)
+    t = view.topics.get(topic)
+    if t is not None and t.error:
+        raise RuntimeError(f"Metadata of {topic}: error {t.error_name}")
+    found = view.leader(topic, partition)
+    if found is None:
+        raise RuntimeError(f"Metadata names no leader of {topic}-{partition}")
+    return found[1]
 
 
 def create_topics(
     bootstrap: str,
     topics: dict[str, dict[str, str]],
     partitions: dict[str, int] | None = None,
+    replication: int = 1,
 ) -> dict[str, str]:
     """Create every topic (its configuration; ``partitions`` of it, default 1; replication
-    factor 1), each visible with a leader before the next; returns topic -> why it could not
-    be created."""
-    from kafka import KafkaAdminClient
-
-    failed: dict[str, str] = {}
-    admin = KafkaAdminClient(
-        bootstrap_servers=bootstrap, client_id=CLIENT_ID, request_timeout_ms=TIMEOUT_MS
-    )
-    try:
-        for name, configs in topics.items():
-            count = (partitions or {}).get(name, 1)
-            new = {name: {"num_partitions": count, "replication_factor": 1, "configs": configs}}
-            try:
-                admin.create_topics(new, timeout_ms=TIMEOUT_MS, wait_for_metadata=True)
-            except Exception as exc:  # noqa: BLE001 - the broker refused this configuration
-                if not _created(admin, name):
-                    failed[name] = f"topic creation refused: {type(exc).__name__}: {exc}"
-    finally:
-        admin.close()
-    return failed
+    factor ``replication``), each visible with its leaders; returns topic -> why it was not
+    created (a topic that existed already was not created)."""
+    specs = {n: ((partitions or {}).get(n, 1), replication, dict(c)) for n, c in topics.items()}
+    with KafkaClient(bootstrap, client_protocol(), client_id=CLIENT_ID) as client:
+        outcomes = client.create_topics(specs, TIMEOUT_MS)
+    return {
+        n: f"topic creation refused: {o.reason}"
+        for n, o in outcomes.items()
+        if not o.created or o.error != "NONE"
+    }
 
 
-def _created(admin: Any, name: str) -> bool:
-    """Whether topic ``name`` exists after all: a broker may create a topic and answer in a
-    way kafka-python cannot read (franz-go's kfake echoes each config with source -1)."""
-    try:
-        return name in admin.list_topics()
-    except Exception:  # noqa: BLE001 - cannot tell: not created
-        return False
-
-
-def delete_topics(bootstrap: str, names: Sequence[str]) -> dict[str, str]:
+def delete_topics(
+    bootstrap: str, names: Sequence[str], timeout: float | None = None
+) -> dict[str, str]:
     """Delete the topics ``names`` (and no other); returns topic -> why it was not deleted.
-    Never raises: a broker that is gone leaves every topic undeleted, with the reason."""
-    from kafka import KafkaAdminClient
-
-    failed: dict[str, str] = {}
+    Never raises: a broker that is gone leaves every topic undeleted, with the reason
+    (``timeout``: seconds for each answer and in all, default the client's)."""
     if not names:
-        return failed
+        return {}
+    bounds = {} if timeout is None else {"timeout": timeout, "deadline": timeout}
     try:
-        admin = KafkaAdminClient(
-            bootstrap_servers=bootstrap, client_id=CLIENT_ID, request_timeout_ms=TIMEOUT_MS
-        )
-    except Exception as exc:  # noqa: BLE001 - said by the caller, the run goes on
-        return {name: f"{type(exc).__name__}: {exc}" for name in names}
-    try:
-        for name in names:
-            try:
-                admin.delete_topics([name], timeout_ms=TIMEOUT_MS)
-            except Exception as exc:  # noqa: BLE001 - said, the run goes on
-                failed[name] = f"{type(exc).__name__}: {exc}"
-    finally:
-        admin.close()
-    return failed
+        with KafkaClient(bootstrap, client_protocol(), client_id=CLIENT_ID, **bounds) as client:
+            results = client.delete_topics(list(names), TIMEOUT_MS)
+    except WIRE_ERRORS as exc:
+        return {name: str(exc) for name in names}
+    return {n: why for n, why in results.items() if why is not None}
 
 
 def fetch_partition(
     client: WireClient,
-    proxy: RecordingProxy,
     topic: str,
     partition: int = 0,
     *,
     whole: bool = False,
 ) -> bytes:
-    """The partition's records from offset 0 (a Fetch through the proxy, read back from the
-    proxy's recording); ``whole``: Fetch again after the last batch until the partition's
-    end (a partition larger than one Fetch)."""
-    out, offset = b"", 0
+    """The partition's records from offset 0 (a Fetch by topic name: v11 where the broker
+    speaks it, else the newest both speak up to v12); ``whole``: Fetch again after the last
+    batch until the partition's end (a partition larger than one Fetch)."""
+    both = client.versions(API_FETCH).intersect(Versions(4, 12))
+    if both.empty:
+        raise RuntimeError("the broker speaks no Fetch version from 4 to 12 (by topic name)")
+    version = FETCH_VERSION if FETCH_VERSION in both else both.highest
+    out, offset, fetches = bytearray(), 0, 0
+    deadline = time.monotonic() + WHOLE_PARTITION_SECONDS
     while True:
-        corr, _, frame = client.exchange(new_fetch_request(topic, partition, offset))
-        if frame is None:
-            raise ConnectionError("the broker closed the connection on Fetch")
-        found = [
-            (err, records)
-            for ex, t, p, err, records in read_fetch_partitions(
-                e for e in proxy.recording if e.correlation_id == corr
+        fetches += 1
+        if len(out) > WHOLE_PARTITION_BYTES or time.monotonic() > deadline:
+            raise RuntimeError(
+                f"{topic}-{partition} does not end: {fetches - 1} Fetches gave {len(out)} bytes "
+                f"up to offset {offset} (the kit reads at most {WHOLE_PARTITION_BYTES >> 20} MiB "
+                f"in {WHOLE_PARTITION_SECONDS:.0f} s)"
             )
-            if ex.client_id == CLIENT_ID and t == topic and p == partition
+        body = client.answer(new_fetch_request(topic, partition, offset, version=version))
+        top, parts = calls.read_fetch_answer(body, version)
+        found = [
+            (p["errorCode"], p["records"])
+            for p in parts
+            if p["topic"] == topic and p["partition"] == partition
         ]
-        if len(found) != 1 or found[0][0] != 0:
-            raise RuntimeError(f"Fetch of {topic}-{partition} answered {found!r}")
+        if top or len(found) != 1 or found[0][0] != 0:
+            shown = [(error_name(e), len(r or b"")) for e, r in found]
+            raise RuntimeError(
+                f"Fetch of {topic}-{partition} answered "
+                + (error_name(top) if top else f"{shown!r}")
+            )
         data = found[0][1] or b""
         if not whole:
             return data
         batches = [b for b in Splitter(data, "memory") if b.last_offset >= offset]
         if not batches:
-            return out
-        out += b"".join(bytes(b.raw) for b in batches)
+            return bytes(out)
+        for b in batches:
+            out += b.raw
         offset = batches[-1].last_offset + 1
 
 
@@ -399,15 +335,20 @@ def stored_by_request(fetched: bytes, answers: Sequence[dict[str, Any] | None]) 
     return out
 
 
-def produce_version_for(requested: int, advertised: tuple[int, int]) -> int:
-    """``requested`` when kafka-python can write a Produce request of that version, else the
-    nearest version both kafka-python and the broker (``advertised``) speak."""
-    from kafka.protocol.producer import ProduceRequest
-
-    low, high = ProduceRequest.min_version, ProduceRequest.max_version
-    if low <= requested <= high:
+def produce_version_for(requested: int, advertised: tuple[int, int], kafka: tuple[int, int]) -> int:
+    """The Produce version a case asking for ``requested`` is sent at, to a broker that
+    advertises ``advertised``, judged as a Kafka line speaking ``kafka``: ``requested`` when
+    the broker advertises it, or when Kafka itself does not speak it (the case is about a
+    version the broker must refuse); else the nearest version the kit, the broker and Kafka
+    all speak (ValueError when there is none)."""
+    ours = client_protocol().versions(API_PRODUCE)
+    low, high = advertised
+    if requested in ours and (low <= requested <= high or not kafka[0] <= requested <= kafka[1]):
         return requested
-    both = range(max(low, advertised[0]), min(high, advertised[1]) + 1)
-    if not both:
-        raise ValueError("no Produce version both kafka-python and the broker speak")
-    return min(both, key=lambda v: (abs(v - requested), v))
+    both = ours.intersect(Versions(low, high)).intersect(Versions(*kafka))
+    if both.empty:
+        raise ValueError(
+            f"no Produce version the kit (v{ours.lowest}-{ours.highest}), the target "
+            f"(v{low}-{high}) and Kafka (v{kafka[0]}-{kafka[1]}) all speak"
+        )
+    return min(range(both.lowest, both.highest + 1), key=lambda v: (abs(v - requested), v))

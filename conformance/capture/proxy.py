@@ -2,8 +2,9 @@
 
 Approach: Metadata rewriting, not ``advertised.listeners``.
     A client bootstraps through :class:`RecordingProxy`; every Metadata (and FindCoordinator)
-    response is decoded with kafka-python's own protocol classes and re-encoded with each
-    broker's host/port replaced by a loopback listener of this proxy that forwards to that
+    response is read with Kafka's own message definitions (the kit's client protocol,
+    ``jvm.message_defs.client_protocol``) and written back with each broker's host/port
+    replaced by a loopback listener of this proxy that forwards to that
     broker (one listener per distinct upstream address, created on demand). The client never
     learns the brokers' real addresses, so all its traffic -- in particular Fetch -- passes
     through the proxy. This needs no broker configuration (works with any already running
@@ -13,16 +14,16 @@ Approach: Metadata rewriting, not ``advertised.listeners``.
 Everything except those two response types is forwarded byte for byte, and what is recorded
 is always what the upstream broker sent (``Exchange.response`` is the frame as received,
 before any rewrite). Only PLAINTEXT is supported (no TLS/SASL). Not rewritten: the
-NodeEndpoints of Fetch/Produce v16+/v10+ (kafka-python sends at most Fetch v12) and
-DescribeCluster (admin only).
+NodeEndpoints of Fetch/Produce v16+/v10+ (only sent when a leader moved) and DescribeCluster
+(admin only).
 
 Recording: one :class:`Exchange` per request/response pair (request header fields, the
 request and response frames without their 4-byte size prefix). :func:`fetch_records`
 extracts the raw ``records`` field of every partition of every recorded Fetch response
-(decoded with ``kafka.protocol.consumer.FetchResponse``; Fetch v0-v18, flexible v12+; topic
-ids of v13+ resolved through recorded Metadata responses). :func:`capture_fetch` runs a
-kafka-python consumer through a proxy with small fetch sizes, so that the broker's
-``FileRecords`` slice ends in a partial trailing batch.
+(read with the definitions; Fetch v0-v18, flexible v12+; topic ids of v13+ resolved through
+recorded Metadata responses). :func:`capture_fetch` reads a topic from offset 0 through a
+proxy with the kit's client and small fetch sizes, so that the broker's ``FileRecords`` slice
+ends in a partial trailing batch.
 """
 
 from __future__ import annotations
@@ -32,10 +33,21 @@ import socket
 import struct
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
+from conformance.client import calls
+from conformance.client.cluster import read_metadata
+from conformance.client.connection import read_answer_body, read_answer_frame
+from conformance.client.protocol import Protocol
+from conformance.host.kafka_client import KafkaClient
 from conformance.host.lifetime import Closing
+from conformance.jvm.message_defs import client_protocol
+from conformance.messages.message import write_message
+from conformance.messages.schema import Versions
+from conformance.stream.splitter import Splitter
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +59,15 @@ API_METADATA = 3
 API_FIND_COORDINATOR = 10
 
 _LOOPBACK = "127.0.0.1"
+
+
+class _Silent:
+    def __repr__(self) -> str:
+        return "SILENT"
+
+
+#: what an ``alter_response`` rule returns for an answer the client never gets
+SILENT = _Silent()
 
 
 @dataclass(frozen=True)
@@ -108,13 +129,21 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes | None:
     return bytes(buf)
 
 
+class _FrameSizeError(ConnectionError):
+    """A frame whose size is out of bounds; ``head`` is its size prefix."""
+
+    def __init__(self, head: bytes, size: int, max_frame: int) -> None:
+        super().__init__(f"frame size {size} outside 0..{max_frame}")
+        self.head = head
+
+
 def _read_frame(sock: socket.socket, max_frame: int) -> bytes | None:
     head = _recv_exact(sock, 4)
     if head is None:
         return None
     (size,) = struct.unpack(">i", head)
     if size < 0 or size > max_frame:
-        raise ConnectionError(f"frame size {size} outside 0..{max_frame}")
+        raise _FrameSizeError(head, size, max_frame)
     payload = _recv_exact(sock, size) if size else b""
     if payload is None:
         raise ConnectionError("EOF after frame size")
@@ -269,6 +298,9 @@ class _Connection:
                         new = self.proxy._rewrite(hdr, frame)
                         if new is not None:
                             out, rewritten = new, True
+                    altered = self.proxy._altered(hdr, req, out)
+                    if altered is not None:
+                        out, rewritten = altered, True
                     self.proxy._record(
                         Exchange(
                             connection=self.conn_id,
@@ -285,6 +317,8 @@ class _Connection:
                             dropped=drop,
                         )
                     )
+                if out is SILENT:  # the client hears nothing
+                    continue
                 if drop or self.draining:  # the client hears a closed connection
                     if not self.draining:
                         self.draining = True
@@ -292,6 +326,14 @@ class _Connection:
                         self.server.settimeout(DRAIN_SECONDS)
                     continue
                 self.client.sendall(struct.pack(">i", len(out)) + out)
+        except _FrameSizeError as e:
+            # the client hears the size the broker announced (and then a closed connection):
+            # a too large answer is the broker's, not a closed connection of the proxy's
+            log.debug("proxy conn %d: response side ended: %s", self.conn_id, e)
+            try:
+                self.client.sendall(e.head)
+            except OSError:
+                pass
         except OSError as e:
             log.debug("proxy conn %d: response side ended: %s", self.conn_id, e)
         finally:
@@ -321,7 +363,11 @@ class RecordingProxy(Closing):
         keep_requests: bool = True,
         record_api_keys: Iterable[int] | None = None,
         connect_timeout: float = 10.0,
+        protocol: Protocol | None = None,
     ) -> None:
+        #: the definitions Metadata and FindCoordinator answers are rewritten with (None: the
+        #: kit's client protocol, read on the first rewrite)
+        self.protocol = protocol
         self.upstream = (upstream_host, int(upstream_port))
         self.max_connections = max_connections
         self.max_listeners = max_listeners
@@ -340,6 +386,7 @@ class RecordingProxy(Closing):
         self._connections: set[_Connection] = set()
         self._listeners: dict[tuple[str, int], _Listener] = {}
         self._drop_rule: Callable[[RequestHeader, bytes], bool] | None = None
+        self._alter_rule: Callable[[RequestHeader, bytes, bytes], Any] | None = None
         self._main = self._listener_for(self.upstream)
         assert self._main is not None
 
@@ -353,6 +400,24 @@ class RecordingProxy(Closing):
         (for at most :data:`DRAIN_SECONDS`): what they carried may have been appended, and a
         judgement replaying the requests must see them. None removes the rule."""
         self._drop_rule = rule
+
+    def alter_response(self, rule: Callable[[RequestHeader, bytes, bytes], Any] | None) -> None:
+        """Fault injection: ``rule(header, request frame, response frame)`` returns the frame
+        the client gets instead (any bytes, without the size prefix: garbage, another
+        answer, a huge one), :data:`SILENT` (the client gets nothing and waits), or None (the
+        response as it is). What is recorded is still the broker's response. None removes the
+        rule."""
+        self._alter_rule = rule
+
+    def _altered(self, hdr: RequestHeader, request: bytes, response: bytes) -> Any:
+        rule = self._alter_rule
+        if rule is None:
+            return None
+        try:
+            return rule(hdr, request, response)
+        except Exception as exc:  # a broken rule must not stop the forwarding
+            log.warning("proxy: alter rule failed: %s", exc)
+            return None
 
     def _drops(self, hdr: RequestHeader, request: bytes) -> bool:
         rule = self._drop_rule
@@ -462,32 +527,25 @@ class RecordingProxy(Closing):
         return None if lst is None else (_LOOPBACK, lst.port)
 
     def _rewrite(self, hdr: RequestHeader, frame: bytes) -> bytes | None:
-        """The response re-encoded with broker addresses replaced; None to forward as is."""
+        """The response written back with broker addresses replaced; None to forward as
+        is (the header's bytes are kept as they came)."""
         try:
+            protocol = self.protocol or client_protocol()
+            body, end = read_answer_body(protocol, hdr.api_key, hdr.api_version, frame)
             if hdr.api_key == API_METADATA:
-                from kafka.protocol.metadata import MetadataResponse
-
-                resp = MetadataResponse.decode(frame, version=hdr.api_version, header=True)
-                for b in resp.brokers:
-                    loc = self._local(b.host, b.port)
+                for b in body["Brokers"] or []:
+                    loc = self._local(b["Host"], b["Port"])
                     if loc is not None:
-                        b.host, b.port = loc
-                return _reencode(resp, hdr.api_version)
-            if hdr.api_key == API_FIND_COORDINATOR:
-                from kafka.protocol.metadata import FindCoordinatorResponse
-
-                resp = FindCoordinatorResponse.decode(frame, version=hdr.api_version, header=True)
-                if hdr.api_version >= 4:
-                    for c in resp.coordinators:
-                        if c.host and c.port >= 0:
-                            loc = self._local(c.host, c.port)
-                            if loc is not None:
-                                c.host, c.port = loc
-                elif resp.host and resp.port >= 0:
-                    loc = self._local(resp.host, resp.port)
-                    if loc is not None:
-                        resp.host, resp.port = loc
-                return _reencode(resp, hdr.api_version)
+                        b["Host"], b["Port"] = loc
+            elif hdr.api_key == API_FIND_COORDINATOR:
+                entries = body["Coordinators"] if hdr.api_version >= 4 else [body]
+                for c in entries or []:
+                    if c["Host"] and c["Port"] >= 0:
+                        loc = self._local(c["Host"], c["Port"])
+                        if loc is not None:
+                            c["Host"], c["Port"] = loc
+            schema = protocol.response(hdr.api_key, hdr.api_version)
+            return frame[:end] + write_message(schema, hdr.api_version, body)
         except Exception as e:  # noqa: BLE001 - never break the stream over a rewrite
             log.warning(
                 "proxy: cannot rewrite api %d v%d response (%s); forwarded unchanged",
@@ -498,14 +556,6 @@ class RecordingProxy(Closing):
         return None
 
 
-def _reencode(resp: object, version: int) -> bytes:
-    # The decoded message already carries its version and header; passing version= again
-    # would make kafka-python touch a request-only header attribute.
-    if resp.API_VERSION != version:  # type: ignore[attr-defined]
-        raise ValueError(f"decoded version {resp.API_VERSION} != {version}")  # type: ignore[attr-defined]
-    return bytes(resp.encode(header=True))  # type: ignore[attr-defined]
-
-
 # -------------------------------------------------------------------- Fetch extraction
 def _exchanges_of(recording: RecordingProxy | Iterable[Exchange]) -> list[Exchange]:
     if isinstance(recording, RecordingProxy):
@@ -513,21 +563,20 @@ def _exchanges_of(recording: RecordingProxy | Iterable[Exchange]) -> list[Exchan
     return list(recording)
 
 
-def topic_names(exchanges: Iterable[Exchange]) -> dict[object, str]:
-    """topic id (uuid.UUID) -> name, from recorded Metadata responses (v10+)."""
-    from kafka.protocol.metadata import MetadataResponse
-
-    names: dict[object, str] = {}
+def topic_names(exchanges: Iterable[Exchange]) -> dict[uuid.UUID, str]:
+    """topic id -> name, from recorded Metadata responses (v10+)."""
+    protocol = client_protocol()
+    names: dict[uuid.UUID, str] = {}
     for ex in exchanges:
         if ex.api_key != API_METADATA or ex.api_version < 10:
             continue
         try:
-            resp = MetadataResponse.decode(ex.response, version=ex.api_version, header=True)
-        except Exception:  # noqa: BLE001
+            body = read_answer_frame(protocol, API_METADATA, ex.api_version, ex.response)
+        except Exception:  # noqa: BLE001 - an answer that does not read names nothing
             continue
-        for t in resp.topics:
-            if t.name is not None and getattr(t, "topic_id", None) is not None:
-                names[t.topic_id] = t.name
+        for name, t in read_metadata(body, ex.api_version).topics.items():
+            if t.topic_id is not None:
+                names[t.topic_id] = name
     return names
 
 
@@ -535,32 +584,21 @@ def read_fetch_partitions(
     recording: RecordingProxy | Iterable[Exchange],
 ) -> Iterator[tuple[Exchange, str, int, int, bytes | None]]:
     """(exchange, topic, partition, error_code, records) for every partition of every Fetch."""
-    from kafka.protocol.consumer import FetchResponse
-
+    protocol = client_protocol()
     exchanges = _exchanges_of(recording)
-    names: dict[object, str] | None = None
+    names: dict[str, str] | None = None
     for ex in exchanges:
         if ex.api_key != API_FETCH:
             continue
-        resp = FetchResponse.decode(ex.response, version=ex.api_version, header=True)
-        for topic in resp.responses:
+        body = read_answer_frame(protocol, API_FETCH, ex.api_version, ex.response)
+        _, parts = calls.read_fetch_answer(body, ex.api_version)
+        for p in parts:
+            name = p["topic"]
             if ex.api_version >= 13:
                 if names is None:
-                    names = topic_names(exchanges)
-                name = names.get(topic.topic_id, str(topic.topic_id))
-            else:
-                name = topic.topic
-            for p in topic.partitions:
-                records = p.records
-                if records is not None and not isinstance(records, bytes | bytearray):
-                    records = bytes(records)
-                yield (
-                    ex,
-                    name,
-                    p.partition_index,
-                    p.error_code,
-                    (None if records is None else bytes(records)),
-                )
+                    names = {str(k): v for k, v in topic_names(exchanges).items()}
+                name = names.get(name, name)
+            yield ex, name, p["partition"], p["errorCode"], p["records"]
 
 
 def fetch_records(
@@ -585,84 +623,106 @@ def _split_hostport(bootstrap: str) -> tuple[str, int]:
     return (host.strip("[]") or _LOOPBACK), int(port)
 
 
-def _api_version_tuple(v: str | tuple[int, ...] | None) -> tuple[int, ...] | None:
-    if v is None or isinstance(v, tuple):
-        return v
-    return tuple(int(x) for x in str(v).split("."))
-
-
 def capture_fetch(
     bootstrap: str,
     topic: str,
     *,
     max_bytes: int,
-    api_version: str | tuple[int, ...] | None = None,
+    fetch_version: int | None = None,
     partitions: Iterable[int] | None = None,
     timeout_s: float = 30.0,
     isolation_level: str = "read_uncommitted",
     include_empty: bool = False,
-    consumer_config: dict | None = None,
     proxy_kwargs: dict | None = None,
 ) -> list[bytes]:
-    """Consume ``topic`` from offset 0 through a :class:`RecordingProxy`; return the recorded
-    ``records`` fields of its Fetch responses, in order.
+    """Read ``topic`` from offset 0 through a :class:`RecordingProxy` with the kit's client;
+    return the recorded ``records`` fields of its Fetch responses, in order.
 
-    ``max_bytes`` is used for both ``fetch_max_bytes`` and ``max_partition_fetch_bytes``: the
-    broker returns at least one whole batch, then cuts its log slice at the limit, so a
-    response usually ends in a partial batch. Stops when every partition's position reached
-    its end offset (high watermark, or LSO for read_committed) or after ``timeout_s``
-    (TimeoutError). ``api_version`` ("0.10.2", "2.1", ...; None = negotiate) picks the Fetch
-    version kafka-python sends (v3 for 0.10.2, v12 when negotiated); Kafka 4.x brokers refuse
-    Fetch below v4, i.e. api_version older than 0.11.
+    ``max_bytes`` is both the Fetch's max bytes and its partition max bytes: the broker
+    returns at least one whole batch, then cuts its log slice at the limit, so a response
+    usually ends in a partial batch. Each partition is fetched from the offset after the last
+    whole batch a response carried until its end (the high watermark, or for
+    ``read_committed`` the last stable offset, as ListOffsets answers) or after ``timeout_s``
+    (TimeoutError). ``fetch_version`` (None: the newest both speak by topic name, up to v12)
+    chooses the Fetch version: v3 reads magic 2 down-converted to magic 1 by a 2.x/3.x
+    broker; Kafka 4.x brokers refuse Fetch below v4.
     """
-    from kafka import KafkaConsumer, TopicPartition
-
+    isolation = 1 if isolation_level == "read_committed" else 0
     host, port = _split_hostport(bootstrap)
-    with RecordingProxy(host, port, **(proxy_kwargs or {})) as proxy:
-        cfg: dict = {
-            "bootstrap_servers": proxy.bootstrap,
-            "group_id": None,
-            "enable_auto_commit": False,
-            "auto_offset_reset": "earliest",
-            "fetch_max_bytes": max_bytes,
-            "max_partition_fetch_bytes": max_bytes,
-            "isolation_level": isolation_level,
-            "client_id": "kafka-conformance-capture",
-        }
-        if api_version is not None:
-            cfg["api_version"] = _api_version_tuple(api_version)
-        cfg.update(consumer_config or {})
-        consumer = KafkaConsumer(**cfg)
-        try:
+    protocol = client_protocol()
+    with RecordingProxy(host, port, protocol=protocol, **(proxy_kwargs or {})) as proxy:
+        with KafkaClient(
+            proxy.bootstrap, protocol, client_id="kafka-conformance-capture"
+        ) as client:
             deadline = time.monotonic() + timeout_s
-            parts = None
-            while parts is None and time.monotonic() < deadline:
-                parts = consumer.partitions_for_topic(topic)
-                if parts is None:
-                    time.sleep(0.2)
-            if not parts:
+            both = client.versions.both(protocol, API_FETCH, Versions(0, 12))
+            if both.empty:
+                raise RuntimeError("the broker speaks no Fetch version up to v12")
+            version = both.highest if fetch_version is None else fetch_version
+            view = client.metadata([topic])
+            t = view.topics.get(topic)
+            if t is None or t.error or not t.partitions:
                 raise TimeoutError(f"no partitions for topic {topic!r} via {bootstrap}")
-            wanted = sorted(parts if partitions is None else set(partitions) & set(parts))
-            tps = [TopicPartition(topic, p) for p in wanted]
-            consumer.assign(tps)
-            consumer.seek_to_beginning(*tps)
-            ends = consumer.end_offsets(tps)
-            while time.monotonic() < deadline:
-                if all(consumer.position(tp) >= ends[tp] for tp in tps):
-                    break
-                consumer.poll(timeout_ms=200)
-            else:
-                raise TimeoutError(f"consumer did not reach the end of {topic!r} in {timeout_s}s")
-        finally:
-            consumer.close()
+            wanted = sorted(set(t.partitions) & set(partitions or t.partitions))
+            lo_version = client.version("ListOffsets", Versions(1, 2 if isolation else 1))
+            for p in wanted:
+                end = _end_offset(client, protocol, topic, p, lo_version, isolation)
+                offset = 0
+                while offset < end:
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"did not reach the end of {topic!r} in {timeout_s}s")
+                    body = calls.fetch_request(
+                        protocol, version, topic, p, offset, partition_max_bytes=max_bytes,
+                        max_bytes=max_bytes, isolation=isolation,
+                    )  # fmt: skip
+                    answer = client.leader_request(
+                        topic, p, API_FETCH, version, body, lambda a, p=p: _fetch_error(a, p)
+                    )
+                    _, parts = calls.read_fetch_answer(answer.body, version)
+                    records = next(
+                        (x["records"] for x in parts if x["partition"] == p and not x["errorCode"]),
+                        None,
+                    )
+                    if records is None:
+                        raise RuntimeError(f"Fetch of {topic}-{p} at {offset} answered {parts!r}")
+                    batches = [b for b in Splitter(records, "memory") if b.last_offset >= offset]
+                    if not batches:
+                        time.sleep(0.1)
+                        continue
+                    offset = batches[-1].last_offset + 1
         return [
             records
-            for t, _p, records in fetch_records(proxy, include_empty=include_empty)
-            if t == topic
+            for t_name, _p, records in fetch_records(proxy, include_empty=include_empty)
+            if t_name == topic
         ]
 
 
+def _fetch_error(answer: Any, partition: int) -> int:
+    """The error code a Fetch answer gives ``partition`` (the answer's own from v7)."""
+    top, parts = calls.read_fetch_answer(answer.body, answer.version)
+    return top or next((x["errorCode"] for x in parts if x["partition"] == partition), 0)
+
+
+def _end_offset(
+    client: KafkaClient, protocol: Any, topic: str, partition: int, version: int, isolation: int
+) -> int:
+    """The partition's end: ListOffsets latest (-1), the last stable offset under
+    ``read_committed``."""
+    body = calls.list_offsets_request(protocol, version, topic, partition, -1, isolation)
+
+    def error_of(answer: Any) -> int:
+        found = calls.read_list_offsets_answer(answer.body, version)
+        return found[0]["errorCode"] if found else 0
+
+    answer = client.leader_request(topic, partition, "ListOffsets", version, body, error_of)
+    found = [x for x in calls.read_list_offsets_answer(answer.body, version)]
+    if len(found) != 1 or found[0]["errorCode"]:
+        raise RuntimeError(f"ListOffsets of {topic}-{partition} answered {found!r}")
+    return int(found[0]["offset"])
+
+
 __all__ = [
+    "SILENT",
     "Exchange",
     "RecordingProxy",
     "RequestHeader",

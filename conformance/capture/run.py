@@ -22,6 +22,7 @@ from typing import Any
 
 from conformance.capture import BrokerSpec, CaptureResult, RunningBroker
 from conformance.capture.brokers import BROKERS
+from conformance.capture.produce_wire import create_topics
 from conformance.capture.scenarios import Scenario, scenarios_for
 from conformance.host.progress import Status
 
@@ -68,28 +69,11 @@ def copy_partition(src: Path, dst: Path) -> list[Path]:
 
 
 def _create_topic(broker: RunningBroker, topic: str, configs: dict[str, str]) -> None:
-    from kafka import KafkaAdminClient
-    from kafka.admin import NewTopic
-
-    admin = KafkaAdminClient(
-        bootstrap_servers=broker.bootstrap, client_id="conformance-admin", request_timeout_ms=30_000
-    )
-    try:
-        admin.create_topics([NewTopic(topic, 1, 1, topic_configs=dict(configs))], timeout_ms=30_000)
-        # wait for a leader so the first produce does not race the election
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            meta = admin.describe_topics([topic])
-            parts = meta[0].get("partitions") or []
-            if (
-                meta[0].get("error_code", 0) == 0
-                and parts
-                and parts[0].get("leader_id", parts[0].get("leader", -1)) >= 0
-            ):
-                return
-            time.sleep(0.2)
-    finally:
-        admin.close()
+    """Create ``topic`` (1 partition, replication factor 1, ``configs``) and wait until it has
+    a leader, so the first produce does not race the election."""
+    failed = create_topics(broker.bootstrap, {topic: dict(configs)})
+    if topic in failed:
+        raise RuntimeError(f"{topic}: {failed[topic]}")
 
 
 def _now() -> str:
@@ -183,7 +167,7 @@ def capture(
                             broker.bootstrap,
                             topic,
                             max_bytes=int(sc.wire["max_bytes"]),
-                            api_version=sc.wire.get("api_version"),
+                            fetch_version=sc.wire.get("fetch_version"),
                         )
                     produced.append((sc, topic, info, _now()))
                     progress(

@@ -12,17 +12,20 @@ from conformance.broker.versions import VERSIONS
 from conformance.broker_check.run import DEFAULT_PREFIX, NEWEST, BrokerSettings, run_targets
 from conformance.broker_check.scenarios import broker_cases, case_documents, select
 from conformance.broker_check.targets import (
+    BUILTIN,
     KAFKA,
     Target,
     bootstrap_target,
     known_targets,
 )
 from conformance.cli import check_common as shared
+from conformance.cli.common import seconds
 from conformance.corpus import package
 from conformance.harness import registry, session
 from conformance.harness.levels import DEFAULT_LEVEL, LEVELS
 from conformance.harness.report import model, terminal
 from conformance.harness.runner import Settings
+from conformance.host.broker_socket import ANSWER_TIMEOUT, use_answer_timeout
 from conformance.jvm.runtime import NoCheckout
 
 _PROG = "kafka-conformance check-broker"
@@ -124,6 +127,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--keep-topics", action="store_true", help="do not delete the run's topics at the end"
+    )
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        default=ANSWER_TIMEOUT,
+        metavar="SECONDS",
+        help="the longest the kit waits for one answer of a target (default %(default)g); a "
+        "target that then does not answer ApiVersions either is judged no further",
     )
     p.add_argument(
         "--keep",
@@ -228,20 +239,23 @@ def _check_broker(args: argparse.Namespace) -> int:
     if not chosen:
         print(f"{_PROG}: no case matches {' '.join(args.cases)}", file=sys.stderr)
         return shared.EXIT_USAGE
-    missing = shared.needs_checkout(_PROG, "the broker model (Kafka's jars) and the targets")
-    if missing is not None:
-        return missing
     try:
         targets = _targets(args)
         known = session.known_divergences("broker", args.known)
+        keep = _keep_dir(args.keep)
     except (ValueError, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return shared.EXIT_USAGE
+    if any(t.kind == BUILTIN for t in targets):
+        missing = shared.needs_checkout(_PROG, "the built-in brokers (their sources in adapters/)")
+        if missing is not None:
+            return missing
+    use_answer_timeout(args.timeout)
     settings = BrokerSettings(
         kafka_version=args.kafka_version,
         topic_prefix=args.topic_prefix,
         keep_topics=args.keep_topics,
-        keep=Path(args.keep).resolve() if args.keep else None,
+        keep=keep,
         level=args.level,
     )
     # Ctrl-C and SIGTERM unwind the run (interruptible_command): every target's ``finally``
@@ -263,4 +277,33 @@ def _check_broker(args: argparse.Namespace) -> int:
         level=settings.level,
         corpus=package.identity(corpora),
     )
-    return shared.finish(_PROG, report, args, _HTML, [], known)
+    code = shared.finish(_PROG, report, args, _HTML, [], known)
+    for run in runs:
+        judged = [r for r in run.results if r.status in ("pass", "fail")]
+        if run.results and not judged:
+            _say(f"{run.impl.name}: judged nothing: every case was unsupported or an error")
+            code = max(code, shared.EXIT_DIVERGED)
+        left = getattr(run.capabilities, "left_behind", {})
+        if left:
+            _say(f"{run.impl.name}: {len(left)} of the run's topics were left behind: "
+                 + ", ".join(sorted(left)[:10]) + (" ..." if len(left) > 10 else ""))  # fmt: skip
+    return code
+
+
+def _keep_dir(value: str | None) -> Path | None:
+    """``--keep DIR``: a directory that is or can be made (checked before anything runs)."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise ValueError("--keep needs a directory, not an empty name")
+    path = Path(value).resolve()
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--keep {value}: not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".kafka-conformance-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"--keep {value}: cannot write there ({exc.strerror or exc})") from None
+    return path

@@ -370,8 +370,9 @@ def before_run(
 
 
 def needs_checkout(prog: str, what: str) -> int | None:
-    """None when a checkout is found; else say why ``what`` needs one (Kafka's jars resolved
-    with Maven through its jvm/ projects) and return the usage exit code."""
+    """None when a checkout is found; else say that ``what`` needs one (e.g. the built-in
+    adapters' sources in adapters/ other than the java ones the wheel carries: Kafka's jars and
+    the oracles need none, ``runtime.project_dir``) and return the usage exit code."""
     try:
         runtime.repo_root()
     except runtime.NoCheckout:

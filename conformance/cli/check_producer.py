@@ -164,9 +164,6 @@ def _check_producer(args: argparse.Namespace) -> int:
     done = shared.before_run(_PROG, args, ("produce",), (model.PRODUCER,), _HTML)
     if done is not None:
         return done
-    missing = shared.needs_checkout(_PROG, "the real brokers producers send to")
-    if missing is not None:
-        return missing
     every = scenarios()
     chosen = select(every, args.scenarios)
     if not chosen:

@@ -236,7 +236,7 @@ def _cwd(path: Path) -> Iterator[None]:
 
 def _oracle_kafka_version() -> str:
     try:
-        pom = (jvm.repo_root() / "oracle" / "pom.xml").read_text(encoding="utf-8")
+        pom = (jvm.project_dir("oracle") / "pom.xml").read_text(encoding="utf-8")
     except OSError:
         return "unknown"
     m = re.search(r"<kafka\.version>([^<]+)</kafka\.version>", pom)

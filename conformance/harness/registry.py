@@ -1,5 +1,9 @@
 """The built-in adapters: ``adapters/<dir>/adapter.toml``, built on demand, cached.
 
+The adapters are the checkout's ``adapters/``; an installed package without a checkout has
+the ``java`` ones only (``adapters/java``, ``adapters/java-producer``: Kafka's own classes,
+built from the JVM projects the wheel carries; :func:`adapters_root`).
+
 Each adapter directory holds its sources, its pinned dependency files (go.sum, Cargo.lock,
 package-lock.json, requirements.txt) and ``adapter.toml`` (docs/adapters.md): the library
 and version under test, the toolchain it needs, the build steps and one or more
@@ -110,7 +114,9 @@ class Built:
 
 
 def adapters_root() -> Path:
-    return runtime.repo_root() / "adapters"
+    """The checkout's ``adapters/``, else the wheel's copy of its ``java`` adapters
+    (``runtime.project_dir``)."""
+    return runtime.project_dir("adapters")
 
 
 #: the sides an implementation may have (``sides`` of an ``[[impl]]``)

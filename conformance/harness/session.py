@@ -35,7 +35,7 @@ from conformance.harness.runner import (
 )
 from conformance.host.progress import Status
 from conformance.jvm.message_defs import message_schemas
-from conformance.jvm.runtime import NoCheckout
+from conformance.jvm.runtime import NoCheckout, checkout_root, no_checkout_message
 
 #: what a consumer run's implementation name ends with in reports
 CONSUMER_SUFFIX = "consumer"
@@ -71,7 +71,8 @@ def implementations(
     """The built-in adapters ``names`` of ``side`` (``decode``, ``consume``, or ``produce`` for
     producers and encoders; ``all``: every one that can be built here) and the adapter command lines
     ``commands``. ValueError for an unknown name or an empty command; ``NoCheckout`` when
-    built-ins are asked for outside a checkout."""
+    built-ins other than the ``java`` ones the wheel carries are asked for outside a
+    checkout."""
     found = Selection()
     if names:
         known = {a.name: a for a in registry.adapters(side=side)}
@@ -82,6 +83,8 @@ def implementations(
                 if state == "unavailable":
                     log(f"{n}: not run: {why}")
         unknown = [n for n in names if n not in known]
+        if unknown and checkout_root() is None:  # the wheel carries the java adapters only
+            raise NoCheckout(no_checkout_message(f"the built-in adapters {', '.join(unknown)}"))
         if unknown:
             raise ValueError(
                 f"unknown implementation {', '.join(unknown)} (known: {', '.join(known)})"

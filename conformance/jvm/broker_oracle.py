@@ -9,10 +9,12 @@ exception-to-response mapping of that version's ``ReplicaManager``. It is the ju
 kit's Python re-implementation of the broker's validation. docs/broker-oracle.md has the
 protocol and what is mirrored rather than called.
 
-* :func:`ensure_built` compiles ``oracle/broker/common`` plus the version's source set with
-  ``javac`` against the version's jars (:func:`conformance.jvm.kafka_jars.classpath`) into
-  ``<repo>/.cache/broker-oracle/<version>/<sha256 of the sources + version>/`` (again only when
-  the sources change; a file lock keeps parallel builds apart) and returns the command prefix.
+* :func:`ensure_built` compiles ``oracle/broker/common`` plus the version's source set (the
+  checkout's, else the copy the wheel carries: ``runtime.project_dir``) with ``javac`` against
+  the version's jars (:func:`conformance.jvm.kafka_jars.classpath`) into
+  ``<cache>/broker-oracle/<version>/<sha256 of the sources + version>/`` (``<cache>``:
+  ``runtime.cache_root()``; again only when the sources change; a file lock keeps parallel
+  builds apart) and returns the command prefix.
 * :class:`BrokerOracle` keeps one JVM per instance (one version), JSON lines over its
   stdin/stdout; restarted when it dies, stopped on close, at interpreter exit, and when its
   stdin closes (the JVM exits at end of input, so it never outlives this process).
@@ -96,7 +98,7 @@ class BrokerOracleError(RuntimeError):
 
 class BrokerOracleUnavailable(BrokerOracleError):
     """The oracle cannot be built or started: no java/javac, the version's jars cannot be
-    resolved, the build failed, no checkout."""
+    resolved, the build failed, no sources (a package built without its oracle/ project)."""
 
 
 class BrokerOracleRequestError(BrokerOracleError, ValueError):
@@ -108,10 +110,12 @@ class BrokerOracleRequestError(BrokerOracleError, ValueError):
 # building
 
 
-def _root(repo_root: Path | None) -> Path:
+def _sources_dir(repo_root: Path | None) -> Path:
+    """``oracle/broker`` of the checkout (``repo_root``, else the one there is), else of the
+    wheel's copy."""
     try:
-        return jvm.repo_root(repo_root)
-    except jvm.NoCheckout as exc:  # built from the checkout's oracle/broker sources
+        return jvm.project_dir("oracle", repo_root) / "broker"
+    except jvm.NoCheckout as exc:  # a package built without its oracle/ project
         raise BrokerOracleUnavailable(str(exc)) from None
 
 
@@ -123,8 +127,7 @@ def _check_version(version: str) -> str:
     return version
 
 
-def _source_files(root: Path, version: str) -> list[Path]:
-    base = root / "oracle" / "broker"
+def _source_files(base: Path, version: str) -> list[Path]:
     files: list[Path] = []
     for part in (_COMMON, SOURCE_SETS[version]):
         files.extend(sorted((base / part).rglob("*.java")))
@@ -133,10 +136,9 @@ def _source_files(root: Path, version: str) -> list[Path]:
 
 def source_hash(version: str, repo_root: Path | None = None) -> str:
     """sha256 over the version and every Java source it is built from (path and content)."""
-    root = _root(repo_root)
-    base = root / "oracle" / "broker"
+    base = _sources_dir(repo_root)
     digest = hashlib.sha256(f"broker-oracle {_check_version(version)}\n".encode())
-    for path in _source_files(root, version):
+    for path in _source_files(base, version):
         rel = path.relative_to(base).as_posix().encode()
         data = path.read_bytes()
         digest.update(struct.pack(">I", len(rel)) + rel)
@@ -151,9 +153,9 @@ def _javac() -> str:
         raise BrokerOracleUnavailable(str(e)) from None
 
 
-def _jars(version: str, root: Path) -> list[Path]:
+def _jars(version: str, repo_root: Path | None) -> list[Path]:
     try:
-        return kafka_jars.classpath(version, root)
+        return kafka_jars.classpath(version, repo_root)
     except kafka_jars.KafkaJarsUnavailable as exc:
         raise BrokerOracleUnavailable(f"Kafka {version} jars: {exc}") from exc
 
@@ -164,20 +166,22 @@ def ensure_built(version: str, repo_root: Path | None = None) -> list[str]:
     The prefix is ``java <options> -cp <classes>:<jars> org.kafkaconformance.brokeroracle.
     BrokerOracle``; append ``serve LOG_ROOT``. Raises :class:`BrokerOracleUnavailable`.
     """
-    root = _root(repo_root)
     _check_version(version)
-    sources = _source_files(root, version)
+    base = _sources_dir(repo_root)
+    sources = _source_files(base, version)
     if not sources:
-        raise BrokerOracleUnavailable(f"no sources under {root / 'oracle' / 'broker'}")
-    jars = _jars(version, root)
-    out_dir = root / ".cache" / "broker-oracle" / version / source_hash(version, root)
+        raise BrokerOracleUnavailable(f"no sources under {base}")
+    jars = _jars(version, repo_root)
+    out_dir = (
+        jvm.cache_root(repo_root) / "broker-oracle" / version / source_hash(version, repo_root)
+    )
     if not (out_dir / _CLASS_FILE).is_file():
         with jvm.locked(out_dir.parent / ".build.lock"):
             if not (out_dir / _CLASS_FILE).is_file():  # else built meanwhile by another process
                 _build(sources, jars, out_dir)
     try:
         command = kafka_jars.java_command(
-            version, MAIN_CLASS, [], jvm_opts=JVM_OPTIONS, repo_root=root
+            version, MAIN_CLASS, [], jvm_opts=JVM_OPTIONS, repo_root=repo_root
         )
     except kafka_jars.KafkaJarsUnavailable as exc:
         raise BrokerOracleUnavailable(str(exc)) from exc

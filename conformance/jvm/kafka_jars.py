@@ -1,8 +1,10 @@
 r"""Run Apache Kafka's own command-line tools from Maven Central jars, cached per version.
 
 A Kafka server distribution's runtime classpath is resolved once per version with Maven
-(``jvm/kafka-classpath/pom.xml``, ``dependency:copy-dependencies -DincludeScope=runtime``) into
-``<repo>/.cache/kafka/<version>/lib/`` (Maven local repository ``<repo>/.cache/m2``), then the
+(``jvm/kafka-classpath/pom.xml``: the checkout's, else the copy the wheel carries,
+``runtime.project_dir``; ``dependency:copy-dependencies -DincludeScope=runtime``) into
+``<cache>/kafka/<version>/lib/`` (Maven local repository ``<cache>/m2``; ``<cache>`` is
+``runtime.cache_root()``: ``<checkout>/.cache``, else the user's cache directory), then the
 tools run the way ``bin/kafka-run-class.sh`` runs them: ``java <heap/GC opts> <log4j opts>
 -cp <jars> <main class> <args>``.
 
@@ -11,7 +13,7 @@ tools run the way ``bin/kafka-run-class.sh`` runs them: ``java <heap/GC opts> <l
   marker file: a failed download leaves no ``<version>/``, and a directory without a valid
   marker, or with a listed jar missing or empty, is resolved again) and returns the jar list;
 * :func:`java_command` / :func:`run_class` build / run ``java ... MAIN ARGS``; logging goes to
-  stderr only (log4j 1/reload4j and log4j2 configuration files written into ``.cache/kafka``,
+  stderr only (log4j 1/reload4j and log4j2 configuration files written into ``<cache>/kafka``,
   the same ``WARN, stderr`` set-up as Kafka's ``config/tools-log4j.properties``), so a tool's
   stdout is exactly what the tool prints;
 * :func:`find_main_class` finds which of several class names the jars contain (e.g.
@@ -114,7 +116,7 @@ DEFAULT_TIMEOUT = 300.0
 _RESOLVE_TIMEOUT = 1800.0
 _TAIL_LINES = 40
 _MARKER = "complete.json"
-_POM_RELATIVE = Path("jvm") / "kafka-classpath" / "pom.xml"
+_PROJECT = "jvm/kafka-classpath"
 _VERSION_RE = re.compile(r"^[0-9]+(\.[0-9]+){1,3}([.-][A-Za-z0-9]+)*$")
 
 # Same set-up as Kafka's config/tools-log4j.properties / tools-log4j2.yaml: WARN and above, stderr.
@@ -162,10 +164,12 @@ class DumpResult:
 # locations
 
 
-def _root(repo_root: Path | None) -> Path:
+def _pom(repo_root: Path | None) -> Path:
+    """The POM that resolves the jars (``repo_root``: a checkout; None: the one there is, else
+    the wheel's copy)."""
     try:
-        return jvm.repo_root(repo_root)
-    except jvm.NoCheckout as e:  # the jars are resolved with the checkout's jvm/ projects
+        return jvm.project_dir(_PROJECT, repo_root) / "pom.xml"
+    except jvm.NoCheckout as e:  # a package built without its jvm/ project
         raise KafkaJarsUnavailable(str(e)) from None
 
 
@@ -176,8 +180,9 @@ def _check_version(version: str) -> str:
 
 
 def cache_dir(version: str, repo_root: Path | None = None) -> Path:
-    """``<repo>/.cache/kafka/<version>`` (holds ``lib/`` and the completion marker)."""
-    return _root(repo_root) / ".cache" / "kafka" / _check_version(version)
+    """``<cache>/kafka/<version>`` (holds ``lib/`` and the completion marker; ``<cache>``:
+    ``runtime.cache_root(repo_root)``)."""
+    return jvm.cache_root(repo_root) / "kafka" / _check_version(version)
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -243,8 +248,7 @@ def classpath(version: str, repo_root: Path | None = None, *, refresh: bool = Fa
     ``refresh=True`` resolves again (``mvn -U``) even when a complete cache exists.
     Raises :class:`KafkaJarsUnavailable` (with the tail of Maven's output) on failure.
     """
-    root = _root(repo_root)
-    directory = cache_dir(version, root)
+    directory = cache_dir(version, repo_root)
     if not refresh:
         jars = _read_marker(directory, version)
         if jars is not None:
@@ -254,7 +258,7 @@ def classpath(version: str, repo_root: Path | None = None, *, refresh: bool = Fa
             jars = _read_marker(directory, version)  # resolved by a concurrent process
             if jars is not None:
                 return jars
-        return _resolve(version, root, directory, refresh=refresh)
+        return _resolve(version, repo_root, directory, refresh=refresh)
 
 
 #: the Kafka release whose zstd-jni (1.4.9-1, libzstd 1.4.9) reads zstd for every 2.x line
@@ -266,13 +270,12 @@ def kafka2_libzstd(repo_root: Path | None = None) -> Path:
     ``KAFKA2_ZSTD_FROM``'s jars (resolved with Maven on first use), extracted once into that
     version's cache directory. It exports libzstd 1.4.9's own API, which
     ``conformance.codecs.zstd`` drives as zstd-jni does (docs/broker.md)."""
-    root = _root(repo_root)
-    jars = [j for j in classpath(KAFKA2_ZSTD_FROM, root) if j.name.startswith("zstd-jni-")]
+    jars = [j for j in classpath(KAFKA2_ZSTD_FROM, repo_root) if j.name.startswith("zstd-jni-")]
     if not jars:
         raise KafkaJarsUnavailable(f"no zstd-jni jar among Kafka {KAFKA2_ZSTD_FROM}'s jars")
     machine = {"x86_64": "amd64", "aarch64": "aarch64"}.get(platform.machine(), platform.machine())
     member = f"linux/{machine}/libzstd-jni.so"
-    target = cache_dir(KAFKA2_ZSTD_FROM, root) / "native" / jars[0].stem / member
+    target = cache_dir(KAFKA2_ZSTD_FROM, repo_root) / "native" / jars[0].stem / member
     if not target.is_file():
         with zipfile.ZipFile(jars[0]) as z:
             try:
@@ -310,12 +313,12 @@ def _write_bytes_atomically(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> list[Path]:
+def _resolve(version: str, repo_root: Path | None, directory: Path, *, refresh: bool) -> list[Path]:
     """Resolve into a staging directory beside ``directory`` (``.<version>.staging-*``), then
     put it in place whole: ``directory`` exists only as a complete resolution (its ``lib/``
     and marker), never as what a failed or interrupted download left. Called under the
     resolution lock."""
-    pom = root / _POM_RELATIVE
+    pom = _pom(repo_root)
     if not pom.is_file():
         raise KafkaJarsUnavailable(f"{pom} does not exist")
     profile, props = maven_profile(version)
@@ -340,7 +343,9 @@ def _resolve(version: str, root: Path, directory: Path, *, refresh: bool) -> lis
     try:
         lib.mkdir()
         try:
-            proc = jvm.run_maven(root, args, cwd=pom.parent, timeout=_RESOLVE_TIMEOUT)
+            proc = jvm.run_maven(
+                jvm.cache_root(repo_root), args, cwd=pom.parent, timeout=_RESOLVE_TIMEOUT
+            )
         except jvm.JvmToolMissing as exc:
             raise KafkaJarsUnavailable(f"{exc} (needed once per Kafka version)") from exc
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -406,8 +411,8 @@ def _java_executable() -> str:
         raise KafkaJarsUnavailable(str(exc)) from exc
 
 
-def _logging_options(root: Path) -> list[str]:
-    base = root / ".cache" / "kafka"
+def _logging_options(repo_root: Path | None) -> list[str]:
+    base = jvm.cache_root(repo_root) / "kafka"
     files = {"log4j.properties": _LOG4J_PROPERTIES, "log4j2.properties": _LOG4J2_PROPERTIES}
     for name, text in files.items():
         path = base / name
@@ -432,14 +437,13 @@ def java_command(
     repo_root: Path | None = None,
 ) -> list[str]:
     """``java <kafka-run-class.sh opts> <logging opts> <jvm_opts> -cp <jars> MAIN ARGS``."""
-    root = _root(repo_root)
-    jars = classpath(version, root)
+    jars = classpath(version, repo_root)
     return command_line(
         main_class,
         args,
         java=_java_executable(),
         classpath=[str(j) for j in jars],
-        jvm_opts=[*_logging_options(root), *jvm_opts],
+        jvm_opts=[*_logging_options(repo_root), *jvm_opts],
     )
 
 
@@ -621,8 +625,11 @@ examples:
   python -m conformance.jvm.kafka_jars dump 4.3.1 -- --files d/0.index,d/0.timeindex --verify-index-only
   python -m conformance.jvm.kafka_jars run 3.9.2 kafka.tools.StorageTool -- random-uuid
 
-Jars are cached in <repo>/.cache/kafka/<version>/lib (Maven repository <repo>/.cache/m2);
-<repo> is $KAFKA_CONFORMANCE_ROOT if set. Needs mvn (first use of a version) and java 17+.
+Jars are cached in <cache>/kafka/<version>/lib (Maven repository <cache>/m2), resolved with
+jvm/kafka-classpath/pom.xml. In a checkout (or $KAFKA_CONFORMANCE_ROOT) <cache> is its .cache/
+and the POM its own; an installed package uses the POM it carries and the user's cache
+directory ($XDG_CACHE_HOME/kafka-conformance, default ~/.cache/kafka-conformance).
+Needs mvn (first use of a version) and java 17+.
 """  # noqa: E501 - --help epilog, printed verbatim
 
 

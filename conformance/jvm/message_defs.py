@@ -42,13 +42,17 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance.broker.versions import VERSIONS
+from conformance.client.protocol import Protocol
 from conformance.jvm import kafka_jars
 from conformance.jvm import runtime as jvm
 from conformance.messages.schema import SchemaError, Schemas, read_schemas
 
 __all__ = [
     "DEFINITION_ENTRY",
+    "CLIENT_RELEASES",
     "MessageDefinitionsUnavailable",
+    "client_protocol",
     "definition_texts",
     "main",
     "message_schemas",
@@ -135,16 +139,8 @@ def _download_clients_jar(version: str) -> Path:
     return target
 
 
-def message_schemas(
-    version: str, repo_root: Path | None = None, *, clients_only: bool = False
-) -> Schemas:
-    """Every message definition of Kafka ``version`` (cached per process); ``clients_only``:
-    those of the ``kafka-clients`` jar alone (the only ones an installed kit can fetch)."""
-    if clients_only:
-        jars = [clients_jar(version, repo_root)]
-    else:
-        jars = kafka_jars.classpath(version, repo_root)
-    key = (version + ("/clients" if clients_only else ""), str(jars[0].parent) if jars else "")
+def _schemas(key: tuple[str, str], jars: Sequence[Path], version: str) -> Schemas:
+    """The definitions in ``jars`` (Kafka ``version``'s), read once per process per ``key``."""
     with _lock:
         cached = _cache.get(key)
     if cached is not None:
@@ -167,6 +163,45 @@ def message_schemas(
     with _lock:
         _cache[key] = schemas
     return schemas
+
+
+def message_schemas(
+    version: str, repo_root: Path | None = None, *, clients_only: bool = False
+) -> Schemas:
+    """Every message definition of Kafka ``version`` (cached per process); ``clients_only``:
+    those of the ``kafka-clients`` jar alone (the only ones an installed kit can fetch)."""
+    if clients_only:
+        jars = [clients_jar(version, repo_root)]
+    else:
+        jars = kafka_jars.classpath(version, repo_root)
+    key = (version + ("/clients" if clients_only else ""), str(jars[0].parent) if jars else "")
+    return _schemas(key, jars, version)
+
+
+#: the releases whose ``kafka-clients`` definitions the kit's client speaks, newest first (the
+#: broker lines the kit models: 4.x dropped old versions that 3.x and 2.x still define)
+CLIENT_RELEASES: tuple[str, ...] = tuple(
+    sorted(VERSIONS, key=lambda v: tuple(int(x) for x in v.split(".")), reverse=True)
+)
+_protocol: list[Protocol] = []
+
+
+def client_protocol() -> Protocol:
+    """The protocol of the kit's own client (``conformance.client``): the ``kafka-clients``
+    definitions of :data:`CLIENT_RELEASES`, each jar downloaded once into the cache (a
+    checkout's ``.cache/``, else the user's cache directory), in a checkout and an installed
+    kit alike: the client needs no Maven and no Kafka distribution."""
+    with _lock:
+        if _protocol:
+            return _protocol[0]
+    releases = [
+        _schemas((v + "/client", ""), [_download_clients_jar(v)], v) for v in CLIENT_RELEASES
+    ]
+    protocol = Protocol(releases)
+    with _lock:
+        if not _protocol:
+            _protocol.append(protocol)
+        return _protocol[0]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,10 +1,15 @@
 """Java oracle: Kafka's own classes (kafka-clients) decoding record-batch bytes.
 
-The oracle lives in ``oracle/`` (Maven project). This module builds it on demand and runs it:
+The oracle lives in ``oracle/`` (Maven project): the checkout's, else the copy the wheel
+carries (``runtime.project_dir``). This module builds it on demand and runs it:
 
-* :func:`ensure_built` builds the jar with Maven (local repository ``<repo>/.cache/m2``) and
-  keeps the result under ``<repo>/.cache/oracle/<sha256 of pom.xml + java sources>/``, so a
+* :func:`ensure_built` builds the jar with Maven (local repository ``<cache>/m2``) and
+  keeps the result under ``<cache>/oracle/<sha256 of pom.xml + java sources>/``, so a
   rebuild only happens when the sources change; it returns the ``java`` command prefix.
+  ``<cache>`` is ``runtime.cache_root()``: ``<checkout>/.cache``, else the user's cache
+  directory. A checkout's project is built in place (``oracle/target/``); the wheel's copy is
+  never written to: its sources are copied into a scratch directory under ``<cache>/oracle/``
+  and built there.
 * :func:`decode_files` decodes files in one JVM run (``decode`` sub-command).
 * :class:`OracleServer` keeps one JVM running (``serve`` sub-command) for differential fuzzing.
 * :func:`write_batches` builds batches with Kafka's own ``MemoryRecordsBuilder`` (``encode``
@@ -96,15 +101,12 @@ class OracleUnavailable(OracleError):
     """The oracle cannot be built or started (no java, no mvn, build failure, ...)."""
 
 
-def _default_repo_root() -> Path:
+def _oracle_dir(repo_root: Path | None) -> Path:
+    """The checkout's ``oracle/`` (``repo_root``, else the one there is), else the wheel's."""
     try:
-        return jvm.repo_root()
-    except jvm.NoCheckout as e:  # the oracle is built from the checkout's oracle/ project
+        return jvm.project_dir("oracle", repo_root)
+    except jvm.NoCheckout as e:  # a package built without its oracle/ project
         raise OracleUnavailable(str(e)) from None
-
-
-def _oracle_dir(repo_root: Path) -> Path:
-    return repo_root / "oracle"
 
 
 def _source_files(oracle_dir: Path) -> list[Path]:
@@ -114,8 +116,7 @@ def _source_files(oracle_dir: Path) -> list[Path]:
 
 def source_hash(repo_root: Path | None = None) -> str:
     """sha256 over pom.xml and every Java source (relative path and content)."""
-    root = (repo_root or _default_repo_root()).resolve()
-    oracle_dir = _oracle_dir(root)
+    oracle_dir = _oracle_dir(repo_root)
     digest = hashlib.sha256()
     for path in _source_files(oracle_dir):
         rel = path.relative_to(oracle_dir).as_posix().encode()
@@ -136,12 +137,11 @@ def ensure_built(repo_root: Path | None = None) -> list[str]:
     """Build the oracle if needed and return the command prefix that runs it.
 
     The result is e.g. ``["/usr/bin/java", "-XX:-ShowCodeDetailsInExceptionMessages", "-jar",
-    "<repo>/.cache/oracle/<hash>/oracle.jar"]``; append ``decode ...`` or ``serve``.
+    "<cache>/oracle/<hash>/oracle.jar"]``; append ``decode ...`` or ``serve``.
 
     Raises :class:`OracleUnavailable` when java or mvn is missing or the build fails.
     """
-    root = (repo_root or _default_repo_root()).resolve()
-    oracle_dir = _oracle_dir(root)
+    oracle_dir = _oracle_dir(repo_root)
     if not (oracle_dir / "pom.xml").is_file():
         raise OracleUnavailable(
             f"oracle sources not found: {oracle_dir / 'pom.xml'} does not exist"
@@ -153,8 +153,8 @@ def ensure_built(repo_root: Path | None = None) -> list[str]:
             "no java: neither $JAVA_HOME/bin/java nor java on PATH (JDK 17+ needed)"
         )
 
-    cache = root / ".cache"
-    out_dir = cache / "oracle" / source_hash(root)
+    cache = jvm.cache_root(repo_root)
+    out_dir = cache / "oracle" / source_hash(repo_root)
     jar = out_dir / _JAR_NAME
     command = [java, *JVM_OPTIONS, "-jar", str(jar)]
     if jar.is_file():
@@ -162,15 +162,34 @@ def ensure_built(repo_root: Path | None = None) -> list[str]:
 
     with jvm.locked(out_dir.parent / ".build.lock"):
         if not jar.is_file():  # else built by a concurrent process while we waited
-            _build(root, oracle_dir, out_dir)
+            if jvm.is_packaged(oracle_dir):  # read only: build a copy of its sources
+                _build_copy(cache, oracle_dir, out_dir)
+            else:
+                _build(cache, oracle_dir, out_dir)
     return command
 
 
-def _build(root: Path, oracle_dir: Path, out_dir: Path) -> None:
+def _build_copy(cache: Path, oracle_dir: Path, out_dir: Path) -> None:
+    """:func:`_build` on a copy of ``oracle_dir``'s sources in a scratch directory beside
+    ``out_dir``, removed afterwards."""
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".build-", dir=out_dir.parent))
+    try:
+        work = scratch / "oracle"
+        for path in _source_files(oracle_dir):
+            dest = work / path.relative_to(oracle_dir)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest)
+        _build(cache, work, out_dir)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _build(cache: Path, oracle_dir: Path, out_dir: Path) -> None:
     args = ["-q", "-f", str(oracle_dir / "pom.xml"), "clean", "package"]
     cmd = ["mvn", *args]
     try:
-        proc = jvm.run_maven(root, args, cwd=oracle_dir)
+        proc = jvm.run_maven(cache, args, cwd=oracle_dir)
     except jvm.JvmToolMissing as exc:
         raise OracleUnavailable(f"{exc} (needed once to build the oracle)") from exc
     except OSError as exc:

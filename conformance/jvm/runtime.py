@@ -1,6 +1,6 @@
 """IO at the JVM edge, shared by the oracle builder and the Kafka-distribution resolver:
-where the repository is, which ``java`` to run, and running Maven with the project's own
-local repository (``<repo>/.cache/m2``) under a file lock.
+where the repository is, where its JVM projects are, which ``java`` to run, and running Maven
+with the kit's own local repository (``<cache>/m2``) under a file lock.
 
 Where the repository is: ``$KAFKA_CONFORMANCE_ROOT`` if set, else the checkout holding this
 package (an editable install: the package's parent directory has a ``pyproject.toml``
@@ -8,6 +8,11 @@ declaring this project). An installed wheel has no checkout: :func:`checkout_roo
 None and :func:`repo_root` raises :class:`NoCheckout`, saying what to set, rather than
 pointing into ``site-packages``. :func:`cache_root` is where the shells keep working files:
 ``<checkout>/.cache``, else the user's cache directory.
+
+Where a JVM project is (``oracle``, ``jvm/kafka-classpath``, the ``java`` adapters:
+``project_files.PROJECTS``): :func:`project_dir`, the checkout's directory when there is a
+checkout, else the copy the wheel carries (``conformance/jvm/projects/``, read only: what is
+built from it goes under :func:`cache_root`, see :func:`is_packaged`).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+from conformance.jvm import project_files
 
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -98,6 +105,36 @@ def repo_root(explicit: Path | None = None) -> Path:
     return root
 
 
+def packaged_projects() -> Path:
+    """Where an installed wheel carries the JVM projects (``conformance/jvm/projects/``; absent
+    from a checkout, which has the originals)."""
+    return Path(__file__).resolve().parent / project_files.PACKAGED_DIR
+
+
+def project_dir(name: str, explicit: Path | None = None) -> Path:
+    """The directory of the JVM project ``name`` (its place in a checkout: ``oracle``,
+    ``jvm/kafka-classpath``, ``jvm/producer``, ``adapters/java``, or ``adapters``, the folder
+    of the built-in adapters): under ``explicit``, else under :func:`checkout_root`, else the
+    copy the wheel carries (:func:`packaged_projects`; it holds the ``java`` adapters only).
+
+    Raises :class:`NoCheckout` with neither a checkout nor a packaged copy (a package built
+    without its projects); ValueError for a name that is not a project's."""
+    if not any(p == name or p.startswith(name + "/") for p in project_files.PROJECTS):
+        raise ValueError(f"not a JVM project of the kit: {name!r}")
+    root = explicit.resolve() if explicit is not None else checkout_root()
+    if root is not None:
+        return root / name
+    packaged = packaged_projects() / name
+    if not packaged.is_dir():
+        raise NoCheckout(no_checkout_message(f"{name}/ (the installed package carries no copy)"))
+    return packaged
+
+
+def is_packaged(path: Path) -> bool:
+    """``path`` is in the wheel's copy of the projects: read it, build elsewhere."""
+    return path.resolve().is_relative_to(packaged_projects())
+
+
 def user_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/kafka-conformance``, else ``~/.cache/kafka-conformance``."""
     base = os.environ.get("XDG_CACHE_HOME")
@@ -106,10 +143,11 @@ def user_cache_dir() -> Path:
     return Path(base) / "kafka-conformance"
 
 
-def cache_root() -> Path:
-    """Working files of the shells (e.g. fuzzing runs): ``<checkout>/.cache``, else (an
-    installed package) :func:`user_cache_dir`."""
-    root = checkout_root()
+def cache_root(explicit: Path | None = None) -> Path:
+    """Working files of the shells (fuzzing runs, Kafka's jars, the oracles' builds, Maven's
+    local repository): ``<explicit>/.cache``, else ``<checkout>/.cache``, else (an installed
+    package) :func:`user_cache_dir`."""
+    root = explicit.resolve() if explicit is not None else checkout_root()
     return root / ".cache" if root is not None else user_cache_dir()
 
 
@@ -163,15 +201,16 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def run_maven(
-    root: Path, args: Sequence[str], *, cwd: Path, timeout: float | None = None
+    cache: Path, args: Sequence[str], *, cwd: Path, timeout: float | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``mvn -B`` with ``-Dmaven.repo.local=<root>/.cache/m2``; output (stdout+stderr) as text.
+    """``mvn -B`` with ``-Dmaven.repo.local=<cache>/m2`` (``cache``: a :func:`cache_root`);
+    output (stdout+stderr) as text.
 
     Raises :class:`JvmToolMissing` without mvn; ``OSError``/``TimeoutExpired`` propagate."""
     mvn = shutil.which("mvn")
     if mvn is None:
         raise JvmToolMissing("no mvn: Apache Maven is not on PATH")
-    m2 = root / ".cache" / "m2"
+    m2 = cache / "m2"
     m2.mkdir(parents=True, exist_ok=True)
     cmd = [mvn, "-B", "-Dstyle.color=never", f"-Dmaven.repo.local={m2}", *args]
     # one Maven at a time per local repository (Maven 3 does not share one safely between

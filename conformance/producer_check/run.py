@@ -55,6 +55,7 @@ from conformance.harness.runner import (
     keep_name,
     run_parallel,
 )
+from conformance.host.broker_socket import WIRE_ERRORS, one_line
 from conformance.host.progress import Status
 from conformance.jsondoc import JsonDocument, read_json
 from conformance.jvm.kafka_jars import try_kafka2_zstd
@@ -628,8 +629,10 @@ def _run_producer(
     try:
         for p in range(s.partitions):
             obs.fetched[p] = _fetch(client, proxy, job.topic, p, s.transaction is not None)
-    except (OSError, RuntimeError) as exc:
-        return _result(job, "error", f"kit: cannot fetch {job.topic}: {exc}", seconds=ex.seconds)
+    except (*WIRE_ERRORS, OSError, RuntimeError) as exc:
+        return _result(
+            job, "error", f"kit: cannot fetch {job.topic}: {one_line(exc)}", seconds=ex.seconds
+        )
     finally:
         client.close()
     _kept_wire(settings, job, obs)
@@ -695,7 +698,7 @@ def _fetch(
     markers after the producer's commit or abort has returned."""
     deadline = time.monotonic() + MARKER_WAIT_S
     while True:
-        data = fetch_partition(client, proxy, topic, partition, whole=True)
+        data = fetch_partition(client, topic, partition, whole=True)
         batches = list(Splitter(data, "memory"))
         if not transactional or not batches or time.monotonic() > deadline:
             return data
@@ -713,7 +716,7 @@ def _sent(exchanges: list[WireExchange], topic: str, proxy: RecordingProxy) -> l
         try:
             txn, acks, parts = read_produce_partitions(ex.request, ex.api_version)
             answers = read_produce_responses(ex.response, ex.api_version)
-        except Exception:  # noqa: BLE001 - a frame kafka-python cannot read: not ours to judge
+        except Exception:  # noqa: BLE001 - a frame the definitions cannot read: not ours to judge
             continue
         if ex.api_version >= 13 and ids is None:
             ids = topic_ids(proxy)

@@ -84,7 +84,7 @@ class Scenario:
     #: harvest after every other scenario of the broker ran
     last: bool = False
     #: also record Fetch responses through the loopback proxy (``wire/fetch-NNN.bin``):
-    #: {"max_bytes": N, "api_version": "x.y.z" | None}
+    #: {"max_bytes": N, "fetch_version": V | None (None: the newest both speak up to v12)}
     wire: dict[str, Any] | None = None
 
     def applies(self, spec: BrokerSpec) -> bool:

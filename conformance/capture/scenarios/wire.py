@@ -15,17 +15,14 @@ from conformance.capture.scenarios.base import (
     sends,
 )
 from conformance.capture.scenarios.producers import kafka_python_produce
+from conformance.host.kafka_client import KafkaClient
+from conformance.jvm.message_defs import client_protocol
 
 
 def _alter_topic(broker: RunningBroker, topic: str, configs: dict[str, str]) -> None:
     """Replace the topic's configs (AlterConfigs is not incremental: pass them all)."""
-    from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
-
-    admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap, request_timeout_ms=30_000)
-    try:
-        admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, configs=configs)])
-    finally:
-        admin.close()
+    with KafkaClient(broker.bootstrap, client_protocol()) as client:
+        client.alter_topic_configs(topic, configs)
 
 
 def _wire_partial_body(magic: int) -> Callable[[RunningBroker, str], dict]:
@@ -64,19 +61,19 @@ add(
         configs_for(2),
         _wire_partial_body(2),
         magic=2,
-        wire={"max_bytes": 700, "api_version": None},
+        wire={"max_bytes": 700, "fetch_version": None},
     )
 )
 add(
     Scenario(
         "wire-partial-fetch-v1",
-        "12 v1 message sets; Fetch v3 responses (api_version 0.10.2) with fetch max bytes 500",
+        "12 v1 message sets; Fetch v3 responses (a 0.10.2 client's) with fetch max bytes 500",
         "kafka-python",
         configs_for(1),
         _wire_partial_body(1),
         magic=1,
         max_version=(4,),
-        wire={"max_bytes": 500, "api_version": "0.10.2"},
+        wire={"max_bytes": 500, "fetch_version": 3},
     )
 )
 add(
@@ -91,6 +88,6 @@ add(
         min_version=(0, 11),
         max_version=(4,),
         modes=("zookeeper",),
-        wire={"max_bytes": 100_000, "api_version": None},
+        wire={"max_bytes": 100_000, "fetch_version": None},
     )
 )
