@@ -26,7 +26,7 @@ from conformance.harness.levels import DEFAULT_LEVEL, LEVELS
 from conformance.harness.report import model, terminal
 from conformance.harness.runner import Settings
 from conformance.host.broker_socket import ANSWER_TIMEOUT, use_answer_timeout
-from conformance.jvm.runtime import NoCheckout
+from conformance.jvm.runtime import NoCheckout, cache_root
 
 _PROG = "kafka-conformance check-broker"
 _HTML = "broker-matrix.html"
@@ -177,7 +177,7 @@ def _list() -> int:
     rows = [["target", "kind", "what", "status"]]
     for t in known_targets().values():
         if t.kind == KAFKA:
-            status = "runs from Maven Central jars (fetched into .cache/ on first use)"
+            status = f"runs from Maven Central jars (resolved into {cache_root()} on first use)"
         else:
             assert t.adapter is not None
             state, why = registry.availability(t.adapter)
