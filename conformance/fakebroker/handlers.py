@@ -59,6 +59,7 @@ from typing import Any
 
 from conformance.broker.codes import CODES
 from conformance.broker.fetch import READ_COMMITTED, FetchLog, FetchRead
+from conformance.client.protocol import build
 from conformance.messages.protocol import API_VERSIONS, Request
 from conformance.messages.schema import MessageSchema, Schemas, StructSpec
 from conformance.messages.value import Message
@@ -162,12 +163,8 @@ class Served:
 
 def _build(struct: StructSpec, version: int, **values: Any) -> Message:
     """A message of ``struct`` with ``values`` for the fields ``version`` has (others keep
-    their defaults, which every version writes or leaves out)."""
-    m = Message(struct)
-    for spec in struct.fields:
-        if spec.name in values and version in spec.versions:
-            m[spec.name] = values[spec.name]
-    return m
+    their defaults, which every version writes or leaves out): ``client.protocol.build``."""
+    return build(struct, version, values)
 
 
 def _each_partition(
