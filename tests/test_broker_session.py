@@ -100,6 +100,25 @@ def test_the_aborted_transaction_and_the_last_stable_offset(session: Path) -> No
     assert open_first == txn_data[-1].base_offset
 
 
+@pytest.mark.parametrize("session", SESSIONS, ids=_id)
+def test_kafka_4_bumps_the_epoch_at_every_transaction(session: Path) -> None:
+    """Kafka 4.3.1's sessions are a transactions V2 client's (Produce v13, EndTxn v5): the
+    coordinator wrote each marker with the epoch after the transaction's (1, then 2), and
+    the next transaction starts at sequence 0 of it; the earlier lines' sessions (V1) keep
+    epoch 0, B and D at sequences 2 and 4."""
+    log, _, _ = read_reads(session)
+    batches = [b for b in Splitter(log, "memory") if isinstance(b, RecordBatchV2)]
+    txn = [b for b in batches if b.is_transactional]
+    shape = [("marker" if b.is_control else "data", b.producer_epoch, b.base_sequence)
+             for b in txn]  # fmt: skip
+    if session.parent.name.startswith("kafka-4."):
+        assert shape == [("data", 0, 0), ("marker", 1, -1), ("data", 1, 0), ("marker", 2, -1),
+                         ("data", 2, 0)]  # fmt: skip
+    else:
+        assert shape == [("data", 0, 0), ("marker", 0, -1), ("data", 0, 2), ("marker", 0, -1),
+                         ("data", 0, 4)]  # fmt: skip
+
+
 def _answered(session: str, read: str, version: int | None = None) -> Answered:
     _, answered, _ = read_reads(CORPUS / session)
     return next(a for a in answered if a[0].name == read and version in (None, a[1]))
@@ -186,9 +205,10 @@ def test_reads_read_back_what_was_written(tmp_path: Path) -> None:
 
 def test_the_versions_a_session_uses_are_the_ones_both_sides_speak() -> None:
     """Kafka 4.3.1's own ApiVersions (as the capture test holds them): sessions at Produce
-    v11 (v12+ is transactions V2), Fetch v18 (v4 and up), ListOffsets v11 (v1 and up); the
-    produce cases again at v3-v13 but their own. A target that speaks no EndTxn runs its
-    sessions without transactions; one that speaks no Fetch v4+ runs none."""
+    v3-v13 (v12+ a transactions V2 client's: EndTxn v5, no AddPartitionsToTxn; below, a V1
+    client's: EndTxn v4, AddPartitionsToTxn v3), Fetch v18 (v4 and up), ListOffsets v11 (v1
+    and up); the produce cases again at v3-v13 but their own. A target that speaks no EndTxn
+    runs its sessions without transactions; one that speaks no Fetch v4+ runs none."""
     from conformance.broker.versions import VERSIONS
     from conformance.broker_check.session_run import SessionPlan
 
@@ -196,15 +216,32 @@ def test_the_versions_a_session_uses_are_the_ones_both_sides_speak() -> None:
              24: (0, 5), 26: (0, 5)}  # fmt: skip
     plan = SessionPlan(kafka, VERSIONS["4.3.1"])
     assert plan.unsupported is None and plan.no_transactions is None
-    assert plan.versions["Produce"] == list(range(3, 12))
+    assert plan.versions["Produce"] == list(range(3, 14)) and plan.left_out == {}
     assert plan.versions["Fetch"] == list(range(4, 19))
     assert plan.versions["ListOffsets"] == list(range(1, 12))
     # the line speaks v3-v13 (4.x advertises v0-v2 but refuses them: KIP-896)
     assert plan.other_produce_versions(9) == [v for v in range(3, 14) if v != 9]
-    assert plan.newest("EndTxn") == 4 and plan.newest("AddPartitionsToTxn") == 3
+    assert plan.txn_versions(11) == {
+        "FindCoordinator": 3, "InitProducerId": 4, "AddPartitionsToTxn": 3, "EndTxn": 4
+    }  # fmt: skip
+    v2 = plan.txn_versions(12)
+    assert v2 is not None and v2["EndTxn"] == 5 and "AddPartitionsToTxn" not in v2
+    assert v2["FindCoordinator"] >= 4 and v2["InitProducerId"] >= 5
+
+    # transactions V2 needs EndTxn v5, Produce v13 the topic's id (Metadata v10+)
+    no_v2 = SessionPlan({**kafka, 26: (0, 4)}, VERSIONS["4.3.1"])
+    assert no_v2.versions["Produce"] == list(range(3, 12))
+    assert sorted(no_v2.left_out) == [12, 13] and "EndTxn v5" in no_v2.left_out[12]
+    no_ids = SessionPlan({**kafka, 3: (0, 9)}, VERSIONS["4.3.1"])
+    assert no_ids.versions["Produce"] == list(range(3, 13))
+    assert list(no_ids.left_out) == [13] and "Metadata v10+" in no_ids.left_out[13]
+    # 3.9.2 has no transactions V2: its sessions at v12+ would be V1 clients'
+    plan39 = SessionPlan(kafka, VERSIONS["3.9.2"])
+    assert plan39.newest("Produce") == 11 and plan39.txn_versions(11) == plan.txn_versions(11)
 
     no_end_txn = {k: v for k, v in kafka.items() if k != 26}
     assert "EndTxn" in (SessionPlan(no_end_txn, VERSIONS["4.3.1"]).no_transactions or "")
+    assert SessionPlan(no_end_txn, VERSIONS["4.3.1"]).txn_versions(13) is None
     old_fetch = {**kafka, 1: (0, 3)}
     assert "Fetch" in (SessionPlan(old_fetch, VERSIONS["4.3.1"]).unsupported or "")
     # judged against 2.8.2: no Produce above v9, no Fetch above v12

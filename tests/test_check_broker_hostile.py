@@ -23,7 +23,7 @@ from conftest import kit_cli
 from conformance.broker_check.run import DEFAULT_PREFIX
 from conformance.capture.proxy import SILENT, RecordingProxy, RequestHeader
 from conformance.client.calls import read_fetch_answer
-from conformance.client.connection import read_request_frame
+from conformance.client.connection import read_answer_frame, read_request_frame
 from conformance.client.protocol import build
 from conformance.host.kafka_client import KafkaClient
 from conformance.jvm.message_defs import client_protocol
@@ -32,7 +32,7 @@ from conformance.wire.builder import BatchBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCE, FETCH, LIST_OFFSETS, FIND_COORDINATOR, INIT_PID, ADD_PARTITIONS = 0, 1, 2, 10, 22, 24
-API_VERSIONS, DELETE_TOPICS = 18, 20
+API_VERSIONS, DELETE_TOPICS, END_TXN = 18, 20, 26
 #: a few cases of each kind: produce, the transactional session, reads
 CASES = ("req-ok", "req-two-batches", "txn/transactions", "fetch/offsets-latest")
 
@@ -131,13 +131,29 @@ def _left(broker: Any) -> list[str]:
         return [t for t in client.metadata(None).topics if t.startswith(DEFAULT_PREFIX)]
 
 
-#: API -> (fault, the cases it breaks, what their reason says)
+def _epoch_kept(hdr: RequestHeader, request: bytes, response: bytes) -> bytes:
+    """EndTxn v5+ answered with the producer's epoch as it was: a coordinator that takes a
+    transactions V2 client's EndTxn as V1's."""
+    protocol = client_protocol()
+    asked = read_request_frame(protocol, request).body
+    v = hdr.api_version
+    answer = read_answer_frame(protocol, END_TXN, v, response)
+    values = {"ThrottleTimeMs": 0, "ErrorCode": answer["ErrorCode"],
+              "ProducerId": asked["ProducerId"], "ProducerEpoch": asked["ProducerEpoch"]}  # fmt: skip
+    body = build(protocol.response(END_TXN, v).struct, v, values)
+    return write_response(protocol.releases[0], END_TXN, v, hdr.correlation_id, body)[4:]
+
+
+#: API -> (fault, the cases it breaks, what their reason says); Kafka 4.3.1's ``txn``
+#: session is a transactions V2 client's (no AddPartitionsToTxn): V1 sessions run in
+#: ``versions/produce`` (v3-v11)
 FAULTS = {
     "Produce garbage": (PRODUCE, _garbage, ("req/req-ok",), "Produce v"),
     "Produce of 130 MB": (PRODUCE, _huge, ("req/req-ok",), "answer of"),
     "FindCoordinator garbage": (FIND_COORDINATOR, _garbage, ("txn/transactions",), "does not"),
     "InitProducerId garbage": (INIT_PID, _garbage, ("txn/transactions",), "does not read"),
-    "AddPartitionsToTxn garbage": (ADD_PARTITIONS, _garbage, ("txn/transactions",), "does not"),
+    "AddPartitionsToTxn garbage": (ADD_PARTITIONS, _garbage, ("versions/produce",), "does not"),
+    "EndTxn garbage": (END_TXN, _garbage, ("txn/transactions",), "does not"),
     "ListOffsets garbage": (LIST_OFFSETS, _garbage, ("txn/transactions",), "ListOffsets"),
 }
 
@@ -150,7 +166,7 @@ def test_one_hostile_api_breaks_its_cases_and_the_run_goes_on(
     host, _, port = broker.bootstrap.rpartition(":")
     with RecordingProxy(host, int(port), record_api_keys=()) as proxy:
         proxy.alter_response(_only(api, rule))
-        proc, report, seconds = _run(proxy, tmp_path)
+        proc, report, seconds = _run(proxy, tmp_path, *dict.fromkeys((*CASES, *broken)))
     assert proc.returncode == 1, proc.stderr
     got = _statuses(report)
     for case in broken:
@@ -159,6 +175,78 @@ def test_one_hostile_api_breaks_its_cases_and_the_run_goes_on(
         assert got["req/req-ok"][0] == "pass", got  # the rest was judged
     assert seconds < 200
     assert _left(broker) == []
+
+
+def test_a_coordinator_that_does_not_bump_the_epoch_fails_the_session(
+    broker: Any, tmp_path: Path
+) -> None:
+    """Transactions V2 (EndTxn v5): Kafka answers the producer epoch + 1 and writes the
+    markers with it; a target answering the epoch unchanged is a difference, a verdict
+    (``fail``), not an error: its client then goes on with the epoch it was given."""
+    host, _, port = broker.bootstrap.rpartition(":")
+    with RecordingProxy(host, int(port), record_api_keys=()) as proxy:
+        proxy.alter_response(_only(END_TXN, _epoch_kept))
+        proc, report, _ = _run(proxy, tmp_path, "txn/transactions", "req-ok")
+    assert proc.returncode == 1, proc.stderr
+    got = {r["case"]: r for r in report["results"]}
+    assert got["req/req-ok"]["status"] == "pass"
+    txn = got["txn/transactions"]
+    assert txn["status"] == "fail", txn
+    assert "EndTxn abort (A): producer id and epoch: kafka=" in json.dumps(txn), txn
+    assert _left(broker) == []
+
+
+def test_an_answer_that_does_not_read_at_one_version_fails_that_version_only(
+    broker: Any, tmp_path: Path
+) -> None:
+    """The version sweep: Fetch v12 answered with bytes that do not read (as tansu 0.6.0's
+    Fetch v12 answer carries a tag of v16+, which Java's generated reader refuses) is a
+    ``delivery`` difference of v12; the other versions and the ListOffsets sweep are still
+    judged."""
+
+    def fetch_v12(hdr: RequestHeader, request: bytes, response: bytes) -> Any:
+        return _garbage(hdr, request, response) if hdr.api_version == 12 else None
+
+    host, _, port = broker.bootstrap.rpartition(":")
+    with RecordingProxy(host, int(port), record_api_keys=()) as proxy:
+        proxy.alter_response(_only(FETCH, fetch_v12))
+        proc, report, _ = _run(proxy, tmp_path, "versions/fetch", "versions/list-offsets")
+    assert proc.returncode == 1, proc.stderr
+    got = {r["case"]: r for r in report["results"]}
+    assert got["versions/list-offsets"]["status"] == "pass", got["versions/list-offsets"]
+    fetch = got["versions/fetch"]
+    assert fetch["status"] == "fail", fetch
+    lines = [d for d in fetch["diff"] if not d.startswith("| ")]
+    assert lines and all(d.startswith("the answer to Fetch v12 does not read") for d in lines)
+
+
+def _refused_init(hdr: RequestHeader, request: bytes, response: bytes) -> bytes:
+    """InitProducerId answered TRANSACTIONAL_ID_AUTHORIZATION_FAILED (53), as a broker that
+    lists the transaction APIs but takes no transactional id."""
+    protocol = client_protocol()
+    v = hdr.api_version
+    values = {"ThrottleTimeMs": 0, "ErrorCode": 53, "ProducerId": -1, "ProducerEpoch": -1}
+    body = build(protocol.response(INIT_PID, v).struct, v, values)
+    return write_response(protocol.releases[0], INIT_PID, v, hdr.correlation_id, body)[4:]
+
+
+def test_a_session_refused_a_producer_id_still_gives_the_reads_records(
+    broker: Any, tmp_path: Path
+) -> None:
+    """InitProducerId refused: ``txn/transactions`` fails on it, and the reads are judged on
+    the plain batches A-D the session then writes (not on an empty partition: a read inside
+    a batch, or by timestamp, has records to find)."""
+    host, _, port = broker.bootstrap.rpartition(":")
+    reads = ("fetch/fetch-inside-a-batch", "fetch/offsets-by-timestamp", "fetch/fetch-kip-74")
+    with RecordingProxy(host, int(port), record_api_keys=()) as proxy:
+        proxy.alter_response(_only(INIT_PID, _refused_init))
+        proc, report, _ = _run(proxy, tmp_path, "txn/transactions", *reads)
+    assert proc.returncode == 1, proc.stderr
+    got = {r["case"]: r for r in report["results"]}
+    txn = got["txn/transactions"]
+    assert txn["status"] == "fail" and "TRANSACTIONAL_ID_AUTHORIZATION_FAILED" in txn["reason"]
+    assert any("plain batches A-D" in d for d in txn["diff"]), txn
+    assert all(got[r]["status"] == "pass" for r in reads), {r: got[r] for r in reads}
 
 
 def test_a_truncated_api_versions_list_is_an_error_of_the_target(

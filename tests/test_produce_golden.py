@@ -192,3 +192,19 @@ def test_live_capture_agrees_with_the_model(tmp_path: Path) -> None:
     assert closed.requests[0].response is None  # Produce v12: 3.9.2 closes the connection
     for case in stored:
         assert judge_golden(case) == [], case.name
+
+
+def test_the_clock_is_found_beside_a_difference_no_clock_explains() -> None:
+    """A real LogAppendTime answer (3.9.2, ``rewrite-log-append-time``) whose broker clock lies
+    a few milliseconds after the request's ``now``, with one field the clock cannot change
+    tampered (its log start offset): the judge names that field alone, not the timestamps of
+    a clock it did not find (the millisecond with the fewest differences is the clock)."""
+    lat = _case("kafka-3.9.2-kraft", "rewrite-log-append-time")
+    q = lat.requests[0]
+    assert q.response is not None
+    clock = int(q.response["logAppendTimeMs"])
+    early = dataclasses.replace(q, now=clock - 3, received_at=clock + 2)
+    assert judge_golden(dataclasses.replace(lat, requests=(early,))) == []
+    tampered = dataclasses.replace(early, response={**q.response, "logStartOffset": "7"})
+    diffs = judge_golden(dataclasses.replace(lat, requests=(tampered,)))
+    assert len(diffs) == 1 and "logStartOffset" in diffs[0], diffs

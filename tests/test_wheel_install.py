@@ -24,6 +24,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -511,3 +512,65 @@ def test_the_starter_adapters_ship_with_the_wheel(installed: Install) -> None:
         text=True,
     )
     assert caps.returncode == 0 and json.loads(caps.stdout)["persistent"] is True, caps.stderr
+
+
+@pytest.fixture(scope="module")
+def with_corpora(tmp_path_factory: pytest.TempPathFactory, wheels: Wheels) -> Install:
+    """The kit and its corpora package (``kafka-conformance[corpora]``), nothing else: no
+    kafka-python, no checkout."""
+    return fresh_install(tmp_path_factory.mktemp("wheel-corpora"), wheels.kit, wheels.corpora)
+
+
+def _third_party_adapter(installed: Install, name: str) -> Path:
+    """A copy of a built-in Python adapter outside the checkout, as a user's ``--cmd``
+    adapter would be (with the protocol module it imports)."""
+    dest = installed.work / "adapters"
+    for part in (name, "python-common"):
+        if not (dest / part).exists():
+            shutil.copytree(ROOT / "adapters" / part, dest / part)
+    return dest / name
+
+
+@wheel
+@pytest.mark.capture
+def test_check_broker_and_check_producer_run_from_the_wheel_without_kafka_python(
+    with_corpora: Install,
+) -> None:
+    """Issue 51: the judging wing speaks Kafka itself. From a fresh venv with the wheels only
+    (``import kafka`` fails there), ``check-broker --target`` starts Kafka 4.3.1 from jars
+    resolved into the user's cache and judges it, transactions V2 session included; a real
+    Kafka broker passes every case (the model is held to Kafka's own classes). Then
+    ``check-producer`` judges a third-party producer (kafka-python, in a venv of its own: it
+    is the thing judged, not the kit's plumbing) against a broker the kit starts: a report,
+    no error verdict."""
+    probe = subprocess.run([with_corpora.bin("python"), "-c", "import kafka"],
+                           env=with_corpora.env, capture_output=True, text=True)  # fmt: skip
+    assert probe.returncode != 0 and "No module named 'kafka'" in probe.stderr
+    out = with_corpora.work / "broker.json"
+    r = with_corpora.run("check-broker", "--target", "kafka-4.3.1-kraft", "--cases", "req-ok",
+                         "--cases", "txn/transactions", "--cases", "versions/produce", "-q",
+                         "--json", str(out), timeout=600)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    got = {x["case"]: x["status"] for x in json.loads(out.read_text())["results"]}
+    assert got == dict.fromkeys(("req/req-ok", "txn/transactions", "versions/produce"), "pass")
+    assert "deleted" in r.stderr and str(ROOT) not in r.stderr
+
+    venv = with_corpora.work / "kafka-python-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    adapter = _third_party_adapter(with_corpora, "kafka-python")
+    pip = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+         "-r", str(adapter / "requirements.txt")],
+        env=with_corpora.pip_env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert pip.returncode == 0, pip.stderr
+    out = with_corpora.work / "producer.json"
+    cmd = f"{venv / 'bin' / 'python'} {adapter / 'producer.py'}"
+    r = with_corpora.run("check-producer", "--cmd", cmd, "--scenarios", "codec-none",
+                         "--scenarios", "codec-gzip", "-q", "--json", str(out),
+                         timeout=600)  # fmt: skip
+    assert r.returncode in (0, 1), r.stderr
+    results = json.loads(out.read_text())["results"]
+    # a case per scenario and broker (the default, Kafka 4.3.1)
+    assert {x["case"] for x in results} == {"4.3.1/codec-none", "4.3.1/codec-gzip"}
+    assert all(x["status"] != "error" for x in results), results

@@ -160,8 +160,7 @@ class PartitionLog:
                     pid,
                     sequence,
                     epoch,
-                    epoch_bump=v.transactions_v2_from is not None
-                    and produce_version >= v.transactions_v2_from,
+                    epoch_bump=v.epoch_bump(produce_version),
                     checks_epoch=v.verification_checks_epoch,
                     messages=v.messages,
                 )

@@ -234,11 +234,6 @@ def verification_target(
     return pid, sequence, epoch
 
 
-def _epoch_bump(version: int, v: BrokerVersion) -> bool:
-    """``TransactionSupportedOperation.supportsEpochBump`` of a Produce ``version``."""
-    return v.transactions_v2_from is not None and version >= v.transactions_v2_from
-
-
 def coordinator_answer(coordinator: str, version: int, v: BrokerVersion) -> str:
     """What the verification callback gets for the coordinator's partition error
     (``AddPartitionsToTxnManager``'s response handler)."""
@@ -260,7 +255,7 @@ def verification_failure(
     if error == "INVALID_TXN_STATE":
         custom = InvalidTxnStateError(m.not_added)
     elif error in v.verification_retriable and not (
-        error == "CONCURRENT_TRANSACTIONS" and _epoch_bump(version, v)
+        error == "CONCURRENT_TRANSACTIONS" and v.epoch_bump(version)
     ):
         custom = BrokerError(
             m.unable_to_verify.format(error=error),

@@ -228,6 +228,12 @@ class BrokerVersion:
     clients: str = "3.5"
     messages: Messages = field(default_factory=Messages)
 
+    def epoch_bump(self, produce_version: int) -> bool:
+        """``TransactionSupportedOperation.supportsEpochBump``: whether a Produce of
+        ``produce_version`` is a transactions V2 client's (:attr:`transactions_v2_from`)."""
+        first = self.transactions_v2_from
+        return first is not None and produce_version >= first
+
 
 VERSIONS: dict[str, BrokerVersion] = {
     v.version: v

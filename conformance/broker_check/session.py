@@ -24,6 +24,16 @@ step   request (the kit's writer builds every batch)          Kafka's answer
 7      (after the reads of scenario 3) EndTxn abort of D      NONE
 =====  =====================================================  ==============================
 
+A transactions V2 session (Produce v12+ and EndTxn v5, ``calls.END_TXN_V2``: Kafka 4's own
+client) sends no AddPartitionsToTxn (the Produce has the broker add the partition), and every
+EndTxn bumps the producer epoch: Kafka answers the producer id and the epoch + 1, writes the
+marker with that epoch, and the next transaction starts at sequence 0 of it (A, B and D at
+sequence 0 of epochs 0, 1 and 2; E at 1).
+
+A session that stops before its first batch (no coordinator, no producer id: a target that
+lists the transaction APIs but refuses them) goes on with the plain batches A-D of a target
+without transactions, so that the reads of scenario 3 have records to read.
+
 Markers are written by the coordinator when it chooses: after each EndTxn the partition is
 fetched until the marker is there (at most :data:`MARKER_WAIT_S`). Kafka's marker takes the
 target's timestamp when it lies between the EndTxn and its sighting (the coordinator's clock)
@@ -58,6 +68,7 @@ from conformance.capture.session_wire import (
     find_coordinator,
     init_producer_id,
 )
+from conformance.client.calls import END_TXN_V2
 from conformance.corpus.produce.golden import GoldenRequest, replay_request, stored_b64
 from conformance.errors import DecodeError
 from conformance.harness.levels import DELIVERY, WIRE, Difference, Judgement
@@ -127,12 +138,15 @@ def run_session(
     version: BrokerVersion,
     produce_version: int,
     txn_versions: dict[str, int] | None,
+    topic_uuid: Any = None,
 ) -> Session:
     """Steps 1-6 on ``topic`` (partition 0; ``client``: a connection to its leader through
     ``proxy``, the caller's to close) into ``s``; its ``close`` then runs step 7.
     ``txn_versions`` None (a target without transactions): the batches A-D are plain ones,
-    for the reads to run on."""
+    for the reads to run on; with EndTxn v5+ the session is a transactions V2 client's.
+    ``topic_uuid``: the topic's id (Produce v13+ names it so)."""
     j = s.judgement
+    tv2 = txn_versions is not None and txn_versions["EndTxn"] >= END_TXN_V2
     model = PartitionLog(config, version=version, topic_name=topic)
     log = bytearray()
     txn_id = topic  # the run's own, like its topics
@@ -168,6 +182,8 @@ def run_session(
 
     def add(where: str) -> int:
         assert txn_versions is not None
+        if tv2:  # the Produce adds the partition
+            return 0
         return retried(
             lambda: add_partition(
                 coordinator,
@@ -183,7 +199,9 @@ def run_session(
     def produce(where: str, records: bytes, txn: bool) -> None:
         sent_at = _now()
         _, frame, response = client.exchange(
-            new_produce_request(topic, records, produce_version, txn_id if txn else None)
+            new_produce_request(
+                topic, records, produce_version, txn_id if txn else None, topic_uuid
+            )
         )
         received_at = _now()
         answer = read_produce_response(response, produce_version) if response else None
@@ -204,14 +222,25 @@ def run_session(
     def end(where: str, commit: bool) -> int:
         assert txn_versions is not None
         sent_at = _now()
-        code = retried(
-            lambda: end_txn(
-                coordinator, txn_id, s.producer_id, s.producer_epoch, commit, txn_versions["EndTxn"]
-            ),
-            where,
-        )
+        answered: dict[str, int] = {}
+
+        def send() -> int:
+            assert txn_versions is not None
+            answered.update(end_txn(coordinator, txn_id, s.producer_id, s.producer_epoch,
+                                    commit, txn_versions["EndTxn"]))  # fmt: skip
+            return answered["errorCode"]
+
+        code = retried(send, where)
         if code:
             return code
+        epoch = s.producer_epoch
+        if tv2:  # the coordinator bumps the epoch, writes the marker with it and answers it
+            epoch = s.producer_epoch + 1
+            kafka = (s.producer_id, epoch)
+            target = (answered["producerId"], answered["producerEpoch"])
+            if target != kafka:
+                diff(WIRE, where, f"producer id and epoch: kafka={kafka[0]}/{kafka[1]} "
+                                  f"target={target[0]}/{target[1]}")  # fmt: skip
         marker = _await_marker(client, proxy, topic, model.log_end_offset)
         seen_at = _now()
         written, appended, coordinator_epoch = sent_at, sent_at, 0
@@ -227,13 +256,15 @@ def run_session(
         log.extend(
             model.append_marker(
                 s.producer_id,
-                s.producer_epoch,
+                epoch,
                 commit=commit,
                 coordinator_epoch=coordinator_epoch,
                 timestamp=written,
                 now=appended,
             )  # fmt: skip
         )
+        if tv2:  # a client goes on with the epoch it was given
+            s.producer_epoch = answered["producerEpoch"]
         return 0
 
     coordinator = WireClient(proxy, address=("", 0))
@@ -251,31 +282,41 @@ def run_session(
         if epoch != 0:
             diff(WIRE, "InitProducerId", f"producer epoch: kafka=0 target={epoch}")
         stop = "a transaction step failed"
+        #: the first sequences of B, D and E (transactions V2: each epoch starts at 0)
+        b_seq, d_seq = (0, 0) if tv2 else (2, 4)
         if add("AddPartitionsToTxn (A)"):
             return _stopped(s, stop)
         produce("Produce A", _batch(pid, epoch, 0, base_ts, 2, True, "a"), True)
         if end("EndTxn abort (A)", False) or add("AddPartitionsToTxn (B)"):
             return _stopped(s, stop)
-        produce("Produce B", _batch(pid, epoch, 2, base_ts + 1000, 2, True, "b"), True)
+        b = _batch(pid, s.producer_epoch, b_seq, base_ts + 1000, 2, True, "b")
+        produce("Produce B", b, True)
         if end("EndTxn commit (B)", True):
             return _stopped(s, stop)
         produce("Produce C", _batch(-1, -1, -1, base_ts + 2000, 1, False, "c"), False)
         if add("AddPartitionsToTxn (D)"):
             return _stopped(s, stop)
-        d = _batch(pid, epoch, 4, base_ts + 3000, 1, True, "d")
+        d = _batch(pid, s.producer_epoch, d_seq, base_ts + 3000, 1, True, "d")
         produce("Produce D", d, True)
         produce("Produce E (idempotent, inside D's transaction)",
-                _batch(pid, epoch, 5, base_ts + 4000, 1, False, "e"), False)  # fmt: skip
+                _batch(pid, s.producer_epoch, d_seq + 1, base_ts + 4000, 1, False, "e"),
+                False)  # fmt: skip
         produce("Produce D again (a retry)", d, True)
         s.close = lambda: end("EndTxn abort (D)", False)
         return None
 
-    if txn_versions is None:  # no transactions: plain batches where the session has any
+    def plain_batches() -> None:
         for i, (tag, count) in enumerate((("a", 2), ("b", 2), ("c", 1), ("d", 1))):
             plain = _batch(-1, -1, -1, base_ts + 1000 * i, count, False, tag)
             produce(f"Produce {tag.upper()} (plain)", plain, False)
+
+    if txn_versions is None:  # no transactions: plain batches where the session has any
+        plain_batches()
     else:
         transactional()
+        if model.log_end_offset == 0:  # stopped before its first batch: the reads need data
+            s.judgement.evidence.append("| the reads run on plain batches A-D instead")
+            plain_batches()
     s.log = fetch_partition(client, topic, whole=True)
     for x in stored_differences(stored_b64(bytes(log)), stored_b64(s.log)):
         j.differences.append(Difference(x.level, f"the partition as fetched: {x.text}"))

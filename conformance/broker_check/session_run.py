@@ -4,7 +4,9 @@
 topic (after the prefix)   what runs on it
 =========================  =================================================================
 ``txn``                    the session (``session.run_session``) at the newest Produce version
-                           both speak (3-11: a transactions V1 client), then every read
+                           both speak (v3-11: a transactions V1 client's; v12+ where the
+                           Kafka line has them, Kafka 4: a transactions V2 client's, EndTxn
+                           v5, the epoch bumped at every commit and abort), then every read
                            (``reads``) at the newest Fetch / ListOffsets version both speak
                            (the ``fetch/<read>`` cases) and at every other one (the
                            ``versions/fetch`` and ``versions/list-offsets`` cases), then the
@@ -16,8 +18,9 @@ topic (after the prefix)   what runs on it
 
 "Both speak": the target advertises it (ApiVersions), the Kafka line judging it does
 (``BrokerVersion.produce_versions`` / ``fetch_versions`` / ``list_offsets_versions``) and
-the kit's client has its definition (``jvm.message_defs.client_protocol``); Fetch v13+ (by
-topic id) only when Metadata v10+ gives the topic's id.
+the kit's client has its definition (``jvm.message_defs.client_protocol``); Fetch v13+ and
+Produce v13+ (by topic id) only when Metadata v10+ gives the topic's id; Produce v12+ only
+with EndTxn v5 (``SessionPlan.left_out`` says which versions were not sent, and why).
 """
 
 from __future__ import annotations
@@ -53,8 +56,10 @@ from conformance.capture.produce_wire import (
     produce_version_for,
 )
 from conformance.capture.proxy import RecordingProxy
-from conformance.capture.session_wire import TXN_MAX, topic_id
-from conformance.harness.levels import Difference, Judgement
+from conformance.capture.session_wire import TXN_MAX, TXN_V2, topic_id
+from conformance.client.calls import END_TXN_V2, TOPIC_IDS_FROM
+from conformance.client.connection import MalformedAnswerError
+from conformance.harness.levels import DELIVERY, Difference, Judgement
 from conformance.harness.runner import CaseResult, keep_name
 from conformance.host.broker_socket import WIRE_ERRORS, one_line
 from conformance.jvm.message_defs import client_protocol
@@ -63,8 +68,9 @@ __all__ = ["SessionPlan", "run_session_cases"]
 
 #: how the reads of a session are filed: (client, facts, topic id, the reads answered)
 ReadsJudged = Callable[[WireClient, Facts, Any, list[Answered]], None]
-#: the newest Produce version of a transactions V1 client
-_PRODUCE_V1_MAX = 11
+#: why a Produce version is left out of the sweep
+_NO_TV2 = "transactions V2 (Produce v12+) needs EndTxn v5, which the target does not speak"
+_NO_TOPIC_ID = "Produce v13+ names topics by id, which needs Metadata v10+"
 
 
 def _kit_range(api: str) -> tuple[int, int]:
@@ -77,14 +83,13 @@ class SessionPlan:
     """The versions a target's sessions use, and the topics they need."""
 
     def __init__(self, apis: dict[int, tuple[int, int]], version: BrokerVersion) -> None:
+        self.version = version
         kafka = {
-            "Produce": (version.produce_versions[0], min(
-                version.produce_versions[1], _PRODUCE_V1_MAX,
-                (version.transactions_v2_from or 99) - 1)),
+            "Produce": version.produce_versions,
             FETCH: version.fetch_versions,
             LIST_OFFSETS: version.list_offsets_versions,
             "Metadata": (10, 12),
-            **{name: (0, top) for name, top in TXN_MAX.items()},
+            **{name: _kit_range(name) for name in TXN_MAX},
         }  # fmt: skip
         p_low, p_high = _kit_range("Produce")
         t_low, t_high = self.produce_range = apis.get(API_PRODUCE, (0, -1))
@@ -98,6 +103,9 @@ class SessionPlan:
             p_low, p_high = _kit_range(name)
             first = max(k_low, t_low, p_low, low.get(name, 0))
             self.versions[name] = list(range(first, min(k_high, t_high, p_high) + 1))
+        for name, top in TXN_MAX.items():  # a transactions V1 client's: up to its newest
+            if not any(v <= top for v in self.versions[name]):
+                self.versions[name] = []
 
         def lacking(names: Sequence[str]) -> str | None:
             missing = [n for n in names if not self.versions[n]]
@@ -110,6 +118,31 @@ class SessionPlan:
         #: why sessions run without transactions (plain batches; the ``txn`` cases are
         #: unsupported)
         self.no_transactions = lacking(tuple(TXN_MAX))
+        #: the Produce versions both speak that no session is sent at, and why
+        self.left_out: dict[int, str] = {}
+        for v in self.versions["Produce"]:
+            if v >= TOPIC_IDS_FROM and not self.versions["Metadata"]:
+                self.left_out[v] = _NO_TOPIC_ID
+            elif (
+                version.epoch_bump(v)
+                and not self.no_transactions
+                and self.newest("EndTxn") < END_TXN_V2
+            ):
+                self.left_out[v] = _NO_TV2
+        self.versions["Produce"] = [v for v in self.versions["Produce"] if v not in self.left_out]
+        if not self.versions["Produce"] and not self.unsupported:
+            self.unsupported = "; ".join(sorted(set(self.left_out.values())))
+
+    def txn_versions(self, produce_version: int) -> dict[str, int] | None:
+        """The transaction APIs' versions of a session at ``produce_version`` (None: no
+        transactions): a transactions V2 client's (``TXN_V2`` at the newest, Produce v12+ on
+        a Kafka line with ``transactions_v2_from``) or a V1 client's (up to ``TXN_MAX``)."""
+        if self.no_transactions:
+            return None
+        if self.version.epoch_bump(produce_version):
+            return {name: self.newest(name) for name in TXN_V2}
+        return {name: max(v for v in self.versions[name] if v <= top)
+                for name, top in TXN_MAX.items()}  # fmt: skip
 
     def other_produce_versions(self, requested: int) -> list[int]:
         """The Produce versions a produce case of ``requested`` is sent at besides its own
@@ -162,7 +195,6 @@ def run_session_cases(
             record(judged(wanted[case_id], judgement, seconds))
 
     versions = {FETCH: plan.newest(FETCH), LIST_OFFSETS: plan.newest(LIST_OFFSETS)}
-    txn_versions = None if plan.no_transactions else {name: plan.newest(name) for name in TXN_MAX}
     if plan.no_transactions:
         for case_id in ("txn/transactions", "txn/transactions-log-append-time"):
             if case_id in wanted:
@@ -180,7 +212,11 @@ def run_session_cases(
             client = WireClient(proxy, address=leader)
             s = Session(connections=[client])
             try:
-                run_session(s, proxy, client, topic, config, version, produce_version, txn_versions)
+                uuid = None
+                if produce_version >= TOPIC_IDS_FROM:
+                    uuid = topic_id(client, topic, plan.newest("Metadata"))
+                run_session(s, proxy, client, topic, config, version, produce_version,
+                            plan.txn_versions(produce_version), uuid)  # fmt: skip
                 yield client, s
                 s.close()
             finally:
@@ -229,6 +265,8 @@ def run_session_cases(
                 pass
             j.differences += [Difference(d.level, f"Produce v{v}: {d.text}")
                               for d in s.judgement.differences]  # fmt: skip
+        for v, why in sorted(plan.left_out.items()):
+            j.evidence.append(f"| Produce v{v}: not sent ({why})")
         put("versions/produce", j, time.monotonic() - t0)
 
     if "txn" in topics:
@@ -262,7 +300,9 @@ def _topic_uuid(client: WireClient, topic: str, plan: SessionPlan) -> Any:
 def _sweep(
     client: WireClient, topic: str, api: str, plan: SessionPlan, f: Any, uuid: Any
 ) -> Judgement:
-    """Every read of ``api`` at every other version both speak."""
+    """Every read of ``api`` at every other version both speak; an answer that does not read
+    at its version (as Kafka's generated readers read it) is a ``delivery`` difference of
+    that version, and the sweep goes on."""
     j = Judgement()
     reads = [r for r in READS if r.api == api]
     for v in plan.versions[api][:-1]:
@@ -270,7 +310,12 @@ def _sweep(
             j.evidence.append(f"| Fetch v{v}: not sent (the topic's id is not known)")
             continue
         chosen = [r for r in reads if v >= r.min_version]
-        for read, version, asked, answer in run_reads(client, topic, chosen, {api: v}, f, uuid):
+        try:
+            answered = run_reads(client, topic, chosen, {api: v}, f, uuid)
+        except MalformedAnswerError as exc:  # what Java's client at v could not read either
+            j.differences.append(Difference(DELIVERY, one_line(exc)))
+            continue
+        for read, version, asked, answer in answered:
             j.differences += judge_read(read, version, asked, answer, f)
     return j
 

@@ -58,8 +58,6 @@ API_PRODUCE = 0
 API_FETCH = 1
 FETCH_VERSION = 11  # topic names (v13+ has ids), spoken by 2.8 (v0-v12) through 4.x (v4+)
 FETCH_MAX_BYTES = 1 << 20
-#: a Java consumer's ``fetch.max.wait.ms`` (with MinBytes 0 Kafka answers at once)
-FETCH_MAX_WAIT_MS = 500
 #: the most a whole partition may hold, and the longest its Fetches may take (a broker whose
 #: partition never ends gets a verdict, not a loop)
 WHOLE_PARTITION_BYTES = 256 << 20
@@ -130,9 +128,8 @@ def new_fetch_request(
     isolation: int = 0,
     topic_id: uuid.UUID | None = None,
 ) -> Request:
-    """A consumer's Fetch of one partition (``version`` 13+: by ``topic_id``): MaxWaitMs 500
-    (a Java consumer's ``fetch.max.wait.ms``) and MinBytes 0, which Kafka answers at once (a
-    minimum of 0 bytes is always there); nisshi 0.8.1 answers a wait of 0 with no partition."""
+    """A consumer's Fetch of one partition (``version`` 13+: by ``topic_id``), MaxWaitMs
+    ``calls.FETCH_MAX_WAIT_MS`` and MinBytes 0."""
     body = calls.fetch_request(
         client_protocol(),
         version,
@@ -143,7 +140,6 @@ def new_fetch_request(
         max_bytes=FETCH_MAX_BYTES,
         isolation=isolation,
         topic_id=topic_id,
-        max_wait_ms=FETCH_MAX_WAIT_MS,
     )
     return Request(API_FETCH, version, body)
 

@@ -8,7 +8,7 @@ call                     request (answer read into a dict of the fields judged)
 ``find_coordinator``     FindCoordinator (key type 1: a transactional id)
 ``init_producer_id``     InitProducerId (transactional id, timeout)
 ``add_partition``        AddPartitionsToTxn v0-3 (one partition)
-``end_txn``              EndTxn (commit or abort)
+``end_txn``              EndTxn (commit or abort; v5+: the epoch the coordinator bumped)
 ``fetch_read``           Fetch v4-12 by topic name, v13+ by topic id: one partition
 ``list_offsets``         ListOffsets v1+: one partition, one timestamp
 ``topic_id``             Metadata v10+: the topic's id (for Fetch v13+)
@@ -35,6 +35,7 @@ from conformance.client.cluster import metadata_request, read_metadata
 __all__ = [
     "TRANSACTION_KEY",
     "TXN_MAX",
+    "TXN_V2",
     "add_partition",
     "end_txn",
     "fetch_read",
@@ -45,9 +46,12 @@ __all__ = [
 ]
 
 TRANSACTION_KEY = calls.TRANSACTION_KEY
-#: the newest versions of the transaction APIs a transactions V1 client sends (EndTxn v5 and
-#: AddPartitionsToTxn v4+ are transactions V2 / broker-to-broker)
+#: the newest versions of the transaction APIs a transactions V1 client sends (EndTxn v5 is
+#: transactions V2, ``calls.END_TXN_V2``; AddPartitionsToTxn v4+ is broker-to-broker)
 TXN_MAX = {"FindCoordinator": 3, "InitProducerId": 4, "AddPartitionsToTxn": 3, "EndTxn": 4}
+#: the transaction APIs a transactions V2 client sends, each at the newest both speak (no
+#: AddPartitionsToTxn: a Produce of v12+ has the broker add the partition)
+TXN_V2 = ("FindCoordinator", "InitProducerId", "EndTxn")
 
 
 def _answer(client: WireClient, api: str, version: int, body: Any) -> Any:
@@ -97,13 +101,13 @@ def add_partition(
 
 def end_txn(
     client: WireClient, txn_id: str, pid: int, epoch: int, commit: bool, version: int
-) -> int:
-    """The error code EndTxn answers."""
+) -> dict[str, int]:
+    """{errorCode, producerId, producerEpoch} of EndTxn (the id and epoch -1 before v5)."""
     p = client.protocol
     body = _answer(
         client, "EndTxn", version, calls.end_txn_request(p, version, txn_id, pid, epoch, commit)
     )
-    return int(body["ErrorCode"])
+    return calls.read_end_txn(body, version)
 
 
 def topic_id(client: WireClient, topic: str, version: int) -> uuid.UUID:

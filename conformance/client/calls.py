@@ -14,7 +14,8 @@ DeleteTopics (20)      :func:`delete_topics_request` / :func:`read_topic_results
 InitProducerId (22)    :func:`init_producer_id_request` / :func:`read_producer_id`
 AddPartitionsToTxn     :func:`add_partitions_request` / :func:`read_partition_errors`
 (24)
-EndTxn (26)            :func:`end_txn_request` (the answer's ``ErrorCode``)
+EndTxn (26)            :func:`end_txn_request` / :func:`read_end_txn` (v5+, transactions
+                       V2: the producer id and the epoch the coordinator bumped)
 AlterConfigs (33)      :func:`alter_configs_request` / :func:`read_resource_errors`
 =====================  ==========================================================
 
@@ -32,6 +33,8 @@ from conformance.client.protocol import Protocol
 from conformance.messages.value import Message
 
 __all__ = [
+    "END_TXN_V2",
+    "FETCH_MAX_WAIT_MS",
     "TOPIC_RESOURCE",
     "TRANSACTION_KEY",
     "add_partitions_request",
@@ -45,6 +48,7 @@ __all__ = [
     "list_offsets_request",
     "produce_request",
     "read_coordinator",
+    "read_end_txn",
     "read_fetch_answer",
     "read_list_offsets_answer",
     "read_partition_errors",
@@ -61,6 +65,10 @@ TRANSACTION_KEY = 1
 TOPIC_RESOURCE = 2
 #: Produce v13+ and Fetch v13+ name topics by id
 TOPIC_IDS_FROM = 13
+#: EndTxn v5+ is a transactions V2 client's (KIP-890 part 2: ``KafkaApis`` takes an EndTxn
+#: above v4 as TV_2): the coordinator bumps the producer epoch at every commit and abort,
+#: writes the markers with the new epoch and answers it
+END_TXN_V2 = 5
 
 
 def _topic_key(entry: Message, version: int, name_field: str = "Name") -> str:
@@ -146,6 +154,10 @@ def read_produce_answer(body: Message, version: int) -> dict[tuple[str, int], di
 
 # ------------------------------------------------------------------------------ Fetch
 
+#: a Java consumer's ``fetch.max.wait.ms``: with MinBytes 0 Kafka answers at once (a
+#: minimum of 0 bytes is always there); nisshi 0.8.1 answers a wait of 0 with no partition
+FETCH_MAX_WAIT_MS = 500
+
 
 def fetch_request(
     protocol: Protocol,
@@ -158,7 +170,7 @@ def fetch_request(
     max_bytes: int = 1 << 20,
     isolation: int = 0,
     topic_id: uuid.UUID | None = None,
-    max_wait_ms: int = 0,
+    max_wait_ms: int = FETCH_MAX_WAIT_MS,
     min_bytes: int = 0,
 ) -> Message:
     """A consumer's Fetch of one partition (no session; v13+ by ``topic_id``)."""
@@ -377,6 +389,17 @@ def end_txn_request(
         ProducerEpoch=producer_epoch,
         Committed=commit,
     )
+
+
+def read_end_txn(body: Message, version: int) -> dict[str, int]:
+    """{errorCode, producerId, producerEpoch} of an EndTxn answer (the producer's id and
+    epoch from :data:`END_TXN_V2` on; -1 before)."""
+    v2 = version >= END_TXN_V2
+    return {
+        "errorCode": int(body["ErrorCode"]),
+        "producerId": int(body["ProducerId"]) if v2 else -1,
+        "producerEpoch": int(body["ProducerEpoch"]) if v2 else -1,
+    }
 
 
 # ------------------------------------------------------------------------------ admin

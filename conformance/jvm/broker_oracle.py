@@ -231,7 +231,6 @@ _live: weakref.WeakSet[BrokerOracle] = weakref.WeakSet()
 _live_lock = threading.Lock()
 
 
-@atexit.register
 def _scratch_root() -> str | None:
     """Where the JVM keeps its logs: ``/dev/shm`` (memory) when it is a writable directory,
     else the default temporary directory. Every session creates, appends to and deletes a
@@ -240,7 +239,10 @@ def _scratch_root() -> str | None:
     return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
 
 
+@atexit.register
 def _close_all() -> None:
+    """Every oracle still open at exit is closed (its JVM stopped, its scratch directory
+    removed)."""
     with _live_lock:
         oracles = list(_live)
     for oracle in oracles:
