@@ -138,10 +138,26 @@ def _epoch_kept(hdr: RequestHeader, request: bytes, response: bytes) -> bytes:
     asked = read_request_frame(protocol, request).body
     v = hdr.api_version
     answer = read_answer_frame(protocol, END_TXN, v, response)
-    values = {"ThrottleTimeMs": 0, "ErrorCode": answer["ErrorCode"],
-              "ProducerId": asked["ProducerId"], "ProducerEpoch": asked["ProducerEpoch"]}  # fmt: skip
+    values = {
+        "ThrottleTimeMs": 0,
+        "ErrorCode": answer["ErrorCode"],
+        "ProducerId": asked["ProducerId"],
+        "ProducerEpoch": asked["ProducerEpoch"],
+    }
     body = build(protocol.response(END_TXN, v).struct, v, values)
     return write_response(protocol.releases[0], END_TXN, v, hdr.correlation_id, body)[4:]
+
+
+def _judged(broker: Any, tmp_path: Path, rule: Callable[..., Any], *cases: str) -> Any:
+    """``cases`` judged through a proxy that alters answers by ``rule``: (the process, each
+    case's result by id); the run exits 1 and leaves no topic behind."""
+    host, _, port = broker.bootstrap.rpartition(":")
+    with RecordingProxy(host, int(port), record_api_keys=()) as proxy:
+        proxy.alter_response(rule)
+        proc, report, _ = _run(proxy, tmp_path, *cases)
+    assert proc.returncode == 1, proc.stderr
+    assert _left(broker) == []
+    return proc, {r["case"]: r for r in report["results"]}
 
 
 #: API -> (fault, the cases it breaks, what their reason says); Kafka 4.3.1's ``txn``
@@ -183,17 +199,11 @@ def test_a_coordinator_that_does_not_bump_the_epoch_fails_the_session(
     """Transactions V2 (EndTxn v5): Kafka answers the producer epoch + 1 and writes the
     markers with it; a target answering the epoch unchanged is a difference, a verdict
     (``fail``), not an error: its client then goes on with the epoch it was given."""
-    host, _, port = broker.bootstrap.rpartition(":")
-    with RecordingProxy(host, int(port), record_api_keys=()) as proxy:
-        proxy.alter_response(_only(END_TXN, _epoch_kept))
-        proc, report, _ = _run(proxy, tmp_path, "txn/transactions", "req-ok")
-    assert proc.returncode == 1, proc.stderr
-    got = {r["case"]: r for r in report["results"]}
+    _, got = _judged(broker, tmp_path, _only(END_TXN, _epoch_kept), "txn/transactions", "req-ok")
     assert got["req/req-ok"]["status"] == "pass"
     txn = got["txn/transactions"]
     assert txn["status"] == "fail", txn
     assert "EndTxn abort (A): producer id and epoch: kafka=" in json.dumps(txn), txn
-    assert _left(broker) == []
 
 
 def test_an_answer_that_does_not_read_at_one_version_fails_that_version_only(
@@ -207,12 +217,8 @@ def test_an_answer_that_does_not_read_at_one_version_fails_that_version_only(
     def fetch_v12(hdr: RequestHeader, request: bytes, response: bytes) -> Any:
         return _garbage(hdr, request, response) if hdr.api_version == 12 else None
 
-    host, _, port = broker.bootstrap.rpartition(":")
-    with RecordingProxy(host, int(port), record_api_keys=()) as proxy:
-        proxy.alter_response(_only(FETCH, fetch_v12))
-        proc, report, _ = _run(proxy, tmp_path, "versions/fetch", "versions/list-offsets")
-    assert proc.returncode == 1, proc.stderr
-    got = {r["case"]: r for r in report["results"]}
+    cases = ("versions/fetch", "versions/list-offsets")
+    _, got = _judged(broker, tmp_path, _only(FETCH, fetch_v12), *cases)
     assert got["versions/list-offsets"]["status"] == "pass", got["versions/list-offsets"]
     fetch = got["versions/fetch"]
     assert fetch["status"] == "fail", fetch
@@ -236,13 +242,8 @@ def test_a_session_refused_a_producer_id_still_gives_the_reads_records(
     """InitProducerId refused: ``txn/transactions`` fails on it, and the reads are judged on
     the plain batches A-D the session then writes (not on an empty partition: a read inside
     a batch, or by timestamp, has records to find)."""
-    host, _, port = broker.bootstrap.rpartition(":")
     reads = ("fetch/fetch-inside-a-batch", "fetch/offsets-by-timestamp", "fetch/fetch-kip-74")
-    with RecordingProxy(host, int(port), record_api_keys=()) as proxy:
-        proxy.alter_response(_only(INIT_PID, _refused_init))
-        proc, report, _ = _run(proxy, tmp_path, "txn/transactions", *reads)
-    assert proc.returncode == 1, proc.stderr
-    got = {r["case"]: r for r in report["results"]}
+    _, got = _judged(broker, tmp_path, _only(INIT_PID, _refused_init), "txn/transactions", *reads)
     txn = got["txn/transactions"]
     assert txn["status"] == "fail" and "TRANSACTIONAL_ID_AUTHORIZATION_FAILED" in txn["reason"]
     assert any("plain batches A-D" in d for d in txn["diff"]), txn
