@@ -69,8 +69,8 @@ __all__ = ["SessionPlan", "run_session_cases"]
 #: how the reads of a session are filed: (client, facts, topic id, the reads answered)
 ReadsJudged = Callable[[WireClient, Facts, Any, list[Answered]], None]
 #: why a Produce version is left out of the sweep
-_NO_TV2 = "transactions V2 (Produce v12+) needs EndTxn v5, which the target does not speak"
-_NO_TOPIC_ID = "Produce v13+ names topics by id, which needs Metadata v10+"
+_NO_TV2 = f"transactions V2 needs EndTxn v{END_TXN_V2}, which the target does not speak"
+_NO_TOPIC_ID = f"Produce v{TOPIC_IDS_FROM}+ names topics by id, which needs Metadata v10+"
 
 
 def _kit_range(api: str) -> tuple[int, int]:
@@ -203,8 +203,9 @@ def run_session_cases(
                 record(CaseResult(target_name, c.id, c.group, "unsupported", plan.no_transactions))
 
     @contextmanager
-    def session(suffix: str, produce_version: int) -> Iterator[tuple[WireClient, Session]]:
-        """A session on the topic of ``suffix``; its transaction is closed on the way out."""
+    def session(suffix: str, produce_version: int) -> Iterator[tuple[WireClient, Session, Any]]:
+        """A session on the topic of ``suffix`` (with the topic's id where it is needed); its
+        transaction is closed on the way out."""
         topic = topics[suffix]
         config = LOG_APPEND_TIME if suffix == "txn-lat" else {}
         with RecordingProxy(*proxy_at) as proxy:
@@ -212,12 +213,10 @@ def run_session_cases(
             client = WireClient(proxy, address=leader)
             s = Session(connections=[client])
             try:
-                uuid = None
-                if produce_version >= TOPIC_IDS_FROM:
-                    uuid = topic_id(client, topic, plan.newest("Metadata"))
+                uuid = _topic_uuid(client, topic, plan, produce_version)
                 run_session(s, proxy, client, topic, config, version, produce_version,
                             plan.txn_versions(produce_version), uuid)  # fmt: skip
-                yield client, s
+                yield client, s, uuid
                 s.close()
             finally:
                 for c in s.connections:
@@ -237,9 +236,8 @@ def run_session_cases(
         """The session on the topic of ``suffix`` (its judgement: ``txn_case``), every read
         at the newest versions (``judged_reads`` files them), the evidence kept."""
         t0 = time.monotonic()
-        with session(suffix, plan.newest("Produce")) as (client, s):
+        with session(suffix, plan.newest("Produce")) as (client, s, uuid):
             f = facts(s.log)
-            uuid = _topic_uuid(client, topics[suffix], plan)
             answered = run_reads(client, topics[suffix], READS, versions, f, uuid)
             judged_reads(client, f, uuid, answered)
             _keep(keep, target_name, txn_case.replace("/", "-"), s, answered, version)
@@ -261,7 +259,7 @@ def run_session_cases(
         t0 = time.monotonic()
         j = Judgement()
         for v in plan.versions["Produce"][:-1]:
-            with session(f"produce-v{v}", v) as (_, s):
+            with session(f"produce-v{v}", v) as (_, s, _):
                 pass
             j.differences += [Difference(d.level, f"Produce v{v}: {d.text}")
                               for d in s.judgement.differences]  # fmt: skip
@@ -287,13 +285,17 @@ def run_session_cases(
             put(c.id, Judgement(error="its topic was not created"), 0.0)
 
 
-def _topic_uuid(client: WireClient, topic: str, plan: SessionPlan) -> Any:
-    """The topic's id when Fetch v13+ is to be sent (None: not needed or not known)."""
-    if not plan.versions["Metadata"] or plan.newest(FETCH) < 13:
+def _topic_uuid(client: WireClient, topic: str, plan: SessionPlan, produce_version: int) -> Any:
+    """The topic's id, for a session at Produce v13+ (where not known: it raises) or for
+    Fetch v13+ (None: not needed, or not known: those Fetches are not sent)."""
+    by_id = produce_version >= TOPIC_IDS_FROM  # only with Metadata (SessionPlan.left_out)
+    if not plan.versions["Metadata"] or not (by_id or plan.newest(FETCH) >= TOPIC_IDS_FROM):
         return None
     try:
         return topic_id(client, topic, plan.newest("Metadata"))
     except (*WIRE_ERRORS, RuntimeError):
+        if by_id:
+            raise
         return None
 
 
