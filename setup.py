@@ -1,9 +1,11 @@
 """The JVM projects ride along (pyproject.toml has the rest of the build's configuration).
 
-The repository's JVM projects (``jvm/``, ``oracle/``, the ``java`` adapters: the files
-``conformance/jvm/project_files.py`` lists) are copied into the sdist as they are, and into
-the wheel under ``conformance/jvm/projects/``, so that an installed kit resolves Kafka's jars
-and builds the Java oracle without a checkout (``conformance.jvm.runtime.project_dir``). An
+The repository's JVM projects (``jvm/``, ``oracle/``, the ``java`` adapters), the built-in
+adapters that build from the kit alone (``kit-builder``, ``python-common``) and every
+built-in adapter's ``adapter.toml`` (the files ``conformance/jvm/project_files.py`` lists)
+are copied into the sdist as they are, and into the wheel under ``conformance/jvm/projects/``,
+so that an installed kit resolves Kafka's jars, builds the Java oracle and those adapters,
+and lists the others, without a checkout (``conformance.jvm.runtime.project_dir``). An
 editable install gets no copy: it runs from the checkout, which has the originals.
 """
 
@@ -37,7 +39,7 @@ _PROJECT_FILES = _project_files()
 
 
 class BuildPyWithProjects(build_py):
-    """build_py, then the JVM projects' files into ``<build_lib>/conformance/jvm/projects/``."""
+    """build_py, then the projects' files into ``<build_lib>/conformance/jvm/projects/``."""
 
     def _project_targets(self) -> list[tuple[Path, Path]]:
         dest = Path(self.build_lib) / "conformance" / "jvm" / _PROJECT_FILES.PACKAGED_DIR
@@ -63,7 +65,7 @@ class BuildPyWithProjects(build_py):
 
 
 class SdistWithProjects(sdist):
-    """sdist, with the JVM projects' files at their places in the repository."""
+    """sdist, with the projects' files at their places in the repository."""
 
     def make_release_tree(self, base_dir: str, files: list[str]) -> None:
         super().make_release_tree(base_dir, files)

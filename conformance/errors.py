@@ -36,8 +36,10 @@ NegativeArraySizeError               java.lang.NegativeArraySizeException
 
 Wrong arguments rather than bad bytes are ``ValueError`` subclasses: :class:`EncodeError`
 (what Kafka's builders refuse), :class:`ConfigError` (a setting Kafka refuses,
-``ConfigException``) and :class:`BrokerContextError` (broker-profile arguments that describe
-no broker).
+``ConfigException``), :class:`BrokerContextError` (broker-profile arguments that describe
+no broker), :class:`PartitionerError` (a partitioner name or composition that names no
+partitioner) and :class:`CorpusError` (corpora that cannot be trusted or read: a tampered
+corpora package, one of another version, a FIFO in a corpora directory).
 
 Kafka sometimes lets raw JDK exceptions escape (docs/format.md §4.2); the kit reports those
 faithfully rather than inventing a nicer class, because the verdict must match Kafka's.
@@ -408,6 +410,23 @@ class BrokerContextError(ValueError):
     configurations (``conformance.broker.profile``)."""
 
 
+class CorpusError(ValueError):
+    """Corpora that ``check`` (or ``check-broker``) cannot use as they are, found before any
+    case runs (``conformance.corpus.package.identity``): a corpora package whose files do not
+    match the digest its ``corpus.json`` records (a file changed, missing or added), of
+    another version than the kit, with a ``corpus.json`` that is not valid JSON or of an
+    unknown format; a corpora directory that does not exist, cannot be read, or holds
+    something that is not a regular file (a FIFO, socket or device, never opened). The
+    message names the path and what to do."""
+
+
+class PartitionerError(ValueError):
+    """A partitioner that is not known: a name not in the registry, or a composition
+    (``HASH|POSITIVE|mod``) with an unknown hash, positive step, reduction or hash parameter,
+    or of the wrong shape; the message names what is not known and what is
+    (``conformance.partitioners``, docs/partitioners.md)."""
+
+
 class EncodeError(ValueError):
     """The encoder was asked for something Kafka's builders refuse (mirrors their IAE)."""
 
@@ -432,6 +451,7 @@ __all__ = [
     "CheckpointError",
     "CodecError",
     "ConfigError",
+    "CorpusError",
     "CorruptIndexError",
     "CorruptSnapshotError",
     "CorruptRecordError",
@@ -451,6 +471,7 @@ __all__ = [
     "NullPointerError",
     "NumberFormatError",
     "OutOfOrderSequenceError",
+    "PartitionerError",
     "RecordBatchTooLargeError",
     "RecordTooLargeError",
     "RecordValidationError",

@@ -451,3 +451,52 @@ def test_every_view_is_safe_on_what_validation_accepts(
             accepted += code != 2
             capsys.readouterr()
     assert accepted  # some members are optional, or free text
+
+
+# ------------------------------------------- issue 52, 6: a grandchild that leaves everything
+
+#: an adapter of the decode and consume sides whose grandchild leaves the session (``setsid``)
+#: with an empty environment (no marker) and sleeps, named by a token (argv[1]) to be found;
+#: it reports a document no side accepts, promptly
+ESCAPING_ADAPTER = """\
+import os, sys
+token, command = sys.argv[1], sys.argv[2:]
+if command[:1] == ["capabilities"]:
+    print('{"version": "0"}')
+    sys.exit(0)
+if os.fork() == 0:  # the child: starts the grandchild and is gone
+    if os.fork() == 0:
+        os.setsid()
+        os.execve("/bin/sleep", ["kit-escapee-" + token, "300"], {})
+    os._exit(0)
+os.wait()
+sys.stdin.buffer.read()
+print("{}")
+"""
+
+
+@pytest.mark.parametrize(
+    ("side", "case"), [("consume", "consume/v2-nulls"), ("decode", "crafted/codec-count-0-*")]
+)
+def test_a_grandchild_that_leaves_session_and_environment_is_killed(
+    tmp_path: Path, side: str, case: str
+) -> None:
+    """``check --side consume`` / ``decode`` with an adapter whose grandchild calls ``setsid``
+    and drops its environment: once ``check`` exits, no such process is left (the adapter's
+    supervisor, a child subreaper, adopted and killed it)."""
+    token = f"{os.getpid()}-{side}-{time.monotonic_ns()}"
+    script = tmp_path / "escaping.py"
+    script.write_text(f"#!{sys.executable}\n" + ESCAPING_ADAPTER, encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    mine = (f"kit-escapee-{token}",)
+    try:
+        code, _, err = _run(
+            "check", "--side", side, "--cmd", f"{script} {token}", "--cases", case,
+            "--jobs", "1", "--timeout", "20", timeout=120,
+        )  # fmt: skip
+        assert code == 1, err  # the adapter's answers fail; the run itself completes
+        assert "Traceback" not in err
+        assert wait_until_gone(mine, seconds=3) == {}
+    finally:
+        for pid in processes(mine):
+            os.kill(pid, signal.SIGKILL)

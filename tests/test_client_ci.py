@@ -20,6 +20,7 @@ import pytest
 from conftest import ROOT
 from wheelenv import Install, Wheels, fresh_install
 
+from conformance import __version__
 from conformance.corpus import package
 from conformance.harness import cases as C
 
@@ -230,8 +231,8 @@ def test_corpus_identity_follows_the_files(tmp_path: Path) -> None:
     (tmp_path / "crafted" / "a.bin").write_bytes(b"\x00\x02")
     second = package.identity(tmp_path)
     assert second["digest"] != first["digest"]
-    recorded = package.write_identity(tmp_path, "9.9.9")
+    recorded = package.write_identity(tmp_path, __version__)  # another version is refused
     assert package.identity(tmp_path) == {
-        "version": "9.9.9", "source": "package", "digest": recorded["digest"]
+        "version": __version__, "source": "package", "digest": recorded["digest"]
     }  # fmt: skip
     assert recorded["digest"] == second["digest"]  # the identity file itself is not hashed

@@ -600,3 +600,140 @@ def test_markdown_links_every_divergence_to_its_cases() -> None:
         "(conformance-matrix.html#case=crafted%2Fv2-a%40memory))"
     ) in text
     assert model.unknown_problems({"results": report["results"]}) == []
+
+
+# ------------------------------------------------------------------------------------------
+# known divergences: the names an entry may give; answers out of the 64-bit range
+
+OUT_OF_RANGE = [sys.executable, str(ROOT / "tests" / "adapters" / "out_of_range.py")]
+#: the one case and the one consume scenario the out-of-range adapter is run on
+ONE_CASE, ONE_SCENARIO = "crafted/v2-appendix-a1@memory", "consume/v2-headers-gzip"
+
+
+def _entry(impl: str, case: str) -> str:
+    return (
+        f'[[divergence]]\nimpl = "{impl}"\ncases = ["{case}"]\nclass = "real-bug"\n'
+        'summary = "its 64-bit arithmetic does not wrap"\n'
+    )
+
+
+def _run(name: str, side: str, results: dict[str, str]) -> Any:
+    from conformance.harness.runner import CaseResult, Implementation, ImplementationRun
+
+    return ImplementationRun(
+        Implementation(name, ("x",)),
+        Capabilities(name=name, side=side),
+        None,
+        [CaseResult(name, case, "g", status) for case, status in results.items()],
+        0.0,
+        side,
+    )
+
+
+def test_an_entry_names_the_adapter_or_its_consumer_run() -> None:
+    from conformance.harness import divergences as dv
+    from conformance.harness.runner import Settings
+
+    bare = dv.Divergence("lib", ("consume/*",), "real-bug", "s", "", "k.toml")
+    suffixed = dv.Divergence("lib consumer", ("consume/*",), "real-bug", "s", "", "k.toml")
+    assert bare.about("lib") and bare.about("lib consumer") and not bare.about("lib2 consumer")
+    assert suffixed.about("lib consumer") and not suffixed.about("lib")
+    assert dv.accepted_names(["lib consumer", "other"]) == ["lib", "lib consumer", "other"]
+    decoder = _run("lib", DECODE, {"crafted/a@memory": "pass"})
+    consumer = _run("lib consumer", CONSUME, {"consume/s": "fail"})
+    for entry in (bare, suffixed):
+        report = model.build([decoder, consumer], {}, Settings(), [entry], complete=True)
+        (failed,) = [r for r in report["results"] if r["status"] == "fail"]
+        assert failed["divergence"] == 0 and report["stale"] == [], entry
+    # the consumer side did not run: an entry for its scenarios is not stale, though the
+    # run covered every decode case; one for a decode case that explained nothing is
+    decode_entry = dv.Divergence("lib", ("crafted/a@memory",), "real-bug", "s", "", "k.toml")
+    report = model.build(
+        [decoder],
+        {},
+        Settings(),
+        [bare, decode_entry],
+        complete=True,
+        every_case=["crafted/a@memory", "consume/s"],
+    )
+    assert report["stale"] == [1] and len(report["divergences"]) == 2
+    # neither side names the case: stale in a run over every case
+    gone = dv.Divergence("lib", ("crafted/gone*",), "real-bug", "s", "", "k.toml")
+    report = model.build(
+        [decoder], {}, Settings(), [gone], complete=True, every_case=["crafted/a@memory"]
+    )
+    assert report["stale"] == [0]
+
+
+def test_a_64_bit_value_out_of_range_is_the_librarys_answer(tmp_path: Path) -> None:
+    """A library whose arithmetic does not wrap prints an offset past 2^63 - 1 (or a timestamp
+    below -2^63): a difference showing the value, on both sides, not an error."""
+    (case,) = C.select(C.read_cases(), [ONE_CASE])
+    kafka_last = int(case.expected()["batches"][0]["lastOffset"])
+    out = tmp_path / "decode.json"
+    code, stdout, stderr = _check(
+        "--cmd", " ".join([*OUT_OF_RANGE, "decode"]), *_cases(ONE_CASE), "--json", str(out)
+    )
+    (result,) = _report(out)["results"]
+    assert code == 1 and result["status"] == "fail", stdout + stderr
+    assert result["diff"] == [
+        f'$.batches[0].lastOffset: kafka="{kafka_last}" adapter="{kafka_last + 2**63}"'
+    ]
+    from conformance.corpus import consume as consume_corpus
+
+    expected = json.loads(
+        (ROOT / "corpora" / consume_corpus.CONSUME_DIR / ONE_SCENARIO.split("/")[1])
+        .joinpath("expected.json")
+        .read_text()
+    )
+    first = expected["records"][0]
+    out = tmp_path / "consume.json"
+    command = " ".join([*OUT_OF_RANGE, "consume"])
+    code, stdout, stderr = _check(
+        "--side", "consume", "--cmd", command, *_cases(ONE_SCENARIO), "--json", str(out)
+    )
+    (result,) = _report(out)["results"]
+    assert code == 1 and result["status"] == "fail", stdout + stderr
+    offset, timestamp = int(first["offset"]), int(first["timestamp"])
+    assert result["diff"] == [
+        f'$.records[0].offset: kafka="{offset}" adapter="{offset + 2**63}"',
+        f'$.records[0].timestamp: kafka="{timestamp}" adapter="{timestamp - 2**64}"',
+    ]
+
+    # the consumer's known file: the name the adapter declares, or the report's name
+    for impl in ("out-of-range", "out-of-range consumer"):
+        known = tmp_path / "known.toml"
+        known.write_text(_entry(impl, ONE_SCENARIO) + _entry("out-of-range", ONE_CASE))
+        code, stdout, stderr = _check(
+            "--side", "consume", "--cmd", command, *_cases(ONE_SCENARIO),
+            "--known", str(known), "--json", str(out),
+        )  # fmt: skip
+        report = _report(out)
+        assert code == 0 and report["results"][0]["divergence"] == 0, stdout + stderr
+        assert report["stale"] == [] and "no implementation of" not in stderr, stderr
+    known.write_text(_entry("out-of-rang", ONE_SCENARIO))
+    code, _, stderr = _check(
+        "--side", "consume", "--cmd", command, *_cases(ONE_SCENARIO), "--known", str(known)
+    )
+    assert code == 1
+    assert "entries for out-of-rang, which this run has no implementation of" in stderr
+    assert "this run's: out-of-range, out-of-range consumer)" in stderr, stderr
+
+
+def test_the_docs_count_the_consume_scenarios_there_are() -> None:
+    """A doc that says how many consume scenarios there are says the real number (one that
+    does not fall behind when a scenario is added names none)."""
+    from conformance.corpus import consume as consume_corpus
+
+    about_consume = re.compile(r"consume/|`consume`|fake broker")
+    count = re.compile(r"\b(\d+) (?:consume |consumer )?scenarios\b")
+    stated = [
+        (f.name, int(m.group(1)))
+        for f in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if about_consume.search(line)
+        for m in count.finditer(line)
+    ]
+    assert stated, "the pattern finds the counts the docs state"
+    real = len(consume_corpus.SCENARIOS)
+    assert [s for s in stated if s[1] != real] == [], f"there are {real} consume scenarios"

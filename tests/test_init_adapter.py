@@ -112,3 +112,66 @@ def test_unknown_language_and_used_directory(tmp_path: Path) -> None:
     (tmp_path / "used" / "mine.txt").write_text("keep")
     proc = _cli("--init-adapter", "go", str(tmp_path / "used"))
     assert proc.returncode == 2 and (tmp_path / "used" / "mine.txt").read_text() == "keep"
+
+
+#: a hook for the Node starter modelling a library that does not check a batch's length field:
+#: it lists the batch the length field claims (a size of 12 + that int32, as it reads it) and
+#: computes its last offset without wrapping (a BigInt past 2^63 - 1)
+_LENIENT_HOOK = """'use strict';
+module.exports = {
+  NAME: 'lenient-length', VERSION: '', MAGICS: [0, 1, 2], CODECS: ['none'], CHECKS_CRC: true,
+  ERROR_SEMANTICS: 'streaming', FILE_SEMANTICS: true, ERROR_CLASSES: 'none',
+  LISTS_FAILING_BATCH: true, NOTES: '',
+  OMITS: ['magic', 'crc', 'attributes', 'compression', 'timestampType', 'maxTimestamp'],
+  decode: (data) => ({
+    batches: [{ position: 0, sizeInBytes: 12 + data.readInt32BE(8),
+                lastOffset: data.readBigInt64BE(0) + 2n ** 63n, records: [] }],
+    error: null,
+  }),
+};
+"""
+
+
+def test_node_starter_on_a_negative_batch_length(tmp_path: Path) -> None:
+    """`split-size-negative-c57` (length field 0x80000000): the Node starter prints the
+    positions of the oracle's verdict when its library rejects the batch, and, when the library
+    lists the batch at the size its length field claims (12 - 2^31), no negative tail position
+    made of that size; a 64-bit value the library computed past 2^63 - 1 is printed as it is,
+    and the kit reports both as the library's differences, not as an adapter's crash."""
+    starter = STARTERS["node"]
+    directory = tmp_path / "node"
+    assert _cli("--init-adapter", "node", str(directory)).returncode == 0
+    shutil.copyfile(BRIDGES / "node" / starter.hook, directory / starter.hook)
+    command = starter.command(directory)
+    data = (ROOT / "corpora" / "crafted" / "split-size-negative-c57.bin").read_bytes()
+    for mode in ("memory", "file"):
+        (case,) = C.select(C.read_cases(), [f"crafted/split-size-negative-c57@{mode}"])
+        expected = case.expected()
+        run = subprocess.run(
+            [*command, "decode", "--as", mode], input=data, capture_output=True, env=ENV
+        )
+        assert run.returncode == 0, run.stderr
+        doc = json.loads(run.stdout)
+        assert (doc["outcome"], doc["tail"]) == (expected["outcome"], expected["tail"])
+        for key in ("batch_index", "position"):
+            assert doc["error"][key] == expected["error"][key], (mode, key)
+
+    (directory / starter.hook).write_text(_LENIENT_HOOK)
+    run = subprocess.run([*command, "decode", "--as", "memory"], input=data, capture_output=True)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    length = int.from_bytes(data[8:12], "big", signed=True)
+    last = int.from_bytes(data[0:8], "big", signed=True) + 2**63
+    assert (doc["outcome"], doc["tail"]) == ("ok", None)
+    (batch,) = doc["batches"]
+    assert batch == {
+        "position": 0, "sizeInBytes": 12 + length, "lastOffset": str(last), "records": []
+    }  # fmt: skip
+    out = tmp_path / "report.json"
+    _cli(
+        "--cmd", starter.command_line(directory),
+        "--cases", "crafted/split-size-negative-c57@memory", "--json", str(out), "-q",
+    )  # fmt: skip
+    (result,) = json.loads(out.read_text())["results"]
+    assert result["status"] == "fail", result
+    assert '$.outcome: kafka="error" adapter="ok"' in result["diff"], result["diff"]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -22,22 +24,29 @@ from hypothesis import strategies as st
 
 from conformance import partitioners
 from conformance.cli import main
+from conformance.errors import PartitionerError
 from conformance.partitioners import (
     EMPTY,
     FORMAT,
+    HASHES,
     KEYED,
     LIST_FORMAT,
     MAX_PARTITIONS,
     NULL,
     PARTITIONERS,
+    POSITIVES,
+    Composition,
+    composition,
     fnv1a_32,
     kafkajs_legacy_murmur2,
     murmur2,
+    partitioner,
     place,
     rd_fnv1a,
     to_positive,
 )
 from conformance.primitives.crc import crc32
+from conformance.producer_check.run import ProducerCapabilityError, read_producer_capabilities
 
 JAVA = PARTITIONERS["java"]
 
@@ -348,10 +357,10 @@ def test_registry_documents_every_partitioner() -> None:
         assert set(p.not_key_determined) <= {NULL, EMPTY, KEYED}
         assert p.key_determined == (KEYED not in p.not_key_determined) == (not p.promise)
         if p.key_determined:
-            hashed = crc32 if p.hash == "crc32" else getattr(partitioners, p.hash)
-            assert callable(hashed) and not p.non_empty_key
+            assert p.composition is not None and p.hash in HASHES and not p.non_empty_key
         else:  # ignoring keys ignores null and empty ones too
             assert p.not_key_determined == (NULL, EMPTY, KEYED) and not p.hash
+            assert p.composition is None
             assert not p.java_compatible and "Checked:" in p.promise
         doc = json.loads(p.to_json())
         assert doc == p.to_dict() and doc["name"] == name and "rule" not in doc
@@ -383,8 +392,188 @@ def test_place_and_its_document() -> None:
     java, consistent = null.placements
     assert java.partition is None and java.instead == JAVA.null_key
     assert consistent.partition == 0
-    with pytest.raises(KeyError):
+    with pytest.raises(PartitionerError, match="unknown partitioner 'no-such' .*known: java"):
         place(b"", 1, ("no-such",))
+    (declared,) = place(b"21", 100, ("murmur2|unsigned|mod",)).placements
+    assert declared.partitioner == "murmur2(seed=0x9747b28c)|unsigned|mod"
+    assert declared.partition == (-973932308 + (1 << 32)) % 100  # UtilsTest's murmur2("21")
+
+
+# ---------------------------------------------------------------------- compositions
+
+#: each hashing entry's keyed rule as its source writes it (the ``formula`` of each entry):
+#: Java ``toPositive(Utils.murmur2(key)) % n`` (BuiltInPartitioner.java:329-331, seed
+#: 0x9747b28c in Utils.java:495); librdkafka ``rd_crc32(key) % cnt`` on uint32, ``(rd_murmur2
+#: & 0x7fffffff) % cnt``, ``rd_fnv1a % cnt`` with rd_fnv1a the absolute value of the int32
+#: (rdkafka_msg.c:1063-1128, rdfnv1a.c); sarama ``int32(fnv) % n``, negated when negative (=
+#: the absolute value, then the remainder), ``(int32(fnv) & 0x7fffffff) % n``,
+#: ``crc32 % uint32(n)`` (partitioner.go:175-240); kafkajs 1.x ``toPositive(murmur2(key)) % n``
+#: over its own murmur2, same seed (legacy/partitioner.js, murmur2.js)
+SOURCE_COMPOSITIONS = {
+    "java": "murmur2(seed=0x9747b28c)|mask|mod",
+    "librdkafka:consistent_random": "crc32|unsigned|mod",
+    "librdkafka:consistent": "crc32|unsigned|mod",
+    "librdkafka:murmur2": "murmur2(seed=0x9747b28c)|mask|mod",
+    "librdkafka:fnv1a": "fnv1a_32|abs|mod",
+    "librdkafka:fnv1a_random": "fnv1a_32|abs|mod",
+    "sarama:NewHashPartitioner": "fnv1a_32|abs|mod",
+    "sarama:NewReferenceHashPartitioner": "fnv1a_32|mask|mod",
+    "sarama:NewConsistentCRCHashPartitioner": "crc32|unsigned|mod",
+    "kafkajs:LegacyPartitioner": "kafkajs_legacy_murmur2(seed=0x9747b28c)|mask|mod",
+}
+#: SMHasher (aappleby/smhasher src/main.cpp): MurmurHash2's verification value, the hash
+#: (seed 0) of the hashes of {}, {0}, {0, 1}, ... {0..254} each with seed 256 - length
+SMHASHER_MURMUR2 = 0x27864C1E
+UNSIGNED_MURMUR2 = "murmur2|unsigned|mod"  # @platformatic/kafka: (murmur2(key) >>> 0) % n
+
+
+def test_every_built_in_is_the_composition_its_source_writes() -> None:
+    keyed = {n: p.composition.text for n, p in PARTITIONERS.items() if p.composition}
+    assert keyed == SOURCE_COMPOSITIONS
+    assert all(not p.key_determined for n, p in PARTITIONERS.items() if n not in keyed)
+
+
+def test_murmur2_seed_smhasher_verification() -> None:
+    key = bytes(range(256))
+    hashes = b"".join(
+        struct.pack("<I", murmur2(key[:i], seed=256 - i) & 0xFFFFFFFF) for i in range(256)
+    )
+    assert murmur2(hashes, seed=0) & 0xFFFFFFFF == SMHASHER_MURMUR2
+    assert composition("murmur2(seed=0)|unsigned|mod").hashed(hashes) & 0xFFFFFFFF == (
+        SMHASHER_MURMUR2
+    )
+
+
+def test_positive_steps_by_hand() -> None:
+    """mask is Java's toPositive; abs the int32's absolute value with |-2^31| = 2^31
+    (librdkafka's rd_fnv1a of the int32 minimum: 2147483648, rdfnv1a.c); unsigned the bits as
+    uint32 (JavaScript's ``-1 >>> 0`` is 4294967295). The hash's 32-bit pattern counts, not
+    its sign: 0x80000000 and -2^31 are the same input."""
+    mask, absolute, unsigned = (POSITIVES[n].function for n in ("mask", "abs", "unsigned"))
+    for low in (-(1 << 31), 0x80000000):
+        assert (mask(low), absolute(low), unsigned(low)) == (0, 1 << 31, 0x80000000)
+    for minus_one in (-1, 0xFFFFFFFF):
+        assert (mask(minus_one), absolute(minus_one), unsigned(minus_one)) == (
+            0x7FFFFFFF,
+            1,
+            0xFFFFFFFF,
+        )
+    assert (mask(-10), absolute(-10), unsigned(-10)) == (0x7FFFFFF6, 10, 0xFFFFFFF6)
+    assert (mask(7), absolute(7), unsigned(7)) == (7, 7, 7)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        UNSIGNED_MURMUR2,
+        "murmur2(seed=0x9747b28c)|unsigned|mod",
+        " murmur2 ( seed = 0x9747B28C ) | unsigned | mod ",
+        "murmur2(seed=2538058380)|unsigned|mod",
+    ],
+)
+def test_composition_syntax_and_its_canonical_text(text: str) -> None:
+    rule = composition(text)
+    assert rule == Composition("murmur2", "unsigned", 0x9747B28C)
+    assert rule.text == "murmur2(seed=0x9747b28c)|unsigned|mod"
+    assert composition(rule.text) == rule
+    assert composition("crc32|unsigned|mod").text == "crc32|unsigned|mod"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("xyz|mask|mod", "unknown hash 'xyz' (known: murmur2, crc32, fnv1a_32, kafkajs_legacy_"),
+        ("murmur2|positive|mod", "unknown positive step 'positive' (known: mask, abs, unsigned)"),
+        ("murmur2|mask|div", "unknown reduction 'div' in partitioner 'murmur2|mask|div' (known"),
+        ("murmur2|mask", "a composition is HASH|POSITIVE|mod, 3 parts separated by '|', not 2"),
+        ("murmur2|mask|mod|mod", "3 parts separated by '|', not 4"),
+        ("|mask|mod", "not a hash: ''"),
+        ("murmur2(|mask|mod", "not a hash: 'murmur2('"),
+        ("crc32(seed=1)|unsigned|mod", "hash 'crc32' takes no parameters"),
+        ("murmur2(salt=1)|mask|mod", "hash 'murmur2' has one parameter, seed (seed=N), not"),
+        ("murmur2(seed=1,seed=2)|mask|mod", "hash 'murmur2' has one parameter, seed"),
+        ("murmur2(seed=-1)|mask|mod", "seed must be a decimal or 0x hexadecimal integer"),
+        ("murmur2(seed=1e3)|mask|mod", "seed must be a decimal or 0x hexadecimal integer"),
+        ("murmur2(seed=\u0663)|mask|mod", "seed must be a decimal or 0x hexadecimal integer"),
+        ("murmur2(seed=0x100000000)|mask|mod", "seed must be 0..0xffffffff, not 4294967296"),
+    ],
+)
+def test_a_composition_error_names_what_is_not_known(text: str, message: str) -> None:
+    with pytest.raises(PartitionerError) as e:
+        partitioner(text)
+    assert message in str(e.value)
+    assert f"in partitioner {text!r}" in str(e.value)
+
+
+def test_a_declared_composition_is_a_partitioner() -> None:
+    p = partitioner(UNSIGNED_MURMUR2)
+    assert p.name == "murmur2(seed=0x9747b28c)|unsigned|mod" and p.key_determined
+    assert p.partition(None, 6) is None and p.not_key_determined == (NULL,)
+    assert p.partition(b"", 6) == 0x106E08D9 % 6  # librdkafka's murmur2 of no bytes
+    assert not p.java_compatible and json.loads(p.to_json())["composition"]["positive"] == (
+        "unsigned"
+    )
+    same = partitioner("murmur2|mask|mod")
+    assert same.java_compatible and "java, librdkafka:murmur2" in same.description
+    assert partitioner("java") is JAVA
+
+
+@pytest.mark.parametrize(("key", "signed"), KAFKA_UTILS_TEST.items())
+def test_unsigned_murmur2_on_kafkas_own_hashes(key: bytes, signed: int) -> None:
+    """``(murmur2(key) >>> 0) % n`` over the values of Kafka's UtilsTest: the same as Java
+    for a non-negative hash, another partition (for most n) for a negative one."""
+    p = partitioner(UNSIGNED_MURMUR2)
+    for n in (6, 100, 1000):
+        assert p.partition(key, n) == (signed + (1 << 32) if signed < 0 else signed) % n
+        if signed >= 0:
+            assert p.partition(key, n) == JAVA.partition(key, n)
+    if signed < 0:
+        assert p.partition(key, 1000) != JAVA.partition(key, 1000)
+
+
+@given(
+    st.sampled_from(sorted(HASHES)),
+    st.sampled_from(sorted(POSITIVES)),
+    st.integers(0, 0xFFFFFFFF),
+    st.binary(max_size=40),
+    st.integers(1, MAX_PARTITIONS),
+)
+def test_every_composition_gives_a_partition(
+    hash_name: str, positive: str, seed: int, key: bytes, n: int
+) -> None:
+    rule = Composition(hash_name, positive, seed if HASHES[hash_name].seeded else None)
+    assert 0 <= rule.partition(key, n) < n
+    assert composition(rule.text) == rule
+
+
+def test_capabilities_take_a_composition_and_name_what_is_not_known() -> None:
+    produce = {"partitioner": UNSIGNED_MURMUR2}
+    caps, problem = read_producer_capabilities(json.dumps({"produce": produce}), "x")
+    assert problem is None and caps.partitioner() == UNSIGNED_MURMUR2
+    for bad, message in (
+        ("xyz|mask|mod", "produce.partitioner: unknown hash 'xyz' (known: murmur2, crc32, "),
+        ("murmur2|neg|mod", "produce.partitioner: unknown positive step 'neg' (known: mask, "),
+        ("no-such", "produce.partitioner: unknown partitioner 'no-such' (known: java, "),
+    ):
+        with pytest.raises(ProducerCapabilityError, match=re.escape(message)):
+            read_producer_capabilities(json.dumps({"produce": {"partitioner": bad}}), "x")
+
+
+def test_cli_takes_a_composition(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(
+        capsys, "--key", "21", "--partitions", "100", "--partitioner", UNSIGNED_MURMUR2
+    )
+    assert code == 0
+    assert out.splitlines()[1].split() == [
+        "murmur2(seed=0x9747b28c)|unsigned|mod",
+        str((-973932308 + (1 << 32)) % 100),
+    ]
+    code, out = _run(capsys, "--list", "--partitioner", "fnv1a_32|abs|mod")
+    assert code == 0 and out.splitlines()[:2] == [
+        "fnv1a_32|abs|mod (key-determined)",
+        "    composition: fnv1a_32|abs|mod",
+    ]
+    assert "parts of a composition" not in out
 
 
 # --------------------------------------------------------------- key-ignoring promises
@@ -595,11 +784,20 @@ def _command(*argv: str) -> subprocess.CompletedProcess[str]:
 def test_cli_list_text() -> None:
     done = _command("--list")
     assert done.returncode == 0, done.stderr
-    heads = [line for line in done.stdout.splitlines() if not line.startswith(" ")]
+    entries, parts = done.stdout.split("\n\n")
+    heads = [line for line in entries.splitlines() if not line.startswith(" ")]
     assert heads == [
         f"{name} ({'key-determined' if p.key_determined else 'ignores keys'})"
         for name, p in PARTITIONERS.items()
     ]
+    java = entries.split("\nlibrdkafka:consistent_random")[0]
+    assert "    composition: murmur2(seed=0x9747b28c)|mask|mod\n" in java
+    assert "    null key: not key-determined: sticky" in java
+    assert "composition: none (the key is ignored)" in entries.split("round-robin (ignores")[1]
+    assert parts.startswith("parts of a composition HASH[(seed=N)]|POSITIVE|mod")
+    for name in [*HASHES, *POSITIVES]:
+        assert f"    hash {name}" in parts or f"    positive {name}: " in parts, name
+    assert "    hash murmur2(seed=N): " in parts and "\n    mod: " in parts
     blocks = done.stdout.split("\nround-robin (ignores keys)\n")[1]
     assert "default of: segmentio/kafka-go (all)" in blocks.split("\nsticky")[0]
     one = _command("--list", "--partitioner", "random")
@@ -613,6 +811,16 @@ def test_cli_list_json() -> None:
     doc = json.loads(done.stdout)
     assert doc["format"] == LIST_FORMAT
     assert [p["name"] for p in doc["partitioners"]] == list(PARTITIONERS)
+    assert doc["parts"]["syntax"] == "HASH[(seed=N)]|POSITIVE|mod"
+    assert [h["name"] for h in doc["parts"]["hashes"]] == list(HASHES)
+    assert [p["name"] for p in doc["parts"]["positive"]] == list(POSITIVES)
+    assert doc["partitioners"][0]["composition"] == {
+        "text": "murmur2(seed=0x9747b28c)|mask|mod",
+        "hash": "murmur2",
+        "seed": "0x9747b28c",
+        "positive": "mask",
+        "reduce": "mod",
+    }
     assert doc["partitioners"] == [json.loads(p.to_json()) for p in PARTITIONERS.values()]
     rr = doc["partitioners"][list(PARTITIONERS).index("round-robin")]
     assert rr["key_determined"] is False and rr["promise"] and rr["hash"] is None
@@ -625,7 +833,9 @@ def test_cli_unknown_partitioner_exits_2() -> None:
         ("--list", "--partitioner", "nope"),
     ):
         done = _command(*argv)
-        assert done.returncode == 2 and "invalid choice: 'nope'" in done.stderr
+        assert done.returncode == 2 and "unknown partitioner 'nope' (known: java," in done.stderr
+    done = _command("--key", "a", "--partitions", "3", "--partitioner", "xyz|mask|mod")
+    assert done.returncode == 2 and "unknown hash 'xyz' (known: murmur2, crc32" in done.stderr
 
 
 # ------------------------------------------------------------------ Hypothesis properties
@@ -693,7 +903,8 @@ def test_crc_partitioners_agree_on_non_empty_keys(key: bytes, n: int) -> None:
 def test_murmur2_matches_kafka_utils_murmur2_on_random_keys() -> None:
     """100,000 random keys (lengths 0-64, fixed seed) hashed by Kafka's real
     ``Utils.murmur2`` in a JVM (``conformance.jvm.broker_oracle``, every version it supports:
-    3.9.2 first) and by the kit."""
+    3.9.2 first) and by the kit; and the composition no client of the registry uses,
+    @platformatic/kafka's ``(murmur2(key) >>> 0) % n``, over Java's hashes."""
     broker_oracle = pytest.importorskip("conformance.jvm.broker_oracle")
     rng = random.Random(0x9747B28C)
     sample = [rng.randbytes(rng.randint(0, 64)) for _ in range(100_000)]
@@ -705,3 +916,10 @@ def test_murmur2_matches_kafka_utils_murmur2_on_random_keys() -> None:
         assert len(java) == len(sample), version
         wrong = [(k.hex(), j, o) for k, j, o in zip(sample, java, ours) if j != o]
         assert not wrong, (version, wrong[:10])
+    unsigned = partitioner(UNSIGNED_MURMUR2)
+    for n in (6, 1000):
+        wrong = [
+            k.hex() for k, j in zip(sample, java) if unsigned.partition(k, n) != (j % (1 << 32)) % n
+        ]
+        assert not wrong, (n, wrong[:10])
+        assert any(unsigned.partition(k, n) != JAVA.partition(k, n) for k in sample)

@@ -7,6 +7,12 @@ judged by a real broker the kit starts, and Kafka's consumer.
   tests/adapters/producer_faults.py: the correct one passes, each planted fault fails with the
   diff line that names it, the hostile ones (hang, crash, flood, garbage, wrong document) get an
   error verdict and the run completes with nothing left behind;
+* the batches as sent (``producer_check.sent``): a plan group built by the kit's writer with a
+  32-bit timestamp delta (a knob of the real writer) is caught in the batch itself; a split
+  group is a failure under a batch call and a finding under a linger; and one real run of the
+  ``batch-*`` scenarios: Kafka's KafkaProducer, kafka-python and the correct faulty adapter
+  pass, the 32-bit builder fails the produce scenario (not only the encoder's), a false batch
+  call fails, a linger that split is a finding, a library that cannot batch is unsupported;
 * every built-in producer and encoder adapter in one ``--impl all`` run: Java's KafkaProducer
   passes every scenario, every third party's divergences are classified
   (``producer-divergences.toml``) and none is stale, each third party diverges somewhere, and
@@ -29,10 +35,12 @@ from conformance import decode
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
 from conformance.codecs import CODECS
 from conformance.harness import registry
-from conformance.harness.levels import LEVELS
+from conformance.harness.levels import DELIVERY, JAVA, LEVELS, WIRE, Lines
+from conformance.primitives.java import wrap32
 from conformance.producer_check.judge import judge_encode
 from conformance.producer_check.run import ProducerCapabilityError, read_producer_capabilities
 from conformance.producer_check.scenarios import PRODUCE, scenarios, write_plan
+from conformance.producer_check.sent import SentBatch, group_lines
 from conformance.wire.batch import v2_attributes, write_batch_v2
 from conformance.wire.builder import BatchBuilder
 from conformance.wire.layout import TimestampType
@@ -149,6 +157,14 @@ def test_plans_are_complete_documents() -> None:
             "timeout_ms",
         }
         assert ("batch" in plan) == (s.side != PRODUCE)
+        assert plan["groups"] == [{"first": f, "count": c} for f, c in s.groups]
+    grouped = [s for s in scenarios() if s.groups]
+    assert {s.name for s in grouped} == {
+        "batch-timestamps-wide",
+        "batch-many-records",
+        "batch-headers",
+        "batch-nulls-mixed",
+    }
 
 
 def test_a_record_on_several_partitions_has_a_key_or_a_partition() -> None:
@@ -187,10 +203,34 @@ def test_capabilities_defaults_and_declarations() -> None:
     assert caps.unsupported(SCENARIO["idempotent"]) == "idempotence not supported"
 
 
+def test_batching_and_settings_a_library_does_not_have() -> None:
+    """``batching`` says how a plan group becomes one batch (undeclared: a linger); "none"
+    makes the batch scenarios unsupported, never failed. ``defaults`` may say "none" for a
+    linger or batch size the library does not have."""
+    group = SCENARIO["batch-timestamps-wide"]
+    none = {"linger_ms": "none", "batch_size": "none", "acks": -1, "idempotence": False}
+    for batching in ("call", "linger", None):
+        caps, problem = read_producer_capabilities(
+            json.dumps({"produce": {"batching": batching, "defaults": none}}), "x"
+        )
+        assert problem is None and caps.unsupported(group) is None, batching
+        assert caps.batching() == (batching or "linger")
+    caps, _ = read_producer_capabilities(json.dumps({"produce": {"batching": "none"}}), "x")
+    assert caps.unsupported(group) == (
+        'batching not supported (batching "none": no batch call, no linger)'
+    )
+    assert caps.unsupported(SCENARIO["codec-none"]) is None  # no group: no batching needed
+
+
 @pytest.mark.parametrize(
     ("produce", "needle"),
     [
-        ({"partitioner": "no-such-partitioner"}, "is not a known partitioner"),
+        ({"batching": "sometimes"}, "produce.batching must be one of call, linger, none"),
+        ({"batching": True}, "produce.batching must be str"),
+        ({"defaults": {"linger_ms": "unset"}}, "produce.defaults.linger_ms must be a number"),
+        ({"defaults": {"batch_size": -1}}, "produce.defaults.batch_size must be a number"),
+        ({"defaults": {"batch_size": 1.5}}, "or 'none' (the library has no such setting)"),
+        ({"partitioner": "no-such-partitioner"}, "unknown partitioner 'no-such-partitioner'"),
         ({"codecs": ["gzip", "brotli"]}, "codecs names ['brotli']"),
         ({"idempotent": True}, "produce.idempotent is not a capability"),
         ({"headers": "yes"}, "produce.headers must be bool"),
@@ -207,6 +247,76 @@ def test_invalid_capabilities_are_an_error_never_a_silent_default(
         read_producer_capabilities(json.dumps({"encode": {"idempotent": True}}), "x")
 
 
+# ----------------------------------------------------------------- a plan group, as sent
+
+
+def _sent(name: str, batches: list[list[int]], delta: Any = lambda d: d) -> list[SentBatch]:
+    """The records of scenario ``name`` in ``batches`` (plan indices per batch), each batch
+    written by the kit's real writers (``BatchBuilder``'s field values; the timestamp delta
+    through ``delta``, the fault knob) and decoded as the judgement decodes a request's."""
+    s = SCENARIO[name]
+    out = []
+    for k, indices in enumerate(batches):
+        rs = [s.records[i] for i in indices]
+        base = rs[0].timestamp or 0
+        body = [
+            write_record_v2(j, delta((r.timestamp or 0) - base), r.key, r.value, list(r.headers))
+            for j, r in enumerate(rs)
+        ]
+        data = write_batch_v2(
+            body, base_timestamp=base, max_timestamp=max(r.timestamp or 0 for r in rs)
+        )
+        (b,) = decode(data).to_dict()["batches"]
+        out.append(SentBatch(f"request 0 partition 0 batch {k}", 0, data, b["records"]))
+    return out
+
+
+def test_a_group_as_sent_by_a_correct_builder_has_no_difference() -> None:
+    for name in ("batch-timestamps-wide", "batch-headers", "batch-nulls-mixed"):
+        s = SCENARIO[name]
+        lines = Lines()
+        group_lines(s, "call", _sent(name, [list(range(len(s.records)))]), (0, 0), lines)
+        assert lines.items == [], name
+    # and the kit's mirror of Kafka's builder writes every timestamp the plan says
+    s = SCENARIO["batch-timestamps-wide"]
+    b = BatchBuilder()
+    for r in s.records:
+        b.append(r.timestamp or 0, r.key, r.value, list(r.headers))
+    (batch,) = decode(b.build()).to_dict()["batches"]
+    assert [int(r["timestamp"]) for r in batch["records"]] == [r.timestamp for r in s.records]
+
+
+def test_a_32_bit_timestamp_delta_is_caught_in_the_batch_as_sent() -> None:
+    """Every record whose delta from the first does not fit an int32 is named, with the
+    timestamp the faulty batch carries; the others are not."""
+    s = SCENARIO["batch-timestamps-wide"]
+    first = s.records[0].timestamp or 0
+    overflowing = {
+        i for i, r in enumerate(s.records) if not -(2**31) <= (r.timestamp or 0) - first < 2**31
+    }
+    assert len(overflowing) >= 2  # over and under
+    lines = Lines()
+    group_lines(s, "call", _sent(s.name, [list(range(len(s.records)))], wrap32), (0, 0), lines)
+    assert {int(text.split()[2]) for _, text in lines.items} == overflowing, lines.items
+    assert {level for level, _ in lines.items} == {DELIVERY}
+    assert all(
+        "as sent (request 0 partition 0 batch 0) timestamp: plan=" in text
+        for _, text in lines.items
+    )
+
+
+def test_a_split_group_fails_a_batch_call_and_is_a_finding_of_a_linger() -> None:
+    s = SCENARIO["batch-nulls-mixed"]
+    split = _sent(s.name, [[0, 1, 2], [3, 4, 5]])
+    retried = split + split[:1]  # a retry repeats a batch's bytes: still two batches
+    for batching, level in (("call", WIRE), ("linger", JAVA)):
+        lines = Lines()
+        group_lines(s, batching, retried, (0, 0), lines)
+        [(got, text)] = lines.items
+        assert got == level, text
+        assert text.startswith("plan records 0-5 (one plan group) sent in 2 batches"), text
+
+
 # ------------------------------------------------------------ one real broker, faulty adapters
 
 #: behaviour -> (scenario, what the headline (the first failing line) says, a line of the diff)
@@ -217,6 +327,13 @@ PLANTED = {
     "no-compression": ("4.3.1/codec-gzip", "compression none, expected gzip", "compression"),
     "null-header-empty": ("4.3.1/headers-shapes", "headers: plan=", '"value": ""'),
     "duplicate": ("4.3.1/codec-gzip", "plan record 0 read 2 times", "plan record 11 read 2 times"),
+    # @platformatic/kafka's (murmur2(key) >>> 0) % n declared as Java's: half the kit's fault
+    # before compositions (issue 52); declared as murmur2|unsigned|mod it passes (below)
+    "murmur2-unsigned+declares-java": (
+        "4.3.1/keyed-partitions",
+        ", the declared partitioner 'java' gives ",
+        "record ",
+    ),
     "fnv-partitioner": (
         "4.3.1/keyed-partitions",
         ", the declared partitioner 'java' gives ",
@@ -269,7 +386,7 @@ def faulty(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     known.write_text(KNOWN, encoding="utf-8")
     before = set(processes(("kafka.Kafka ", *MARK)))
     args = ["--known", str(known)]
-    for behaviour in ["ok", *PLANTED, *LENIENT, *HOSTILE]:
+    for behaviour in ["ok", "murmur2-unsigned", *PLANTED, *LENIENT, *HOSTILE]:
         args += ["--cmd", " ".join([*FAULTS, behaviour])]
     for glob in (*SCENARIOS, "encode-codec-gzip"):
         args += ["--scenarios", glob]
@@ -363,10 +480,114 @@ def test_keep_writes_what_crossed_the_wire(faulty: dict[str, Any]) -> None:
     )
 
 
+def test_a_composition_the_kit_never_named_is_judged_by_it(faulty: dict[str, Any]) -> None:
+    """A producer placing keys by ``(murmur2(key) >>> 0) % n`` that declares it as
+    ``murmur2|unsigned|mod`` passes keyed-partitions, with a java-level finding that its keys
+    are not where Java puts them; declaring ``java`` instead fails it (``PLANTED``)."""
+    results = _results(faulty, "faulty-murmur2-unsigned")
+    assert {r["status"] for r in results.values()} == {"pass"}, results
+    keyed = results["4.3.1/keyed-partitions"]
+    assert keyed["level"] == "wire", keyed
+    assert any(
+        "placed by the declared default partitioner 'murmur2|unsigned|mod' are not where "
+        "Java's default partitioner puts their key" in f
+        for f in keyed["findings"]
+    ), keyed["findings"]
+    wrong = _results(faulty, "faulty-murmur2-unsigned+declares-java")["4.3.1/keyed-partitions"]
+    assert wrong["status"] == "fail" and "the declared partitioner 'java' gives" in wrong["reason"]
+
+
 def test_nothing_is_left_behind(faulty: dict[str, Any]) -> None:
     """No adapter process (nor a child of the hanging one) and no broker is left."""
     assert faulty["_exit"] in (0, 1)
     assert faulty["_left"] == {}
+
+
+# ------------------------------------------------- one real broker, the batches of a group
+
+#: behaviours of tests/adapters/producer_faults.py run on the ``batch-*`` scenarios
+BATCHED = ("ok", "ts-delta-32", "split", "linger+split", "no-batching")
+#: kafka-python, the third-party library installed in the kit's own environment
+KAFKA_PYTHON = [sys.executable, str(ROOT / "adapters" / "kafka-python" / "producer.py")]
+BATCH_SCENARIOS = [s.name for s in scenarios() if s.groups]
+
+
+@pytest.fixture(scope="module")
+def batched(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One check-producer run (a Kafka 4.3.1 broker) of the plan groups' scenarios: Java's
+    KafkaProducer and MemoryRecordsBuilder, the kit's builder, kafka-python and the faulty
+    adapters."""
+    out = tmp_path_factory.mktemp("batched") / "report.json"
+    args = ["--impl", "java", "--impl", "kit", "--cmd", " ".join(KAFKA_PYTHON)]
+    for behaviour in BATCHED:
+        args += ["--cmd", " ".join([*FAULTS, behaviour])]
+    proc = _cli(*args, "--scenarios", "*batch-*", "-q", "--json", str(out), "--jobs", "2")
+    assert out.is_file(), proc.stderr[-4000:]
+    report = json.loads(out.read_text())
+    report["_exit"], report["_stdout"] = proc.returncode, proc.stdout
+    return report
+
+
+@pytest.mark.oracle
+@pytest.mark.capture
+def test_correct_producers_pass_the_batch_scenarios(batched: dict[str, Any]) -> None:
+    """Java's KafkaProducer (linger) and the kit's writer sending one batch per group (call)
+    reach ``java``; kafka-python (linger) passes (at ``wire``: its batches carry
+    partitionLeaderEpoch 0); the kit's builder writes the encode counterparts as Java does."""
+    assert batched["_exit"] == 1  # the faulty ones fail
+    produce = {f"4.3.1/{name}" for name in BATCH_SCENARIOS}
+    encode = {"encode/encode-batch-timestamps-wide", "encode/encode-batch-headers"}
+    for impl, cases, level in (
+        ("java", produce | encode, "java"),
+        ("faulty-ok", produce | encode, "java"),
+        ("kafka-python", produce | encode, None),
+        ("kit", encode, "java"),
+    ):
+        results = _results(batched, impl)
+        assert {c for c, r in results.items() if r["status"] != "unsupported"} == cases, impl
+        for case in cases:
+            r = results[case]
+            assert r["status"] == "pass", (impl, case, r["reason"], r["diff"])
+            assert level is None or r["level"] == level, (impl, case, r["findings"])
+
+
+@pytest.mark.oracle
+@pytest.mark.capture
+def test_a_32_bit_timestamp_delta_fails_the_produce_scenario(batched: dict[str, Any]) -> None:
+    """The builder that writes timestamp deltas in 32 bits fails the produce scenario whose
+    group spans more than 2^31 ms, on the batch as sent, not only the encoder's; the groups
+    whose deltas fit pass."""
+    results = _results(batched, "faulty-ts-delta-32")
+    r = results["4.3.1/batch-timestamps-wide"]
+    assert r["status"] == "fail", r
+    assert any(" as sent (request " in line and "timestamp: plan=" in line for line in r["diff"])
+    assert results["encode/encode-batch-timestamps-wide"]["status"] == "fail"
+    for name in ("batch-many-records", "batch-headers", "batch-nulls-mixed"):
+        assert results[f"4.3.1/{name}"]["status"] == "pass", results[f"4.3.1/{name}"]
+
+
+@pytest.mark.oracle
+@pytest.mark.capture
+def test_a_split_group_fails_a_batch_call_and_is_a_linger_finding(
+    batched: dict[str, Any],
+) -> None:
+    call, linger = _results(batched, "faulty-split"), _results(batched, "faulty-linger+split")
+    for name in BATCH_SCENARIOS:
+        r = call[f"4.3.1/{name}"]
+        assert r["status"] == "fail" and "the adapter's batch call" in r["reason"], r
+        r = linger[f"4.3.1/{name}"]
+        assert r["status"] == "pass" and r["level"] == "wire", r
+        assert any("the library's linger split them" in f for f in r["findings"]), r
+
+
+@pytest.mark.oracle
+@pytest.mark.capture
+def test_a_library_that_cannot_batch_is_unsupported(batched: dict[str, Any]) -> None:
+    results = _results(batched, "faulty-no-batching")
+    for name in BATCH_SCENARIOS:
+        r = results[f"4.3.1/{name}"]
+        assert r["status"] == "unsupported" and "batching not supported" in r["reason"], r
+    assert results["encode/encode-batch-headers"]["status"] == "pass"
 
 
 # ----------------------------------------------------------------- the built-in adapters

@@ -14,6 +14,7 @@ No broker is started.
 from __future__ import annotations
 
 import inspect
+import re
 import time
 from dataclasses import replace
 
@@ -203,3 +204,73 @@ def test_sides_and_selection() -> None:
         "timestamps-negative",
     ]
     assert select(ALL, None) == ALL
+
+
+# ------------------------------------------------------------------ one batch: the plan groups
+
+GROUPED = [s for s in ALL if s.groups]
+
+
+def test_the_batch_scenarios_ask_for_one_batch_each() -> None:
+    assert [s.name for s in GROUPED] == [
+        "batch-timestamps-wide",
+        "batch-many-records",
+        "batch-headers",
+        "batch-nulls-mixed",
+    ]
+    for s in GROUPED:
+        assert s.side == PRODUCE and s.groups == ((0, len(s.records)),), s.name
+        assert s.needs()["batching"] and s.partitions == 1, s.name
+    assert not any(s.needs()["batching"] for s in ALL if not s.groups)
+
+
+def test_wide_timestamps_overflow_a_32_bit_delta_both_ways() -> None:
+    stamps = [r.timestamp for r in SCENARIO["batch-timestamps-wide"].records]
+    assert all(t is not None for t in stamps)
+    deltas = [t - stamps[0] for t in stamps if t is not None]
+    assert max(deltas) > 2**31 - 1 and min(deltas) < -(2**31)
+    assert SCENARIO["encode-batch-timestamps-wide"].records == (
+        SCENARIO["batch-timestamps-wide"].records
+    )
+
+
+@pytest.mark.parametrize("version", sorted(VERSIONS))
+@pytest.mark.parametrize("s", GROUPED, ids=[s.name for s in GROUPED])
+def test_every_broker_line_accepts_each_group_as_one_batch(version: str, s: Scenario) -> None:
+    """The kit's model of each broker line, with Kafka's default topic settings, accepts the
+    records of every group as one batch (the timestamps 75 days back, the 64 KiB headers, the
+    2,000 records: under max.message.bytes)."""
+    b = BatchBuilder()
+    for r in s.records:
+        assert r.timestamp is not None
+        b.append(r.timestamp, r.key, r.value, list(r.headers))
+    ctx = ProduceContext(version=version, transactional_id=None, now=time.time_ns() // 1_000_000)
+    verdict = broker_decode(b.build(), profile="broker", produce=ctx).broker
+    assert verdict is not None
+    response = verdict.to_dict()["response"]
+    assert (response["errorName"], response["errorCode"]) == ("NONE", 0), response
+    assert len(b.build()) <= s.batch_size
+
+
+@pytest.mark.parametrize(
+    ("groups", "partitions", "problem"),
+    [
+        (((0, 1),), 1, "group (0, 1) is not a run of 2+ records"),
+        (((0, 3), (2, 2)), 1, "group (2, 2) is not a run of 2+ records after 3"),
+        (((4, 3),), 1, "group (4, 3) is not a run"),
+        (((0, 2),), 3, "group (0, 2) does not name one partition"),
+    ],
+)
+def test_a_group_that_is_no_batch_cannot_be_made(
+    groups: tuple[tuple[int, int], ...], partitions: int, problem: str
+) -> None:
+    s = SCENARIO["timestamps-absent"]  # 5 records, keyed, no partition named
+    promises = (Promise("anything", lambda _: True),)
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        replace(s, promises=promises, groups=groups, partitions=partitions)
+    with pytest.raises(ValueError, match="groups in a encode plan"):
+        replace(SCENARIO["encode-codec-none"], groups=((0, 2),))
+    assert replace(s, promises=promises, groups=((0, 2), (2, 3))).grouped() == [
+        range(0, 2),
+        range(2, 5),
+    ]

@@ -178,3 +178,92 @@ def test_produce_starters_pass_when_backed_by_kafkas_producer(
         run.stdout + run.stderr[-3000:]
     )
     assert run.returncode == 0
+
+
+def test_a_subscribing_consumer_works_as_an_assigning_one(tmp_path: Path) -> None:
+    """The consume starters say a consumer may assign the partition or subscribe to the topic:
+    the fake broker is also the group coordinator, of a group of one. The Python starter with
+    kafka-python's consumer subscribing (tests/adapters/subscribing_library.py: its partition
+    comes from JoinGroup and SyncGroup) passes the scenarios the bridged consumers read."""
+    directory = tmp_path / "subscribing"
+    made = _cli("check", "--init-adapter", "python", str(directory), "--side", "consume")
+    assert made.returncode == 0, made.stderr
+    hook = ROOT / "tests" / "adapters" / "subscribing_library.py"
+    shutil.copyfile(hook, directory / "library.py")
+    out = tmp_path / "report.json"
+    args = ["check", "--side", "consume", "--json", str(out), "-q"]
+    args += ["--cmd", f"{sys.executable} {directory / 'adapter.py'}"]  # kafka-python: the venv's
+    for case in CONSUME_CASES:
+        args += ["--cases", case]
+    run = _cli(*args)
+    every = {"pass": len(CONSUME_CASES), "fail": 0, "unsupported": 0, "error": 0}
+    counts = _counts(json.loads(out.read_text()))
+    assert counts == {"kafka-python-subscribing consumer": every}, run.stdout + run.stderr[-3000:]
+    assert run.returncode == 0
+
+
+#: per language, the hook's defaults and batching as written -> a library without a linger or
+#: a batch size, with a batch call (Rust has no batching field: undeclared, a linger)
+NO_SETTINGS = {
+    "python": [('"linger_ms": 5, "batch_size": 16384', '"linger_ms": "none", "batch_size": "none"'),
+               ('"batching": "linger"', '"batching": "call"')],
+    "node": [("linger_ms: 5, batch_size: 16384", "linger_ms: 'none', batch_size: 'none'"),
+             ("batching: 'linger'", "batching: 'call'")],
+    "go": [("LingerMs: 5, BatchSize: 16384", "LingerMs: NoSetting, BatchSize: NoSetting"),
+           ('\tPartitioner:  "java",', '\tPartitioner:  "java",\n\tBatching: "call",')],
+    "java": [("new Adapter.Defaults(true, -1, 5, 16384)",
+              "new Adapter.Defaults(true, -1, Adapter.Defaults.NONE, Adapter.Defaults.NONE)"),
+             ('"linger");', '"call");')],
+    "rust": [("linger_ms: 5,", "linger_ms: NO_SETTING as i64,"),
+             ("batch_size: 16384,", "batch_size: NO_SETTING,")],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_produce_starter_declares_settings_the_library_does_not_have(
+    language: str, tmp_path: Path
+) -> None:
+    """A library without a linger or a batch size declares "none" for them (the kit accepts
+    it); the produce starter of every language writes it, and its batching."""
+    starter = starters("produce")[language]
+    directory = tmp_path / language
+    made = _cli("check", "--init-adapter", language, str(directory), "--side", "produce")
+    assert made.returncode == 0, made.stderr
+    hook = directory / starter.hook
+    text = hook.read_text(encoding="utf-8")
+    for old, new in NO_SETTINGS[language]:
+        assert text.count(old) == 1, (language, old)
+        text = text.replace(old, new)
+    hook.write_text(text, encoding="utf-8")
+    _build(starter, directory)
+    caps = _run(starter.command(directory), "capabilities")
+    assert caps.returncode == 0, caps.stderr
+    declared, problem = read_producer_capabilities(caps.stdout, "x")
+    assert problem is None and declared.produce is not None, caps.stdout
+    defaults = declared.produce["defaults"]
+    assert (defaults["linger_ms"], defaults["batch_size"]) == ("none", "none"), caps.stdout
+    assert declared.batching() == ("linger" if language == "rust" else "call"), caps.stdout
+
+
+def test_node_consume_starter_prints_a_64_bit_value_out_of_range(tmp_path: Path) -> None:
+    """A BigInt offset the library computed past 2^63 - 1 (a timestamp below -2^63) is the
+    library's answer: the Node consume starter prints it for the kit to compare, where it
+    used to exit as a crashed adapter."""
+    directory = tmp_path / "node"
+    made = _cli("check", "--init-adapter", "node", str(directory), "--side", "consume")
+    assert made.returncode == 0, made.stderr
+    (directory / "library.js").write_text(
+        "'use strict';\n"
+        "module.exports = { NAME: 'n', VERSION: '', MAGICS: [2], CODECS: ['none'],\n"
+        "  CHECKS_CRC: true, ERROR_SEMANTICS: 'streaming', ERROR_CLASSES: 'none', OMITS: [],\n"
+        "  NOTES: '', consume: () => ({ error: null, records: [{ offset: 2n ** 63n,\n"
+        "    timestamp: -(2n ** 63n) - 1n, timestampType: 'CreateTime', key: null,\n"
+        "    value: Buffer.from('v'), headers: [] }] }) };\n"
+    )
+    command = starters("consume")["node"].command(directory)
+    run = _run(command, "consume", "--bootstrap", "127.0.0.1:1", "--topic", "t",
+               "--partition", "0", "--from", "earliest", "--isolation", "read_uncommitted",
+               "--timeout-ms", "1000")  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    (record,) = json.loads(run.stdout)["records"]
+    assert (record["offset"], record["timestamp"]) == (str(2**63), str(-(2**63) - 1))

@@ -367,14 +367,18 @@ def test_kafka_jars_and_the_oracle_from_the_wheel_without_a_checkout(
 
 def test_the_packaged_projects_are_every_file_of_their_directories() -> None:
     """What the wheel carries (``project_files.source_files``) is every file git tracks in
-    the projects' directories: a file added to one (a resource, a new source set) ships too."""
-    from conformance.jvm.project_files import PROJECTS, source_files
+    the projects' directories (a file added to one, a resource, a new source set, ships too)
+    and every built-in adapter's manifest."""
+    from conformance.jvm.project_files import MANIFESTS, PROJECTS, source_files
 
     if not (ROOT / ".git").exists() or shutil.which("git") is None:
         pytest.skip("not a git checkout")
     tracked = (
         subprocess.run(
-            ["git", "ls-files", "-z", "--", *PROJECTS], cwd=ROOT, capture_output=True, check=True
+            ["git", "ls-files", "-z", "--", *PROJECTS, MANIFESTS],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
         )
         .stdout.decode()
         .split("\0")
@@ -574,3 +578,189 @@ def test_check_broker_and_check_producer_run_from_the_wheel_without_kafka_python
     # a case per scenario and broker (the default, Kafka 4.3.1)
     assert {x["case"] for x in results} == {"4.3.1/codec-none", "4.3.1/codec-gzip"}
     assert all(x["status"] != "error" for x in results), results
+
+
+# ------------------------------------------------------------------------------------------
+# the built-in adapters from the wheel (issue 52, point 4)
+
+#: the adapter directories whose sources the wheel carries (their build needs nothing but the
+#: kit, or Java 17 and Maven); every other built-in is listed as needing a checkout
+CARRIED = {"java", "java-producer", "kit-builder"}
+
+
+def _listed(out: str) -> list[dict[str, str]]:
+    """The rows of a ``--list`` table (cells are separated by two spaces or more)."""
+    header, rule, *lines = out.splitlines()
+    assert set(rule) <= {"-", " "}, out
+    names = re.split(r"\s{2,}", header.strip())
+    rows = [dict(zip(names, re.split(r"\s{2,}", line.strip()), strict=True)) for line in lines]
+    return rows
+
+
+def _manifest_rows(sides: set[str]) -> set[tuple[str, str, str]]:
+    """(implementation, its sides, directory) of every ``[[impl]]`` of the checkout's
+    manifests with one of ``sides`` (an impl without ``sides`` decodes)."""
+    import tomllib
+
+    found = set()
+    for manifest in (ROOT / "adapters").glob("*/adapter.toml"):
+        for impl in tomllib.loads(manifest.read_text())["impl"]:
+            impl_sides = impl.get("sides", ["decode"])
+            if sides & set(impl_sides):
+                found.add((impl["name"], ",".join(impl_sides), manifest.parent.name))
+    return found
+
+
+@wheel
+def test_the_built_in_adapters_are_listed_from_the_wheel(installed: Install) -> None:
+    """`check --list` and `check-producer --list` from a wheel list every built-in adapter of
+    the checkout: those whose sources the wheel carries as buildable here (with what their
+    build needs), every other one as needing a checkout, where its sources are; asking for one
+    of those says so (exit 2), without building anything."""
+    jdk = all(shutil.which(t) for t in ("java", "javac", "mvn"))
+    for command, sides in (
+        ("check", {"decode", "consume"}),
+        ("check-producer", {"produce", "encode"}),
+    ):
+        r = installed.run(command, "--list")
+        assert r.returncode == 0, r.stderr
+        rows = _listed(r.stdout)
+        expected = _manifest_rows(sides)
+        by_side = {(row["implementation"], row["sides"]): row for row in rows}
+        assert {(n, s) for n, s, _ in expected} == set(by_side), r.stdout
+        for name, impl_sides, directory in expected:
+            row = by_side[name, impl_sides]
+            if directory in CARRIED:
+                assert "checkout" not in row["needs"], row
+                here = jdk or row["needs"] == "-"
+                assert row["status"].startswith(("buildable", "built") if here else "unav"), row
+            else:
+                assert row["needs"].startswith("a checkout"), row
+                assert row["status"] == (
+                    f"unavailable: needs a checkout: its sources are in adapters/{directory}"
+                ), row
+    java = by_side["java", "produce,encode"]
+    assert java["needs"] == "java, javac, mvn", java
+    assert by_side["kit", "encode"]["needs"] == "-"
+
+    for command in (("check", "--corpora", str(installed.work)), ("check-producer",)):
+        r = installed.run(*command, "--impl", "kafka-python")
+        assert r.returncode == 2, (command, r.stdout, r.stderr)
+        assert "kafka-python needs a checkout: its sources are in adapters/kafka-python" in r.stderr
+        assert "KAFKA_CONFORMANCE_ROOT" in r.stderr and "building" not in r.stderr, r.stderr
+    assert not (installed.cache / "kafka-conformance" / "adapters" / "kafka-python").exists()
+
+
+def _projects_listing(install: Install) -> list[str]:
+    """Every file of the wheel's copy of the projects, but the bytecode pip compiled at
+    install time."""
+    projects = install.site / "conformance" / "jvm" / "projects"
+    return sorted(
+        p.relative_to(projects).as_posix()
+        for p in projects.rglob("*")
+        if "__pycache__" not in p.parts
+    )
+
+
+@wheel
+def test_check_producer_runs_the_kits_encoder_from_the_wheel(installed: Install) -> None:
+    """`check-producer --impl kit` (adapters/kit-builder, the kit's own BatchBuilder) runs
+    from a wheel: built into the user's cache from the wheel's copy, every encode scenario
+    passes against Java's MemoryRecordsBuilder, and no broker is started (it only encodes)."""
+    before = _projects_listing(installed)
+    out = installed.work / "kit-encode.json"
+    r = installed.run("check-producer", "--impl", "kit", "-q", "--json", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "starting the broker" not in r.stderr, r.stderr
+    listed = installed.run("check-producer", "--scenarios-list").stdout.splitlines()
+    encode = {f"encode/{line.split()[0]}" for line in listed if line.split()[1] == "encode"}
+    results = json.loads(out.read_text())["results"]
+    assert encode and {x["case"] for x in results if x["status"] == "pass"} == encode, results
+    assert {x["status"] for x in results} <= {"pass", "unsupported"}, results
+    built = installed.cache / "kafka-conformance" / "adapters" / "kit-builder"
+    assert [p.name for p in built.glob("*/.built")] == [".built"], sorted(built.rglob("*"))
+    assert _projects_listing(installed) == before
+    assert str(ROOT) not in r.stdout + r.stderr
+
+
+@pytest.fixture(scope="module")
+def java_install(with_corpora: Install, tmp_path_factory: pytest.TempPathFactory) -> Install:
+    """The kit and its corpora package with a user cache of its own, where the Java oracle is
+    built from the wheel's copy of ``oracle/`` (`python -m conformance.jvm.oracle build`, as
+    the ``java`` adapter's build step runs it). Maven's local repository is the checkout's
+    ``.cache/m2`` (linked, and locked while Maven runs: one Maven per local repository)."""
+    from dataclasses import replace
+
+    from conformance.jvm import runtime
+
+    xdg = tmp_path_factory.mktemp("java-cache")
+    ours = ROOT / ".cache" / "m2"
+    ours.mkdir(parents=True, exist_ok=True)
+    (xdg / "kafka-conformance").mkdir()
+    (xdg / "kafka-conformance" / "m2").symlink_to(ours, target_is_directory=True)
+    install = replace(with_corpora, cache=xdg, env={**with_corpora.env, "XDG_CACHE_HOME": str(xdg)})
+    with runtime.locked(ours.parent / ".m2.lock"):
+        built = subprocess.run(
+            [install.bin("python"), "-m", "conformance.jvm.oracle", "build"],
+            cwd=install.work, env=install.env, capture_output=True, text=True, timeout=1200,
+        )  # fmt: skip
+    assert built.returncode == 0 and "Traceback" not in built.stderr, built.stderr[-3000:]
+    return install
+
+
+@wheel
+@pytest.mark.oracle
+def test_check_impl_java_decodes_the_installed_corpora_from_the_wheel(
+    java_install: Install,
+) -> None:
+    """`check --impl java` from the wheels (the corpora package's cases, no --corpora):
+    Kafka's own classes give every case the verdict the corpus holds; the adapter is built
+    into the user's cache, the wheel's copy is left as it is."""
+    before = _projects_listing(java_install)
+    out = java_install.work / "java-decode.json"
+    r = java_install.run("check", "--impl", "java", "-q", "--json", str(out), timeout=900)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    results = json.loads(out.read_text())["results"]
+    assert len(results) > 900 and {x["status"] for x in results} == {"pass"}, [
+        x for x in results if x["status"] != "pass"
+    ][:5]
+    built = java_install.cache / "kafka-conformance" / "adapters" / "java"
+    assert len(list(built.glob("*/.built"))) == 1
+    assert _projects_listing(java_install) == before
+
+
+@wheel
+@pytest.mark.oracle
+def test_check_impl_java_consumes_every_scenario_from_the_wheel(java_install: Install) -> None:
+    """`check --impl java --side consume` from the wheels: Kafka's own KafkaConsumer, fetching
+    each consume scenario of the corpora package from the fake broker, delivers what it
+    delivered from the checkout's partitions (the corpus's reference): every scenario of the
+    checkout's corpora/consume/manifest.json, each a pass."""
+    manifest = json.loads((ROOT / "corpora" / "consume" / "manifest.json").read_text())
+    expected = {f"consume/{s['name']}" for s in manifest["scenarios"]}
+    out = java_install.work / "java-consume.json"
+    r = java_install.run(
+        "check", "--impl", "java", "--side", "consume", "-q", "--json", str(out), timeout=900
+    )
+    got = {x["case"]: x["status"] for x in json.loads(out.read_text())["results"]}
+    assert got == dict.fromkeys(expected, "pass"), {c: s for c, s in got.items() if s != "pass"}
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+
+
+def test_a_carried_adapter_carries_what_it_shares() -> None:
+    """An adapter whose sources the wheel carries has the directories it shares carried too
+    (``shared = ["../python-common"]``: in its build hash and on its path when it runs)."""
+    import tomllib
+
+    from conformance.jvm.project_files import PROJECTS, carries_sources
+
+    carried = [
+        d for d in PROJECTS if d.startswith("adapters/") and (ROOT / d / "adapter.toml").is_file()
+    ]
+    assert {d.removeprefix("adapters/") for d in carried} == CARRIED
+    for directory in carried:
+        doc = tomllib.loads((ROOT / directory / "adapter.toml").read_text())
+        for shared in doc.get("shared", []):
+            other = (ROOT / directory / shared).resolve().relative_to(ROOT).as_posix()
+            assert carries_sources(other), (directory, other)
+    assert not carries_sources("adapters/kafka-python")

@@ -63,6 +63,7 @@ def capabilities():
             magics=[2],
             partitioner="java",
             defaults=pp.defaults(False, 1, 0, 16384),
+            batching=pp.BATCH_LINGER,
             notes="aiokafka.AIOKafkaProducer (C record extension; DefaultPartitioner: murmur2 "
             "as Java's for keyed records); timeout_ms -> request_timeout_ms (no delivery "
             "timeout in aiokafka); send() refuses a record with both key and value null "

@@ -51,6 +51,7 @@ def capabilities():
             magics=[2],
             partitioner="librdkafka:consistent_random",
             defaults=pp.defaults(False, -1, 5, 1000000),
+            batching=pp.BATCH_LINGER,
             notes=f"confluent_kafka.Producer on librdkafka {LIBRDKAFKA} (bundled in the "
             "wheel), default partitioner consistent_random (CRC32 of the key); "
             "max_request_size -> message.max.bytes, timeout_ms -> message.timeout.ms "

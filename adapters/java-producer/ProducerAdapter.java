@@ -125,6 +125,8 @@ public final class ProducerAdapter {
 
         ObjectNode produce = side(new int[] {2});
         produce.put("partitioner", "java");
+        // a plan group: its records sent back to back, gathered by linger.ms into one batch
+        produce.put("batching", "linger");
         produce.set("defaults", defaults);
         produce.put("notes",
             "KafkaProducer<byte[], byte[]> (ByteArraySerializer), default partitioner (murmur2 for keys, "

@@ -51,6 +51,7 @@ def capabilities():
             magics=[2],
             partitioner="java",
             defaults=pp.defaults(True, -1, 0, 16384),
+            batching=pp.BATCH_LINGER,
             notes="kafka.KafkaProducer (DefaultPartitioner: murmur2 as Java's for keyed "
             "records); timeout_ms -> delivery_timeout_ms, max_block_ms and "
             "bootstrap_timeout_ms, request_timeout_ms = min(30000, timeout_ms); send() "

@@ -32,8 +32,9 @@ function capabilities() {
     `${versionOf('kafkajs-snappy')}, lz4 kafkajs-lz4 ${versionOf('kafkajs-lz4')}, zstd @kafkajs/zstd ` +
     `${versionOf('@kafkajs/zstd')}. All records are given to ONE send() (inside producer.transaction() for ` +
     'transactions): one RecordBatch per partition, offset = the partition\'s baseOffset + the record\'s index ' +
-    'in it. kafkajs has no linger (a send() is sent at once: linger_ms default reported as 0), no batch size ' +
-    '(batch_size default null) and no max request size: linger_ms, batch_size and max_request_size are ignored. ' +
+    'in it (batching "call": a plan group is in that one send()). kafkajs has no linger (a send() is sent at ' +
+    'once), no batch size and no max request size (linger_ms and batch_size defaults "none"): linger_ms, ' +
+    'batch_size and max_request_size are ignored. ' +
     'timeout_ms is send({timeout}) (the broker\'s ack wait), the client requestTimeout and the adapter\'s ' +
     'deadline. Default partitioner (Partitioners.DefaultPartitioner): Java\'s murmur2 rule for keyed records; ' +
     'null keys round-robin from a random start. Headers are a JS object: repeated keys are grouped (values in ' +
@@ -46,7 +47,8 @@ function capabilities() {
   const produce = {
     codecs: CODECS, idempotence: true, transactions: true, headers: true, magics: [2],
     partitioner: 'java',
-    defaults: { idempotence: false, acks: -1, linger_ms: 0, batch_size: null },
+    batching: 'call',
+    defaults: { idempotence: false, acks: -1, linger_ms: 'none', batch_size: 'none' },
     notes,
   }
   return { name: 'kafkajs', version: versionOf('kafkajs'), produce }

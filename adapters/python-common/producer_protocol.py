@@ -11,7 +11,8 @@ must not import the kit). An adapter imports it by putting this directory first 
 
 What is here:
   load_plan()      the plan file (contract `kafka-conformance/produce-plan/1`), its records
-                   decoded into `Record`s (bytes, `None` kept), its batch and settings
+                   decoded into `Record`s (bytes, `None` kept), its groups (`Plan.groups`:
+                   runs of plan indices to send as one batch), its batch and settings
   capabilities()   the `capabilities` document with its `produce` / `encode` sides (side())
   Results          the per-record outcomes of `produce`, in plan order, and the result document;
                    thread-safe, printed exactly once
@@ -38,6 +39,10 @@ PLAN_FORMAT = "kafka-conformance/produce-plan/1"
 RESULT_FORMAT = "kafka-conformance/produce-result/1"
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 CODEC_IDS = {name: i for i, name in enumerate(CODECS)}
+#: capabilities' produce.batching: how the library puts a plan group in one batch
+BATCH_CALL, BATCH_LINGER, BATCH_NONE = "call", "linger", "none"
+#: a default (linger_ms, batch_size) the library has no setting for
+NO_SETTING = "none"
 
 GRACE_S = 10  # the watchdog fires this long after settings.timeout_ms
 NO_OUTCOME = "adapter: the library reported no outcome for this record"
@@ -86,6 +91,8 @@ class Plan:
     settings: dict
     records: list
     batch: dict | None
+    #: runs of plan indices (`range`s), each to be sent as one batch; [] when none
+    groups: list
 
     @property
     def codec(self):
@@ -125,6 +132,10 @@ def load_plan(path):
         settings=settings,
         records=records,
         batch=doc.get("batch"),
+        groups=[
+            range(int(g["first"]), int(g["first"]) + int(g["count"]))
+            for g in doc.get("groups") or []
+        ],
     )
 
 
@@ -152,11 +163,14 @@ def side(
     partitioner,
     defaults,
     notes,
+    batching=None,
 ):
     """One side (`produce` or `encode`) of the capabilities document. `defaults` is the
     library's own `{"idempotence", "acks", "linger_ms", "batch_size"}` (None where the side
-    has no such notion); `partitioner` a name of `kafka-conformance partition` or None."""
-    return {
+    has no such notion); `partitioner` a name of `kafka-conformance partition` or None;
+    `batching` (produce) how a plan group becomes one batch: BATCH_CALL, BATCH_LINGER,
+    BATCH_NONE (None: not declared, a linger)."""
+    doc = {
         "codecs": list(codecs),
         "idempotence": idempotence,
         "transactions": transactions,
@@ -166,9 +180,13 @@ def side(
         "defaults": defaults,
         "notes": notes,
     }
+    if batching is not None:
+        doc["batching"] = batching
+    return doc
 
 
 def defaults(idempotence, acks, linger_ms, batch_size):
+    """The library's defaults; `linger_ms` / `batch_size` NO_SETTING where it has none."""
     return {
         "idempotence": idempotence,
         "acks": acks,

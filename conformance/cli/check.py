@@ -36,7 +36,9 @@ declared capabilities) or error (crash, non-zero exit, timeout, output over the 
 JSON). A hung adapter's whole process group is killed; the run always goes on.
 
 built-in adapters (adapters/*/adapter.toml) are built on first use, with pinned library
-versions, into .cache/adapters/; `--list` shows which can be built here. Their known
+versions, into .cache/adapters/ (an installed kit without a checkout: the user's cache; it
+carries the sources of the java adapters and the kit's own, and lists the others as needing
+a checkout); `--list` shows which can be built here and what each needs. Their known
 divergences (adapters/*/divergences.toml) are reported with their class and do not fail;
 --known FILE gives an outside adapter the same (its entries' impl: the name it declares).
 
@@ -45,7 +47,10 @@ exit codes:
   1   an unexplained fail or error, a stale known divergence (one that explains nothing in a
       run over every case, or over every case it names), or a built-in adapter failed to build
   2   usage error (no --impl/--cmd, an --impl naming nothing, unknown implementation, no
-      case matched, report path, a --from-json file that is not a valid report)
+      case matched, report path, a --from-json file that is not a valid report), or
+      corpora that cannot be used: a corpora package whose files do not match its recorded
+      digest or of another version than the kit, a case's file missing or garbled, a FIFO
+      or device in the corpora (refused before any case runs)
   130 interrupted by Ctrl-C, 143 by SIGTERM (every build step, adapter process and fake
       broker was stopped)
 
@@ -205,6 +210,7 @@ def _check(args: argparse.Namespace) -> int:
         return done
     try:
         corpora = Path(args.corpora) if args.corpora else package.corpora_root()
+        corpus = package.identity(corpora)  # every file hashed, non-regular ones refused
         decoders, consumers = _sides(shared.implementation_names(args.impl), args.side)
         consume_commands = args.cmd if args.side == "consume" else []
         decode_commands = [] if args.side == "consume" else args.cmd
@@ -213,11 +219,21 @@ def _check(args: argparse.Namespace) -> int:
         known = session.known_divergences("decode", args.known)
         every = case_source.read_cases(corpora) if selection.implementations else []
         every_consume = consumer.read_consume_cases(corpora) if consuming.implementations else []
+        # the ids of both sides' cases, run or not: an entry for the side that is not run (a
+        # name covers an adapter's decoder and its consumer) is not stale
+        every_id = [c.id for c in every or case_source.read_cases(corpora)] + [
+            c.id for c in every_consume or consumer.read_consume_cases(corpora)
+        ]
     except (ValueError, NoCheckout, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return shared.EXIT_USAGE
     selected = case_source.select(every, args.cases)
     selected_consume = case_source.select(every_consume, args.cases)
+    try:
+        case_source.check_readable([*selected, *selected_consume])
+    except ValueError as exc:  # CorpusError: a damaged corpora directory, before the run
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return shared.EXIT_USAGE
     if not selected and not selected_consume:
         print(
             f"{_PROG}: no case matches {' '.join(args.cases) or '(the corpora are empty)'}",
@@ -254,8 +270,8 @@ def _check(args: argparse.Namespace) -> int:
         complete=len(selected) == len(every) and len(selected_consume) == len(every_consume),
         globs=args.cases,
         builds=selection.builds | consuming.builds,
-        every_case=[c.id for c in every] + [c.id for c in every_consume],
-        corpus=package.identity(corpora),
+        every_case=every_id,
+        corpus=corpus,
     )
     failures = selection.failures + consuming.failures
     return shared.finish(_PROG, report, args, _HTML, failures, known)

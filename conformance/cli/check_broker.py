@@ -64,7 +64,8 @@ exit codes:
   0   every case passed, was unsupported, or is a known divergence
   1   an unexplained fail or error (or, over every case, a stale known divergence)
   2   usage error (no --target/--bootstrap, unknown target, bad address or prefix, no case
-      matched, report path, a --from-json file that is not a valid report)
+      matched, report path, a --from-json file that is not a valid report), or a corpora
+      package whose files do not match its recorded digest or of another version
   130 interrupted by Ctrl-C, 143 by SIGTERM (every broker and PostgreSQL server the kit
       started was stopped, the run's topics deleted)
 
@@ -208,8 +209,9 @@ def _targets(args: argparse.Namespace) -> list[Target]:
 def _check_broker(args: argparse.Namespace) -> int:
     try:
         corpora = package.corpora_root()
+        corpus = package.identity(corpora)  # every file hashed, non-regular ones refused
         every = broker_cases(corpora)
-    except NoCheckout as exc:
+    except (NoCheckout, ValueError) as exc:  # CorpusError: a package that cannot be trusted
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return shared.EXIT_USAGE
     if args.cases_list:
@@ -275,7 +277,7 @@ def _check_broker(args: argparse.Namespace) -> int:
         complete=len(chosen) == len(every),
         globs=args.cases,
         level=settings.level,
-        corpus=package.identity(corpora),
+        corpus=corpus,
     )
     code = shared.finish(_PROG, report, args, _HTML, [], known)
     for run in runs:

@@ -27,6 +27,7 @@ from conformance.cli.common import (
     write_text,
 )
 from conformance.fileio import printable_name
+from conformance.harness import divergences as dv
 from conformance.harness import registry
 from conformance.harness.divergences import Divergence
 from conformance.harness.process import ProcessTable
@@ -97,7 +98,9 @@ def add_implementation_options(p: argparse.ArgumentParser, one: str, many: str) 
     for flag, (metavar, text) in repeatable.items():
         p.add_argument(flag, action="append", default=[], metavar=metavar, help=text)
     p.add_argument(
-        "--list", action="store_true", help=f"list the built-in {many} and whether they build here"
+        "--list",
+        action="store_true",
+        help=f"list the built-in {many}, what each needs and whether it builds here",
     )
 
 
@@ -145,15 +148,18 @@ def implementation_names(specs: Sequence[str]) -> list[str]:
 
 
 def list_adapters(prog: str, sides: Sequence[str]) -> int:
-    """``--list``: the built-in implementations of ``sides`` and whether they build here."""
+    """``--list``: the built-in implementations of ``sides``, what each needs (a checkout,
+    when an installed kit does not carry its sources; the tools of its toolchain) and whether
+    it builds here."""
     try:
         found = [a for side in sides for a in registry.adapters(side=side)]
     except NoCheckout as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    rows = [["implementation", "library", "version", "registry", "sides", "status"]]
+    rows = [["implementation", "library", "version", "registry", "sides", "needs", "status"]]
     for a in found:
         state, why = registry.availability(a)
+        needs = ["a checkout"] if registry.missing_sources(a) else []
         rows.append(
             [
                 a.name,
@@ -161,6 +167,7 @@ def list_adapters(prog: str, sides: Sequence[str]) -> int:
                 a.version,
                 a.registry,
                 ",".join(a.sides),
+                ", ".join(needs + list(a.toolchain)) or "-",
                 f"{state}: {why}" if state != "built" else "built",
             ]
         )
@@ -371,8 +378,9 @@ def before_run(
 
 def needs_checkout(prog: str, what: str) -> int | None:
     """None when a checkout is found; else say that ``what`` needs one (e.g. the built-in
-    adapters' sources in adapters/ other than the java ones the wheel carries: Kafka's jars and
-    the oracles need none, ``runtime.project_dir``) and return the usage exit code."""
+    brokers' sources in adapters/, which the wheel does not carry: Kafka's jars, the oracles
+    and the adapters of ``jvm.project_files.PROJECTS`` need none) and return the usage exit
+    code."""
     try:
         runtime.repo_root()
     except runtime.NoCheckout:
@@ -398,11 +406,14 @@ def finish(
     print(terminal.summary(report))
     names = {i["name"] for i in report["implementations"]}
     for known_file in getattr(args, "known", []):
-        others = sorted({d.impl for d in known if d.source == str(Path(known_file))} - names)
+        mine = [d for d in known if d.source == str(Path(known_file))]
+        others = sorted({d.impl for d in mine if not any(d.about(n) for n in names)})
         if others:
             print(
                 f"{prog}: {shown(known_file)}: entries for {', '.join(others)}, which this run "
-                f"has no implementation of (its names: {', '.join(sorted(names))})",
+                f"has no implementation of (an entry names the name its adapter declares or, "
+                f"for a consumer alone, the report's `<name> {dv.CONSUMER_SUFFIX}`; this run's: "
+                f"{', '.join(sorted(dv.accepted_names(names)))})",
                 file=sys.stderr,
             )
     for section in (terminal.findings(report), terminal.problems(report)):

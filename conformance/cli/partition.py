@@ -9,7 +9,18 @@ import textwrap
 from typing import Any
 
 from conformance.cli.common import plural, positive_int
-from conformance.partitioners import MAX_PARTITIONS, PARTITIONERS, Partitioner, Registry, place
+from conformance.errors import PartitionerError
+from conformance.partitioners import (
+    HASHES,
+    MAX_PARTITIONS,
+    PARTITIONERS,
+    POSITIVES,
+    REDUCE,
+    Partitioner,
+    Registry,
+    partitioner,
+    place,
+)
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -22,14 +33,19 @@ without key. An empty key (--key '') is not a null key. "not key-determined" mea
 does not derive the partition from the key (random, sticky or round-robin: the line says
 which); round-robin, sticky and random ignore every key. --list prints the partitioners
 instead (no key, no --partitions): each one's name, whether a key determines the partition,
-its rule and the clients whose default it is; with --json, the registry as one document.
-The names are what a producer adapter declares ("produce": {{"partitioner": NAME}}).
+its composition, its rule as the source writes it, its null and empty keys and the clients
+whose default it is, then the parts of a composition; with --json, the registry as one
+document. A keyed rule is a composition HASH[(seed=N)]|POSITIVE|{REDUCE}: the hash of the key,
+how it is made non-negative, the remainder by the partition count (e.g. murmur2|unsigned|mod,
+(murmur2(key) >>> 0) % n); --partitioner takes a name or a composition, as a producer
+adapter's capabilities do ("produce": {{"partitioner": NAME or COMPOSITION}}). A
+composition hashes every non-null key; its null key is not key-determined.
 
 exit codes:
   {EXIT_OK}  the partitions (or, with --list, the partitioners) were printed
   {EXIT_USAGE}  usage error (no key and no --list, --list with --partitions, no --partitions
      for a key, bad hexadecimal, a partition count outside 1..{MAX_PARTITIONS}, an unknown
-     partitioner)
+     partitioner or a composition naming an unknown part)
 
 partitioners (docs/partitioners.md):
 """
@@ -47,6 +63,7 @@ examples:
   kafka-conformance partition --list
   kafka-conformance partition --list --json
   kafka-conformance partition --list --partitioner round-robin
+  kafka-conformance partition --key order-42 --partitions 12 --partitioner 'murmur2|unsigned|mod'
 """
 )
 
@@ -80,21 +97,40 @@ def _fill(text: str) -> str:
     )
 
 
-def _list(chosen: list[Partitioner]) -> None:
+def _spec(text: str) -> str:
+    """A partitioner name or composition (``all``: every name), checked."""
+    if text != "all":
+        try:
+            partitioner(text)
+        except PartitionerError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def _list(chosen: list[Partitioner], parts: bool) -> None:
     for p in chosen:
         kind = "key-determined" if p.key_determined else "ignores keys"
         print(f"{p.name} ({kind})")
+        rule = p.composition.text if p.composition is not None else "none (the key is ignored)"
+        print(_fill(f"composition: {rule}"))
         print(_fill(f"rule: {p.formula}"))
+        print(_fill(f"null key: {p.null_key}"))
+        print(_fill(f"empty key: {p.empty_key}"))
         defaults = "; ".join(u.client for u in p.used_by if u.default)
         print(_fill(f"default of: {defaults or 'no client (chosen by name only)'}"))
+    if not parts:
+        return
+    print(f"\nparts of a composition HASH[(seed=N)]|POSITIVE|{REDUCE} (wherever a name is taken):")
+    for h in HASHES.values():
+        print(_fill(f"hash {h.name}{'(seed=N)' if h.seeded else ''}: {h.definition}"))
+    for q in POSITIVES.values():
+        print(_fill(f"positive {q.name}: {q.definition}"))
+    print(_fill(f"{REDUCE}: the remainder by the partition count (of a non-negative number)"))
 
 
 def _cmd_partition(args: argparse.Namespace) -> int:
-    chosen = (
-        list(PARTITIONERS.values())
-        if args.partitioner == "all"
-        else [PARTITIONERS[args.partitioner]]
-    )
+    every = args.partitioner == "all"
+    chosen = list(PARTITIONERS.values()) if every else [partitioner(args.partitioner)]
     if args.list:
         if args.partitions is not None:
             print("kafka-conformance partition: --list takes no --partitions", file=sys.stderr)
@@ -102,7 +138,7 @@ def _cmd_partition(args: argparse.Namespace) -> int:
         if args.json:
             sys.stdout.write(Registry(tuple(chosen)).to_json() + "\n")
         else:
-            _list(chosen)
+            _list(chosen, every)
         return EXIT_OK
     if args.partitions is None:
         print("kafka-conformance partition: --partitions N is required", file=sys.stderr)
@@ -146,7 +182,8 @@ def register(subparsers: Any) -> None:
     key.add_argument(
         "--list",
         action="store_true",
-        help="no key: list the partitioners (name, key-determined or not, rule, whose default)",
+        help="no key: list the partitioners (name, key-determined or not, composition, rule, "
+        "null and empty key, whose default) and the parts of a composition",
     )
     p.add_argument(
         "--partitions",
@@ -156,10 +193,11 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--partitioner",
-        choices=[*PARTITIONERS, "all"],
+        type=_spec,
         default="all",
-        metavar="NAME|all",
-        help="one partitioner (names below) or all of them (default)",
+        metavar="NAME|COMPOSITION|all",
+        help="one partitioner (a name below, or a composition such as murmur2|unsigned|mod) "
+        "or all of them (default)",
     )
     p.add_argument(
         "--json", action="store_true", help="print one JSON document (with --list: the registry)"

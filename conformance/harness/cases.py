@@ -29,9 +29,19 @@ from typing import Any, Protocol, TypeVar
 
 from conformance.codecs import CODEC_IDS, CODECS
 from conformance.corpus import golden, package
+from conformance.errors import CorpusError
+from conformance.fileio import check_regular_file, read_bytes
 from conformance.wire import layout
 
-__all__ = ["Case", "Features", "case_features", "read_cases", "select"]
+__all__ = [
+    "Case",
+    "Features",
+    "case_features",
+    "check_readable",
+    "read_cases",
+    "read_json_file",
+    "select",
+]
 
 #: Kafka's checksum messages (v2 ``DefaultRecordBatch.ensureValid``, legacy ``LegacyRecord``)
 _CRC_MESSAGE = re.compile(r"is corrupt \(stored crc = ")
@@ -51,16 +61,30 @@ class Case:
     description: str = ""
 
     def data(self) -> bytes:
-        return self.path.read_bytes()
+        return read_bytes(self.path)  # a regular file only: a FIFO is refused, never opened
 
     def expected(self) -> dict[str, Any]:
-        doc = json.loads(self.expected_path.read_text(encoding="utf-8"))
-        return doc[self.expected_key] if self.expected_key else doc
+        doc = read_json_file(self.expected_path)
+        if self.expected_key:
+            doc = doc.get(self.expected_key)
+            if not isinstance(doc, dict):
+                raise CorpusError(f"{self.expected_path}: no {self.expected_key!r} object")
+        return doc
 
     def other_mode_expected(self) -> dict[str, Any] | None:
         if self.other_mode_path is None:
             return None
-        return json.loads(self.other_mode_path.read_text(encoding="utf-8"))
+        return read_json_file(self.other_mode_path)
+
+    def check_readable(self) -> None:
+        """Raise :class:`CorpusError` if a file of the case is missing, not a regular file, or
+        (a verdict) not a JSON object (:func:`check_readable`)."""
+        try:
+            check_regular_file(self.path)
+        except OSError as e:
+            raise CorpusError(f"{self.path}: {e.strerror or e}") from None
+        self.expected()
+        self.other_mode_expected()
 
 
 @dataclass(frozen=True)
@@ -74,15 +98,55 @@ class Features:
     same_in_memory: bool | None = field(default=None)
 
 
+def read_json_file(path: Path) -> dict[str, Any]:
+    """The JSON object of a corpus file; :class:`CorpusError` naming the file when it is
+    missing, not a regular file (never opened), not UTF-8 JSON, or not an object."""
+    try:
+        doc = json.loads(read_bytes(path))
+    except OSError as e:
+        raise CorpusError(f"{path}: {e.strerror or e}") from None
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        raise CorpusError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise CorpusError(f"{path}: not a JSON object")
+    return doc
+
+
+class _Readable(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    def check_readable(self) -> None: ...
+
+
+def check_readable(cases: Iterable[_Readable]) -> None:
+    """Before a run: every file the ``cases`` (decode or consume cases) read is there, a
+    regular file, and its verdict a JSON object, or :class:`CorpusError` naming the first
+    case and file that is not (a damaged corpora directory, refused up front rather than a
+    traceback in the middle of the run). Reads every verdict once (0.1 s for the corpora)."""
+    for case in cases:
+        try:
+            case.check_readable()
+        except CorpusError as e:
+            raise CorpusError(
+                f"case {case.id} cannot be read: {e} (the corpora are damaged: restore the "
+                f"directory or reinstall the corpora package)"
+            ) from None
+
+
 def _crafted(root: Path) -> Iterable[Case]:
     base = root / "crafted"
     manifest = base / "manifest.json"
-    if not manifest.is_file():
+    if not manifest.exists():
         return
-    for entry in json.loads(manifest.read_text(encoding="utf-8"))["cases"]:
-        name = entry["name"]
+    try:
+        entries = [(e["name"], e["modes"], e.get("description", "")) for e in
+                   read_json_file(manifest)["cases"]]  # fmt: skip
+    except (KeyError, TypeError, AttributeError):
+        raise CorpusError(f"{manifest}: not a crafted-cases manifest") from None
+    for name, modes, description in entries:
         area = name.split("-", 1)[0]
-        for mode in entry["modes"]:
+        for mode in modes:
             other = "file" if mode == "memory" else "memory"
             other_path = base / f"{name}.{other}.json"
             yield Case(
@@ -92,8 +156,8 @@ def _crafted(root: Path) -> Iterable[Case]:
                 path=base / f"{name}.bin",
                 expected_path=base / f"{name}.{mode}.json",
                 expected_key=None,
-                other_mode_path=other_path if other_path.is_file() else None,
-                description=entry.get("description", ""),
+                other_mode_path=other_path if other_path.exists() else None,
+                description=description,
             )
 
 
@@ -120,7 +184,7 @@ def _regressions(root: Path) -> Iterable[Case]:
     # payloads or files, wrapped by the fuzz target before the oracle saw them
     base = root / "regressions" / "stream"
     for meta in sorted(base.glob("*.json")):
-        doc = json.loads(meta.read_text(encoding="utf-8"))
+        doc = read_json_file(meta)
         if "expected" not in doc or "mode" not in doc:
             continue
         yield Case(

@@ -43,7 +43,10 @@ from conformance.broker.fetch import FetchLog
 from conformance.codecs import CODEC_IDS, CODECS
 from conformance.corpus import consume as corpus
 from conformance.corpus import package
-from conformance.fakebroker import FakeBroker
+from conformance.errors import CorpusError
+from conformance.fakebroker import FakeBroker, read_log
+from conformance.fileio import read_bytes
+from conformance.harness.cases import read_json_file
 from conformance.harness.judge import (
     CONSUME,
     DELIVERED_KEYS,
@@ -109,6 +112,16 @@ class ConsumeCase:
     def expected(self) -> dict[str, Any]:
         return corpus.read_expected(self.root, self.scenario)
 
+    def check_readable(self) -> None:
+        """Raise :class:`CorpusError` if the reference document is not a JSON object or the
+        partition cannot be served (``cases.check_readable``)."""
+        read_json_file(self.root / corpus.CONSUME_DIR / self.scenario.name / "expected.json")
+        where = corpus.partition_dir(self.root, self.scenario)
+        try:
+            read_log(where)
+        except (OSError, ValueError) as e:
+            raise CorpusError(f"{where}: the partition cannot be served: {e}") from None
+
 
 def read_consume_cases(root: Path | None = None) -> list[ConsumeCase]:
     """Every scenario of ``<root>/consume`` that has its reference document (``root``: the
@@ -127,7 +140,7 @@ def consume_case_documents(cases: Sequence[ConsumeCase]) -> dict[str, dict[str, 
     for case in cases:
         d = corpus.partition_dir(case.root, case.scenario)
         logs = sorted(d.glob("*.log"))
-        head = logs[0].read_bytes()[:512] if logs else b""
+        head = read_bytes(logs[0])[:512] if logs else b""  # regular files only
         expected = case.expected()
         docs[case.id] = {
             "group": GROUP,

@@ -27,6 +27,12 @@ explains them all) is *known*: it is reported with its classes and does not fail
 ``kafka-conformance check`` (as protobuf's failure lists). An entry that
 matches no such result in a run over every case is *stale* and reported as such, so the lists
 cannot outlive the bugs they describe.
+
+An entry's ``impl`` is the name the adapter declares in its capabilities: that covers the
+adapter's results on every side, its decoder's (reported as ``<name>``) and its consumer's
+(reported as ``<name> consumer``; the case ids keep the sides apart: a consume case is
+``consume/<scenario>``). The name a consumer run is reported under, ``<name> consumer``, is
+accepted too and covers that run alone (:meth:`Divergence.about`).
 """
 
 from __future__ import annotations
@@ -39,9 +45,12 @@ from pathlib import Path
 
 __all__ = [
     "CLASSES",
+    "CONSUMER_SUFFIX",
     "Divergence",
     "DivergenceError",
+    "accepted_names",
     "classify",
+    "consumer_name",
     "explain",
     "read_divergences",
     "scoped",
@@ -49,6 +58,8 @@ __all__ = [
 ]
 
 CLASSES = ("real-bug", "leniency", "unsupported")
+#: what a consumer run's name adds to the name its adapter declares: ``<name> consumer``
+CONSUMER_SUFFIX = "consumer"
 #: a diff line that starts with this is evidence (e.g. the bytes of a batch header), not a
 #: difference: it needs no entry to explain it
 EVIDENCE = "| "
@@ -80,11 +91,35 @@ class Divergence:
     def key(self) -> str:
         return f"{self.impl}: {self.summary}"
 
+    def about(self, run: str) -> bool:
+        """Whether the entry is about the run reported as ``run``: the one of that name, and
+        the consumer run of the adapter whose declared name ``impl`` is."""
+        return run in (self.impl, consumer_name(self.impl))
+
     def matches(self, impl: str, case_id: str) -> bool:
-        return impl == self.impl and any(fnmatch.fnmatchcase(case_id, g) for g in self.cases)
+        """Whether the entry covers case ``case_id`` of the run reported as ``impl``."""
+        return self.about(impl) and any(fnmatch.fnmatchcase(case_id, g) for g in self.cases)
 
     def explains(self, line: str) -> bool:
         return not self.lines or any(fnmatch.fnmatchcase(line, g) for g in self.lines)
+
+
+def consumer_name(name: str) -> str:
+    """The name the consumer run of the adapter that declares ``name`` is reported under."""
+    return f"{name} {CONSUMER_SUFFIX}"
+
+
+def accepted_names(runs: Iterable[str]) -> list[str]:
+    """Every ``impl`` an entry may name to be about one of the runs reported as ``runs``:
+    each run's own name and, for a consumer run, the name its adapter declares."""
+    names: list[str] = []
+    tail = f" {CONSUMER_SUFFIX}"
+    for run in runs:
+        declared = run.removesuffix(tail)
+        for name in (declared, run) if declared != run else (run,):
+            if name not in names:
+                names.append(name)
+    return names
 
 
 def read_divergences(
@@ -102,10 +137,16 @@ def read_divergences(
     for path in files if ordered else sorted(files):
         try:
             doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise DivergenceError(f"{path}: not TOML: {exc}") from None
         source = str(path.relative_to(relative_to)) if relative_to else str(path)
-        for i, entry in enumerate(doc.get("divergence", [])):
+        entries = doc.get("divergence", [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise DivergenceError(
+                f"{source}: divergence must be an array of tables (each entry under "
+                "[[divergence]], not [divergence])"
+            )
+        for i, entry in enumerate(entries):
             where = f"{source}: divergence #{i + 1}"
             cls = entry.get("class")
             if cls not in CLASSES:
@@ -198,4 +239,8 @@ def stale(
     """Entries of ``impls`` that cover none of the ``(impl, case id)`` pairs that diverged."""
     pairs = list(diverging)
     names = set(impls)
-    return [d for d in known if d.impl in names and not any(d.matches(i, c) for i, c in pairs)]
+    return [
+        d
+        for d in known
+        if any(d.about(n) for n in names) and not any(d.matches(i, c) for i, c in pairs)
+    ]

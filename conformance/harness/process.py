@@ -7,10 +7,15 @@ non-blocking descriptors, so an adapter that neither reads nor writes cannot blo
 stderr is drained by a thread that keeps its first and its last :data:`STDERR_KEEP` bytes (a
 crash's reason is often at the start: a Go panic's message is followed by pages of stack).
 
-A process that leaves its session (``setsid``, a daemon's double fork) escapes the group kill;
-every adapter process therefore gets a marker in its environment (:data:`MARKER`, unique per
-process), which its descendants inherit, and whatever still carries it when the adapter ends
-is killed too (``host.sessions.marked_pids``).
+A process that leaves its session (``setsid``, a daemon's double fork) escapes the group kill,
+and one that also drops its environment (``env -i``) escapes any marker in it. On Linux every
+adapter therefore runs under a supervisor of its own (``harness/reaper.py``, a child
+subreaper): whatever the adapter starts and leaves behind becomes the supervisor's child, and
+when the adapter exits, or the kit ends it (SIGTERM to the supervisor), the supervisor kills
+the whole tree before it exits itself. Behind it, for a process that kills its supervisor (and
+where there is none), every adapter process gets a marker in its environment (:data:`MARKER`,
+unique per process), which its descendants inherit, and whatever still carries it when the
+adapter ends is killed too (``host.sessions.marked_pids``), with the process group.
 
 * :func:`run_once` - the one-shot mode: ``argv`` with the input on stdin, its stdout back;
 * :class:`Server` - the persistent mode (``serve``): framed requests and responses;
@@ -22,15 +27,18 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import select
 import selectors
 import signal
 import struct
 import subprocess
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from conformance.host.sessions import marked_pids
 
@@ -38,6 +46,7 @@ __all__ = [
     "Exchange",
     "MARKER",
     "ProcessTable",
+    "REAPER",
     "Server",
     "STDERR_KEEP",
     "crash_line",
@@ -46,6 +55,10 @@ __all__ = [
 
 #: the environment variable that marks an adapter process and everything it starts
 MARKER = "KAFKA_CONFORMANCE_ADAPTER"
+#: the supervisor each adapter runs under (Linux: it needs ``/proc`` and ``prctl``)
+REAPER = Path(__file__).with_name("reaper.py")
+#: how long the kit waits for a supervisor to kill its tree and exit before SIGKILL
+REAPER_PATIENCE = 10.0
 
 STDERR_KEEP = 4096
 #: lines that state why a program died, in the order they are looked for: a Go panic or
@@ -85,24 +98,49 @@ class ProcessTable:
         self.closed = False
 
     def start(self, argv: Sequence[str], env: Mapping[str, str] | None) -> subprocess.Popen[bytes]:
-        with self._lock:
-            if self.closed:
-                raise RuntimeError("the run is being stopped")
-            mark = f"{self.run_id}.{next(self._numbers)}"
-            proc = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-                env={**(os.environ if env is None else env), MARKER: mark},
-            )
-            self._live[proc] = mark
-            return proc
+        """Start ``argv`` (under its supervisor where there is one, :data:`REAPER`); raises
+        OSError when it cannot be started."""
+        supervised = _supervised()
+        report_r, report_w = os.pipe() if supervised else (-1, -1)
+        try:
+            with self._lock:
+                if self.closed:
+                    raise RuntimeError("the run is being stopped")
+                mark = f"{self.run_id}.{next(self._numbers)}"
+                command = list(argv)
+                if supervised:
+                    command = [sys.executable, "-I", "-S", str(REAPER), str(report_w), *command]
+                proc = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
+                    env={**(os.environ if env is None else env), MARKER: mark},
+                    pass_fds=(report_w,) if supervised else (),
+                )
+                self._live[proc] = mark
+        except BaseException:
+            if supervised:
+                os.close(report_r)
+            raise
+        finally:
+            if supervised:
+                os.close(report_w)
+        if supervised:
+            report = _read_all(report_r)
+            if report != b"ok":
+                self.end(proc)
+                code, _, reason = report.decode("utf-8", "replace").partition(" ")
+                if not code.isdigit():
+                    raise OSError("its supervisor ended before starting it")
+                raise OSError(int(code), reason)
+        return proc
 
     def end(self, proc: subprocess.Popen[bytes]) -> None:
         """Kill ``proc``'s process group and every process that escaped it (whatever is left
         of them) and reap ``proc``."""
+        _stop_supervisor(proc, time.monotonic() + REAPER_PATIENCE)
         _kill_group(proc)
         with self._lock:
             mark = self._live.get(proc)
@@ -126,9 +164,54 @@ class ProcessTable:
         with self._lock:
             self.closed = True
             live = list(self._live)
+        for proc in live if _supervised() else ():  # each supervisor kills its tree, at once
+            _signal(proc, signal.SIGTERM)
+        deadline = time.monotonic() + REAPER_PATIENCE
         for proc in live:
+            _stop_supervisor(proc, deadline)
             _kill_group(proc)
         _kill_marked(f"{MARKER}={self.run_id}.".encode(), exact=False)
+
+
+def _supervised() -> bool:
+    """Adapters run under :data:`REAPER` (Linux, with a Python to run it)."""
+    return sys.platform == "linux" and bool(sys.executable) and REAPER.is_file()
+
+
+def _read_all(fd: int) -> bytes:
+    """What is written to ``fd`` until its end (then closed)."""
+    got = bytearray()
+    try:
+        while chunk := os.read(fd, 256):
+            got += chunk
+    finally:
+        os.close(fd)
+    return bytes(got)
+
+
+def _signal(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """``sig`` to ``proc`` while it is not reaped (its pid cannot be another's)."""
+    if proc.returncode is None:
+        try:
+            os.kill(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _stop_supervisor(proc: subprocess.Popen[bytes], deadline: float) -> None:
+    """SIGTERM ``proc`` (a supervisor: it kills the adapter's whole tree, then exits) and wait
+    until ``deadline`` for its exit, without reaping it: its group id stays reserved for the
+    group kill after it."""
+    if proc.returncode is not None or not _supervised():
+        return
+    _signal(proc, signal.SIGTERM)
+    exit_fd = _exit_fd(proc)
+    if exit_fd is None:  # pragma: no cover - kernels before 5.3
+        return
+    try:
+        select.select([exit_fd], [], [], max(0.0, deadline - time.monotonic()))
+    finally:
+        os.close(exit_fd)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -1,8 +1,12 @@
 """The built-in adapters: ``adapters/<dir>/adapter.toml``, built on demand, cached.
 
 The adapters are the checkout's ``adapters/``; an installed package without a checkout has
-the ``java`` ones only (``adapters/java``, ``adapters/java-producer``: Kafka's own classes,
-built from the JVM projects the wheel carries; :func:`adapters_root`).
+the wheel's copy (:func:`adapters_root`): every adapter's ``adapter.toml``, and the sources of
+those whose build needs nothing but the kit (``jvm.project_files.PROJECTS``: the ``java``
+ones, Kafka's own classes built from the JVM projects the wheel carries, and ``kit-builder``,
+the kit's own encoder). The others are listed (``check --list``) but not built:
+:func:`missing_sources` says why ("needs a checkout: its sources are in adapters/NAME"),
+:func:`availability` reports it and :func:`require_sources` raises it as ``NoCheckout``.
 
 Each adapter directory holds its sources, its pinned dependency files (go.sum, Cargo.lock,
 package-lock.json, requirements.txt) and ``adapter.toml`` (docs/adapters.md): the library
@@ -38,7 +42,7 @@ from typing import Any
 
 from conformance.host.progress import Status
 from conformance.host.sessions import Child, terminate
-from conformance.jvm import runtime
+from conformance.jvm import project_files, runtime
 
 __all__ = [
     "SIDES",
@@ -49,6 +53,8 @@ __all__ = [
     "availability",
     "build",
     "fill",
+    "missing_sources",
+    "require_sources",
 ]
 
 #: toolchains whose version goes into the build hash (a new compiler means a new build)
@@ -100,6 +106,9 @@ class Adapter:
     #: services the kit starts for the implementation (``needs = ["postgresql"]`` of a broker
     #: target: ``{postgresql}`` in its command is that server's URL)
     needs: tuple[str, ...] = ()
+    #: False for an installed kit's catalogue entry: the wheel carries the manifest only, the
+    #: sources are in a checkout's ``adapters/<dir>`` (:func:`missing_sources`)
+    sources_here: bool = True
 
 
 @dataclass(frozen=True)
@@ -114,9 +123,17 @@ class Built:
 
 
 def adapters_root() -> Path:
-    """The checkout's ``adapters/``, else the wheel's copy of its ``java`` adapters
-    (``runtime.project_dir``)."""
+    """The checkout's ``adapters/``, else the wheel's copy (``runtime.project_dir``): every
+    manifest, the sources of some (``project_files.PROJECTS``)."""
     return runtime.project_dir("adapters")
+
+
+def _sources_here(directory: Path) -> bool:
+    """Whether the sources of the adapter ``directory`` are there: always in a checkout; in
+    the wheel's copy, for the directories it carries whole."""
+    return not runtime.is_packaged(directory) or project_files.carries_sources(
+        f"adapters/{directory.name}"
+    )
 
 
 #: the sides an implementation may have (``sides`` of an ``[[impl]]``)
@@ -154,6 +171,7 @@ def adapters(root: Path | None = None, side: str = "decode") -> list[Adapter]:
                     shared=tuple((manifest.parent / d).resolve() for d in doc.get("shared", [])),
                     sides=sides,
                     needs=tuple(impl.get("needs", [])),
+                    sources_here=_sources_here(manifest.parent),
                 )
             )
     return sorted(found, key=lambda a: a.name)
@@ -212,8 +230,31 @@ def _out_base(adapter: Adapter) -> Path:
     return runtime.cache_root() / "adapters" / adapter.directory.name
 
 
+def missing_sources(adapter: Adapter) -> str | None:
+    """Why ``adapter`` cannot be built here for want of its sources ("needs a checkout: its
+    sources are in adapters/NAME"), or None when they are here."""
+    if adapter.sources_here:
+        return None
+    return f"needs a checkout: its sources are in adapters/{adapter.directory.name}"
+
+
+def require_sources(adapter: Adapter) -> None:
+    """Raise ``runtime.NoCheckout`` (the name, :func:`missing_sources` and what to set) when
+    the sources of ``adapter`` are not here."""
+    why = missing_sources(adapter)
+    if why is not None:
+        raise runtime.NoCheckout(
+            f"{adapter.name} {why} (the installed package carries its adapter.toml only); set "
+            f"{runtime.ROOT_ENV} to a checkout (a git clone of kafka-conformance)"
+        )
+
+
 def availability(adapter: Adapter) -> tuple[str, str]:
-    """``("built", where)``, ``("buildable", toolchain versions)`` or ``("unavailable", why)``."""
+    """``("built", where)``, ``("buildable", toolchain versions)`` or ``("unavailable", why)``
+    (its sources not here: :func:`missing_sources`; a tool of its toolchain missing)."""
+    why = missing_sources(adapter)
+    if why is not None:
+        return "unavailable", why
     versions = _toolchain(adapter)
     if isinstance(versions, str):
         return "unavailable", versions
@@ -234,7 +275,9 @@ def fill(text: str, values: dict[str, str]) -> str:
 def build(adapter: Adapter, log: Status = lambda _: None) -> Built:
     """Build ``adapter`` unless its current build exists; return how to run it.
 
-    Raises :class:`AdapterBuildError` (toolchain missing, a step failed: with the log's tail)."""
+    Raises :class:`AdapterBuildError` (toolchain missing, a step failed: with the log's tail),
+    ``runtime.NoCheckout`` when its sources are not here (:func:`require_sources`)."""
+    require_sources(adapter)
     versions = _toolchain(adapter)
     if isinstance(versions, str):
         raise AdapterBuildError(f"{adapter.name}: cannot build: {versions}")

@@ -35,10 +35,11 @@ from conformance.harness.runner import (
 )
 from conformance.host.progress import Status
 from conformance.jvm.message_defs import message_schemas
-from conformance.jvm.runtime import NoCheckout, checkout_root, no_checkout_message
+from conformance.jvm.runtime import NoCheckout
 
-#: what a consumer run's implementation name ends with in reports
-CONSUMER_SUFFIX = "consumer"
+#: what a consumer run's implementation name ends with in reports (its home: divergences,
+#: whose entries name either form)
+CONSUMER_SUFFIX = dv.CONSUMER_SUFFIX
 #: the side of a consumer run (``ImplementationRun.side``)
 CONSUME = "consume"
 
@@ -71,8 +72,8 @@ def implementations(
     """The built-in adapters ``names`` of ``side`` (``decode``, ``consume``, or ``produce`` for
     producers and encoders; ``all``: every one that can be built here) and the adapter command lines
     ``commands``. ValueError for an unknown name or an empty command; ``NoCheckout`` when
-    built-ins other than the ``java`` ones the wheel carries are asked for outside a
-    checkout."""
+    a built-in whose sources an installed kit does not carry is asked for outside a checkout
+    (``registry.require_sources``)."""
     found = Selection()
     if names:
         known = {a.name: a for a in registry.adapters(side=side)}
@@ -83,12 +84,12 @@ def implementations(
                 if state == "unavailable":
                     log(f"{n}: not run: {why}")
         unknown = [n for n in names if n not in known]
-        if unknown and checkout_root() is None:  # the wheel carries the java adapters only
-            raise NoCheckout(no_checkout_message(f"the built-in adapters {', '.join(unknown)}"))
         if unknown:
             raise ValueError(
                 f"unknown implementation {', '.join(unknown)} (known: {', '.join(known)})"
             )
+        for name in names:  # before any build: an installed kit carries some sources only
+            registry.require_sources(known[name])
         for name in dict.fromkeys(names):
             adapter = known[name]
             try:
@@ -172,7 +173,7 @@ def run_consumers(
     runs: list[ImplementationRun] = []
     for impl in impls:
         run = run_consumer(impl, cases, settings, table, schemas, progress, version_cap=version_cap)
-        run = replace(_renamed(run, f"{run.impl.name} {CONSUMER_SUFFIX}"), side=CONSUME)
+        run = replace(_renamed(run, dv.consumer_name(run.impl.name)), side=CONSUME)
         if run.impl.name in {r.impl.name for r in runs}:
             run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
         runs.append(run)

@@ -9,9 +9,11 @@ tools run the way ``bin/kafka-run-class.sh`` runs them: ``java <heap/GC opts> <l
 -cp <jars> <main class> <args>``.
 
 * :func:`classpath` resolves (once; a file lock serialises concurrent resolutions; Maven copies
-  into a staging directory beside ``<version>/``, renamed to it only once complete, with its
-  marker file: a failed download leaves no ``<version>/``, and a directory without a valid
-  marker, or with a listed jar missing or empty, is resolved again) and returns the jar list;
+  into a staging directory beside ``<version>/``, put in place only once complete, with its
+  marker file, written last: a failed download leaves no ``<version>/``, a directory without
+  a valid marker, or with a listed jar missing or empty, is resolved again, and what other
+  first uses keep in ``<version>/`` (``clients/``, ``native/``) is never removed) and returns
+  the jar list;
 * :func:`java_command` / :func:`run_class` build / run ``java ... MAIN ARGS``; logging goes to
   stderr only (log4j 1/reload4j and log4j2 configuration files written into ``<cache>/kafka``,
   the same ``WARN, stderr`` set-up as Kafka's ``config/tools-log4j.properties``), so a tool's
@@ -226,22 +228,6 @@ def _read_marker(directory: Path, version: str | None = None) -> list[Path] | No
     return jars
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def classpath(version: str, repo_root: Path | None = None, *, refresh: bool = False) -> list[Path]:
     """The runtime jars of Kafka ``version`` (resolved with Maven on first use), sorted by name.
 
@@ -276,14 +262,17 @@ def kafka2_libzstd(repo_root: Path | None = None) -> Path:
     machine = {"x86_64": "amd64", "aarch64": "aarch64"}.get(platform.machine(), platform.machine())
     member = f"linux/{machine}/libzstd-jni.so"
     target = cache_dir(KAFKA2_ZSTD_FROM, repo_root) / "native" / jars[0].stem / member
-    if not target.is_file():
-        with zipfile.ZipFile(jars[0]) as z:
-            try:
-                data = z.read(member)
-            except KeyError:
-                raise KafkaJarsUnavailable(f"{jars[0].name} has no {member}") from None
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _write_bytes_atomically(target, data)
+    if target.is_file():
+        return target
+    with jvm.locked(cache_dir(KAFKA2_ZSTD_FROM, repo_root).parent / ".native.lock"):
+        if not target.is_file():  # else extracted by a concurrent first use
+            with zipfile.ZipFile(jars[0]) as z:
+                try:
+                    data = z.read(member)
+                except KeyError:
+                    raise KafkaJarsUnavailable(f"{jars[0].name} has no {member}") from None
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(target, data)
     return target
 
 
@@ -307,10 +296,22 @@ def try_kafka2_zstd(log: Callable[[str], None]) -> bool:
     return True
 
 
-def _write_bytes_atomically(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+def _write_atomically(path: Path, data: bytes | str) -> None:
+    """``path`` holds ``data`` (text as UTF-8) whole or not at all (a temporary file of its
+    own, renamed), even with threads or processes writing it at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode() if isinstance(data, str) else data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _resolve(version: str, repo_root: Path | None, directory: Path, *, refresh: bool) -> list[Path]:
@@ -381,14 +382,27 @@ def _resolve(version: str, repo_root: Path | None, directory: Path, *, refresh: 
 
 
 def _put_in_place(staging: Path, directory: Path) -> None:
-    """Rename the complete ``staging`` to ``directory``; what was there (an incomplete cache,
-    or the resolution a refresh replaces) is renamed aside first, then removed."""
-    old = None
-    if directory.exists() or directory.is_symlink():
-        old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
-        os.replace(directory, old / directory.name)
-    os.replace(staging, directory)
-    if old is not None:
+    """Put the complete ``staging`` in place as ``directory``: renamed to it when there is none
+    (or an empty one), else its ``lib/`` and marker moved into it. ``<version>/`` is shared:
+    other first uses keep files there (``clients/``: the ``kafka-clients`` jar an installed kit
+    downloads; ``native/``: Kafka 2.x's libzstd), which a process may be writing or reading
+    right now, so the directory itself is never replaced. The marker goes first (a reader
+    without it waits for the resolution lock), the old ``lib/`` is renamed aside then removed,
+    and the new marker is the last rename: a reader that sees it sees its whole ``lib/``."""
+    try:
+        os.rename(staging, directory)  # replaces an empty directory, never a full one
+        return
+    except OSError:
+        if not directory.is_dir() or directory.is_symlink():
+            raise
+    old = Path(tempfile.mkdtemp(prefix=f".{directory.name}.old-", dir=directory.parent))
+    try:
+        (directory / _MARKER).unlink(missing_ok=True)
+        if (directory / "lib").exists() or (directory / "lib").is_symlink():
+            os.replace(directory / "lib", old / "lib")
+        os.replace(staging / "lib", directory / "lib")
+        os.replace(staging / _MARKER, directory / _MARKER)
+    finally:
         shutil.rmtree(old, ignore_errors=True)
 
 

@@ -115,7 +115,8 @@ def project_dir(name: str, explicit: Path | None = None) -> Path:
     """The directory of the JVM project ``name`` (its place in a checkout: ``oracle``,
     ``jvm/kafka-classpath``, ``jvm/producer``, ``adapters/java``, or ``adapters``, the folder
     of the built-in adapters): under ``explicit``, else under :func:`checkout_root`, else the
-    copy the wheel carries (:func:`packaged_projects`; it holds the ``java`` adapters only).
+    copy the wheel carries (:func:`packaged_projects`; of ``adapters``, every manifest and the
+    sources of ``project_files.PROJECTS``' adapters only).
 
     Raises :class:`NoCheckout` with neither a checkout nor a packaged copy (a package built
     without its projects); ValueError for a name that is not a project's."""

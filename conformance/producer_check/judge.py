@@ -40,7 +40,9 @@ batches is one line (``... (at request 0 partition 0 batch 0 and 4 more)``).
 
 Produce (:func:`judge_produce`) reads the adapter's result document, the Produce requests and
 the broker's answers recorded by the proxy, and each partition fetched back from offset 0;
-encode (:func:`judge_encode`) reads the one batch an encoder wrote.
+encode (:func:`judge_encode`) reads the one batch an encoder wrote. The records of a plan
+group are also read in the batches as sent, and the batches each group took counted
+(``producer_check.sent``).
 """
 
 from __future__ import annotations
@@ -64,8 +66,9 @@ from conformance.harness.levels import (
     Judgement,
     Lines,
 )
-from conformance.partitioners import PARTITIONERS
-from conformance.producer_check.scenarios import DISCONNECT, ENCODE, PlanRecord, Scenario
+from conformance.partitioners import PARTITIONERS, Partitioner, partitioner
+from conformance.producer_check.plan import BATCH_LINGER, DISCONNECT, ENCODE, PlanRecord, Scenario
+from conformance.producer_check.sent import SentBatch, content, expected_record, group_lines
 from conformance.stream.compare import pair
 from conformance.stream.decoder import decode
 
@@ -156,18 +159,8 @@ class ProduceObservation:
     fetched: dict[int, bytes] = field(default_factory=dict)
     inter_broker_protocol_version: str | None = None
     partitioner: str = JAVA_PARTITIONER
-
-
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode()
-
-
-def _expected_record(r: PlanRecord) -> dict[str, Any]:
-    return {
-        "key": _b64(r.key),
-        "value": _b64(r.value),
-        "headers": [{"key": k, "value": _b64(v)} for k, v in r.headers],
-    }
+    #: how the adapter says its library puts a plan group in one batch (``sent``)
+    batching: str = BATCH_LINGER
 
 
 def read_result_document(doc: Any, n: int) -> tuple[list[dict[str, Any]] | None, str | None]:
@@ -296,13 +289,6 @@ def _consumer_failure(doc: dict[str, Any]) -> str | None:
 
 # ------------------------------------------------------------------------------------ produce
 
-#: a read-back record's identity: key, value and headers as the decode document has them
-_Content = tuple[Any, Any, tuple[tuple[Any, Any], ...]]
-
-
-def _content(r: dict[str, Any]) -> _Content:
-    return (r["key"], r["value"], tuple((h["key"], h["value"]) for h in r["headers"]))
-
 
 @dataclass
 class _ReadBack:
@@ -355,7 +341,7 @@ class _Matcher:
     record whose every match was read already is a duplicate of the first."""
 
     def __init__(self, records: tuple[PlanRecord, ...], found: dict[int, Any]) -> None:
-        self.plan = [_expected_record(r) for r in records]
+        self.plan = [expected_record(r) for r in records]
         self.stamps = [r.timestamp for r in records]
         self.found = found
         self.by: dict[str, dict[Any, list[int]]] = {
@@ -364,7 +350,7 @@ class _Matcher:
             "value": defaultdict(list),
         }
         for i, e in enumerate(self.plan):
-            self.by["content"][_content(e)].append(i)
+            self.by["content"][content(e)].append(i)
             self.by["key"][e["key"]].append(i)
             self.by["value"][e["value"]].append(i)
 
@@ -374,12 +360,12 @@ class _Matcher:
         return (agreeing or candidates or [None])[0]
 
     def __call__(self, r: dict[str, Any], where: str, lines: Lines) -> int | None:
-        content = _content(r)
-        same = self.by["content"].get(content)
+        mine = content(r)
+        same = self.by["content"].get(mine)
         if same:
-            i = self._unread("content", content, int(r["timestamp"]))
+            i = self._unread("content", mine, int(r["timestamp"]))
             return same[0] if i is None else i
-        i = self._unread("content", (r["value"], r["key"], content[2]))
+        i = self._unread("content", (r["value"], r["key"], mine[2]))
         if i is not None:
             lines.add(DELIVERY, f"plan record {i} ({where}): key and value exchanged")
             return i
@@ -403,7 +389,7 @@ def _plan_pair(planned: Any, read: Any) -> str:
 
 
 def _expected_partition(
-    i: int, r: PlanRecord, partitions: int, partitioner: str
+    i: int, r: PlanRecord, partitions: int, rule: Partitioner
 ) -> tuple[int | None, str]:
     """Where plan record ``i`` must land (None: the partitioner does not derive it from the
     key) and what says so."""
@@ -411,11 +397,10 @@ def _expected_partition(
         return r.partition, "the plan names"
     if partitions == 1:
         return 0, "the topic has one partition:"
-    rule = PARTITIONERS[partitioner]
     if not rule.key_determined:
         return None, ""
     assert r.key is not None, "a record without key or partition on several partitions"
-    return rule.partition(r.key, partitions), f"the declared partitioner {partitioner!r} gives"
+    return rule.partition(r.key, partitions), f"the declared partitioner {rule.name!r} gives"
 
 
 def _timestamp_problem(r: PlanRecord, actual: int, obs: ProduceObservation) -> str | None:
@@ -442,7 +427,7 @@ def _records_lines(
     the offsets reported (a consequence of any of these)."""
     s = obs.scenario
     read = _read_back(obs, lines)
-    rule = PARTITIONERS[obs.partitioner]
+    rule = partitioner(obs.partitioner)  # a name or a composition (checked with the caps)
     kinds = ("missing", "repeated", "order", "placed", "stamped", "reported", "markers")
     found: dict[str, list[str]] = {k: [] for k in kinds}
     unplaced: list[int] = []  # plan records the partitioner places (no explicit partition)
@@ -457,7 +442,7 @@ def _records_lines(
                     f"(partition {p} offset {o})"
                 )
             continue
-        want, says = _expected_partition(i, r, s.partitions, obs.partitioner)
+        want, says = _expected_partition(i, r, s.partitions, rule)
         if r.partition is None and s.partitions > 1:
             unplaced.append(i)
             java = PARTITIONERS[JAVA_PARTITIONER].partition(r.key, s.partitions)
@@ -517,12 +502,13 @@ def _records_lines(
         )
 
 
-def _batch_lines(obs: ProduceObservation, lines: Lines) -> list[str]:
+def _batch_lines(obs: ProduceObservation, lines: Lines) -> tuple[list[str], list[SentBatch]]:
     """Every batch as sent: its bytes (strict profile) and its header against Java's; the
-    evidence (header bytes) of the first batches with a difference."""
+    evidence (header bytes) of the first batches with a difference, and the batches."""
     s = obs.scenario
     idempotent = s.idempotence or s.transaction is not None
     evidence: list[str] = []
+    sent: list[SentBatch] = []
     next_seq: dict[int, int] = {}
     seen: dict[tuple[int, bytes], int] = {}
     for n, req in enumerate(obs.requests):
@@ -531,6 +517,10 @@ def _batch_lines(obs: ProduceObservation, lines: Lines) -> list[str]:
         batches = _strict(lines, where + " ", req.records)
         for k, b in enumerate(batches):
             bw = f"{where} batch {k}"
+            start, size = int(b["position"]), int(b["sizeInBytes"])
+            sent.append(
+                SentBatch(bw, req.partition, req.records[start : start + size], b["records"])
+            )
             expect: dict[str, Any] = {
                 "partitionLeaderEpoch": -1,
                 "isTransactional": s.transaction is not None,
@@ -557,7 +547,7 @@ def _batch_lines(obs: ProduceObservation, lines: Lines) -> list[str]:
                 start = int(b["position"])
                 evidence.append(f"{EVIDENCE}{bw} header: {_header_hex(req.records, start)}")
             before = len(lines.items)
-    return evidence
+    return evidence, sent
 
 
 def _stored_lines(where: str, sent: bytes, stored: bytes, lines: Lines) -> None:
@@ -659,14 +649,17 @@ def judge_produce(obs: ProduceObservation) -> Judgement:
         return Judgement(
             error="kit: the proxy dropped no answer (the scenario's fault did not happen)"
         )
-    broker, batches, records = Lines(), Lines(), Lines()
+    broker, batches, records, groups = Lines(), Lines(), Lines(), Lines()
     _broker_lines(obs, broker)
-    evidence = _batch_lines(obs, batches)
+    evidence, sent = _batch_lines(obs, batches)
     _records_lines(obs, records, refused_by_client, reported)
+    clock = (obs.started_ms - CLOCK_SLACK_MS, obs.ended_ms)
+    group_lines(s, obs.batching, sent, clock, groups)
     return Judgement(
         broker.plain("broker")  # the broker's refusal first: it is why a library reports errors
         + report.plain("report")
         + records.plain("records")
+        + groups.plain("groups")
         + batches.grouped("batches"),
         evidence,
     )
@@ -702,7 +695,7 @@ def judge_encode(s: Scenario, data: bytes, kafka_version: str) -> Judgement:
         _header_lines(lines, "batch 0", got, codec=s.codec, expect=expect, levels=levels)
         records = got.get("records") or []
         for i, (r, g) in enumerate(zip(s.records, records, strict=False)):
-            exp = _expected_record(r) | {
+            exp = expected_record(r) | {
                 "timestamp": str(r.timestamp if r.timestamp is not None else -1)
             }
             for k in exp:

@@ -45,6 +45,7 @@ from conformance.capture.proxy import Exchange as WireExchange
 from conformance.capture.proxy import RecordingProxy, RequestHeader, topic_names
 from conformance.capture.run import start as start_broker
 from conformance.codecs import CODECS
+from conformance.errors import PartitionerError
 from conformance.harness.levels import DEFAULT_LEVEL, Judgement
 from conformance.harness.process import ProcessTable, run_once
 from conformance.harness.runner import (
@@ -59,7 +60,7 @@ from conformance.host.broker_socket import WIRE_ERRORS, one_line
 from conformance.host.progress import Status
 from conformance.jsondoc import JsonDocument, read_json
 from conformance.jvm.kafka_jars import try_kafka2_zstd
-from conformance.partitioners import PARTITIONERS
+from conformance.partitioners import partitioner
 from conformance.producer_check.judge import (
     JAVA_PARTITIONER,
     ProduceObservation,
@@ -67,9 +68,13 @@ from conformance.producer_check.judge import (
     judge_encode,
     judge_produce,
 )
-from conformance.producer_check.scenarios import (
+from conformance.producer_check.plan import (
+    BATCH_LINGER,
+    BATCH_NONE,
+    BATCHING,
     DISCONNECT,
     ENCODE,
+    NO_SETTING,
     PRODUCE,
     Scenario,
     write_plan,
@@ -149,6 +154,10 @@ class ProducerCapabilities(JsonDocument):
     def partitioner(self) -> str:
         return str((self.produce or {}).get("partitioner") or JAVA_PARTITIONER)
 
+    def batching(self) -> str:
+        """How the producer puts a plan group in one batch (undeclared: a linger)."""
+        return str((self.produce or {}).get("batching") or BATCH_LINGER)
+
     def unsupported(self, s: Scenario) -> str | None:
         """Why ``s`` is not run on this implementation (None: it is)."""
         if self.invalid:
@@ -164,6 +173,8 @@ class ProducerCapabilities(JsonDocument):
         for feature in ("transactions", "idempotence", "headers"):
             if needs[feature] and not side.get(feature, True):
                 return f"{feature} not supported"
+        if needs["batching"] and self.batching() == BATCH_NONE:
+            return 'batching not supported (batching "none": no batch call, no linger)'
         return None
 
 
@@ -177,6 +188,7 @@ _SIDE_KEYS: dict[str, type] = {
     "headers": bool,
     "magics": list,
     "partitioner": str,
+    "batching": str,
     "defaults": dict,
     "notes": str,
 }
@@ -212,12 +224,25 @@ def _check_side(side: str, value: dict[str, Any]) -> None:
             f"capabilities: {side}.magics must hold 2 (producers are judged on v2 batches) "
             f"and no magic but 0, 1, 2, not {magics!r}"
         )
-    name = value.get("partitioner")
-    if name is not None and name not in PARTITIONERS:
+    if value.get("batching") not in (None, *BATCHING):
         raise ProducerCapabilityError(
-            f"capabilities: {side}.partitioner {name!r} is not a known partitioner "
-            "(kafka-conformance partition --list)"
+            f"capabilities: {side}.batching must be one of {', '.join(BATCHING)}, "
+            f"not {value['batching']!r}"
         )
+    for key in ("linger_ms", "batch_size"):
+        v = (value.get("defaults") or {}).get(key)
+        if v not in (None, NO_SETTING) and (type(v) is not int or v < 0):
+            raise ProducerCapabilityError(
+                f"capabilities: {side}.defaults.{key} must be a number of "
+                f"{'ms' if key == 'linger_ms' else 'bytes'} >= 0 or {NO_SETTING!r} (the library "
+                f"has no such setting), not {v!r}"
+            )
+    name = value.get("partitioner")
+    if name is not None:
+        try:
+            partitioner(name)
+        except PartitionerError as exc:
+            raise ProducerCapabilityError(f"capabilities: {side}.partitioner: {exc}") from None
 
 
 def read_producer_capabilities(
@@ -624,6 +649,7 @@ def _run_producer(
             "inter.broker.protocol.version"
         ),
         partitioner=job.caps.partitioner(),
+        batching=job.caps.batching(),
     )
     client = WireClient(proxy)
     try:

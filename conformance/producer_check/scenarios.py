@@ -1,38 +1,43 @@
 """The scenarios of ``check-producer``: what a producer or encoder is asked to write.
 
-A :class:`Scenario` is one plan (docs/adapter-protocol.md, "Producer side"): records in send
-order, producer settings, for ``encode`` the batch settings, and what the run needs from the
-implementation (codec, idempotence, transactions, headers) and from the kit (a proxy fault,
-the partition count). :func:`write_plan` writes its JSON document; the judgement
-(``producer_check.judge``) reads the same :class:`PlanRecord` objects back, so the plan an
-adapter gets and the one it is judged against are one object.
-
-A scenario's description is not written, it is generated: each scenario lists its
-:class:`Promise` objects (a text and a test of it on the plan: records and settings), the
-description is their texts, and a scenario whose plan breaks one of them cannot be made
-(``ValueError``). Nor can one whose records the judgement could confuse: on a topic of several
-partitions every record has a key or a partition, and no two records of a scenario have the
-same key, value and headers (the judgement tells read-back records apart by content).
+Each is a :class:`~conformance.producer_check.plan.Scenario` (the plan model, its document and
+its checks live in ``producer_check.plan``; the names are re-exported here). A scenario's
+description is not written, it is generated: each scenario lists its :class:`Promise` objects
+(a text and a test of it on the plan: records and settings), the description is their texts,
+and a scenario whose plan breaks one of them cannot be made (``ValueError``).
 
 Every record's bytes are derived from the scenario name and its index, so every run and every
 implementation sends the same bytes (timestamps that are "now"-relative are fixed at import:
 the broker checks them against its clock only in 4.x, whose default window is one hour ahead
 and unbounded behind, so a timestamp of 0 is accepted by every broker line the kit runs).
+
+The ``batch-*`` scenarios ask for all their records in one batch (a plan group, which the
+adapter maps to its library's batch call or a linger that gathers them): timestamps whose
+deltas from the first overflow 32 bits both ways, many records, many and large headers, null
+and empty keys and values mixed; the judgement reads them in the batches as sent.
 """
 
 from __future__ import annotations
 
-import base64
 import fnmatch
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
 from conformance.codecs import CODECS
-from conformance.jsondoc import JsonDocument
 from conformance.partitioners import PARTITIONERS
+from conformance.producer_check.plan import (
+    BASE_TS,
+    DISCONNECT,
+    ENCODE,
+    FORMAT,
+    PRODUCE,
+    PlanRecord,
+    Promise,
+    Scenario,
+    broken_promises,
+    write_plan,
+)
 from conformance.wire.layout import RECORD_BATCH_OVERHEAD
 from conformance.wire.record import write_record_v2
 
@@ -46,160 +51,9 @@ __all__ = [
     "Scenario",
     "broken_promises",
     "scenarios",
+    "select",
     "write_plan",
 ]
-
-FORMAT = "kafka-conformance/produce-plan/1"
-PRODUCE = "produce"
-ENCODE = "encode"
-#: the proxy fault: the first Produce request's response is dropped and the connection closed
-DISCONNECT = "disconnect-after-produce"
-#: a timestamp inside every broker's window at any time this module is imported: now - 1 min
-BASE_TS = (time.time_ns() // 1_000_000 // 1000) * 1000 - 60_000
-
-
-@dataclass(frozen=True)
-class PlanRecord(JsonDocument):
-    """One record of a plan: bytes or None, headers as (key, value) pairs."""
-
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[tuple[str, bytes | None], ...] = ()
-    timestamp: int | None = None
-    partition: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "key": _b64(self.key),
-            "value": _b64(self.value),
-            "headers": [{"key": k, "value": _b64(v)} for k, v in self.headers],
-            "timestamp": self.timestamp,
-            "partition": self.partition,
-        }
-
-    @property
-    def content(self) -> tuple[bytes | None, bytes | None, tuple[tuple[str, bytes | None], ...]]:
-        """What the judgement identifies a read-back record by: key, value, headers."""
-        return self.key, self.value, self.headers
-
-
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode()
-
-
-@dataclass(frozen=True)
-class Promise:
-    """One thing a scenario's description says: its words, and the test that its plan (the
-    records and settings of the :class:`Scenario`) has it."""
-
-    text: str
-    holds: Callable[[Scenario], bool] = field(compare=False, repr=False)
-
-
-@dataclass(frozen=True)
-class Scenario(JsonDocument):
-    """One plan, what running it needs, and what it promises (its description)."""
-
-    name: str
-    side: str  # PRODUCE or ENCODE
-    #: what the plan has, in description order; every one holds (checked when made)
-    promises: tuple[Promise, ...]
-    records: tuple[PlanRecord, ...]
-    partitions: int = 1
-    codec: str = "none"
-    idempotence: bool = False
-    acks: int = -1
-    linger_ms: int = 5
-    batch_size: int = 16384
-    max_request_size: int = 1048576
-    #: None, or "commit" / "abort": every record inside one transaction
-    transaction: str | None = None
-    timeout_ms: int = 30_000
-    #: the proxy fault (None or DISCONNECT)
-    fault: str | None = None
-    #: encode: the batch settings
-    batch: dict[str, Any] = field(default_factory=dict)
-    #: records with a negative timestamp other than -1: Java's ProducerRecord refuses them
-    #: (IllegalArgumentException "Invalid timestamp: -5. Timestamp should always be
-    #: non-negative or null."); a client that sends them instead is judged by what it sent
-    refused: frozenset[int] = frozenset()
-
-    def __post_init__(self) -> None:
-        problems = [f"promises {p.text!r}, which its plan breaks" for p in broken_promises(self)]
-        if not self.promises:
-            problems.append("promises nothing (its description would be empty)")
-        if self.partitions > 1:
-            problems += [
-                f"record {i} has neither key nor partition on {self.partitions} partitions"
-                for i, r in enumerate(self.records)
-                if r.key is None and r.partition is None
-            ]
-        first: dict[Any, int] = {}
-        for i, r in enumerate(self.records):
-            j = first.setdefault(r.content, i)
-            if j != i:
-                problems.append(f"records {j} and {i} have the same key, value and headers")
-                break
-        if problems:
-            raise ValueError(f"scenario {self.name}: " + "; ".join(problems))
-
-    @property
-    def description(self) -> str:
-        """The texts of the promises: nothing the plan does not have."""
-        return ", ".join(p.text for p in self.promises)
-
-    @property
-    def group(self) -> str:
-        return self.name.split("-", 1)[0]
-
-    def needs(self) -> dict[str, Any]:
-        """What the implementation must declare for this scenario to run."""
-        transactional = self.transaction is not None or bool(self.batch.get("transactional"))
-        return {
-            "codec": self.codec,
-            "idempotence": self.idempotence
-            or transactional
-            or self.batch.get("producer_id", -1) >= 0,
-            "transactions": transactional,
-            "headers": any(r.headers for r in self.records),
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        return write_plan(self, "")
-
-
-def broken_promises(s: Scenario) -> list[Promise]:
-    """The promises of ``s`` its plan does not keep (none for every scenario that exists)."""
-    return [p for p in s.promises if not p.holds(s)]
-
-
-def write_plan(s: Scenario, topic: str, transactional_id: str | None = None) -> dict[str, Any]:
-    """The plan document the adapter reads (``format`` :data:`FORMAT`)."""
-    doc: dict[str, Any] = {
-        "format": FORMAT,
-        "scenario": s.name,
-        "topic": topic,
-        "partitions": s.partitions,
-        "settings": {
-            "codec": s.codec,
-            "idempotence": s.idempotence or s.transaction is not None,
-            "acks": s.acks,
-            "linger_ms": s.linger_ms,
-            "batch_size": s.batch_size,
-            "max_request_size": s.max_request_size,
-            "transaction": (
-                None
-                if s.transaction is None
-                else {"id": transactional_id or f"kc-{s.name}", "end": s.transaction}
-            ),
-            "timeout_ms": s.timeout_ms,
-        },
-        "records": [r.to_dict() for r in s.records],
-    }
-    if s.side == ENCODE:
-        doc["batch"] = dict(s.batch)
-    return doc
-
 
 # ------------------------------------------------------------------------------- the promises
 
@@ -319,9 +173,13 @@ def _java_partition(r: PlanRecord, partitions: int) -> int | None:
     return PARTITIONERS["java"].partition(r.key, partitions) if r.key is not None else None
 
 
-def _batch_size(r: PlanRecord) -> int:
-    """The size of the one uncompressed batch of ``r`` (Kafka's builder's)."""
-    return RECORD_BATCH_OVERHEAD + len(write_record_v2(0, 0, r.key, r.value, list(r.headers)))
+def _batch_size(*records: PlanRecord) -> int:
+    """The size of the one uncompressed batch of ``records`` (Kafka's builder's)."""
+    first = records[0].timestamp or 0
+    return RECORD_BATCH_OVERHEAD + sum(
+        len(write_record_v2(i, (r.timestamp or 0) - first, r.key, r.value, list(r.headers)))
+        for i, r in enumerate(records)
+    )
 
 
 KEYS_AND_VALUES = "with keys and values"
@@ -465,6 +323,116 @@ def _timestamps_explicit() -> Scenario:
             )
         ),
     )
+
+
+# --------------------------------------------------------------- one batch: the plan's groups
+
+#: a timestamp delta a 32-bit field cannot hold: above Integer.MAX_VALUE, below MIN_VALUE
+INT32_OVER, INT32_UNDER = 1 << 31, -(1 << 31) - 1
+#: the producer settings of a one-batch scenario: a batch.size and request size that hold the
+#: whole group, a linger long enough to gather records sent back to back
+GROUP_SETTINGS: dict[str, Any] = {
+    "linger_ms": 1000,
+    "batch_size": DEFAULT_MAX_MESSAGE_BYTES - 12,
+    "max_request_size": 2 * DEFAULT_MAX_MESSAGE_BYTES,
+}
+ONE_GROUP = Promise(
+    "sent as one batch",
+    lambda s: (
+        s.side == PRODUCE
+        and s.groups == ((0, len(s.records)),)
+        and s.batch_size >= _batch_size(*s.records)
+        and s.linger_ms >= 1000
+    ),
+)
+
+
+def _deltas(s: Scenario) -> list[int]:
+    """Each explicit timestamp less the first record's."""
+    first = s.records[0].timestamp if s.records else None
+    return [] if first is None else [t - first for t in _explicit(s)]
+
+
+WIDE_TIMESTAMPS = Promise(
+    "timestamps more than 2^31 ms apart (deltas from the first over and under 32 bits)",
+    lambda s: (
+        max(_deltas(s), default=0) >= INT32_OVER and min(_deltas(s), default=0) <= INT32_UNDER
+    ),
+)
+NULLS_MIXED = Promise(
+    "null and empty keys and values mixed",
+    lambda s: (
+        {None, b""} <= {r.key for r in s.records}
+        and {None, b""} <= {r.value for r in s.records}
+        and _alternating([r.key is None for r in s.records])
+    ),
+)
+MANY_HEADERS = _some("a record with 300 headers", lambda r: len(r.headers) == 300)
+EMPTY_HEADER = _some(
+    "an empty header value and key", lambda r: b"" in _values(r) and "" in [k for k, _ in r.headers]
+)
+LARGE_HEADER = _some(
+    "a 64 KiB header value", lambda r: any(len(v or b"") == 65536 for v in _values(r))
+)
+
+
+def _grouped(name: str, promises: tuple[Promise, ...], records: tuple[PlanRecord, ...]) -> Scenario:
+    return Scenario(
+        name,
+        PRODUCE,
+        (*promises, ONE_GROUP),
+        records,
+        groups=((0, len(records)),),
+        **GROUP_SETTINGS,
+    )
+
+
+def _batch_scenarios() -> list[Scenario]:
+    """The scenarios whose records are one plan group (one batch)."""
+    first = BASE_TS - (1 << 32)  # the base; BASE_TS itself is 2^32 after it (a 32-bit delta 0)
+    stamps = (first, BASE_TS, first + INT32_UNDER, first + INT32_OVER, first + 7, BASE_TS - 1)
+    nulls = ((None, b"v0"), (b"", None), (None, b""), (b"k3", b""), (None, b"v4"), (b"", b""))
+    return [
+        _grouped(
+            "batch-timestamps-wide",
+            (
+                _count(6, "with explicit timestamps", lambda r: r.timestamp is not None),
+                WIDE_TIMESTAMPS,
+            ),
+            tuple(
+                PlanRecord(f"k{i}".encode(), f"v{i}".encode(), (), t) for i, t in enumerate(stamps)
+            ),
+        ),
+        _grouped(
+            "batch-many-records",
+            (_count(2000, KEYS_AND_VALUES, _has_values), EXPLICIT_TIMESTAMPS),
+            tuple(
+                PlanRecord(f"k{i}".encode(), i.to_bytes(2, "big"), (), BASE_TS + i % 97)
+                for i in range(2000)
+            ),
+        ),
+        _grouped(
+            "batch-headers",
+            (MANY_HEADERS, LARGE_HEADER, EMPTY_HEADER),
+            (
+                PlanRecord(
+                    b"k0", b"many", tuple((f"h{j}", f"{j}".encode()) for j in range(300)), BASE_TS
+                ),
+                PlanRecord(
+                    b"k1", b"large", (("big", bytes(j % 253 for j in range(65536))),), BASE_TS + 1
+                ),
+                PlanRecord(b"k2", b"none", (), BASE_TS + 2),
+                PlanRecord(
+                    b"k3", b"shapes", (("e", b""), ("", b"k"), ("big", b"x" * 65536)), BASE_TS + 3
+                ),
+            ),
+        ),
+        _grouped(
+            "batch-nulls-mixed",
+            (NULLS_MIXED, EXPLICIT_TIMESTAMPS),
+            tuple(PlanRecord(k, v, (), BASE_TS + i) for i, (k, v) in enumerate(nulls)),
+        ),
+    ]
 
 
 def scenarios() -> list[Scenario]:
@@ -654,6 +622,8 @@ def scenarios() -> list[Scenario]:
             partitions=3,
         ),
     ]
+    batched = _batch_scenarios()
+    out += batched
     encode = [
         Scenario(
             f"encode-codec-{codec.name}",
@@ -720,6 +690,20 @@ def scenarios() -> list[Scenario]:
                 "transactional": True,
             },
         ),
+    ]
+    wide, _, batch_headers, _ = batched
+    encode += [
+        Scenario(
+            f"encode-{s.name}",
+            ENCODE,
+            (_same_records(s.name, s.records), *promises),
+            s.records,
+            batch=_ENCODE_BATCH,
+        )
+        for s, promises in (
+            (wide, (WIDE_TIMESTAMPS,)),
+            (batch_headers, (MANY_HEADERS, LARGE_HEADER)),
+        )
     ]
     return out + encode
 

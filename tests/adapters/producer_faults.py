@@ -7,7 +7,8 @@
 A small producer written on the kit's own writers (``write_record_v2``, ``write_batch_v2``;
 the fault is a knob of the real writer, never a private copy) that sends one v2 batch per
 partition in one Produce request (v3, acks=all, kafka-python's protocol classes) and reports
-the broker's offsets; ``encode`` writes the same batch. BEHAVIOUR:
+the broker's offsets; ``encode`` writes the same batch. A plan group (records to send as one
+batch) is so in that one batch: the capabilities declare ``batching`` "call". BEHAVIOUR:
 
   ok                  correct (a non-Java producer that must pass)
   epoch0              lenient but correct: partitionLeaderEpoch 0 (the broker assigns it)
@@ -27,7 +28,16 @@ the broker's offsets; ``encode`` writes the same batch. BEHAVIOUR:
   null-header-empty   a null header value written as an empty one
   duplicate           sends its request twice (no idempotence: the records are stored twice)
   fnv-partitioner     keyed records placed by FNV-1a while declaring Java's partitioner
+  murmur2-unsigned    correct for its own rule: keyed records placed by
+                      (murmur2(key) >>> 0) % n (@platformatic/kafka's default), declaring
+                      that composition (murmur2|unsigned|mod), which the kit has no name for
+  declares-java       declares Java's partitioner (with murmur2-unsigned: a wrong declaration)
   lie-offsets         reports every offset one too high
+  ts-delta-32         each record's timestamp delta written in 32 bits (its low 32 bits, as
+                      an int32: a builder that keeps the delta in an int), on the real writer
+  split               every record in a batch (and a request) of its own, claiming "call"
+  linger              declares batching "linger" (with split: a linger that split a group)
+  no-batching         declares batching "none" (a plan group is unsupported)
   hang, crash, exit3, flood, garbage, wrong   hostile processes (as tests/adapters/broken.py)
 
 Faults combine with ``+`` (``epoch0+lose``: a lenient producer that also loses a record).
@@ -50,7 +60,8 @@ import time
 from typing import Any
 
 from conformance.codecs import CODECS
-from conformance.partitioners import PARTITIONERS, fnv1a_32
+from conformance.partitioners import PARTITIONERS, fnv1a_32, murmur2
+from conformance.primitives.java import wrap32
 from conformance.wire.batch import v2_attributes, write_batch_v2
 from conformance.wire.layout import TimestampType
 from conformance.wire.record import write_record_v2
@@ -91,7 +102,7 @@ def batch(plan: dict[str, Any], records: list[dict[str, Any]], **fields: int) ->
     body = [
         write_record_v2(
             i,
-            t - base,
+            wrap32(t - base) if "ts-delta-32" in faults else t - base,
             _b(r["key"]),
             _b(r["value"]),
             [
@@ -151,6 +162,8 @@ def _partition(r: dict[str, Any], n: int) -> int:
     key = _b(r["key"])
     if key is None or n == 1:
         return 0
+    if "murmur2-unsigned" in faults:  # JavaScript's >>> 0: the 32 bits as uint32
+        return (murmur2(key) & 0xFFFFFFFF) % n
     if "fnv-partitioner" in faults:
         return fnv1a_32(key) % n
     part = PARTITIONERS["java"].partition(key, n)
@@ -169,37 +182,43 @@ def produce(plan: dict[str, Any], bootstrap: str) -> dict[str, Any]:
     if "lose" in faults:  # the first partition's last record: reported, never sent
         lost = groups[min(groups)][-1]
     req_class = ProduceRequest[3]
-    topic = req_class.TopicProduceData(
-        name=plan["topic"],
-        partition_data=[
-            req_class.TopicProduceData.PartitionProduceData(
-                index=p, records=batch(plan, [plan["records"][i] for i in idx if i != lost])
-            )
-            for p, idx in sorted(groups.items())
-        ],
-    )
+    # one request, one batch per partition; ``split``: a request per record (Produce v3+
+    # carries exactly one batch per partition)
+    requests = [groups]
+    if "split" in faults:
+        requests = [{p: [i]} for p, idx in sorted(groups.items()) for i in idx]
     host, _, port = bootstrap.rpartition(":")
     out: list[dict[str, Any]] = [
         {"partition": None, "offset": None, "error": None} for _ in plan["records"]
     ]
     with socket.create_connection((host, int(port)), timeout=30) as sock:
-        for attempt in range(2 if "duplicate" in faults else 1):
-            request = req_class(
-                transactional_id=None, acks=-1, timeout_ms=30_000, topic_data=[topic]
+        for n, sent in enumerate(requests):
+            topic = req_class.TopicProduceData(
+                name=plan["topic"],
+                partition_data=[
+                    req_class.TopicProduceData.PartitionProduceData(
+                        index=p, records=batch(plan, [plan["records"][i] for i in idx if i != lost])
+                    )
+                    for p, idx in sorted(sent.items())
+                ],
             )
-            request.with_header(correlation_id=attempt + 1, client_id="producer-faults")
-            frame = bytes(request.encode(header=True))
-            sock.sendall(struct.pack(">i", len(frame)) + frame)
-            size = struct.unpack(">i", _recv(sock, 4))[0]
-            response = ProduceResponse.decode(_recv(sock, size), version=3, header=True)
-    for t in response.responses:
-        for p in t.partition_responses:
-            for k, i in enumerate(groups[p.index]):
-                if p.error_code:
-                    out[i]["error"] = f"error code {p.error_code}"
-                else:
-                    lie = 1 if "lie-offsets" in faults else 0
-                    out[i] |= {"partition": p.index, "offset": p.base_offset + k + lie}
+            for attempt in range(2 if "duplicate" in faults else 1):
+                request = req_class(
+                    transactional_id=None, acks=-1, timeout_ms=30_000, topic_data=[topic]
+                )
+                request.with_header(correlation_id=2 * n + attempt + 1, client_id="producer-faults")
+                frame = bytes(request.encode(header=True))
+                sock.sendall(struct.pack(">i", len(frame)) + frame)
+                size = struct.unpack(">i", _recv(sock, 4))[0]
+                response = ProduceResponse.decode(_recv(sock, size), version=3, header=True)
+            for t in response.responses:
+                for p in t.partition_responses:
+                    for k, i in enumerate(sent[p.index]):
+                        if p.error_code:
+                            out[i]["error"] = f"error code {p.error_code}"
+                        else:
+                            lie = 1 if "lie-offsets" in faults else 0
+                            out[i] |= {"partition": p.index, "offset": p.base_offset + k + lie}
     return {"format": "kafka-conformance/produce-result/1", "records": out, "error": None}
 
 
@@ -240,7 +259,15 @@ if __name__ == "__main__":
             "headers": True,
             "magics": [2],
         }
-        produce_side = side | {"partitioner": "java"}
+        batching = "none" if "no-batching" in faults else "call"
+        produce_side = side | {
+            "partitioner": (
+                "murmur2|unsigned|mod"
+                if "murmur2-unsigned" in faults and "declares-java" not in faults
+                else "java"
+            ),
+            "batching": "linger" if "linger" in faults else batching,
+        }
         doc = {"name": f"faulty-{behaviour}", "version": "0", "produce": produce_side}
         print(json.dumps(doc | {"encode": side}))
         sys.exit(0)

@@ -59,6 +59,8 @@ func capabilities() ac.Obj {
 		"produce": ac.Obj{
 			"codecs": codecList, "idempotence": true, "transactions": true, "headers": true,
 			"magics": []int{2}, "partitioner": "java", "defaults": defaults,
+			// a plan group: its records Produced back to back, gathered by ProducerLinger
+			"batching": "linger",
 			"notes": "kgo.Client: Produce + Flush (+ BeginTransaction/EndTransaction). " +
 				"batch_size -> ProducerBatchMaxBytes (kgo's batch cap; a record larger than it " +
 				"fails with MESSAGE_TOO_LARGE where Java would send it alone), " +

@@ -49,6 +49,8 @@ func capabilities() ac.Obj {
 			"codecs": []string{"none", "gzip", "snappy", "lz4", "zstd"}, "idempotence": true,
 			"transactions": true, "headers": true, "magics": []int{2},
 			"partitioner": "sarama:NewHashPartitioner", "defaults": defaults,
+			// a plan group: its records sent back to back, gathered by Flush.Frequency
+			"batching": "linger",
 			"notes": "sarama.AsyncProducer (Return.Successes) with Config.Version left at " +
 				"sarama's default V2_8_0_0 (Produce v9). defaults.batch_size 0 is " +
 				"Producer.Flush.Bytes (no byte trigger; batches are capped by " +

@@ -166,7 +166,7 @@ def build(
     scenarios are the kit's own: its version)."""
     side = report_side(runs)
     names = {run.impl.name for run in runs}
-    known = [d for d in known if d.impl in names]
+    known = [d for d in known if any(d.about(n) for n in names)]
     groups: list[str] = []
     for doc in case_docs.values():
         if doc["group"] not in groups:
@@ -215,19 +215,19 @@ def build(
             }
             | _levels(run)
         )
-    # stale: an entry that explained nothing, though the run covered every case, or every
-    # case (of ``every_case``) the entry names
+    # stale: an entry that explained nothing, though its runs (the runs it is about:
+    # ``Divergence.about``) covered every case (of ``every_case``) it names, or, in a run over
+    # every case, one that names none of them
     ran = {run.impl.name: {r.case for r in run.results} for run in runs}
 
-    def covered(d: dv.Divergence) -> bool:
+    def is_stale(d: dv.Divergence) -> bool:
         named = [c for c in every_case or () if d.matches(d.impl, c)]
-        return bool(named) and all(c in ran[d.impl] for c in named)
+        if not named:
+            return complete
+        cases = set().union(*(done for name, done in ran.items() if d.about(name)))
+        return all(c in cases for c in named)
 
-    stale = [
-        index[id(d)]
-        for d in known
-        if d.impl in ran and used[index[id(d)]] == 0 and (complete or covered(d))
-    ]
+    stale = [index[id(d)] for d in known if used[index[id(d)]] == 0 and is_stale(d)]
     return {
         "format": FORMAT,
         "side": side,

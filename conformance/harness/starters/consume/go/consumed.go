@@ -18,8 +18,9 @@ type Options struct {
 	Isolation string
 	// TimeoutMs is the budget: stop there and report Error{Class: "timeout"}.
 	TimeoutMs int
-	// Group is a consumer group to join (subscribe) instead of assigning the partition; the
-	// kit's check never passes it (nil).
+	// Group is the group id to use when the consumer subscribes (joins a group) instead of
+	// assigning the partition; the kit's check never passes it (nil: use any id). Either way
+	// works: the fake broker is also the group coordinator and serves a group of one.
 	Group *string
 }
 

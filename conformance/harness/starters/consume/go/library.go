@@ -9,6 +9,10 @@
 //
 //   - Run the library's real consumer with the library's own defaults (its CRC setting, its
 //     fetch sizes): what users run is what is judged.
+//   - Assign the one partition, or subscribe to the topic: the fake broker is also the group
+//     coordinator and serves a group of one (the member that joins leads it and assigns
+//     itself the partition; commits are accepted, not stored), so a consumer that always
+//     joins a group works too (options.Group: the group id, when given).
 //   - Report only what the library delivered. A record field the library does not expose is
 //     left at any value and its key listed in Omits (never filled with a guess).
 //   - Stop when the position reaches the end of the partition (the high watermark; the last

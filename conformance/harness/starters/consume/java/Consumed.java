@@ -27,8 +27,9 @@ final class Consumed {
      * @param start "earliest", or an offset to start from (the kit passes "earliest")
      * @param isolation "read_uncommitted" or "read_committed" (the consumer's isolation.level)
      * @param timeoutMs stop at this budget (milliseconds) and report {@code new ConsumeError("timeout", null)}
-     * @param group a consumer group to join (subscribe) instead of assigning the partition;
-     *     the kit's check never passes it (null)
+     * @param group the group id to use when the consumer subscribes (joins a group) instead
+     *     of assigning the partition; the kit's check never passes it (null: use any id).
+     *     Either way works: the fake broker is also the group coordinator, of a group of one
      */
     record Options(String bootstrap, String topic, int partition, String start, String isolation,
             int timeoutMs, String group) {}

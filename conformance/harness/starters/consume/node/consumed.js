@@ -21,8 +21,9 @@ const TIMESTAMP_TYPES = /** @type {const} */ (['CreateTime', 'LogAppendTime', 'N
  * @property {'read_uncommitted' | 'read_committed'} isolation  the consumer's isolation.level
  * @property {number} timeoutMs  stop at this budget (milliseconds) and report
  *   `{ class: 'timeout', message: null }`
- * @property {string | null} group  a consumer group to join (subscribe) instead of assigning
- *   the partition; the kit's check never passes it (null)
+ * @property {string | null} group  the group id to use when the consumer subscribes (joins a
+ *   group) instead of assigning the partition; the kit's check never passes it (null: use any
+ *   id). Either way works: the fake broker is also the group coordinator, of a group of one
  *
  * @typedef {object} Header
  * @property {string} key

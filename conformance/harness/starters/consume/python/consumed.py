@@ -25,8 +25,9 @@ class Options:
     isolation: str
     #: stop at this budget (milliseconds) and report Error("timeout", ...)
     timeout_ms: int
-    #: a consumer group to join (subscribe) instead of assigning the partition; the kit's
-    #: check never passes it (None)
+    #: the group id to use when the consumer subscribes (joins a group) instead of assigning
+    #: the partition; the kit's check never passes it (None: use any id). Either way works: the
+    #: fake broker is also the group coordinator and serves a group of one
     group: str | None = None
 
 

@@ -120,8 +120,8 @@ func batchPosition(data []byte, index int) int {
 	position := 0
 	for i := 0; i < index && position+12 <= len(data); i++ {
 		length := int32(binary.BigEndian.Uint32(data[position+8 : position+12]))
-		if length < 0 {
-			break
+		if length < 0 || int64(length) > int64(len(data)-position-12) {
+			break // not a batch, or one past the end (no int overflow where int is 32-bit)
 		}
 		position += 12 + int(length)
 	}
@@ -311,14 +311,17 @@ func decodeDocument(data []byte, mode string, decoded *Decoded) string {
 			{"position", jsonInt(e.Position)},
 		}.String()
 	} else {
-		// partial: bytes after the end of the last batch were left unread
-		end := 0
+		// partial: bytes after the end of the last batch were left unread. A last batch of
+		// a negative size (a length field of 0x80000000 or more, as the library gave it)
+		// ends nowhere: no tail is made of it, and the kit shows the size it reported.
+		start, end := int64(0), int64(0)
 		if n := len(decoded.Batches); n > 0 {
-			end = decoded.Batches[n-1].Position + decoded.Batches[n-1].SizeInBytes
+			start = int64(decoded.Batches[n-1].Position)
+			end = start + int64(decoded.Batches[n-1].SizeInBytes)
 		}
-		if end < len(data) {
+		if start <= end && end < int64(len(data)) {
 			outcome = "partial"
-			tail = object{{"position", jsonInt(end)}, {"bytes", jsonInt(len(data) - end)}}.String()
+			tail = object{{"position", jsonInt(int(end))}, {"bytes", jsonInt(len(data) - int(end))}}.String()
 		}
 	}
 	batches := make([]string, len(decoded.Batches))

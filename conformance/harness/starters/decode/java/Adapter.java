@@ -289,14 +289,18 @@ public final class Adapter {
         doc.string("mode", mode);
 
         // outcome: "error" when the hook reported one; otherwise "partial" when bytes follow
-        // the last batch (end = its position + size, 0 without batches), else "ok".
+        // the last batch (end = its position + size, 0 without batches), else "ok". A last
+        // batch of a negative size (a length field of 0x80000000 or more, as the library gave
+        // it) ends nowhere: no tail is made of it, and the kit shows the size it reported.
         DecodeError error = decoded.error;
+        long start = 0;
         long end = 0;
         if (!decoded.batches.isEmpty()) {
             Batch last = decoded.batches.get(decoded.batches.size() - 1);
-            end = (long) last.position + last.sizeInBytes;
+            start = last.position;
+            end = start + last.sizeInBytes;
         }
-        String outcome = error != null ? "error" : end < length ? "partial" : "ok";
+        String outcome = error != null ? "error" : start <= end && end < length ? "partial" : "ok";
         doc.string("outcome", outcome);
         if (doc.key("error")) {
             if (error == null) {

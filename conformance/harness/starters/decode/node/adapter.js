@@ -49,11 +49,16 @@ function int(value, where) {
   throw new HookError(`${where} must be an integer, got ${describe(value)}`);
 }
 
-/** @param {unknown} value @param {string} where @returns {string} an int64 as decimal text */
+/**
+ * An int64 as decimal text. A BigInt outside the 64-bit range is written as it is: that is
+ * the library's (wrong) answer, which the kit reports as a difference (Kafka's arithmetic
+ * wraps), not a fault of the adapter.
+ * @param {unknown} value @param {string} where @returns {string}
+ */
 function int64(value, where) {
-  if (typeof value === 'bigint' && BigInt.asIntN(64, value) === value) return value.toString();
+  if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
-  throw new HookError(`${where} must be a 64-bit BigInt (or a safe integer), got ${describe(value)}`);
+  throw new HookError(`${where} must be a BigInt (or a safe integer), got ${describe(value)}`);
 }
 
 /** @param {unknown} value @param {string} where @returns {number} the CRC as unsigned 32-bit */
@@ -186,11 +191,14 @@ function toDocument(decoded, data, mode, omits) {
   if (error !== null) {
     outcome = 'error';
   } else {
-    // ok: every byte belongs to a batch; partial: bytes after the last batch were left unread
+    // ok: every byte belongs to a batch; partial: bytes after the last batch were left unread.
+    // A last batch whose size is negative (a length field of 0x80000000 or more, taken as the
+    // library gave it) ends nowhere: no tail is made of it (its position would be negative),
+    // and the kit shows the size the library reported.
     const last = decoded.batches[decoded.batches.length - 1];
-    const end = last === undefined ? 0 : int(last.position, 'last batch position') +
-      int(last.sizeInBytes, 'last batch sizeInBytes');
-    if (end < data.length) {
+    const start = last === undefined ? 0 : int(last.position, 'last batch position');
+    const end = last === undefined ? 0 : start + int(last.sizeInBytes, 'last batch sizeInBytes');
+    if (start <= end && end < data.length) {
       outcome = 'partial';
       tail = { position: end, bytes: data.length - end };
     }

@@ -132,8 +132,12 @@ def decode_document(
         }
     else:
         last = decoded.batches[-1] if decoded.batches else None
+        start = 0 if last is None else last.position
         end = 0 if last is None else last.position + last.size_in_bytes
-        if end < len(data):  # bytes after the last complete batch were left unread
+        # bytes after the last complete batch were left unread; a last batch of a negative
+        # size (a length field of 0x80000000 or more, as the library gave it) ends nowhere:
+        # no tail is made of it, and the kit shows the size the library reported
+        if start <= end < len(data):
             outcome = "partial"
             tail = {"position": end, "bytes": len(data) - end}
         else:

@@ -38,8 +38,13 @@ const Version = ""
 //	Headers      whether records can carry headers
 //	Magics       the message formats it writes; must hold 2
 //	Partitioner  the name of its default partitioner for records without a partition, from
-//	             `kafka-conformance partition --list` (e.g. "java", "librdkafka:consistent_random")
+//	             `kafka-conformance partition --list` (e.g. "java", "librdkafka:consistent_random"),
+//	             or a composition of its parts when no name fits (e.g. "murmur2|unsigned|mod")
 //	Defaults     its real defaults: idempotence, acks (-1, 0 or 1), linger.ms, batch.size
+//	             (NoSetting for a linger or batch size the library does not have: "none")
+//	Batching     how records of a plan group (Plan.Groups) go in one batch: "call" (a batch
+//	             call), "linger" (sent back to back, a linger gathers them), "none" (cannot:
+//	             those scenarios are unsupported); "" = "linger"
 //	Notes        free text for the report
 var Produce = &ProduceCapabilities{
 	Codecs:       []string{"none", "gzip", "snappy", "lz4", "zstd"},

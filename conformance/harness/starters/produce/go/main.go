@@ -53,8 +53,15 @@ type ProduceCapabilities struct {
 	Magics       []int            `json:"magics"`
 	Partitioner  string           `json:"partitioner"`
 	Defaults     ProducerDefaults `json:"defaults"`
-	Notes        string           `json:"notes"`
+	// Batching: how a plan group becomes one batch ("call", "linger", "none"); "" leaves it
+	// out (the kit then assumes "linger")
+	Batching string `json:"batching,omitempty"`
+	Notes    string `json:"notes"`
 }
+
+// NoSetting as ProducerDefaults.LingerMs or BatchSize: the library has no such setting (the
+// capabilities say "none").
+const NoSetting = -1
 
 // ProducerDefaults are the producer's real defaults.
 type ProducerDefaults struct {
@@ -62,6 +69,22 @@ type ProducerDefaults struct {
 	Acks        int  `json:"acks"`
 	LingerMs    int  `json:"linger_ms"`
 	BatchSize   int  `json:"batch_size"`
+}
+
+// MarshalJSON writes the defaults, NoSetting as "none".
+func (d ProducerDefaults) MarshalJSON() ([]byte, error) {
+	setting := func(v int) any {
+		if v == NoSetting {
+			return "none"
+		}
+		return v
+	}
+	return json.Marshal(struct {
+		Idempotence bool `json:"idempotence"`
+		Acks        int  `json:"acks"`
+		LingerMs    any  `json:"linger_ms"`
+		BatchSize   any  `json:"batch_size"`
+	}{d.Idempotence, d.Acks, setting(d.LingerMs), setting(d.BatchSize)})
 }
 
 // EncodeCapabilities is the `encode` object of the capabilities: what the library's batch

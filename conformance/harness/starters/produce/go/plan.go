@@ -70,6 +70,14 @@ type Plan struct {
 	Settings   Settings
 	Records    []PlanRecord
 	Batch      *BatchFields // encode plans only (nil otherwise)
+	// Groups: runs of Records to send as one batch each (the library's batch call, or back to
+	// back for its linger to gather); empty when the plan has none
+	Groups []Group
+}
+
+// Group is a run of plan records, Records[First : First+Count], to send as one batch.
+type Group struct {
+	First, Count int
 }
 
 // Delivery is what the library reported for one plan record: the partition and offset it was
@@ -245,6 +253,11 @@ func readPlan(document []byte) (*Plan, error) {
 			record.Headers = append(record.Headers, Header{h.text("key"), h.data("value")})
 		}
 		plan.Records = append(plan.Records, record)
+	}
+	if _, ok := doc.members["groups"]; ok {
+		for _, g := range doc.objects("groups") {
+			plan.Groups = append(plan.Groups, Group{int(g.integer("first", 32)), int(g.integer("count", 32))})
+		}
 	}
 	if b, ok := doc.optional("batch"); ok {
 		plan.Batch = &BatchFields{

@@ -49,10 +49,24 @@ public final class Adapter {
      * partitioner and defaults are read on the produce side only: null leaves them out.
      */
     record Side(List<String> codecs, boolean idempotence, boolean transactions, boolean headers,
-            List<Integer> magics, String partitioner, Defaults defaults, String notes) {}
+            List<Integer> magics, String partitioner, Defaults defaults, String notes,
+            String batching) {
 
-    /** The library's real producer defaults (enable.idempotence, acks, linger.ms, batch.size). */
-    record Defaults(boolean idempotence, int acks, int lingerMs, int batchSize) {}
+        /** A side that does not declare batching (the kit then assumes "linger"). */
+        Side(List<String> codecs, boolean idempotence, boolean transactions, boolean headers,
+                List<Integer> magics, String partitioner, Defaults defaults, String notes) {
+            this(codecs, idempotence, transactions, headers, magics, partitioner, defaults, notes,
+                    null);
+        }
+    }
+
+    /**
+     * The library's real producer defaults (enable.idempotence, acks, linger.ms, batch.size);
+     * {@link #NONE} as lingerMs or batchSize: the library has no such setting ("none").
+     */
+    record Defaults(boolean idempotence, int acks, int lingerMs, int batchSize) {
+        static final int NONE = -1;
+    }
 
     /** A command line that is not one of USAGE's, or a plan that cannot be read. */
     static final class UsageError extends Exception {
@@ -223,12 +237,21 @@ public final class Adapter {
         if (d != null) {
             sb.append(",\"defaults\":{\"idempotence\":").append(d.idempotence())
                     .append(",\"acks\":").append(d.acks())
-                    .append(",\"linger_ms\":").append(d.lingerMs())
-                    .append(",\"batch_size\":").append(d.batchSize()).append('}');
+                    .append(",\"linger_ms\":").append(setting(d.lingerMs()))
+                    .append(",\"batch_size\":").append(setting(d.batchSize())).append('}');
+        }
+        if (side.batching() != null) {
+            sb.append(",\"batching\":");
+            quote(sb, side.batching());
         }
         sb.append(",\"notes\":");
         quote(sb, side.notes() == null ? "" : side.notes());
         sb.append('}');
+    }
+
+    /** A default's JSON: the number, or "none" for Defaults.NONE. */
+    private static String setting(int value) {
+        return value == Defaults.NONE ? "\"none\"" : Integer.toString(value);
     }
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();

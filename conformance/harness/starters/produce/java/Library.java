@@ -51,12 +51,18 @@ final class Library {
             List.of(2),
             // partitioner: the name of its default partitioner for records without a
             // partition, from `kafka-conformance partition --list` (e.g. "java",
-            // "librdkafka:consistent_random")
+            // "librdkafka:consistent_random"), or a composition of its parts when no name
+            // fits (e.g. "murmur2|unsigned|mod")
             "java",
-            // defaults: its real defaults (idempotence, acks -1|0|1, linger.ms, batch.size)
+            // defaults: its real defaults (idempotence, acks -1|0|1, linger.ms, batch.size);
+            // Adapter.Defaults.NONE for a linger or batch size the library does not have
             new Adapter.Defaults(true, -1, 5, 16384),
             // notes: free text for the report
-            "");
+            "",
+            // batching: how the records of a plan group (plan.groups()) go in one batch:
+            // "call" (a batch call), "linger" (sent back to back, a linger gathers them),
+            // "none" (it cannot: those scenarios are unsupported)
+            "linger");
 
     /**
      * The encoder side (encode: the library's batch builder on its own), or null. The same

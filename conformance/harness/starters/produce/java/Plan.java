@@ -22,9 +22,14 @@ import java.util.Map;
  *
  * @param topic created by the kit before the adapter runs
  * @param batch encode plans only (null otherwise)
+ * @param groups runs of records to send as one batch each (the library's batch call, or back
+ *     to back for its linger to gather them); empty when the plan has none
  */
 record Plan(String scenario, String topic, int partitions, Settings settings,
-        List<PlanRecord> records, BatchFields batch) {
+        List<PlanRecord> records, BatchFields batch, List<Group> groups) {
+
+    /** A run of plan records, records().subList(first, first + count), to send as one batch. */
+    record Group(int first, int count) {}
 
     static final String PLAN_FORMAT = "kafka-conformance/produce-plan/1";
 
@@ -170,10 +175,20 @@ record Plan(String scenario, String topic, int partitions, Settings settings,
                     bool(get(b, "transactional", "$.batch"), "$.batch.transactional"),
                     integer(get(b, "partition_leader_epoch", "$.batch"), "$.batch.partition_leader_epoch"));
         }
+        List<Group> groups = new ArrayList<>();
+        if (doc.get("groups") != null) {
+            List<Object> gs = array(doc.get("groups"), "$.groups");
+            for (int i = 0; i < gs.size(); i++) {
+                String where = "$.groups[" + i + "]";
+                Map<String, Object> g = object(gs.get(i), where);
+                groups.add(new Group(integer(get(g, "first", where), where + ".first"),
+                        integer(get(g, "count", where), where + ".count")));
+            }
+        }
         return new Plan(string(get(doc, "scenario", "$"), "$.scenario"),
                 string(get(doc, "topic", "$"), "$.topic"),
                 integer(get(doc, "partitions", "$"), "$.partitions"),
-                settings, List.copyOf(records), batch);
+                settings, List.copyOf(records), batch, List.copyOf(groups));
     }
 
     /** A required key's value (JSON null is Java null). */

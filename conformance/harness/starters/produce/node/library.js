@@ -39,9 +39,13 @@ const VERSION = '';
  *   headers      whether records can carry headers
  *   magics       the message formats it writes; must hold 2
  *   partitioner  the name of its default partitioner for records without a partition, from
- *                `kafka-conformance partition --list` (e.g. "java", "librdkafka:consistent_random")
+ *                `kafka-conformance partition --list` (e.g. "java", "librdkafka:consistent_random"),
+ *                or a composition of its parts when no name fits (e.g. "murmur2|unsigned|mod")
  *   defaults     its real defaults: {idempotence: boolean, acks: -1|0|1, linger_ms: number,
- *                batch_size: number}
+ *                batch_size: number}; "none" for a linger or batch size the library does not have
+ *   batching     how the records of a plan group (plan.groups) go in one batch: "call" (a batch
+ *                call), "linger" (sent back to back, a linger gathers them), "none" (it cannot:
+ *                those scenarios are then unsupported)
  *   notes        free text for the report
  * @type {Record<string, unknown> | null}
  */
@@ -53,6 +57,7 @@ const PRODUCE = {
   magics: [2],
   partitioner: 'java',
   defaults: { idempotence: true, acks: -1, linger_ms: 5, batch_size: 16384 },
+  batching: 'linger',
   notes: '',
 };
 /**

@@ -57,6 +57,12 @@ const PLAN_FORMAT = 'kafka-conformance/produce-plan/1';
  * @property {Settings} settings
  * @property {PlanRecord[]} records
  * @property {BatchFields | null} batch  encode plans only
+ * @property {Group[]} groups  runs of records to send as one batch each (the library's batch call,
+ *   or back to back for its linger to gather them); empty when the plan has none
+ *
+ * @typedef {object} Group  records.slice(first, first + count), to send as one batch
+ * @property {number} first
+ * @property {number} count
  *
  * @typedef {object} Delivery  what the library reported for one plan record
  * @property {number | null} [partition]  the partition it was written to (null: not reported)
@@ -210,6 +216,13 @@ function readPlan(document) {
     settings,
     records,
     batch,
+    groups: array(doc.groups ?? [], '$.groups').map((value, i) => {
+      const g = object(value, `$.groups[${i}]`);
+      return {
+        first: int(field(g, 'first', `$.groups[${i}]`), `$.groups[${i}].first`),
+        count: int(field(g, 'count', `$.groups[${i}]`), `$.groups[${i}].count`),
+      };
+    }),
   };
 }
 

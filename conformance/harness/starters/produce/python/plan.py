@@ -71,6 +71,9 @@ class Plan:
     settings: Settings
     records: list[PlanRecord]
     batch: BatchFields | None  # encode plans only
+    #: runs of plan indices to send as one batch each (the library's batch call, or back to
+    #: back for its linger to gather them); empty when the plan has none
+    groups: list[range] = field(default_factory=list)
 
 
 @dataclass
@@ -134,4 +137,9 @@ def read_plan(doc: dict[str, Any]) -> Plan:
             transactional=bool(b["transactional"]),
             partition_leader_epoch=int(b["partition_leader_epoch"]),
         )
-    return Plan(doc["scenario"], doc["topic"], int(doc["partitions"]), settings, records, batch)
+    groups = [
+        range(int(g["first"]), int(g["first"]) + int(g["count"])) for g in doc.get("groups") or []
+    ]
+    return Plan(
+        doc["scenario"], doc["topic"], int(doc["partitions"]), settings, records, batch, groups
+    )

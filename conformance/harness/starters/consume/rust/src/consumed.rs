@@ -22,8 +22,9 @@ pub struct Options {
     pub isolation: Isolation,
     /// stop at this budget (milliseconds) and report [`ConsumeError::timeout`]
     pub timeout_ms: u64,
-    /// a consumer group to join (subscribe) instead of assigning the partition; the kit's
-    /// check never passes it (`None`)
+    /// the group id to use when the consumer subscribes (joins a group) instead of assigning
+    /// the partition; the kit's check never passes it (`None`: use any id). Either way works:
+    /// the fake broker is also the group coordinator, of a group of one
     pub group: Option<String>,
 }
 

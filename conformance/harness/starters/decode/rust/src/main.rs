@@ -163,7 +163,8 @@ pub fn batch_position(data: &[u8], index: usize) -> usize {
         let Ok(length) = usize::try_from(length) else {
             break;
         };
-        position = (position + 12 + length).min(data.len());
+        // saturating: no overflow where usize is 32-bit
+        position = position.saturating_add(12).saturating_add(length).min(data.len());
     }
     position
 }
@@ -385,7 +386,7 @@ fn document(mode: Mode, input_len: usize, decoded: &Decoded) -> String {
             let end = decoded
                 .batches
                 .last()
-                .map_or(0, |batch| batch.position + batch.size_in_bytes);
+                .map_or(0, |batch| batch.position.saturating_add(batch.size_in_bytes));
             if end < input_len {
                 let tail = Json::Object(vec![
                     ("position", Json::count(end)),

@@ -21,8 +21,8 @@
 
 #[allow(unused_imports)]
 use crate::plan::{
-    BatchFields, Codec, Defaults, Delivery, EncodeCapabilities, Header, Plan, PlanRecord,
-    ProduceCapabilities, Produced, Settings, Transaction, TransactionEnd,
+    BatchFields, Codec, Defaults, Delivery, EncodeCapabilities, Group, Header, Plan, PlanRecord,
+    ProduceCapabilities, Produced, Settings, Transaction, TransactionEnd, NO_SETTING,
 };
 use std::error::Error;
 
@@ -41,8 +41,12 @@ pub const VERSION: &str = "";
 ///   magics       the message formats it writes; must hold 2
 ///   partitioner  the name of its default partitioner for records without a partition, from
 ///                `kafka-conformance partition --list` (e.g. "java",
-///                "librdkafka:consistent_random")
+///                "librdkafka:consistent_random"), or a composition of its parts when no name
+///                fits (e.g. "murmur2|unsigned|mod")
 ///   defaults     its real defaults: idempotence, acks (-1, 0, 1), linger_ms, batch_size
+///                (`NO_SETTING` for a linger or batch size the library does not have: "none")
+///   (a plan's groups, `plan.groups`, are runs of records to send as one batch: the kit
+///   assumes the library's linger gathers records sent back to back)
 ///   notes        free text for the report
 pub const PRODUCE: Option<ProduceCapabilities> = Some(ProduceCapabilities {
     codecs: &["none", "gzip", "snappy", "lz4", "zstd"],

@@ -125,6 +125,15 @@ fn magics(items: &[u8]) -> Value {
     Value::Array(items.iter().map(|&m| Value::Int(m.into())).collect())
 }
 
+/// A default: the number, or "none" for `plan::NO_SETTING` (the library has no such setting).
+fn setting(value: i64) -> Value {
+    if value == i64::from(plan::NO_SETTING) {
+        Value::str("none")
+    } else {
+        Value::Int(value)
+    }
+}
+
 /// The producer side's capabilities: a `produce` and an `encode` object (either may be absent:
 /// that side is not offered).
 fn capabilities() -> String {
@@ -146,8 +155,8 @@ fn capabilities() -> String {
                 Value::object([
                     ("idempotence", Value::Bool(d.idempotence)),
                     ("acks", Value::Int(d.acks.into())),
-                    ("linger_ms", Value::Int(d.linger_ms)),
-                    ("batch_size", Value::Int(d.batch_size.into())),
+                    ("linger_ms", setting(d.linger_ms)),
+                    ("batch_size", setting(d.batch_size.into())),
                 ]),
             ),
             ("notes", Value::str(p.notes)),

@@ -130,6 +130,16 @@ pub struct Plan {
     pub records: Vec<PlanRecord>,
     /// encode plans only
     pub batch: Option<BatchFields>,
+    /// runs of `records` to send as one batch each (the library's batch call, or back to back
+    /// for its linger to gather them); empty when the plan has none
+    pub groups: Vec<Group>,
+}
+
+/// A run of plan records, `records[first..first + count]`, to send as one batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    pub first: usize,
+    pub count: usize,
 }
 
 /// What the library reported for one plan record: the partition and offset it was written at
@@ -164,13 +174,18 @@ pub struct ProduceCapabilities {
     /// the message formats it writes; must hold 2
     pub magics: &'static [u8],
     /// the name of its default partitioner for records without a partition, from
-    /// `kafka-conformance partition --list` (e.g. "java", "librdkafka:consistent_random")
+    /// `kafka-conformance partition --list` (e.g. "java", "librdkafka:consistent_random"),
+    /// or a composition of its parts when no name fits (e.g. "murmur2|unsigned|mod")
     pub partitioner: &'static str,
     /// its real defaults
     pub defaults: Defaults,
     /// free text for the report
     pub notes: &'static str,
 }
+
+/// `Defaults::linger_ms` or `batch_size` of a library without such a setting (the
+/// capabilities say "none"): `linger_ms: NO_SETTING as i64, batch_size: NO_SETTING`.
+pub const NO_SETTING: i32 = -1;
 
 /// The producer's real defaults (what it does when the plan does not say).
 pub struct Defaults {
@@ -264,6 +279,19 @@ pub fn read_plan(text: &str) -> Result<Plan, String> {
             partition_leader_epoch: b.int("partition_leader_epoch")?,
         }),
     };
+    let groups = match doc.fields.iter().any(|(k, _)| k == "groups") {
+        false => Vec::new(),
+        true => doc
+            .objects("groups")?
+            .into_iter()
+            .map(|g| {
+                Ok(Group {
+                    first: g.int("first")?,
+                    count: g.int("count")?,
+                })
+            })
+            .collect::<Result<_, String>>()?,
+    };
     Ok(Plan {
         scenario: doc.string("scenario")?,
         topic: doc.string("topic")?,
@@ -271,6 +299,7 @@ pub fn read_plan(text: &str) -> Result<Plan, String> {
         settings,
         records,
         batch,
+        groups,
     })
 }
 

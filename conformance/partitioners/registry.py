@@ -1,32 +1,18 @@
-"""The default partitioners of Kafka clients, exactly: which partition a keyed record goes to.
+"""The registry of clients' partitioners: which partition a keyed record goes to.
 
 A producer that is not told a partition picks one. For a record with a key, every client
-below hashes the key's (serialized) bytes and reduces the hash modulo the partition count;
-they differ in the hash, in how a negative hash is made non-negative, and in what a null or
-empty key means. :data:`PARTITIONERS` has one :class:`Partitioner` per distinct rule, each
-with the clients that use it (by default or by name) and the client's own config/API name.
-``partition(key, n)`` is ``None`` where the partition is not a function of the key (random,
-sticky or round-robin, as that client does for a null or empty key; the entry says which).
-Three rules ignore every key (``round-robin``, kafka-go's default; ``sticky``; ``random``):
-not :attr:`~Partitioner.key_determined`, they are judged by their promise about a sequence of
-placements (:meth:`Partitioner.promise_problems`).
-
-======================  ==================================================  ======================
-hash                    definition                                          source
-======================  ==================================================  ======================
-murmur2                 32-bit MurmurHash2, seed 0x9747b28c, m 0x5bd1e995,  ``Utils.murmur2``
-                        r 24, little-endian words, unsigned tail bytes;     (Utils.java:492-530)
-                        Java ``int`` result (signed)
-to_positive             ``x & 0x7fffffff`` (NOT abs: MIN_VALUE -> 0)        ``Utils.toPositive``
-fnv1a_32                FNV-1a 32 (offset basis 0x811c9dc5, prime           Go ``hash/fnv`` New32a
-                        0x01000193), unsigned                               (sarama's hasher)
-rd_fnv1a                ``fnv1a_32`` as int32, absolute value, as uint32    librdkafka rdfnv1a.c
-crc32                   CRC-32 (IEEE, zlib), unsigned:                      librdkafka rdcrc32.h,
-                        :func:`conformance.primitives.crc.crc32`            Go ``hash/crc32``
-kafkajs_legacy_murmur2  kafkajs 1.x ``murmur2`` in JavaScript doubles:      kafkajs partitioners/
-                        the products lose precision, a partial last         legacy/murmur2.js
-                        word is an extra zero-padded block; not Java's
-======================  ==================================================  ======================
+below hashes the key's (serialized) bytes, makes the hash non-negative and reduces it modulo
+the partition count: each hashing entry is a :class:`~conformance.partitioners.compose.
+Composition` of those parts (its only definition of the keyed rule), plus what the client
+does with a null or an empty key. :data:`PARTITIONERS` has one :class:`Partitioner` per
+distinct rule, each with the clients that use it (by default or by name) and the client's
+own config/API name. ``partition(key, n)`` is ``None`` where the partition is not a function
+of the key (random, sticky or round-robin, as that client does for a null or empty key; the
+entry says which). Three rules ignore every key (``round-robin``, kafka-go's default;
+``sticky``; ``random``): not :attr:`~Partitioner.key_determined`, they are judged by their
+promise about a sequence of placements (:meth:`Partitioner.promise_problems`).
+:func:`partitioner` takes a name or a composition (``murmur2|unsigned|mod``), as everything
+that accepts a partitioner does.
 
 Sources read (snapshots): apache/kafka 1eb7644 (BuiltInPartitioner.java:329-331,
 KafkaProducer.java:1458-1478, Utils.java:492-530 and 1187-1189), confluentinc/librdkafka
@@ -42,14 +28,13 @@ table of clients, the promises, and the test vectors' sources.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from conformance.errors import PartitionerError
 from conformance.jsondoc import JsonDocument
-from conformance.primitives.crc import crc32
-from conformance.primitives.java import wrap32
+from conformance.partitioners.compose import HASHES, POSITIVES, REDUCE, Composition, composition
 
 __all__ = [
     "EMPTY",
@@ -64,209 +49,18 @@ __all__ = [
     "Placement",
     "Registry",
     "Usage",
-    "fnv1a_32",
-    "kafkajs_legacy_murmur2",
-    "murmur2",
+    "partitioner",
     "place",
-    "rd_fnv1a",
-    "to_positive",
 ]
 
 #: the format of the ``kafka-conformance partition --json`` document
 FORMAT = "kafka-conformance/partition/1"
 #: the format of the ``kafka-conformance partition --list --json`` document
-LIST_FORMAT = "kafka-conformance/partitioners/1"
+LIST_FORMAT = "kafka-conformance/partitioners/2"
 #: a partition count is a Java ``int`` (an int32 in librdkafka and sarama too)
 MAX_PARTITIONS = (1 << 31) - 1
 
-_M32 = 0xFFFFFFFF
-_MURMUR_SEED = 0x9747B28C
-_MURMUR_M = 0x5BD1E995
-_FNV_OFFSET = 0x811C9DC5
-_FNV_PRIME = 0x01000193
-_WORDS = struct.Struct("<I")
 _Check = Callable[[Sequence[int], int], list[tuple[int, str]]]  # placements -> (record, line)
-
-
-# ------------------------------------------------------------------------------------ hashes
-
-
-def murmur2(data: bytes) -> int:
-    """Kafka's ``Utils.murmur2``: MurmurHash2 (32 bit, seed 0x9747b28c), a signed Java ``int``.
-
-    The Java code computes in ``int`` with wrap-around and unsigned shifts (``>>>``); this
-    computes the same 32-bit pattern unsigned and returns it as Java's ``int``."""
-    length = len(data)
-    h = (_MURMUR_SEED ^ length) & _M32
-    whole = length & ~3
-    for (k,) in _WORDS.iter_unpack(memoryview(data)[:whole]):
-        k = (k * _MURMUR_M) & _M32
-        k ^= k >> 24
-        k = (k * _MURMUR_M) & _M32
-        h = ((h * _MURMUR_M) & _M32) ^ k
-    tail = length & 3
-    if tail:  # the switch's fall-through: case 3, case 2, case 1
-        if tail == 3:
-            h ^= data[whole + 2] << 16
-        if tail >= 2:
-            h ^= data[whole + 1] << 8
-        h ^= data[whole]
-        h = (h * _MURMUR_M) & _M32
-    h ^= h >> 13
-    h = (h * _MURMUR_M) & _M32
-    h ^= h >> 15
-    return wrap32(h)
-
-
-def to_positive(number: int) -> int:
-    """``Utils.toPositive``: ``number & 0x7fffffff`` of a Java ``int`` (not its absolute value:
-    ``Integer.MIN_VALUE`` -> 0, -1 -> 2147483647)."""
-    return number & 0x7FFFFFFF
-
-
-def fnv1a_32(data: bytes) -> int:
-    """FNV-1a, 32 bit (Go's ``hash/fnv.New32a().Sum32()``, sarama's default hasher): unsigned."""
-    h = _FNV_OFFSET
-    for b in bytes(data):
-        h = ((h ^ b) * _FNV_PRIME) & _M32
-    return h
-
-
-def rd_fnv1a(data: bytes) -> int:
-    """librdkafka's ``rd_fnv1a``: :func:`fnv1a_32` as an ``int32_t``, its absolute value when
-    negative (to match sarama's ``NewHashPartitioner``), returned as ``uint32_t``.
-
-    ``-INT32_MIN`` overflows in C; two's complement hardware leaves 0x80000000, which the
-    ``uint32_t`` return makes 2147483648 (what this returns)."""
-    h = wrap32(fnv1a_32(data))
-    if h < 0:
-        h = -h
-    return h & _M32
-
-
-_MF = float(_MURMUR_M)
-
-
-def _js_int32(x: float) -> int:
-    """ECMAScript ``ToInt32`` of a finite number (the operands of ``^`` and ``<<``)."""
-    return wrap32(int(x))
-
-
-def _js_uint32(x: float) -> int:
-    """ECMAScript ``ToUint32`` of a finite number (the left operand of ``>>>``)."""
-    return int(x) & _M32
-
-
-def kafkajs_legacy_murmur2(data: bytes) -> int:
-    """kafkajs's ``partitioners/legacy/murmur2.js`` (the 1.x default), statement by statement.
-
-    JavaScript multiplies in IEEE doubles (as Python floats do, with the same rounding), so
-    ``k *= M`` and ``h *= M`` round once the product passes 2^53; the bit operators read their
-    operands through ``ToInt32``/``ToUint32``. ``length4 = length / 4`` is not floored, so the
-    loop ``i < length4`` runs once more for a partial last word, reading past the end
-    (``undefined & 0xff`` is 0); the tail ``switch`` then mixes those bytes in again. The
-    result is an ``int32`` that differs from Java's for most keys."""
-    length = len(data)
-    h: float = _js_int32(_MURMUR_SEED) ^ length
-    for i in range(-(-length // 4)):
-        word = bytes(data[i * 4 : i * 4 + 4]).ljust(4, b"\x00")
-        k: float = word[0] + (word[1] << 8) + (word[2] << 16) + wrap32(word[3] << 24)
-        k = k * _MF
-        k = _js_int32(k) ^ (_js_uint32(k) >> 24)
-        k = k * _MF
-        h = h * _MF
-        h = _js_int32(h) ^ _js_int32(k)
-    tail, whole = length % 4, length & ~3
-    if tail == 3:
-        h = _js_int32(h) ^ (data[whole + 2] << 16)
-    if tail >= 2:
-        h = _js_int32(h) ^ (data[whole + 1] << 8)
-    if tail >= 1:
-        h = _js_int32(h) ^ data[whole]
-        h = h * _MF
-    h = _js_int32(h) ^ (_js_uint32(h) >> 13)
-    h = h * _MF
-    return _js_int32(h) ^ (_js_uint32(h) >> 15)
-
-
-# ----------------------------------------------------------------------- partition rules
-# Each mirrors one client function; ``n`` is already checked (1 <= n <= MAX_PARTITIONS).
-
-
-def _java(key: bytes | None, n: int) -> int | None:
-    # BuiltInPartitioner.partitionForKey; KafkaProducer.partition: serializedKey != null
-    if key is None:
-        return None
-    return to_positive(murmur2(key)) % n
-
-
-def _rd_consistent(key: bytes | None, n: int) -> int | None:
-    # rd_kafka_msg_partitioner_consistent: rd_crc32(key, keylen) % partition_cnt (uint32 %)
-    return crc32(key or b"") % n
-
-
-def _rd_consistent_random(key: bytes | None, n: int) -> int | None:
-    # keylen == 0 (NULL or empty) -> random; else consistent
-    if not key:
-        return None
-    return crc32(key) % n
-
-
-def _rd_murmur2(key: bytes | None, n: int) -> int | None:
-    # (rd_murmur2(key, keylen) & 0x7fffffff) % partition_cnt; NULL hashes as 0 bytes
-    return (murmur2(key or b"") & 0x7FFFFFFF) % n
-
-
-def _rd_fnv1a(key: bytes | None, n: int) -> int | None:
-    # rd_fnv1a(key, keylen) % partition_cnt; NULL hashes as 0 bytes
-    return rd_fnv1a(key or b"") % n
-
-
-def _rd_fnv1a_random(key: bytes | None, n: int) -> int | None:
-    # !key -> random; an empty key is hashed
-    if key is None:
-        return None
-    return rd_fnv1a(key) % n
-
-
-def _go_rem(a: int, n: int) -> int:
-    """Go's (and Java's, C's) ``%``: truncated division, the sign of the dividend."""
-    r = abs(a) % n
-    return -r if a < 0 else r
-
-
-def _sarama_hash(key: bytes | None, n: int) -> int | None:
-    # hashPartitioner.Partition, referenceAbs and hashUnsigned false:
-    # partition = int32(Sum32()) % numPartitions; if partition < 0 { partition = -partition }
-    if key is None:
-        return None
-    p = _go_rem(wrap32(fnv1a_32(key)), n)
-    return -p if p < 0 else p
-
-
-def _sarama_reference_hash(key: bytes | None, n: int) -> int | None:
-    # referenceAbs: (int32(Sum32()) & 0x7fffffff) % numPartitions
-    if key is None:
-        return None
-    return (wrap32(fnv1a_32(key)) & 0x7FFFFFFF) % n
-
-
-def _sarama_consistent_crc(key: bytes | None, n: int) -> int | None:
-    # hashUnsigned with crc32.NewIEEE(): int32(Sum32() % uint32(numPartitions))
-    if key is None:
-        return None
-    return crc32(key) % n
-
-
-def _kafkajs_legacy(key: bytes | None, n: int) -> int | None:
-    # legacy/partitioner.js: toPositive(murmur2(message.key)) % numPartitions
-    if key is None:
-        return None
-    return (kafkajs_legacy_murmur2(key) & 0x7FFFFFFF) % n
-
-
-def _ignore_key(key: bytes | None, n: int) -> int | None:  # round-robin, sticky, random
-    return None
 
 
 def _cycle_problems(placed: Sequence[int], n: int) -> list[tuple[int, str]]:
@@ -304,6 +98,9 @@ def _cycle_problems(placed: Sequence[int], n: int) -> list[tuple[int, str]]:
 
 # ------------------------------------------------------------------------------ registry
 
+#: Java's keyed rule: ``toPositive(murmur2(key)) % numPartitions``
+JAVA_COMPOSITION = composition("murmur2(seed=0x9747b28c)|mask|mod")
+
 #: the values of ``Partitioner.not_key_determined``: a null key, an empty (zero-byte) key, a
 #: key of at least one byte (only the key-ignoring rules)
 NULL, EMPTY, KEYED = "null", "empty", "keyed"
@@ -335,27 +132,24 @@ class Usage(JsonDocument):
 class Partitioner(JsonDocument):
     """One partitioning rule of a client for records without an explicit partition."""
 
-    #: the registry key (``--partitioner NAME``)
+    #: the registry key (``--partitioner NAME``); a declared composition's canonical text
     name: str
     description: str
     #: the clients that use it, each with its own name for it
     used_by: tuple[Usage, ...]
-    #: the hash function, a function of this module (``murmur2``, ``crc32``, ...)
-    hash: str
+    #: the keyed rule, ``positive(hash(key)) % n`` (None: a rule that ignores every key)
+    composition: Composition | None
     #: the partition of a key as the source writes it
     formula: str
     #: the keys whose partition is not a function of the key: ``"null"``, ``"empty"``,
-    #: ``"keyed"`` (every key: a key-ignoring rule)
+    #: ``"keyed"`` (every key: a key-ignoring rule); a null key not listed is hashed as zero
+    #: bytes
     not_key_determined: tuple[str, ...]
     #: what happens to a null key / an empty (zero-length) key
     null_key: str
     empty_key: str
-    #: the same partition as Java's ``BuiltInPartitioner.partitionForKey`` for every non-null
-    #: key (the empty key included)
-    java_compatible: bool
     #: where the rule is written (file:lines of the snapshot the module docstring names)
     source: str
-    rule: Callable[[bytes | None, int], int | None] = field(repr=False, compare=False)
     #: a key-ignoring rule's promise about consecutive records' placements, what
     #: :meth:`promise_problems` checks and what not ("" when key-determined)
     promise: str = ""
@@ -364,10 +158,26 @@ class Partitioner(JsonDocument):
     #: the promise's check beyond the partition range: (record, line) pairs (None: range only)
     check: _Check | None = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        if (self.composition is None) != (KEYED in self.not_key_determined):
+            raise ValueError(f"{self.name}: a composition exactly when a key determines it")
+
     @property
     def key_determined(self) -> bool:
         """Whether :meth:`partition` places a key of at least one byte (False: key-ignoring)."""
-        return KEYED not in self.not_key_determined
+        return self.composition is not None
+
+    @property
+    def hash(self) -> str:
+        """The composition's hash (a name of ``HASHES``; "" for a key-ignoring rule)."""
+        return self.composition.hash if self.composition is not None else ""
+
+    @property
+    def java_compatible(self) -> bool:
+        """The same partition as Java's ``BuiltInPartitioner.partitionForKey`` for every
+        non-null key (the empty key included): Java's composition exactly (any other hash or
+        positive step differs on some key)."""
+        return self.composition == JAVA_COMPOSITION
 
     def partition(self, key: bytes | None, num_partitions: int) -> int | None:
         """The partition of a record with ``key`` (``None``: a null key) on a topic of
@@ -375,9 +185,10 @@ class Partitioner(JsonDocument):
         the key (:attr:`null_key`, :attr:`empty_key`, :attr:`non_empty_key` say what it does
         instead)."""
         _check_count(num_partitions)
-        if key is not None and not isinstance(key, bytes):
-            key = bytes(key)
-        return self.rule(key, num_partitions)
+        kind = NULL if key is None else EMPTY if len(key) == 0 else KEYED
+        if self.composition is None or kind in self.not_key_determined:
+            return None
+        return self.composition.partition(b"" if key is None else bytes(key), num_partitions)
 
     def promise_problems(self, partitions: Sequence[int], num_partitions: int) -> list[str]:
         """Where a key-ignoring rule's placements break its :attr:`promise`: ``partitions``,
@@ -405,6 +216,7 @@ class Partitioner(JsonDocument):
             "description": self.description,
             "key_determined": self.key_determined,
             "hash": self.hash or None,
+            "composition": None if self.composition is None else self.composition.to_dict(),
             "formula": self.formula,
             "not_key_determined": list(self.not_key_determined),
             "null_key": self.null_key,
@@ -429,9 +241,8 @@ def _ignoring(
     """A rule that ignores every key: ``partition`` is None for any key."""
     like_any = f"not key-determined: {name}, like any key"
     return Partitioner(
-        name, description, used_by, "", formula, (NULL, EMPTY, KEYED), like_any, like_any,
-        False, source, _ignore_key, promise, f"not key-determined: {name} (the key is ignored)",
-        check,
+        name, description, used_by, None, formula, (NULL, EMPTY, KEYED), like_any, like_any,
+        source, promise, f"not key-determined: {name} (the key is ignored)", check,
     )  # fmt: skip
 
 
@@ -440,6 +251,9 @@ _STICKY_RD = (
     "= 10 ms); random when that is 0"
 )
 _HASHED_EMPTY = "hashed like any key (zero bytes)"
+#: the two keyed rules several entries share (each differs in its null or empty key)
+_CRC_UNSIGNED = composition("crc32|unsigned|mod")
+_FNV_ABS = composition("fnv1a_32|abs|mod")
 
 _ENTRIES = (
     Partitioner(
@@ -495,15 +309,13 @@ _ENTRIES = (
                 _STICKY_RD,
             ),
         ),
-        hash="murmur2",
         formula="toPositive(murmur2(key)) % numPartitions",
         not_key_determined=(NULL,),
         null_key="not key-determined: sticky (Java 2.4+, franz-go, librdkafka), random "
         "(kafka-python, aiokafka, sarama), round-robin (kafkajs); see used_by",
         empty_key=_HASHED_EMPTY + ": (0x106e08d9 & 0x7fffffff) % n",
-        java_compatible=True,
         source="kafka BuiltInPartitioner.java:329-331, KafkaProducer.java:1458-1478",
-        rule=_java,
+        composition=JAVA_COMPOSITION,
     ),
     Partitioner(
         name="librdkafka:consistent_random",
@@ -517,68 +329,58 @@ _ENTRIES = (
                 _STICKY_RD,
             ),
         ),
-        hash="crc32",
         formula="rd_crc32(key, keylen) % partition_cnt (unsigned)",
         not_key_determined=(NULL, EMPTY),
         null_key="not key-determined: " + _STICKY_RD,
         empty_key="not key-determined (keylen == 0): " + _STICKY_RD,
-        java_compatible=False,
         source="librdkafka rdkafka_msg.c:1063-1084, 1210-1226",
-        rule=_rd_consistent_random,
+        composition=_CRC_UNSIGNED,
     ),
     Partitioner(
         name="librdkafka:consistent",
         description="librdkafka: CRC-32 of the key, unsigned; null and empty keys are CRC-32 "
         "of nothing = 0",
         used_by=(Usage("librdkafka", "partitioner=consistent", False),),
-        hash="crc32",
         formula="rd_crc32(key, keylen) % partition_cnt (unsigned)",
         not_key_determined=(),
         null_key="partition 0 (rd_crc32 of 0 bytes = 0; never sticky)",
         empty_key="partition 0 (CRC-32 of 0 bytes = 0)",
-        java_compatible=False,
         source="librdkafka rdkafka_msg.c:1063-1070, rdkafka_topic.c:406-413",
-        rule=_rd_consistent,
+        composition=_CRC_UNSIGNED,
     ),
     Partitioner(
         name="librdkafka:murmur2",
         description="librdkafka: Java's murmur2 rule, but a null key is hashed as zero bytes",
         used_by=(Usage("librdkafka", "partitioner=murmur2", False),),
-        hash="murmur2",
         formula="(rd_murmur2(key, keylen) & 0x7fffffff) % partition_cnt",
         not_key_determined=(),
         null_key="(0x106e08d9 & 0x7fffffff) % n: murmur2 of 0 bytes (never sticky)",
         empty_key=_HASHED_EMPTY + ": (0x106e08d9 & 0x7fffffff) % n",
-        java_compatible=True,
         source="librdkafka rdkafka_msg.c:1086-1093, rdkafka_topic.c:406-413, rdmurmur2.c",
-        rule=_rd_murmur2,
+        composition=JAVA_COMPOSITION,
     ),
     Partitioner(
         name="librdkafka:fnv1a",
         description="librdkafka: FNV-1a as sarama's default reduces it; a null key is hashed "
         "as zero bytes",
         used_by=(Usage("librdkafka", "partitioner=fnv1a", False),),
-        hash="rd_fnv1a",
         formula="rd_fnv1a(key, keylen) % partition_cnt (rd_fnv1a: |int32 FNV-1a|)",
         not_key_determined=(),
         null_key="0x7ee3623b % n: rd_fnv1a of 0 bytes (never sticky)",
         empty_key=_HASHED_EMPTY + ": 0x7ee3623b % n",
-        java_compatible=False,
         source="librdkafka rdkafka_msg.c:1108-1115, rdkafka_topic.c:406-413, rdfnv1a.c",
-        rule=_rd_fnv1a,
+        composition=_FNV_ABS,
     ),
     Partitioner(
         name="librdkafka:fnv1a_random",
         description="librdkafka: FNV-1a as sarama's default reduces it; null keys are not hashed",
         used_by=(Usage("librdkafka", "partitioner=fnv1a_random", False, _STICKY_RD),),
-        hash="rd_fnv1a",
         formula="rd_fnv1a(key, keylen) % partition_cnt (rd_fnv1a: |int32 FNV-1a|)",
         not_key_determined=(NULL,),
         null_key="not key-determined (!key): " + _STICKY_RD,
         empty_key=_HASHED_EMPTY + ": 0x7ee3623b % n",
-        java_compatible=False,
         source="librdkafka rdkafka_msg.c:1117-1128, 1210-1226",
-        rule=_rd_fnv1a_random,
+        composition=_FNV_ABS,
     ),
     Partitioner(
         name="sarama:NewHashPartitioner",
@@ -591,14 +393,12 @@ _ENTRIES = (
                 "random (Key == nil)",
             ),
         ),
-        hash="fnv1a_32",
         formula="p = int32(fnv1a) % numPartitions; if p < 0 { p = -p }",
         not_key_determined=(NULL,),
         null_key="not key-determined: random partition (Key == nil)",
         empty_key=_HASHED_EMPTY + " (a non-nil Encoder of 0 bytes)",
-        java_compatible=False,
         source="sarama partitioner.go:175-183, 209-240",
-        rule=_sarama_hash,
+        composition=_FNV_ABS,
     ),
     Partitioner(
         name="sarama:NewReferenceHashPartitioner",
@@ -613,14 +413,12 @@ _ENTRIES = (
                 "random (Key == nil)",
             ),
         ),
-        hash="fnv1a_32",
         formula="(int32(fnv1a) & 0x7fffffff) % numPartitions",
         not_key_determined=(NULL,),
         null_key="not key-determined: random partition (Key == nil)",
         empty_key=_HASHED_EMPTY,
-        java_compatible=False,
         source="sarama partitioner.go:188-196, 209-240",
-        rule=_sarama_reference_hash,
+        composition=composition("fnv1a_32|mask|mod"),
     ),
     Partitioner(
         name="sarama:NewConsistentCRCHashPartitioner",
@@ -635,15 +433,13 @@ _ENTRIES = (
                 "random (Key == nil)",
             ),
         ),
-        hash="crc32",
         formula="int32(crc32(key) % uint32(numPartitions))",
         not_key_determined=(NULL,),
         null_key="not key-determined: random partition (Key == nil)",
         empty_key="partition 0 (CRC-32 of 0 bytes = 0; librdkafka's consistent_random would "
         "not hash it)",
-        java_compatible=False,
         source="sarama partitioner.go:200-207, 209-240",
-        rule=_sarama_consistent_crc,
+        composition=_CRC_UNSIGNED,
     ),
     Partitioner(
         name="kafkajs:LegacyPartitioner",
@@ -657,14 +453,12 @@ _ENTRIES = (
                 "round-robin over partitions with a leader, from a random start",
             ),
         ),
-        hash="kafkajs_legacy_murmur2",
         formula="toPositive(murmur2(key)) % numPartitions (legacy/murmur2.js)",
         not_key_determined=(NULL,),
         null_key="not key-determined: round-robin (null or undefined key)",
         empty_key=_HASHED_EMPTY,
-        java_compatible=False,
         source="kafkajs src/producer/partitioners/legacy/partitioner.js:20-47, murmur2.js",
-        rule=_kafkajs_legacy,
+        composition=composition("kafkajs_legacy_murmur2(seed=0x9747b28c)|mask|mod"),
     ),
     _ignoring(
         "round-robin",
@@ -735,6 +529,38 @@ _ENTRIES = (
 PARTITIONERS: dict[str, Partitioner] = {p.name: p for p in _ENTRIES}
 
 
+def partitioner(spec: str) -> Partitioner:
+    """The partitioner ``spec`` names: a name of :data:`PARTITIONERS`, or a composition
+    ``HASH[(seed=N)]|POSITIVE|mod`` (any text with a ``|``; docs/partitioners.md). A
+    composition hashes every non-null key (the empty key too); a null key is not
+    key-determined (the client's own choice: sticky, random, round-robin or a hash of zero
+    bytes, which the composition does not say). Raises
+    :class:`~conformance.errors.PartitionerError` naming what is not known."""
+    if spec in PARTITIONERS:
+        return PARTITIONERS[spec]
+    if "|" not in spec:
+        raise PartitionerError(
+            f"unknown partitioner {spec!r} (known: {', '.join(PARTITIONERS)}; or a "
+            f"composition HASH|POSITIVE|{REDUCE}, hashes {', '.join(HASHES)}, positive "
+            f"{', '.join(POSITIVES)}: kafka-conformance partition --list)"
+        )
+    rule = composition(spec)
+    same = [p.name for p in _ENTRIES if p.composition == rule]
+    return Partitioner(
+        name=rule.text,
+        description="a declared composition"
+        + (f" (the keyed rule of {', '.join(same)})" if same else ""),
+        used_by=(),
+        composition=rule,
+        formula=f"{rule.positive}({rule.hash}(key)) % numPartitions",
+        not_key_determined=(NULL,),
+        null_key="not key-determined: the client's own choice (a composition says nothing of "
+        "null keys)",
+        empty_key=_HASHED_EMPTY,
+        source="declared",
+    )
+
+
 # --------------------------------------------------------------------- a key on every one
 
 
@@ -782,16 +608,26 @@ class Registry(JsonDocument):
     partitioners: tuple[Partitioner, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": LIST_FORMAT, "partitioners": [p.to_dict() for p in self.partitioners]}
+        return {
+            "format": LIST_FORMAT,
+            "partitioners": [p.to_dict() for p in self.partitioners],
+            "parts": {
+                "syntax": f"HASH[(seed=N)]|POSITIVE|{REDUCE}",
+                "hashes": [h.to_dict() for h in HASHES.values()],
+                "positive": [p.to_dict() for p in POSITIVES.values()],
+                "reduce": [REDUCE],
+            },
+        }
 
 
 def place(
     key: bytes | None, num_partitions: int, names: tuple[str, ...] | None = None
 ) -> PartitionReport:
-    """``key`` under the partitioners ``names`` (every one of :data:`PARTITIONERS` when None).
-    Raises ``KeyError`` for an unknown name, ``ValueError`` for a partition count outside
-    1..:data:`MAX_PARTITIONS`."""
-    chosen = [PARTITIONERS[n] for n in names] if names is not None else list(_ENTRIES)
+    """``key`` under the partitioners ``names`` (names or compositions, :func:`partitioner`;
+    every one of :data:`PARTITIONERS` when None). Raises
+    :class:`~conformance.errors.PartitionerError` for an unknown one, ``ValueError`` for a
+    partition count outside 1..:data:`MAX_PARTITIONS`."""
+    chosen = [partitioner(n) for n in names] if names is not None else list(_ENTRIES)
     placements = []
     for p in chosen:
         partition = p.partition(key, num_partitions)
