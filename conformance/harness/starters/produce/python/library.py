@@ -38,8 +38,9 @@ VERSION: str = ""
 #:   headers      whether records can carry headers
 #:   magics       the message formats it writes; must hold 2
 #:   partitioner  the name of its default partitioner for records without a partition, from
-#:                `kafka-conformance partition --list` (e.g. "java", "librdkafka:consistent_random"),
-#:                or a composition of its parts when no name fits (e.g. "murmur2|unsigned|mod")
+#:                `kafka-conformance partition --list` (e.g. "java",
+#:                "librdkafka:consistent_random"), or a composition of its parts when no name
+#:                fits (e.g. "murmur2|unsigned|mod")
 #:   defaults     its real defaults: {"idempotence": bool, "acks": -1|0|1, "linger_ms": int,
 #:                "batch_size": int}; "none" for a linger or batch size the library does not have
 #:   batching     how the records of a plan group (plan.groups) go in one batch: "call" (a
