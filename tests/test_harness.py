@@ -22,7 +22,7 @@ from conformance.harness import cases as C
 from conformance.harness.judge import (
     CONSUME,
     DECODE,
-    SIDES,
+    PARTIES,
     Capabilities,
     CapabilityError,
     judge,
@@ -262,13 +262,13 @@ def test_long_values_are_shown_where_they_differ() -> None:
     """Two long values that differ after the first 120 characters do not print alike: both
     are shown around their first difference, with their lengths."""
     kafka, adapter = "A" * 200 + "B" + "C" * 99, "A" * 200 + "X" + "C" * 99
-    line = pair(kafka, adapter, SIDES)
+    line = pair(kafka, adapter, PARTIES)
     shown_kafka, shown_adapter = line.split(" adapter=")
     assert shown_kafka.removeprefix("kafka=") != shown_adapter
     assert "AB" in shown_kafka and "AX" in shown_adapter and "302 chars" in line
     assert shown_kafka.startswith("kafka=…")
     # a difference the plain cut shows keeps the plain cut
-    early = pair("B" + "A" * 200, "X" + "A" * 200, SIDES)
+    early = pair("B" + "A" * 200, "X" + "A" * 200, PARTIES)
     assert early.startswith('kafka="BAAA') and "… (203 chars)" in early
     # on the decode side, in a record value of Kafka's document
     exp = _expected("crafted/v2-appendix-a1@memory")

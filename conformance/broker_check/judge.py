@@ -45,12 +45,18 @@ from conformance.harness.levels import (
 from conformance.stream.compare import diff
 from conformance.stream.decoder import decode
 
-__all__ = ["COORDINATOR_STATES", "SIDES", "judge_case", "request_differences", "stored_differences"]
+__all__ = [
+    "COORDINATOR_STATES",
+    "PARTIES",
+    "judge_case",
+    "request_differences",
+    "stored_differences",
+]
 
 #: the levels a judgement may reach, lowest first
 LEVELS_ORDER = (NONE, *LEVELS)
-#: how a difference names its two sides
-SIDES = ("kafka", "target")
+#: how a difference names its two parties
+PARTIES = ("kafka", "target")
 #: the response fields and the level a difference in each breaks
 _RESPONSE_LEVELS = {
     "errorCode": DELIVERY,
@@ -96,7 +102,7 @@ def stored_differences(kafka: str | None, target: str | None) -> list[Difference
     kd, td = decode(k).to_dict(), decode(t).to_dict()
     both = recompressed(k) and recompressed(t) and len(kd["batches"]) == len(td["batches"])
     out: list[Difference] = []
-    for line in diff(kd, td, "$.stored", SIDES):
+    for line in diff(kd, td, "$.stored", PARTIES):
         path = line.split(": ", 1)[0]
         field = path.rsplit(".", 1)[-1]
         if both and ".records" not in path and field in COMPRESSOR_DECIDES:
@@ -135,7 +141,7 @@ def request_differences(
             {"response": carried(ours["response"], r.produce_version)},
             {"response": carried(r.response, r.produce_version)},
             "$",
-            SIDES,
+            PARTIES,
         )
         refused = ours["response"]["errorCode"] != 0 and r.response["errorCode"] != 0
         for line in lines:

@@ -51,8 +51,8 @@ from conformance.stream.compare import diff
 
 __all__ = ["NothingToCompare", "compare_case", "compare_corpora", "decoded_content"]
 
-#: the two sides, in the order of the command line
-SIDES = ("A", "B")
+#: the two parties compared, in the order of the command line
+PARTIES = ("A", "B")
 #: the differences listed per file
 MAX_DETAILS = 5
 
@@ -80,7 +80,7 @@ def decoded_content(path: Path, keys: set[str]) -> Any:
 def _differences(a: Any, b: Any) -> list[str]:
     """What differs between two documents of different texts: their JSON paths with both
     values (``stream.compare.diff``, the first :data:`MAX_DETAILS`), else where the texts part."""
-    lines = diff(a, b, sides=SIDES) or [_first_difference(json_text(a), json_text(b))]
+    lines = diff(a, b, parties=PARTIES) or [_first_difference(json_text(a), json_text(b))]
     if len(lines) > MAX_DETAILS:
         lines = lines[:MAX_DETAILS] + [f"... and {len(lines) - MAX_DETAILS} more"]
     return lines
@@ -98,14 +98,14 @@ def _check_file(rel: str, paths: dict[str, Path], keys: dict[str, set[str]]) -> 
     """One file of a case: ``paths`` and ``keys`` by side."""
     t0 = time.perf_counter()
     kind = "decode" if rel.rsplit("/", 1)[-1].endswith(RECORD_SUFFIXES) else "file"
-    missing = [s for s in SIDES if s not in paths]
+    missing = [s for s in PARTIES if s not in paths]
     if missing:
-        (there,) = set(SIDES) - set(missing)
+        (there,) = set(PARTIES) - set(missing)
         return Check(kind, rel, MISMATCH, [f"only in {there}"])
     if kind == "file":
         return Check(kind, rel, OK, seconds=time.perf_counter() - t0)
     docs = []
-    for side in SIDES:
+    for side in PARTIES:
         try:
             docs.append(decoded_content(paths[side], keys[side]))
         except OSError as e:
@@ -122,7 +122,7 @@ def compare_case(a: Path, b: Path) -> CaseResult:
     result = CaseResult(case_id(a), a)
     files: dict[str, dict[str, Path]] = {}
     keys: dict[str, set[str]] = {}
-    for side, case in zip(SIDES, (a, b)):
+    for side, case in zip(PARTIES, (a, b)):
         try:
             manifest = read_manifest(case)
         except (OSError, ValueError) as e:
@@ -161,7 +161,7 @@ def compare_corpora(
     glob(s) on ``<broker-id>/<scenario>`` as ``verify --only``. Raises
     :class:`NothingToCompare` when a side has no case or no case is under both."""
     t0 = time.perf_counter()
-    roots = dict(zip(SIDES, (Path(a), Path(b))))
+    roots = dict(zip(PARTIES, (Path(a), Path(b))))
     cases: dict[str, dict[str, Path]] = {}
     for side, root in roots.items():
         found = {case_id(c): c for c in find_cases(root, only)}
@@ -175,7 +175,7 @@ def compare_corpora(
         cases[side] = found
     common = cases["A"].keys() & cases["B"].keys()
     if not common:
-        counts = ", ".join(f"{s} has {len(cases[s])}" for s in SIDES)
+        counts = ", ".join(f"{s} has {len(cases[s])}" for s in PARTIES)
         raise NothingToCompare(
             f"no case is under both A and B ({counts}; cases are matched by "
             f"<broker-id>/<scenario>, e.g. {min(cases['A'])} and {min(cases['B'])})"

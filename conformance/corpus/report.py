@@ -26,7 +26,7 @@ __all__ = [
     "MISMATCH",
     "OK",
     "REPORT_FORMAT",
-    "SIDES",
+    "PARTIES",
     "SKIPPED",
     "VERIFY",
     "CaseResult",
@@ -222,7 +222,7 @@ class CorpusReport(JsonDocument):
 
 #: which side of a failed check's details is which: the expectation (Kafka's own tools, or the
 #: manifest) and what this kit produced (``stream.compare.diff`` prints ``expected != actual``)
-SIDES: dict[str, str] = {
+PARTIES: dict[str, str] = {
     "decode": "<json path>: <expected: the Java oracle's verdict, expected/<file>.decode.json> "
     "!= <actual: kafka-conformance's decoder>",
     "dump": "expected: Kafka's DumpLogSegments (expected/<file>.dump.txt/.dump.err); "
@@ -232,8 +232,8 @@ SIDES: dict[str, str] = {
     "sha256": "manifest: manifest.json; on disk: the file as it is now",
 }
 
-#: the same for capture compare: both sides are this kit's decoder, on A's file and on B's
-COMPARE_SIDES: dict[str, str] = {
+#: the same for capture compare: both parties are this kit's decoder, on A's file and on B's
+COMPARE_PARTIES: dict[str, str] = {
     "decode": "<json path>: A=<A's file> B=<B's file>, each decoded by kafka-conformance "
     "(file mode), the keys of the manifest's non_deterministic list masked",
 }
@@ -252,13 +252,13 @@ class Column:
 class ReportKind:
     """What the reports of two commands do not share: the command (the JUnit XML's name), the
     JSON document's format, the table's columns, the explanation of each check kind's mismatch
-    (``sides``) and the check kinds whose skipped checks are listed after the summary, like the
+    (``parties``) and the check kinds whose skipped checks are listed after the summary, like the
     failures (``listed``)."""
 
     command: str
     format: str
     columns: tuple[Column, ...]
-    sides: Mapping[str, str]
+    parties: Mapping[str, str]
     listed: tuple[str, ...] = ()
 
 
@@ -299,7 +299,7 @@ VERIFY = ReportKind(
         Column("decode", lambda case: _summarise(case.counts("decode"))),
         Column("dump", _dump_cell),
     ),
-    sides=SIDES,
+    parties=PARTIES,
 )
 
 CAPTURE_COMPARE = ReportKind(
@@ -311,7 +311,7 @@ CAPTURE_COMPARE = ReportKind(
         Column("records", lambda case: _summarise(case.counts("decode"))),
         Column("other files", lambda case: _summarise(case.counts("file"))),
     ),
-    sides=COMPARE_SIDES,
+    parties=COMPARE_PARTIES,
     listed=("case",),
 )
 
@@ -328,8 +328,8 @@ def _listing(report: CorpusReport, title: str, checks: list[tuple[CaseResult, Ch
         lines.append(
             f"  {printable_name(case.case_id)}: {printable_name(check.name)} ({check.status})"
         )
-        if check.status == MISMATCH and check.kind in report.kind.sides:
-            lines.append(f"    [{report.kind.sides[check.kind]}]")
+        if check.status == MISMATCH and check.kind in report.kind.parties:
+            lines.append(f"    [{report.kind.parties[check.kind]}]")
         lines += [f"    {printable_name(d)}" for d in check.details]
     return lines
 

@@ -342,7 +342,7 @@ def _signature(result: Any) -> tuple[dict[str, Any], list[Any]]:
 
 def _same(label: str, ref: tuple[dict[str, Any], list[Any]], got: tuple[Any, Any]) -> None:
     if got[0] != ref[0]:
-        lines = diff(ref[0], got[0], sides=("reference", label))
+        lines = diff(ref[0], got[0], parties=("reference", label))
         raise DecodeDiffers(f"canonical JSON, {label} vs reference: {'; '.join(lines[:4])}")
     if got[1] != ref[1]:
         for (pos, total, recs), (rpos, rtotal, rrecs) in zip(got[1], ref[1], strict=False):

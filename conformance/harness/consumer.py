@@ -50,7 +50,7 @@ from conformance.harness.cases import read_json_file
 from conformance.harness.judge import (
     CONSUME,
     DELIVERED_KEYS,
-    SIDES,
+    PARTIES,
     Capabilities,
     Verdict,
     error_lines,
@@ -294,7 +294,7 @@ def _diff(want: list[Any], got: list[Any]) -> list[str]:
             f"$.records: Kafka's consumer delivered {len(want)} records, the adapter {len(got)}"
         )
     for i, (w, g) in enumerate(zip(want, got)):
-        lines += diff(w, g, f"$.records[{i}]", SIDES)
+        lines += diff(w, g, f"$.records[{i}]", PARTIES)
     return lines
 
 

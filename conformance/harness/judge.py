@@ -46,8 +46,8 @@ OUTCOMES = ("ok", "partial", "error")
 #: seen to explain every line of a result (a line "... N more differences" is explained by
 #: none); the terminal shows fewer
 MAX_DIFF_LINES = 1000
-#: how the two sides of a difference are named in diff lines (``kafka=1 adapter=2``)
-SIDES = ("kafka", "adapter")
+#: how the two parties of a difference are named in diff lines (``kafka=1 adapter=2``)
+PARTIES = ("kafka", "adapter")
 #: the sides a capabilities document is read for: an adapter's decoder and its consumer
 DECODE = "decode"
 CONSUME = "consume"
@@ -340,7 +340,7 @@ def error_lines(
     e_cls, a_cls = expected.get(class_key), actual.get(class_key)
     lines: list[str] = []
     if granularity in ("exact", "class") and e_cls != a_cls:
-        lines.append(f"$.error.{class_key}: {pair(e_cls, a_cls, SIDES)}")
+        lines.append(f"$.error.{class_key}: {pair(e_cls, a_cls, PARTIES)}")
     elif (
         granularity == "family"
         and error_family(e_cls) != "resource"
@@ -353,7 +353,7 @@ def error_lines(
     if granularity == "exact":
         e_msg, a_msg = expected.get("message"), actual.get("message")
         if not messages_match(e_msg, a_msg):
-            lines.append(f"$.error.message: {pair(e_msg, a_msg, SIDES)}")
+            lines.append(f"$.error.message: {pair(e_msg, a_msg, PARTIES)}")
     return lines
 
 
@@ -491,7 +491,7 @@ def judge(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) 
         for err in (e_err, a_err):  # compared above
             err.pop("kafka_exception", None)
             err.pop("message", None)
-    lines += diff(exp, act, sides=SIDES)
+    lines += diff(exp, act, parties=PARTIES)
     if not lines:
         return Verdict("pass")
     return failed(_headline(exp, act, lines), lines)

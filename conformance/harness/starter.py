@@ -31,11 +31,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.harness.registry import SIDES as ALL_SIDES
+
 __all__ = ["SIDES", "Starter", "StarterError", "init_adapter", "starters", "target_directory"]
 
 _ROOT = Path(__file__).resolve().parent / "starters"
-#: the sides a starter is written for (a folder of ``starters/`` each), the first the default
-SIDES = ("decode", "consume", "produce")
+#: the sides a starter is written for: those of the side list with a folder of ``starters/``,
+#: in its order, the first the default
+SIDES = tuple(s for s in ALL_SIDES if (_ROOT / s).is_dir())
 #: what a starter directory may hold after a build in place, never copied
 _BUILD_OUTPUT = {"__pycache__", "target", "build", "node_modules", "adapter", ".starter"}
 

@@ -108,7 +108,7 @@ _WIRE_FINDINGS = frozenset(
 #: a record named by its position in a list (``record 7``), as partitioners' promises do
 _RECORD_N = re.compile(r"\brecord (\d+)\b")
 #: how a value read back and the plan's are named in a record's difference
-_SIDES = ("plan", "read")
+_PARTIES = ("plan", "read")
 
 
 @dataclass(frozen=True)
@@ -385,7 +385,7 @@ class _Matcher:
 
 
 def _plan_pair(planned: Any, read: Any) -> str:
-    return pair(planned, read, _SIDES)
+    return pair(planned, read, _PARTIES)
 
 
 def _expected_partition(
@@ -407,7 +407,7 @@ def _timestamp_problem(r: PlanRecord, actual: int, obs: ProduceObservation) -> s
     if r.timestamp is not None:
         if actual == r.timestamp:
             return None
-        return f"timestamp: {pair(r.timestamp, actual, _SIDES)}"
+        return f"timestamp: {pair(r.timestamp, actual, _PARTIES)}"
     low, high = obs.started_ms - CLOCK_SLACK_MS, obs.ended_ms
     if low <= actual <= high:
         return None
@@ -700,7 +700,7 @@ def judge_encode(s: Scenario, data: bytes, kafka_version: str) -> Judgement:
             }
             for k in exp:
                 if g[k] != exp[k]:
-                    records_lines.add(DELIVERY, f"record {i} {k}: {pair(exp[k], g[k], _SIDES)}")
+                    records_lines.add(DELIVERY, f"record {i} {k}: {pair(exp[k], g[k], _PARTIES)}")
         if len(records) != len(s.records):
             records_lines.add(DELIVERY, f"{len(records)} records, expected {len(s.records)}")
         ctx = ProduceContext(

@@ -69,64 +69,64 @@ def _first_difference(a: str, b: str) -> int:
     return next((i for i in range(n) if a[i] != b[i]), n)
 
 
-def pair(expected: Any, actual: Any, sides: tuple[str, str] | None = None) -> str:
-    """Two differing values: ``expected != actual`` (Python literals), or with ``sides``
+def pair(expected: Any, actual: Any, parties: tuple[str, str] | None = None) -> str:
+    """Two differing values: ``expected != actual`` (Python literals), or with ``parties``
     named, e.g. ``kafka=1700000000999 adapter="12422"`` (JSON, so a string and a number that
     print alike are told apart). A long value is cut; when both are long, both are shown
     around their first difference, so that two values alike in their first characters do not
     print alike."""
-    if sides is None:
+    if parties is None:
         return f"{expected!r} != {actual!r}"
     e, a = _text(expected), _text(actual)
     if len(e) > _SHOWN and len(a) > _SHOWN and e != a:
         at = _first_difference(e, a)
         if at >= _SHOWN - 1 - _BEFORE:  # past what the plain cut shows (with some after it)
             start = at - _BEFORE
-            return f"{sides[0]}={_window(e, start)} {sides[1]}={_window(a, start)}"
-    return f"{sides[0]}={_cut(e)} {sides[1]}={_cut(a)}"
+            return f"{parties[0]}={_window(e, start)} {parties[1]}={_window(a, start)}"
+    return f"{parties[0]}={_cut(e)} {parties[1]}={_cut(a)}"
 
 
 def diff(
-    expected: Any, actual: Any, path: str = "$", sides: tuple[str, str] | None = None
+    expected: Any, actual: Any, path: str = "$", parties: tuple[str, str] | None = None
 ) -> list[str]:
-    """Every difference as ``path: expected != actual``, or ``path: E=x A=y`` with ``sides``
+    """Every difference as ``path: expected != actual``, or ``path: E=x A=y`` with ``parties``
     ``(E, A)`` (empty list: the documents agree)."""
     out: list[str] = []
-    _diff(expected, actual, path, out, sides)
+    _diff(expected, actual, path, out, parties)
     return out
 
 
-def _diff(e: Any, a: Any, path: str, out: list[str], sides: tuple[str, str] | None) -> None:
+def _diff(e: Any, a: Any, path: str, out: list[str], parties: tuple[str, str] | None) -> None:
     if isinstance(e, dict) and isinstance(a, dict):
         # Kafka's keys in their order, then the adapter's others: one order on every run
         for k in [*e, *(k for k in a if k not in e)]:
             if k not in a:
                 out.append(
-                    f"{path}.{k}: {pair(e[k], _ABSENT, sides)}"
-                    if sides
+                    f"{path}.{k}: {pair(e[k], _ABSENT, parties)}"
+                    if parties
                     else f"{path}.{k}: missing (expected {e[k]!r})"
                 )
             elif k not in e:
                 out.append(
-                    f"{path}.{k}: {pair(_ABSENT, a[k], sides)}"
-                    if sides
+                    f"{path}.{k}: {pair(_ABSENT, a[k], parties)}"
+                    if parties
                     else f"{path}.{k}: unexpected {a[k]!r}"
                 )
             elif k == "message" and path.endswith(".error"):
                 if not messages_match(e[k], a[k]):
-                    out.append(f"{path}.{k}: {pair(e[k], a[k], sides)}")
+                    out.append(f"{path}.{k}: {pair(e[k], a[k], parties)}")
             else:
-                _diff(e[k], a[k], f"{path}.{k}", out, sides)
+                _diff(e[k], a[k], f"{path}.{k}", out, parties)
         return
     if isinstance(e, list) and isinstance(a, list):
         if len(e) != len(a):
             out.append(
-                f"{path}: length {pair(len(e), len(a), sides)}"
-                if sides
+                f"{path}: length {pair(len(e), len(a), parties)}"
+                if parties
                 else f"{path}: length {len(e)} != {len(a)}"
             )
         for i, (x, y) in enumerate(zip(e, a)):
-            _diff(x, y, f"{path}[{i}]", out, sides)
+            _diff(x, y, f"{path}[{i}]", out, parties)
         return
     if e != a or type(e) is not type(a):
-        out.append(f"{path}: {pair(e, a, sides)}")
+        out.append(f"{path}: {pair(e, a, parties)}")
