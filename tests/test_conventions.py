@@ -111,7 +111,7 @@ def test_classes_with_to_dict_have_to_json_text() -> None:
 
 
 def test_a_decode_result_prints_as_json_text() -> None:
-    """The README's ``print(result.to_json())`` prints the canonical document itself."""
+    """docs/decoding.md's ``print(result.to_json())`` prints the canonical document itself."""
     from conformance import decode
 
     result = decode(b"\x00" * 5)

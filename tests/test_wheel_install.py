@@ -5,8 +5,8 @@ The wheel is built from a copy of the checkout's build inputs (the root files an
 ``conformance/``), so the build writes nothing into the working tree. Dependencies come from
 PyPI (or pip's cache). Every command runs from ``<tmp>/work``; expectations come from the
 independent tools that made the golden corpora (the Java oracle's ``*.decode.json``, Kafka's
-DumpLogSegments ``*.dump.txt``) or from what the README promises, never from the code under
-test. No command may print a traceback.
+DumpLogSegments ``*.dump.txt``) or from what docs/installation.md promises, never from the code
+under test. No command may print a traceback.
 
 Those tests are marked ``wheel`` (``pytest -m "not wheel"`` leaves them out); they run in the
 default suite (about a minute: Kafka 3.9.2's jars resolved and the Java oracle built from the
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BROKER, SCENARIO = "kafka-3.9.2-kraft", "multi-segment-bytes-v2"
 CASE = ROOT / "corpora" / BROKER / SCENARIO
 PARTITION = f"log/{SCENARIO}-0"
-#: what verify says without DIR and without a checkout (the issue's words; README, "Installation")
+#: what verify says without DIR and without a checkout (the issue's words; docs/installation.md)
 NO_CORPORA = "no corpora directory: pass DIR or set KAFKA_CONFORMANCE_ROOT to a checkout"
 
 

@@ -43,8 +43,10 @@ of one topic, and serves PATH's bytes verbatim in Fetch responses: a partition d
 segments' .log, .index and .txnindex, e.g. corpora/<broker>/<case>/log/<topic>-0) or one file
 of record batches (a segment, a captured records field). It answers ApiVersions, Metadata,
 ListOffsets, Fetch (every version of Kafka's definitions; from v4 only when the log holds
-magic 2 batches), FindCoordinator, OffsetFetch (nothing committed), OffsetCommit, Heartbeat
-and LeaveGroup. A Fetch returns what a leader reading its segments returns (whole batches
+magic 2 batches), FindCoordinator, JoinGroup and SyncGroup (a group of one: the subscribing
+consumer leads it and is given the assignment it sends), OffsetFetch (nothing committed),
+OffsetCommit, Heartbeat and LeaveGroup. A Fetch returns what a leader reading its segments
+returns (whole batches
 from the one holding the fetch offset, cut at the size limit; KIP-74 from v3; aborted
 transactions of the .txnindex for read_committed). See docs/fake-broker.md.
 

@@ -5,7 +5,7 @@ target extracts from ``corpora/`` (in an installed package, which has neither: t
 seeds of ``conformance.fuzz.seeds``) is replayed through the target with coverage.py measuring
 branches of the decoding modules (``DECODER_MODULES``). The report gives, per target, the
 branches of its own modules it reached, and for the union of all targets, the decoder's
-branch coverage: the figure the README records.
+branch coverage: the figure docs/fuzzing.md records.
 """
 
 from __future__ import annotations
