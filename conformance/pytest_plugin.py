@@ -55,15 +55,16 @@ from conformance.corpus import package
 from conformance.errors import CorpusError
 from conformance.harness import cases as case_source
 from conformance.harness import divergences as dv
+from conformance.harness.decode import decide
 from conformance.harness.judge import (
     Capabilities,
     CapabilityError,
-    Verdict,
     judge,
     read_capabilities,
 )
-from conformance.harness.runner import decide
+from conformance.harness.runner import select
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
+from conformance.levels import Verdict
 
 __all__ = ["KafkaCase", "KnownDivergence"]
 
@@ -243,7 +244,7 @@ def _selected(config: pytest.Config, cases: list[case_source.Case]) -> list[case
     """The cases the globs select; :class:`_Problem` for a glob that matches none (a typo
     would otherwise leave its cases unchecked in a green run)."""
     globs, name = _setting(config, "--kafka-cases", "kafka_conformance_cases")
-    unmatched = [g for g in globs if not case_source.select(cases, [g])]
+    unmatched = [g for g in globs if not select(cases, [g])]
     if unmatched:
         examples: dict[str, str] = {}
         for c in cases:
@@ -255,7 +256,7 @@ def _selected(config: pytest.Config, cases: list[case_source.Case]) -> list[case
             f"cases (ids such as {shown}); give fnmatch globs of case ids, e.g. 'crafted/v2-*' "
             f"or '*@file' (pytest --collect-only -q without {name} lists every id)"
         )
-    selected = case_source.select(cases, list(globs))
+    selected = select(cases, list(globs))
     try:
         case_source.check_readable(selected)  # a missing input, a garbled verdict: up front
     except CorpusError as exc:

@@ -193,7 +193,7 @@ def kit_cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str
 
 def unexplained_and_stale(report: dict[str, Any], name: str) -> tuple[list[str], list[str]]:
     """The failing or erroring results of ``name`` no known divergence explains, and its known
-    divergences that matched nothing (stale), in a ``kafka-conformance/check/1`` report."""
+    divergences that matched nothing (stale), in a ``kafka-conformance/check/2`` report."""
     unexplained = [
         f"{r['case']}: {r['reason']}"
         for r in report["results"]

@@ -27,6 +27,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "jsondoc": 0,
+    "levels": 0,
     "primitives": 1,
     "codecs": 2,
     "partitioners": 2,
@@ -74,6 +75,7 @@ SIBLINGS_APART = {
 CORE = (
     "errors",
     "jsondoc",
+    "levels",
     "primitives",
     "codecs",
     "wire",

@@ -25,7 +25,7 @@ from conformance.broker.fetch import transactions
 from conformance.broker.log import PartitionLog
 from conformance.broker_check.reads import READS, Answered, facts, judge_read, read_reads
 from conformance.broker_check.scenarios import LOG_APPEND_TIME
-from conformance.harness.levels import DELIVERY, LEVELS, WIRE
+from conformance.levels import DELIVERY, LEVELS, WIRE
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.control import ABORT, COMMIT, read_control_key, read_end_txn_marker_value

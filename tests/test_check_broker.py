@@ -27,7 +27,7 @@ from conformance.broker_check.judge import judge_case
 from conformance.broker_check.scenarios import session_cases
 from conformance.codecs.zstd import LibzstdUnavailable
 from conformance.corpus.produce.golden import GoldenCase, read_golden_corpus
-from conformance.harness.levels import DELIVERY, JAVA, NONE, WIRE
+from conformance.levels import DELIVERY, JAVA, NONE, WIRE
 from conformance.wire.batch import seal_v2
 from conformance.wire.layout import PARTITION_LEADER_EPOCH_OFFSET
 
@@ -61,7 +61,7 @@ def _kafka2_zstd() -> None:
 def test_real_kafka_answers_reach_every_level(case: GoldenCase) -> None:
     """A real Kafka broker's answers are Kafka's answers: nothing differs, at any level."""
     try:
-        judgement = judge_case(case)
+        judgement = judge_case(case.exchange())
     except LibzstdUnavailable as exc:
         pytest.skip(str(exc))
     assert [d.text for d in judgement.differences] == []
@@ -75,33 +75,35 @@ def test_each_fault_is_filed_at_the_level_it_breaks() -> None:
     assert r.response is not None and r.stored is not None
     # refused where Kafka accepts: a client sees it
     refused = {**r.response, "errorCode": 87, "errorName": "INVALID_RECORD"}
-    j = judge_case(_with(case, response=refused))
+    j = judge_case(_with(case, response=refused).exchange())
     assert j.reached() == NONE and {d.level for d in j.differences} >= {DELIVERY}
     assert j.verdict(DELIVERY)[0] == "fail"
     assert "errorCode" in j.verdict(DELIVERY)[1]
     # a closed connection where Kafka answers
-    j = judge_case(_with(case, response=None))
+    j = judge_case(_with(case, response=None).exchange())
     assert j.reached() == NONE and "closed the connection" in j.verdict()[1]
     # logStartOffset: the answer's other fields are wire
-    j = judge_case(_with(case, response={**r.response, "logStartOffset": "7"}))
+    j = judge_case(_with(case, response={**r.response, "logStartOffset": "7"}).exchange())
     assert j.reached() == DELIVERY and j.verdict(DELIVERY)[0] == "pass"
     assert j.verdict(WIRE)[0] == "fail"
     # the stored batch with another leader epoch (CRC resealed): wire, not delivery
     stored = bytearray(base64.b64decode(r.stored))
     struct.pack_into(">i", stored, PARTITION_LEADER_EPOCH_OFFSET, 7)
     epoch7 = base64.b64encode(seal_v2(stored, length=False)).decode()
-    j = judge_case(_with(case, stored=epoch7))
+    j = judge_case(_with(case, stored=epoch7).exchange())
     assert j.reached() == DELIVERY
     assert any("partitionLeaderEpoch" in d.text for d in j.differences)
     # a record's value changed (CRC resealed): what a consumer reads back differs
     changed = bytearray(base64.b64decode(r.stored))
     at = changed.rindex(b"v2")
     changed[at : at + 2] = b"w2"
-    j = judge_case(_with(case, stored=base64.b64encode(seal_v2(changed, length=False)).decode()))
+    j = judge_case(
+        _with(case, stored=base64.b64encode(seal_v2(changed, length=False)).decode()).exchange()
+    )
     assert j.reached() == NONE
     assert any(".records[2].value" in d.text for d in j.differences if d.level == DELIVERY)
     # nothing stored where Kafka stores the batch
-    j = judge_case(_with(case, stored=None))
+    j = judge_case(_with(case, stored=None).exchange())
     assert j.reached() == NONE
 
 
@@ -114,7 +116,9 @@ def test_an_error_text_is_a_java_finding() -> None:
     )
     r = case.requests[0]
     assert r.response is not None
-    j = judge_case(_with(case, response={**r.response, "errorMessage": "not Kafka's words"}))
+    j = judge_case(
+        _with(case, response={**r.response, "errorMessage": "not Kafka's words"}).exchange()
+    )
     assert j.reached() == WIRE
     status, _, _, findings = j.verdict()  # the default level: wire
     assert status == "pass" and findings and findings[0].startswith("java: ")
@@ -265,12 +269,12 @@ def test_a_transactional_request_is_judged_against_each_coordinator_state() -> N
     oracle = json.loads((ROOT / "corpora/produce/batch-control/expected.json").read_text())
     verified = oracle["4.3.1"][0]["response"]
     assert verified["errorName"] == "INVALID_RECORD"
-    j = judge_case(_with(case, response=verified))
+    j = judge_case(_with(case, response=verified).exchange())
     assert j.reached() == JAVA, [d.text for d in j.differences]
     assert any("coordinator answering NONE" in e for e in j.evidence)
     # an answer no state gives still fails
     wrong = {**verified, "errorCode": 2, "errorName": "CORRUPT_MESSAGE"}
-    assert judge_case(_with(case, response=wrong)).reached() == NONE
+    assert judge_case(_with(case, response=wrong).exchange()).reached() == NONE
 
 
 @pytest.mark.capture
@@ -334,7 +338,7 @@ def test_a_broker_report_renders_in_every_view(tmp_path: Path) -> None:
     )
     results = []
     for case_id, golden in (("req/ok", ok), ("req/refused", refused), ("x/worded", reworded)):
-        j = judge_case(golden)
+        j = judge_case(golden.exchange())
         status, headline, diff, findings = j.verdict()
         results.append(
             CaseResult("t", case_id, case_id.split("/")[0], status, headline, diff, "", 0.1,
@@ -343,7 +347,7 @@ def test_a_broker_report_renders_in_every_view(tmp_path: Path) -> None:
     assert [x.status for x in results] == ["pass", "fail", "pass"] and results[2].findings
     run = ImplementationRun(
         Implementation("t", ()),
-        BrokerCapabilities("a broker", "Apache Kafka 4.3.1", {"Produce": [3, 13]}),  # type: ignore[arg-type]
+        BrokerCapabilities("a broker", "Apache Kafka 4.3.1", {"Produce": [3, 13]}),
         None,
         results,
         1.0,
@@ -354,7 +358,7 @@ def test_a_broker_report_renders_in_every_view(tmp_path: Path) -> None:
                  "outcome": "ok", "hex": "00", "hex_truncated": False}
         for x in results
     }  # fmt: skip
-    built = model.build([run], docs, Settings(), [], complete=False, level="wire")
+    built = model.build([run], docs, Settings().to_dict() | {"level": "wire"}, [], complete=False)
     report = json.loads(json.dumps(built))  # as --json writes it
     assert report["side"] == "broker" and model.report_problem(report) is None
     assert report["implementations"][0]["levels"] == {

@@ -286,7 +286,7 @@ def _decode_report() -> dict[str, Any]:
         }
         for r in results
     }
-    return model.build([run], cases, Settings(), [], complete=True)
+    return model.build([run], cases, Settings().to_dict(), [], complete=True)
 
 
 def _producer_report() -> dict[str, Any]:
@@ -306,7 +306,7 @@ def _producer_report() -> dict[str, Any]:
         CaseResult("p", "encode/encode-codec-none", "encode", "error", "hang", stderr="s"),
     ]
     caps = ProducerCapabilities("p", "2", produce={"codecs": ["none"]}, encode={})
-    run = ImplementationRun(impl, caps, None, results, 2.0, side="producer")  # type: ignore[arg-type]
+    run = ImplementationRun(impl, caps, None, results, 2.0, side="produce")
     cases = {
         r.case: {
             "group": r.group,
@@ -320,7 +320,7 @@ def _producer_report() -> dict[str, Any]:
         }
         for r in results
     }
-    return model.build([run], cases, Settings(), [], complete=True, level="wire")
+    return model.build([run], cases, Settings().to_dict() | {"level": "wire"}, [], complete=True)
 
 
 REPORTS = {  # as saved: through JSON
@@ -403,6 +403,26 @@ def test_from_json_renders_a_good_report(tmp_path: Path, command: str) -> None:
     assert code == 0, err
     assert all(o.is_file() for o in outs.values())
     assert model.report_problem(REPORTS[command]()) is None
+
+
+def test_from_json_reads_a_check_1_report_as_check_2(tmp_path: Path) -> None:
+    """A report saved by an older kit (``kafka-conformance/check/1``, whose producer side was
+    called ``producer``) renders as the same report of today's format (check/2, ``produce``)."""
+    today = REPORTS["check-producer"]()
+    assert today["format"] == "kafka-conformance/check/2" and today["side"] == "produce"
+    old = today | {"format": "kafka-conformance/check/1", "side": "producer"}
+    outs = []
+    for name, doc in (("old", old), ("new", today)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        out = tmp_path / name
+        out.mkdir()
+        flags = ["--json", str(out / "r.json"), "--markdown", str(out / "m.md")]
+        code, _, err = _run("check-producer", "--from-json", str(path), *flags)
+        assert code == 0, err
+        outs.append(((out / "m.md").read_text(), json.loads((out / "r.json").read_text())))
+    assert outs[0] == outs[1]
+    assert outs[0][1]["format"] == "kafka-conformance/check/2"
 
 
 def _paths(doc: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

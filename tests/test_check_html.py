@@ -181,7 +181,7 @@ def test_producer_matrix_renders(chromium: str, tmp_path: Path) -> None:
     )
     assert proc.returncode == 1, proc.stderr
     report = json.loads((tmp_path / "p.json").read_text())
-    assert report["side"] == "producer"
+    assert report["side"] == "produce"
     page = tmp_path / "p.html"
     dom = _chromium(chromium, page.as_uri(), tmp_path, "--dump-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]

@@ -41,18 +41,18 @@ def _entry(impl: str, lines: tuple[str, ...], summary: str = "s") -> dv.Divergen
 
 def _report(runs: list[ImplementationRun], known: list[dv.Divergence]) -> dict[str, Any]:
     cases = {r.case: {"group": r.group} for run in runs for r in run.results}
-    return model.build(runs, cases, Settings(), known, complete=True)  # type: ignore[arg-type]
+    return model.build(runs, cases, Settings().to_dict(), known, complete=True)
 
 
 def test_a_report_says_which_side_it_judged() -> None:
     decode = _run("a", "decode", [CaseResult("a", "c1", "g", "pass")])
     consume = _run("a consumer", "consume", [CaseResult("a consumer", "c2", "consume", "pass")])
-    producer = _run("p", "producer", [CaseResult("p", "c3", "g", "pass", level="java")])
+    producer = _run("p", "produce", [CaseResult("p", "c3", "g", "pass", level="java")])
     assert _report([consume], [])["side"] == "consume"
     assert _report([decode], [])["side"] == "decode"
     assert _report([decode, consume], [])["side"] == "decode+consume"
     report = _report([producer], [])
-    assert report["side"] == "producer"
+    assert report["side"] == "produce"
     (impl,) = report["implementations"]
     assert impl["levels"] == {"none": 0, "delivery": 0, "wire": 0, "java": 1}
 
@@ -65,7 +65,7 @@ def test_only_the_divergences_of_the_implementations_that_ran() -> None:
 
 def test_an_entry_that_explains_a_line_is_in_use_though_another_line_is_new() -> None:
     lines = ["maxTimestamp -1, expected 5 (at batch 0)", "plan record 7 never read back"]
-    run = _run("p", "producer", [CaseResult("p", "c1", "g", "fail", lines[0], lines)])
+    run = _run("p", "produce", [CaseResult("p", "c1", "g", "fail", lines[0], lines)])
     report = _report([run], [_entry("p", ("maxTimestamp *",))])
     (result,) = report["results"]
     assert result["divergence"] is None  # not known: a line is unexplained
@@ -93,7 +93,7 @@ def test_a_gathering_results_lines_are_explained_by_their_own_cases_entries() ->
 
 
 def test_an_entry_that_explains_nothing_is_stale() -> None:
-    run = _run("p", "producer", [CaseResult("p", "c1", "g", "fail", "x", ["other"])])
+    run = _run("p", "produce", [CaseResult("p", "c1", "g", "fail", "x", ["other"])])
     report = _report([run], [_entry("p", ("maxTimestamp *",))])
     assert report["stale"] == [0]
 

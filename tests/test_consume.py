@@ -20,16 +20,16 @@ from conformance.corpus import golden
 from conformance.fakebroker import read_log
 from conformance.harness import cases as decode_cases
 from conformance.harness.consumer import (
+    ConsumeSide,
     consume_case,
     consume_unsupported_reason,
     judge_consume,
     log_batches,
     read_consume_cases,
-    run_consumer,
 )
 from conformance.harness.judge import CONSUME, Capabilities, read_capabilities
 from conformance.harness.process import ProcessTable
-from conformance.harness.runner import Implementation, Settings
+from conformance.harness.runner import Implementation, Settings, run_side
 from conformance.jvm.oracle import CONSUME_FORMAT
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -234,7 +234,8 @@ def test_unsupported_and_refused_scenarios_start_no_consumer(schemas: Any) -> No
 
 def test_error_classes_on_the_consume_side() -> None:
     """Where Kafka's consumer raised: any class by default; family, class and exact compare
-    the adapter's error (Kafka's class names) with Kafka's consumer's."""
+    the adapter's error (Kafka's class names) with Kafka's consumer's (exact: its message too,
+    at the level java; below it a message that differs is a finding)."""
     kafka = _case("corrupt-between-good").expected()
     kafka_class, kafka_message = kafka["error"]["class"], kafka["error"]["message"]
     assert kafka_class == "org.apache.kafka.common.KafkaException"  # Kafka's consumer wraps
@@ -242,13 +243,21 @@ def test_error_classes_on_the_consume_side() -> None:
     def verdicts(cls: str, message: str) -> dict[str, str]:
         actual = dict(kafka, error={"class": cls, "message": message})
         return {
-            g: judge_consume(kafka, actual, _consume_caps(error_classes=g)).status
+            g: judge_consume(kafka, actual, _consume_caps(error_classes=g), level="java").status
             for g in ("none", "family", "class", "exact")
         }
 
     everything = {"none": "pass", "family": "pass", "class": "pass", "exact": "pass"}
     assert verdicts(kafka_class, kafka_message) == everything
     assert verdicts(kafka_class, "checksum failed") == dict(everything, exact="fail")
+    at_wire = judge_consume(
+        kafka, dict(kafka, error={"class": kafka_class, "message": "checksum failed"}),
+        _consume_caps(error_classes="exact"),
+    )  # fmt: skip
+    assert at_wire.status == "pass"
+    (finding,) = at_wire.findings
+    assert finding.startswith(f'java: $.error.message: kafka="{kafka_message[:60]}')
+    assert finding.endswith(' adapter="checksum failed"')
     # same family (a codec stream failed), another class
     assert verdicts("org.xerial.snappy.SnappyError", kafka_message) == dict(
         everything, **{"class": "fail", "exact": "fail"}
@@ -268,6 +277,7 @@ def test_error_classes_on_the_consume_side() -> None:
         kafka,
         dict(kafka, error={"class": kafka_class, "message": "m"}),
         _consume_caps(error_classes="exact"),
+        level="java",
     )
     (line,) = v.diff
     assert line.startswith(f'$.error.message: kafka="{kafka_message[:60]}') and line.endswith(
@@ -348,7 +358,8 @@ KAFKA_PYTHON = ROOT / "adapters" / "kafka-python" / "consumer.py"
 def _run(impl: Implementation, schemas: Any, cases: list[Any], timeout: float = 20.0) -> Any:
     table = ProcessTable()
     try:
-        return run_consumer(impl, cases, Settings(jobs=2, timeout=timeout), table, schemas)
+        side = ConsumeSide(Settings(jobs=2, timeout=timeout), schemas)
+        return run_side(side, [impl], cases, table)[0]
     finally:
         table.kill_all()
 
@@ -388,9 +399,8 @@ def test_hostile_consumers_get_a_verdict(tmp_path: Path, schemas: Any, kind: str
     case = _case("txn-uncommitted")
     table = ProcessTable()
     try:
-        run = run_consumer(
-            impl, [case], Settings(jobs=1, timeout=3.0, output_limit=1 << 20), table, schemas
-        )
+        side = ConsumeSide(Settings(jobs=1, timeout=3.0, output_limit=1 << 20), schemas)
+        (run,) = run_side(side, [impl], [case], table)
     finally:
         table.kill_all()
     (result,) = run.results

@@ -41,9 +41,10 @@ from conformance.fakebroker.handlers import (
 )
 from conformance.harness import registry, session
 from conformance.harness.consumer import ConsumeRun, consume_case, read_consume_cases
+from conformance.harness.decode import capabilities_of
 from conformance.harness.judge import CONSUME
 from conformance.harness.process import ProcessTable
-from conformance.harness.runner import Settings, capabilities_of
+from conformance.harness.runner import Settings
 from conformance.messages.protocol import API_VERSIONS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,6 +30,7 @@ from conformance.harness.judge import (
     unsupported_reason,
 )
 from conformance.harness.report import markdown, model
+from conformance.harness.runner import select
 from conformance.stream.compare import pair
 
 CLI = [sys.executable, "-m", "conformance.cli"]
@@ -90,8 +91,8 @@ def test_cases_cover_the_corpora() -> None:
         "kafka-3.9.2-kraft",
         "regressions",
     }
-    assert C.select(every, ["crafted/v2-*"]) and all(
-        c.id.startswith("crafted/v2-") for c in C.select(every, ["crafted/v2-*"])
+    assert select(every, ["crafted/v2-*"]) and all(
+        c.id.startswith("crafted/v2-") for c in select(every, ["crafted/v2-*"])
     )
 
 
@@ -642,7 +643,7 @@ def test_an_entry_names_the_adapter_or_its_consumer_run() -> None:
     decoder = _run("lib", DECODE, {"crafted/a@memory": "pass"})
     consumer = _run("lib consumer", CONSUME, {"consume/s": "fail"})
     for entry in (bare, suffixed):
-        report = model.build([decoder, consumer], {}, Settings(), [entry], complete=True)
+        report = model.build([decoder, consumer], {}, Settings().to_dict(), [entry], complete=True)
         (failed,) = [r for r in report["results"] if r["status"] == "fail"]
         assert failed["divergence"] == 0 and report["stale"] == [], entry
     # the consumer side did not run: an entry for its scenarios is not stale, though the
@@ -651,7 +652,7 @@ def test_an_entry_names_the_adapter_or_its_consumer_run() -> None:
     report = model.build(
         [decoder],
         {},
-        Settings(),
+        Settings().to_dict(),
         [bare, decode_entry],
         complete=True,
         every_case=["crafted/a@memory", "consume/s"],
@@ -660,7 +661,7 @@ def test_an_entry_names_the_adapter_or_its_consumer_run() -> None:
     # neither side names the case: stale in a run over every case
     gone = dv.Divergence("lib", ("crafted/gone*",), "real-bug", "s", "", "k.toml")
     report = model.build(
-        [decoder], {}, Settings(), [gone], complete=True, every_case=["crafted/a@memory"]
+        [decoder], {}, Settings().to_dict(), [gone], complete=True, every_case=["crafted/a@memory"]
     )
     assert report["stale"] == [0]
 
@@ -668,7 +669,7 @@ def test_an_entry_names_the_adapter_or_its_consumer_run() -> None:
 def test_a_64_bit_value_out_of_range_is_the_librarys_answer(tmp_path: Path) -> None:
     """A library whose arithmetic does not wrap prints an offset past 2^63 - 1 (or a timestamp
     below -2^63): a difference showing the value, on both sides, not an error."""
-    (case,) = C.select(C.read_cases(), [ONE_CASE])
+    (case,) = select(C.read_cases(), [ONE_CASE])
     kafka_last = int(case.expected()["batches"][0]["lastOffset"])
     out = tmp_path / "decode.json"
     code, stdout, stderr = _check(
@@ -737,3 +738,48 @@ def test_the_docs_count_the_consume_scenarios_there_are() -> None:
     assert stated, "the pattern finds the counts the docs state"
     real = len(consume_corpus.SCENARIOS)
     assert [s for s in stated if s[1] != real] == [], f"there are {real} consume scenarios"
+
+
+def test_decode_differences_are_filed_at_the_level_they_break() -> None:
+    """What a consumer would notice (a record's value, the error's class) fails at every
+    level; a batch header field (the CRC) only from wire on; Kafka's exact error text (under
+    ``error_classes = "exact"``) only at java: below it, a finding."""
+    import copy
+
+    from conformance.harness.cases import read_cases
+    from conformance.harness.judge import judge, read_capabilities
+    from conformance.levels import LEVELS
+
+    case = next(
+        c
+        for c in read_cases()
+        if c.id == "crafted/split-zero-tail-12@memory"  # a v2 batch, then Kafka's error
+    )
+    kafka = case.expected()
+    caps = read_capabilities('{"error_classes": "exact", "magics": [0, 1, 2]}', "t")
+
+    def levels(change: Any) -> dict[str, str]:
+        actual = copy.deepcopy(kafka)
+        change(actual)
+        return {lv: judge(kafka, actual, caps, case.mode, lv).status for lv in LEVELS}
+
+    def value(doc: dict[str, Any]) -> None:
+        doc["batches"][0]["records"][0]["value"] = "changed"
+
+    def crc(doc: dict[str, Any]) -> None:
+        doc["batches"][0]["crc"] = (doc["batches"][0]["crc"] or 0) + 1
+
+    def message(doc: dict[str, Any]) -> None:
+        doc["error"]["message"] = "another text"
+
+    def exception(doc: dict[str, Any]) -> None:
+        doc["error"]["kafka_exception"] = "org.apache.kafka.common.errors.SomethingElse"
+
+    assert levels(value) == {"delivery": "fail", "wire": "fail", "java": "fail"}
+    assert levels(exception) == {"delivery": "fail", "wire": "fail", "java": "fail"}
+    assert levels(crc) == {"delivery": "pass", "wire": "fail", "java": "fail"}
+    assert levels(message) == {"delivery": "pass", "wire": "pass", "java": "fail"}
+    actual = copy.deepcopy(kafka)
+    message(actual)
+    (finding,) = judge(kafka, actual, caps, case.mode).findings  # the default level: wire
+    assert finding.startswith("java: $.error.message: ") and "another text" in finding

@@ -18,6 +18,7 @@ from conftest import ROOT
 
 from conformance.harness import cases as C
 from conformance.harness.judge import read_capabilities
+from conformance.harness.runner import select
 from conformance.harness.starter import starters
 
 CLI = [sys.executable, "-m", "conformance.cli", "check"]
@@ -99,7 +100,7 @@ def test_starter_builds_and_passes_when_backed_by_a_correct_decoder(
     )
     report = json.loads(out.read_text())
     (impl,) = report["implementations"]
-    n = len(C.select(C.read_cases(), ["crafted/v2-*"]))
+    n = len(select(C.read_cases(), ["crafted/v2-*"]))
     assert impl["name"] == f"{language}-starter-bridge"
     assert impl["counts"] == {"pass": n, "fail": 0, "unsupported": 0, "error": 0}, run.stdout
     assert run.returncode == 0
@@ -145,7 +146,7 @@ def test_node_starter_on_a_negative_batch_length(tmp_path: Path) -> None:
     command = starter.command(directory)
     data = (ROOT / "corpora" / "crafted" / "split-size-negative-c57.bin").read_bytes()
     for mode in ("memory", "file"):
-        (case,) = C.select(C.read_cases(), [f"crafted/split-size-negative-c57@{mode}"])
+        (case,) = select(C.read_cases(), [f"crafted/split-size-negative-c57@{mode}"])
         expected = case.expected()
         run = subprocess.run(
             [*command, "decode", "--as", mode], input=data, capture_output=True, env=ENV

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from conformance.broker.exchange import carried
 from conformance.capture.produce import DEFAULT_BROKERS, capture_golden, retime
 from conformance.capture.produce_wire import read_produce_response, stored_by_request
 from conformance.codecs.zstd import LibzstdUnavailable
 from conformance.corpus.produce.golden import (
     GoldenCase,
-    carried,
     judge_golden,
     read_golden,
     read_golden_corpus,

@@ -35,7 +35,7 @@ from conformance import decode
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
 from conformance.codecs import CODECS
 from conformance.harness import registry
-from conformance.harness.levels import DELIVERY, JAVA, LEVELS, WIRE, Lines
+from conformance.levels import DELIVERY, JAVA, LEVELS, WIRE, Lines
 from conformance.primitives.java import wrap32
 from conformance.producer_check.judge import judge_encode
 from conformance.producer_check.run import ProducerCapabilityError, read_producer_capabilities

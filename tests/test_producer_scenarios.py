@@ -24,6 +24,7 @@ from conformance.broker.config import TopicConfig
 from conformance.broker.profile import ProduceContext
 from conformance.broker.profile import decode as broker_decode
 from conformance.broker.versions import LONG_MAX, VERSIONS
+from conformance.harness.runner import select
 from conformance.producer_check.scenarios import (
     ENCODE,
     EQUAL_TIMESTAMPS,
@@ -34,7 +35,6 @@ from conformance.producer_check.scenarios import (
     Scenario,
     broken_promises,
     scenarios,
-    select,
     write_plan,
 )
 from conformance.wire.builder import BatchBuilder

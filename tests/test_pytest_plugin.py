@@ -17,6 +17,7 @@ import pytest
 
 from conformance.corpus import golden
 from conformance.harness import cases as C
+from conformance.harness.runner import select
 from conformance.jvm.runtime import ROOT_ENV, is_checkout
 
 pytest_plugins = ["pytester"]
@@ -60,7 +61,7 @@ lines = ["$.batches*.records*"]
 
 
 def _selected() -> list[C.Case]:
-    return C.select(C.read_cases(), list(CASES))
+    return select(C.read_cases(), list(CASES))
 
 
 def _gzip_cases() -> list[str]:

@@ -7,6 +7,10 @@ another compressor need not reproduce byte for byte (Kafka does not pin it eithe
 stored bytes agree when they decode (consumer, memory mode) to the same document apart from
 what the compressed bytes decide: each batch's ``sizeInBytes``, ``crc`` and the positions
 after it. Stored bytes of uncompressed or in-place batches must be identical.
+
+:func:`stored_differences` compares stored bytes at levels (``conformance.levels``), for a
+check: what a consumer reads back at ``delivery``, every batch field at ``wire``, with the
+same rule for batches both rebuilt with compression.
 """
 
 from __future__ import annotations
@@ -16,16 +20,28 @@ from typing import Any
 
 from conformance.codecs import NONE
 from conformance.errors import DecodeError
+from conformance.levels import DELIVERY, WIRE, Difference
 from conformance.stream.compare import diff
 from conformance.stream.decoder import decode
 from conformance.stream.splitter import Splitter
 
-__all__ = ["COMPARED", "COMPRESSOR_DECIDES", "diff_verdicts", "recompressed"]
+__all__ = [
+    "COMPARED",
+    "COMPRESSOR_DECIDES",
+    "PARTIES",
+    "diff_verdicts",
+    "recompressed",
+    "stored_differences",
+]
 
 #: the batch fields of a decode document a compressor's output decides
 COMPRESSOR_DECIDES = ("sizeInBytes", "crc", "position")
 #: the members of a verdict that are compared (the others name who answered)
 COMPARED = ("scope", "response", "exception", "stored")
+#: how a difference at levels names its two parties: Kafka's answer, the target's
+PARTIES = ("kafka", "target")
+#: batch fields a consumer hands to the application with each record
+_CONSUMER_SEES = ("timestampType",)
 
 
 def diff_verdicts(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
@@ -43,6 +59,32 @@ def diff_verdicts(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]
     if not (recompressed(eb) and recompressed(ab)):
         return [*out, f"$.stored: {_short(e)} != {_short(a)} (not a recompressed batch)"]
     return [*out, *(f"$.stored decoded {d}" for d in diff(_content(eb), _content(ab)))]
+
+
+def stored_differences(kafka: str | None, target: str | None) -> list[Difference]:
+    """What differs between the batches Kafka stores (base64, or None: nothing) and the
+    target's, as fetched back: records at ``delivery``, batch fields at ``wire``."""
+    if kafka == target:
+        return []
+    k = base64.b64decode(kafka) if kafka is not None else b""
+    t = base64.b64decode(target) if target is not None else b""
+    if not k or not t:
+        what = "nothing" if not k else f"{len(k)} bytes"
+        got = "nothing" if not t else f"{len(t)} bytes"
+        return [Difference(DELIVERY, f"stored: kafka={what} target={got}")]
+    kd, td = decode(k).to_dict(), decode(t).to_dict()
+    both = recompressed(k) and recompressed(t) and len(kd["batches"]) == len(td["batches"])
+    out: list[Difference] = []
+    for line in diff(kd, td, "$.stored", PARTIES):
+        path = line.split(": ", 1)[0]
+        field = path.rsplit(".", 1)[-1]
+        if both and ".records" not in path and field in COMPRESSOR_DECIDES:
+            continue
+        seen = ".records" in path or path == "$.stored.batches" or field in _CONSUMER_SEES
+        out.append(Difference(DELIVERY if seen else WIRE, line))
+    if not out and k != t and not both:
+        out.append(Difference(WIRE, "stored: the bytes differ where the decode shows nothing"))
+    return out
 
 
 def recompressed(data: bytes) -> bool:

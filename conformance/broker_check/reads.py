@@ -50,6 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from conformance.broker.codes import CODES
+from conformance.broker.compare import stored_differences
+from conformance.broker.exchange import LEADER_EPOCH
 from conformance.broker.fetch import (
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
@@ -59,11 +61,10 @@ from conformance.broker.fetch import (
     Segment,
     transactions,
 )
-from conformance.broker_check.judge import stored_differences
 from conformance.capture.produce_wire import WireClient
 from conformance.capture.session_wire import fetch_read, list_offsets
-from conformance.corpus.produce.golden import LEADER_EPOCH, stored_b64
-from conformance.harness.levels import DELIVERY, WIRE, Difference
+from conformance.corpus.produce.golden import stored_b64
+from conformance.levels import DELIVERY, WIRE, Difference
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2
 

@@ -29,15 +29,23 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.broker.codes import NONE as NONE_ERROR
+from conformance.broker.exchange import Exchange
 from conformance.broker.versions import VERSIONS, broker_version
 from conformance.broker_check.judge import judge_case
-from conformance.broker_check.scenarios import PRODUCE, PRODUCE_CASES, BrokerCase, applies
+from conformance.broker_check.scenarios import (
+    PRODUCE,
+    PRODUCE_CASES,
+    BrokerCase,
+    applies,
+    broker_cases,
+    case_documents,
+)
 from conformance.broker_check.session_run import SessionPlan, run_session_cases
 from conformance.broker_check.targets import BOOTSTRAP, Target, TargetError, running
 from conformance.capture.produce import coordinator_meta, send_case
@@ -55,22 +63,32 @@ from conformance.capture.session_wire import topic_id
 from conformance.corpus.produce.cases import ProduceCase
 from conformance.corpus.produce.golden import GoldenCase, write_golden_case
 from conformance.harness.divergences import EVIDENCE, scoped
-from conformance.harness.levels import DEFAULT_LEVEL, DELIVERY, Difference, Judgement
-from conformance.harness.runner import CaseResult, Implementation, ImplementationRun, keep_name
-from conformance.host.broker_socket import WIRE_ERRORS, BrokerConnection, one_line
+from conformance.harness.process import ProcessTable
+from conformance.harness.runner import (
+    CaseResult,
+    Implementation,
+    ImplementationRun,
+    Job,
+    Side,
+    judged,
+    keep_name,
+)
+from conformance.host.broker_socket import WIRE_ERRORS, BrokerConnection, answer_timeout, one_line
 from conformance.host.kafka_client import KafkaClient
 from conformance.host.progress import Status
+from conformance.host.sessions import uninterrupted
 from conformance.jsondoc import JsonDocument
 from conformance.jvm.kafka_jars import try_kafka2_zstd
 from conformance.jvm.message_defs import client_protocol
+from conformance.levels import DEFAULT_LEVEL, DELIVERY, Difference, Judgement
 
 __all__ = [
     "DEFAULT_PREFIX",
     "NEWEST",
     "BrokerCapabilities",
     "BrokerSettings",
-    "run_target",
-    "run_targets",
+    "BrokerSide",
+    "implementation",
 ]
 
 #: the prefix of every topic the run creates
@@ -79,8 +97,6 @@ DEFAULT_PREFIX = "kc-check-"
 NEWEST = max(VERSIONS, key=lambda v: tuple(int(x) for x in v.split(".")))
 #: the APIs whose versions the report shows (key -> name)
 _SHOWN_APIS = {0: "Produce", 1: "Fetch", 2: "ListOffsets", 3: "Metadata", 19: "CreateTopics"}
-
-ProgressCallback = Callable[[str, int, int, Counter[str]], None]
 
 
 @dataclass(frozen=True)
@@ -105,6 +121,11 @@ class BrokerCapabilities(JsonDocument):
     version_findings: list[str] = field(default_factory=list)
     #: the run's topics it could not delete (name -> why)
     left_behind: dict[str, str] = field(default_factory=dict)
+    #: the Kafka line whose answers judge it (``judged_as`` in words)
+    kafka_version: str = ""
+    #: a target declares no name and no capabilities: neither is ever invalid
+    name: str = ""
+    invalid: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -119,62 +140,10 @@ class BrokerCapabilities(JsonDocument):
         return out
 
 
-def run_targets(
-    targets: Sequence[Target],
-    cases: Sequence[BrokerCase],
-    settings: BrokerSettings,
-    log: Status,
-    progress: ProgressCallback | None = None,
-) -> list[ImplementationRun]:
-    """Every target over ``cases``, one after the other."""
-    return [run_target(t, cases, settings, log, progress) for t in targets]
-
-
-def run_target(
-    target: Target,
-    cases: Sequence[BrokerCase],
-    settings: BrokerSettings,
-    log: Status,
-    progress: ProgressCallback | None = None,
-) -> ImplementationRun:
-    """``target`` over ``cases`` (those that do not apply to the Kafka line judging it are
-    ``unsupported``)."""
-    started = time.monotonic()
-    kafka_version = target.kafka_version or settings.kafka_version
-    if broker_version(kafka_version).clients == "2.8":
-        try_kafka2_zstd(log)  # Kafka 2.x's zstd, for the model of its line
-    caps = BrokerCapabilities(target.version, f"Apache Kafka {kafka_version}")
-    results: list[CaseResult] = []
-    counts: Counter[str] = Counter()
-
-    def record(result: CaseResult) -> None:
-        results.append(result)
-        counts[result.status] += 1
-        if progress is not None:
-            progress(target.name, len(results), len(cases), counts)
-
-    todo = []
-    for c in cases:
-        why = applies(c, kafka_version)
-        if why is None:
-            todo.append(c)
-        else:
-            record(CaseResult(target.name, c.id, c.group, "unsupported", why))
-    problem: str | None = None
-    if todo:
-        try:
-            with running(target, log) as bootstrap:
-                _on_target(target, bootstrap, todo, kafka_version, settings, caps, log, record)
-        except Exception as exc:  # noqa: BLE001 - a target's failure is its cases' verdict
-            problem = f"{target.name}: {one_line(exc)}"
-            log(problem)
-    done = {r.case for r in results}
-    for c in todo:
-        if c.id not in done:
-            record(CaseResult(target.name, c.id, c.group, "error", problem or "not run", [], ""))
-    order = {c.id: i for i, c in enumerate(cases)}
-    results.sort(key=lambda r: order[r.case])
-    impl = Implementation(
+def implementation(target: Target) -> Implementation:
+    """The report's row of ``target``: its name, its bootstrap address (a ``bootstrap``
+    target), what it is."""
+    return Implementation(
         target.name,
         (target.bootstrap,) if target.kind == BOOTSTRAP and target.bootstrap else (),
         source={
@@ -183,9 +152,94 @@ def run_target(
             "library": target.adapter.library if target.adapter else target.version,
         },
     )
-    return ImplementationRun(
-        impl, caps, problem, results, time.monotonic() - started, side="broker"
-    )  # type: ignore[arg-type]
+
+
+_Job = Job[BrokerCase, BrokerCapabilities]
+
+
+class BrokerSide(Side[BrokerCase, BrokerCapabilities]):
+    """Kafka-compatible brokers over the broker cases (``check-broker``): each target in
+    turn, started by the kit or reached at its address, its cases one after the other."""
+
+    name = "broker"
+    title = "check-broker"
+
+    def __init__(
+        self, targets: Sequence[Target], settings: BrokerSettings, log: Status = lambda _: None
+    ) -> None:
+        self.targets = {t.name: t for t in targets}
+        self.settings, self.log = settings, log
+        self._caps: dict[str, BrokerCapabilities] = {}
+
+    def implementations(self) -> list[Implementation]:
+        return [implementation(t) for t in self.targets.values()]
+
+    def capabilities(
+        self, impl: Implementation, table: ProcessTable
+    ) -> tuple[BrokerCapabilities, str | None]:
+        target = self.targets[impl.name]
+        kafka_version = target.kafka_version or self.settings.kafka_version
+        caps = BrokerCapabilities(target.version, f"Apache Kafka {kafka_version}")
+        caps.kafka_version = kafka_version
+        self._caps[impl.name] = caps
+        return caps, None
+
+    def left_behind(self, run: ImplementationRun) -> dict[str, str]:
+        """The run's topics the target of ``run`` could not delete (name -> why)."""
+        return self._caps[run.impl.name].left_behind
+
+    def read_cases(self, corpora: Path) -> list[BrokerCase]:
+        return broker_cases(corpora)
+
+    def unsupported(self, case: BrokerCase, caps: BrokerCapabilities) -> str | None:
+        return applies(case, caps.kafka_version)
+
+    def documents(self, cases: Sequence[BrokerCase]) -> dict[str, dict[str, Any]]:
+        return case_documents(cases)
+
+    def settings_doc(self) -> dict[str, Any]:
+        return {"jobs": 1, "timeout": answer_timeout(), "output_limit": None} | {
+            "level": self.settings.level
+        }
+
+    def run_case(self, env: Any, job: _Job, table: ProcessTable) -> CaseResult:
+        raise NotImplementedError("a target's cases run together (run_jobs)")
+
+    def run_jobs(
+        self,
+        env: Any,
+        jobs: Sequence[_Job],
+        table: ProcessTable,
+        record: Callable[[_Job, CaseResult], None],
+    ) -> str | None:
+        """The jobs of one target (the loop runs targets in turn): started or reached, its
+        topics made, every case run, its topics deleted; a target that fails makes its cases
+        not yet judged an ``error`` and is the run's problem."""
+        target, caps = self.targets[jobs[0].impl.name], jobs[0].caps
+        by_id = {j.case.id: j for j in jobs}
+        done: set[str] = set()
+
+        def put(result: CaseResult) -> None:
+            done.add(result.case)
+            record(by_id[result.case], result)
+
+        if broker_version(caps.kafka_version).clients == "2.8":
+            try_kafka2_zstd(self.log)  # Kafka 2.x's zstd, for the model of its line
+        problem: str | None = None
+        try:
+            with running(target, self.log) as bootstrap:
+                _on_target(
+                    target, bootstrap, [j.case for j in jobs], caps.kafka_version,
+                    self.settings, caps, self.log, put,
+                )  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - a target's failure is its cases' verdict
+            problem = f"{target.name}: {one_line(exc)}"
+            self.log(problem)
+        for j in jobs:
+            if j.case.id not in done:
+                why = problem or "not run"
+                record(j, CaseResult(target.name, j.case.id, j.case.group, "error", why, [], ""))
+        return problem
 
 
 def _on_target(
@@ -285,7 +339,7 @@ def _on_target(
             # stopped answering is asked once, briefly.
             timeout = DEAD_TARGET_TIMEOUT if on.dead else None
             try:
-                finish_once(lambda: _delete(target, bootstrap, made, log, caps, timeout))
+                uninterrupted(lambda: _delete(target, bootstrap, made, log, caps, timeout), again=1)
             except BaseException:
                 if made:
                     caps.left_behind.update({t: "the deletion was interrupted" for t in made})
@@ -328,19 +382,6 @@ def _create(
         if not outcome.created or outcome.error != "NONE":
             refused[name] = f"topic creation refused: {outcome.reason}"
     return refused
-
-
-def finish_once(step: Callable[[], None]) -> None:
-    """``step`` to its end through one Ctrl-C or SIGTERM (raised once it is done); a second
-    one ends it (``host.sessions.finish`` runs it again and again)."""
-    pending: BaseException | None = None
-    try:
-        step()
-    except (KeyboardInterrupt, SystemExit) as exc:
-        pending = exc
-        step()  # once more: what the first interruption left; a second one ends it here
-    if pending is not None:
-        raise pending
 
 
 def _delete(
@@ -433,24 +474,25 @@ def _sent(on: _OnTarget, case: ProduceCase, topic: str, keep_as: str | None = No
                 on.dead.append(why)
         return Judgement(error=one_line(exc))
     stored = stored_by_request(fetched or b"", [r.response for r in requests])
-    golden = GoldenCase(
-        keep_as or case.name,
-        case.description,
-        on.target.name,
+    answered = tuple(replace(r, stored=s) for r, s in zip(requests, stored))
+    coordinator = coordinator_meta(on.kafka_version)
+    exchange = Exchange(
         on.kafka_version,
         topic,
         dict(case.topic),
-        tuple(replace(r, stored=s) for r, s in zip(requests, stored)),
-        None,
-        True,
-        fetched,
-        {**meta, **coordinator_meta(on.kafka_version), "target": on.target.name},
+        tuple(r.sent for r in answered),
+        fetched=True,
+        coordinator=coordinator.get("coordinator", NONE_ERROR),
     )
     if on.settings.keep is not None:
         root = on.settings.keep / keep_name(on.target.name)
         root.mkdir(parents=True, exist_ok=True)
-        write_golden_case(root, golden)
-    return judge_case(golden)
+        meta = {**meta, **coordinator, "target": on.target.name}
+        kept = GoldenCase(keep_as or case.name, case.description, on.target.name,
+                          on.kafka_version, topic, dict(case.topic), answered, None, True,
+                          fetched, meta)  # fmt: skip
+        write_golden_case(root, kept)
+    return judge_case(exchange)
 
 
 def _topic_id(proxy: RecordingProxy, topic: str, apis: dict[int, tuple[int, int]]) -> Any:
@@ -501,16 +543,4 @@ def _every_version(
 def _result(
     target: Target, case: BrokerCase, judgement: Judgement, settings: BrokerSettings, seconds: float
 ) -> CaseResult:
-    status, headline, diff, findings = judgement.verdict(settings.level)
-    return CaseResult(
-        target.name,
-        case.id,
-        case.group,
-        status,
-        headline,
-        diff,
-        "",
-        seconds,
-        findings,
-        judgement.reached() if status != "error" else None,
-    )
+    return judged(target.name, case, judgement, settings.level, seconds=seconds)

@@ -26,7 +26,6 @@ case id         ``<group>/<case name>``
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any
 from conformance.broker_check.reads import READS
 from conformance.corpus.produce.cases import ProduceCase
 from conformance.corpus.produce.store import read_corpus
+from conformance.harness.report.model import case_document
 
 __all__ = [
     "LOG_APPEND_TIME",
@@ -47,7 +47,6 @@ __all__ = [
     "applies",
     "broker_cases",
     "case_documents",
-    "select",
     "session_cases",
 ]
 
@@ -125,17 +124,6 @@ def session_cases() -> list[BrokerCase]:
     return out
 
 
-def select(cases: Sequence[BrokerCase], globs: Sequence[str]) -> list[BrokerCase]:
-    """The cases whose id or name matches one of ``globs`` (all when there is none)."""
-    if not globs:
-        return list(cases)
-    return [
-        c
-        for c in cases
-        if any(fnmatch.fnmatch(c.id, g) or fnmatch.fnmatch(c.name, g) for g in globs)
-    ]
-
-
 def applies(case: BrokerCase, kafka_version: str) -> str | None:
     """Why ``case`` says nothing of a broker judged against Kafka ``kafka_version`` (None:
     it applies): Kafka's answer differs by line, and some cases exist for some lines only;
@@ -156,14 +144,7 @@ def case_documents(cases: Sequence[BrokerCase]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for c in cases:
         requests = c.produce.requests if c.produce is not None else ()
-        out[c.id] = {
-            "group": c.group,
-            "mode": c.kind,
-            "size": sum(len(r) for r in requests),
-            "path": c.path,
-            "description": c.description,
-            "outcome": "ok",
-            "hex": requests[0][:64].hex() if requests else "",
-            "hex_truncated": bool(requests) and len(requests[0]) > 64,
-        }
+        first = requests[0] if requests else b""
+        size = sum(len(r) for r in requests)
+        out[c.id] = case_document(c.group, c.kind, c.path, c.description, first, size, shown=64)
     return out

@@ -52,9 +52,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.broker.codes import CODES, NONE
+from conformance.broker.compare import stored_differences
+from conformance.broker.exchange import Sent, model_answer
 from conformance.broker.log import PartitionLog
 from conformance.broker.versions import BrokerVersion
-from conformance.broker_check.judge import request_differences, stored_differences
 from conformance.capture.produce_wire import (
     WireClient,
     fetch_partition,
@@ -69,9 +70,9 @@ from conformance.capture.session_wire import (
     init_producer_id,
 )
 from conformance.client.calls import END_TXN_V2
-from conformance.corpus.produce.golden import GoldenRequest, replay_request, stored_b64
+from conformance.corpus.produce.golden import stored_b64
 from conformance.errors import DecodeError
-from conformance.harness.levels import DELIVERY, WIRE, Difference, Judgement
+from conformance.levels import DELIVERY, WIRE, Difference, Judgement
 from conformance.stream.splitter import Splitter
 from conformance.wire.batch import RecordBatchV2
 from conformance.wire.builder import BatchBuilder
@@ -205,14 +206,12 @@ def run_session(
         )
         received_at = _now()
         answer = read_produce_response(response, produce_version) if response else None
-        r = GoldenRequest(
-            records, produce_version, sent_at, txn_id if txn else None, answer, response,
+        r = Sent(
+            records, produce_version, sent_at, txn_id if txn else None, answer,
             received_at=received_at,
         )  # fmt: skip
         nonlocal model
-        model, ours, diffs = replay_request(
-            model, r, NONE, lambda r, ours: request_differences(r, ours, False, version)
-        )
+        model, (ours, diffs) = model_answer(model, r, NONE, False, version)
         s.exchanges.append({"step": where, "target": answer, "kafka": ours["response"]})
         for d in diffs:
             diff(d.level, where, d.text)

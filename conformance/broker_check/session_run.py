@@ -59,10 +59,10 @@ from conformance.capture.proxy import RecordingProxy
 from conformance.capture.session_wire import TXN_MAX, TXN_V2, topic_id
 from conformance.client.calls import END_TXN_V2, TOPIC_IDS_FROM
 from conformance.client.connection import MalformedAnswerError
-from conformance.harness.levels import DELIVERY, Difference, Judgement
 from conformance.harness.runner import CaseResult, keep_name
 from conformance.host.broker_socket import WIRE_ERRORS, one_line
 from conformance.jvm.message_defs import client_protocol
+from conformance.levels import DELIVERY, Difference, Judgement
 
 __all__ = ["SessionPlan", "run_session_cases"]
 

@@ -7,16 +7,21 @@ import argparse
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from conformance.cli import check_common as shared
 from conformance.cli.common import non_negative_int, shown
 from conformance.corpus import package
 from conformance.harness import cases as case_source
 from conformance.harness import consumer, registry, session, starter
+from conformance.harness.consumer import ConsumeSide
+from conformance.harness.decode import DecodeSide
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import model
-from conformance.harness.runner import ImplementationRun, Settings
+from conformance.harness.run import Part, report, run_parts
+from conformance.harness.runner import PLUGGED, Settings, Side, select
 from conformance.jvm.kafka_jars import KafkaJarsUnavailable
 from conformance.jvm.runtime import ROOT_ENV, NoCheckout
 
@@ -106,7 +111,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument(
         "--side",
-        choices=starter.SIDES,
+        choices=[*starter.SIDES, *PLUGGED],
         default=None,
         help="decode: the adapters' offline decoders on the corpora (the default); consume: "
         "their real consumers reading the consume scenarios through the fake broker "
@@ -114,6 +119,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "runs its consumer, and --impl all runs every decoder and every consumer. With "
         "--init-adapter, the side of the starter (produce: a producer and encoder adapter, "
         "run by check-producer)",
+    )
+    shared.add_level_option(
+        p,
+        "delivery (what a consumer notices: the outcome, the error's class or family as "
+        "declared, every batch and record delivered), wire (also every batch header field), "
+        "java (also Kafka's exact error texts, where error_classes is exact)",
     )
     p.add_argument(
         "--broker-max-version",
@@ -204,6 +215,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.side == "produce":
         _say("--side produce is for --init-adapter; producers are run by check-producer")
         return shared.EXIT_USAGE
+    if args.side in PLUGGED:
+        return _check_plugged(args, PLUGGED[args.side])
     listed = (args.side,) if args.side else ("decode", "consume")
     done = shared.before_run(_PROG, args, listed, model.CHECK_SIDES, _HTML)
     if done is not None:
@@ -221,14 +234,13 @@ def _check(args: argparse.Namespace) -> int:
         every_consume = consumer.read_consume_cases(corpora) if consuming.implementations else []
         # the ids of both sides' cases, run or not: an entry for the side that is not run (a
         # name covers an adapter's decoder and its consumer) is not stale
-        every_id = [c.id for c in every or case_source.read_cases(corpora)] + [
-            c.id for c in every_consume or consumer.read_consume_cases(corpora)
-        ]
+        decode_ids = [c.id for c in every or case_source.read_cases(corpora)]
+        consume_ids = [c.id for c in every_consume or consumer.read_consume_cases(corpora)]
     except (ValueError, NoCheckout, OSError) as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return shared.EXIT_USAGE
-    selected = case_source.select(every, args.cases)
-    selected_consume = case_source.select(every_consume, args.cases)
+    selected = select(every, args.cases)
+    selected_consume = select(every_consume, args.cases)
     try:
         case_source.check_readable([*selected, *selected_consume])
     except ValueError as exc:  # CorpusError: a damaged corpora directory, before the run
@@ -241,40 +253,59 @@ def _check(args: argparse.Namespace) -> int:
         )
         return shared.EXIT_USAGE
     settings = Settings(jobs=args.jobs, timeout=args.timeout, output_limit=args.output_limit)
-    progress = shared.progress_display(args.quiet)
+    parts = [
+        Part(DecodeSide(settings, args.level), selection.implementations, selected, decode_ids),
+        Part(
+            ConsumeSide(settings, version_cap=args.broker_max_version, level=args.level),
+            consuming.implementations,
+            selected_consume,
+            consume_ids,
+        ),
+    ]
     table = ProcessTable()
-
-    def work() -> list[ImplementationRun]:
-        runs = session.run_all(selection.implementations, selected, settings, table, progress)
-        if consuming.implementations and selected_consume:
-            runs += session.run_consumers(
-                consuming.implementations,
-                selected_consume,
-                settings,
-                table,
-                progress,
-                version_cap=args.broker_max_version,
-            )
-        return runs
-
-    try:
-        runs = shared.run_interruptible(_PROG, table, work)  # Interrupted: interruptible_command
+    progress = shared.progress_display(args.quiet)
+    try:  # Interrupted: interruptible_command
+        runs = shared.run_interruptible(_PROG, table, lambda: run_parts(parts, table, progress))
     except KafkaJarsUnavailable as exc:  # the consume side's definitions (kafka-clients jar)
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return shared.EXIT_USAGE
-    report = model.build(
-        runs,
-        model.case_documents(selected) | consumer.consume_case_documents(selected_consume),
-        settings,
-        known,
-        complete=len(selected) == len(every) and len(selected_consume) == len(every_consume),
-        globs=args.cases,
-        builds=selection.builds | consuming.builds,
-        every_case=every_id,
+    doc = report(
+        parts, runs, known, globs=args.cases, builds=selection.builds | consuming.builds,
         corpus=corpus,
-    )
+    )  # fmt: skip
     failures = selection.failures + consuming.failures
-    return shared.finish(_PROG, report, args, _HTML, failures, known)
+    return shared.finish(_PROG, doc, args, _HTML, failures, known)
+
+
+def _check_plugged(args: argparse.Namespace, factory: Callable[[Settings], Side[Any, Any]]) -> int:
+    """``check --side NAME`` of a side added as a plug-in (``runner.plug``): its cases
+    through ``--cmd`` adapters, the same report as every side's."""
+    settings = Settings(jobs=args.jobs, timeout=args.timeout, output_limit=args.output_limit)
+    side = factory(settings)
+    if args.list or args.impl:
+        _say(f"--side {side.name} runs --cmd adapters only (it has no built-in adapters)")
+        return shared.EXIT_USAGE
+    done = shared.before_run(_PROG, args, (), (side.name,), _HTML)
+    if done is not None:
+        return done
+    try:
+        corpora = Path(args.corpora) if args.corpora else package.corpora_root()
+        every = list(side.read_cases(corpora))
+        selection = session.implementations([], args.cmd, log=_say)
+        known = session.known_divergences(side.name, args.known)
+    except (ValueError, NoCheckout, OSError) as exc:
+        print(f"{_PROG}: {exc}", file=sys.stderr)
+        return shared.EXIT_USAGE
+    selected = select(every, args.cases)
+    if not selected:
+        print(f"{_PROG}: no case matches {' '.join(args.cases)}", file=sys.stderr)
+        return shared.EXIT_USAGE
+    part = Part(side, selection.implementations, selected, [c.id for c in every])
+    table = ProcessTable()
+    progress = shared.progress_display(args.quiet, title=side.title)
+    runs = shared.run_interruptible(_PROG, table, lambda: run_parts([part], table, progress))
+    doc = report([part], runs, known, globs=args.cases)
+    return shared.finish(_PROG, doc, args, _HTML, [], known)
 
 
 def _sides(names: list[str], side: str | None) -> tuple[list[str], list[str]]:

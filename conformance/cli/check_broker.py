@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from conformance.broker.versions import VERSIONS
-from conformance.broker_check.run import DEFAULT_PREFIX, NEWEST, BrokerSettings, run_targets
-from conformance.broker_check.scenarios import broker_cases, case_documents, select
+from conformance.broker_check.run import DEFAULT_PREFIX, NEWEST, BrokerSettings, BrokerSide
+from conformance.broker_check.scenarios import broker_cases
 from conformance.broker_check.targets import (
     BUILTIN,
     KAFKA,
@@ -22,9 +22,11 @@ from conformance.cli import check_common as shared
 from conformance.cli.common import seconds
 from conformance.corpus import package
 from conformance.harness import registry, session
-from conformance.harness.levels import DEFAULT_LEVEL, LEVELS
+from conformance.harness.process import ProcessTable
 from conformance.harness.report import model, terminal
-from conformance.harness.runner import Settings
+from conformance.harness.run import Part, run_parts
+from conformance.harness.run import report as build_report
+from conformance.harness.runner import select
 from conformance.host.broker_socket import ANSWER_TIMEOUT, use_answer_timeout
 from conformance.jvm.runtime import NoCheckout, cache_root
 
@@ -144,14 +146,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "(request-<i>.bin), the response frames, the partition as fetched (fetch.bin), "
         "case.json and answer.json (readable by decode and dump)",
     )
-    p.add_argument(
-        "--level",
-        choices=LEVELS,
-        default=DEFAULT_LEVEL,
-        help="what a case must reach to pass (default %(default)s): delivery (accepted or "
-        "refused alike, offsets, the records read back), wire (also every answer field and "
-        "stored batch byte), java (also Kafka's error texts); differences above the level "
-        "are findings, not failures",
+    shared.add_level_option(
+        p,
+        "delivery (accepted or refused alike, offsets, the records read back), wire (also "
+        "every answer field and stored batch byte), java (also Kafka's error texts)",
     )
     p.add_argument(
         "--known",
@@ -262,30 +260,18 @@ def _check_broker(args: argparse.Namespace) -> int:
     )
     # Ctrl-C and SIGTERM unwind the run (interruptible_command): every target's ``finally``
     # deletes its topics and stops what the kit started
-    runs = run_targets(
-        targets,
-        chosen,
-        settings,
-        log=_say,
-        progress=shared.progress_display(args.quiet, title="check-broker"),
-    )
-    report = model.build(
-        runs,
-        case_documents(chosen),
-        settings=Settings(jobs=1, timeout=0, output_limit=0),
-        known=known,
-        complete=len(chosen) == len(every),
-        globs=args.cases,
-        level=settings.level,
-        corpus=corpus,
-    )
+    side = BrokerSide(targets, settings, log=_say)
+    part = Part(side, side.implementations(), chosen, [c.id for c in every])
+    progress = shared.progress_display(args.quiet, title=side.title)
+    runs = run_parts([part], ProcessTable(), progress)
+    report = build_report([part], runs, known, globs=args.cases, corpus=corpus)
     code = shared.finish(_PROG, report, args, _HTML, [], known)
     for run in runs:
         judged = [r for r in run.results if r.status in ("pass", "fail")]
         if run.results and not judged:
             _say(f"{run.impl.name}: judged nothing: every case was unsupported or an error")
             code = max(code, shared.EXIT_DIVERGED)
-        left = getattr(run.capabilities, "left_behind", {})
+        left = side.left_behind(run)
         if left:
             _say(f"{run.impl.name}: {len(left)} of the run's topics were left behind: "
                  + ", ".join(sorted(left)[:10]) + (" ..." if len(left) > 10 else ""))  # fmt: skip

@@ -1,9 +1,11 @@
-"""What ``check`` and ``check-producer`` share: the implementation and report options, the
-built-in list, the progress display, the run under Ctrl-C/SIGTERM, and one report pipeline
-(the summary, the findings, the unexplained problems, the report files, the exit code).
+"""What ``check``, ``check-producer`` and ``check-broker`` share: the implementation and
+report options, the built-in list, ``--from-json`` (a saved report of either format), the
+progress display, the run under Ctrl-C/SIGTERM, and the end of every run (the summary, the
+findings, the unexplained problems, the report files, the exit code).
 
-Not a command of its own (``cli/__init__.py`` lists the commands); the two commands keep only
-what is theirs (their cases or scenarios, their options, their run).
+Not a command of its own (``cli/__init__.py`` lists the commands). The run itself is the
+harness's: each command builds its side (``runner.Side``) from its options and hands its
+parts to ``harness.run`` (``run_parts``, ``report``); a command keeps only its options.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from conformance.host.progress import Progress
 from conformance.host.sessions import TerminatedBySignal, sigterm_guarded
 from conformance.jvm import runtime
 from conformance.jvm.runtime import NoCheckout
+from conformance.levels import DEFAULT_LEVEL, LEVELS
 
 __all__ = [
     "EXIT_DIVERGED",
@@ -128,10 +131,22 @@ def add_run_options(
     )
 
 
+def add_level_option(p: argparse.ArgumentParser, meaning: str) -> None:
+    """``--level`` (``conformance.levels``, the same on every side): what a case must reach to
+    pass; ``meaning``: what each level asks on this side."""
+    p.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=DEFAULT_LEVEL,
+        help=f"what a case must reach to pass (default %(default)s): {meaning}; differences "
+        "above the level are findings, reported and counted, not failures",
+    )
+
+
 def add_report_options(p: argparse.ArgumentParser, matrix: str) -> None:
     """The report outputs and ``--quiet``."""
     p.add_argument(
-        "--json", metavar="OUT", help="write the JSON report (kafka-conformance/check/1)"
+        "--json", metavar="OUT", help="write the JSON report (kafka-conformance/check/2)"
     )
     p.add_argument(
         "--junit", metavar="OUT", help="write JUnit XML (one testcase per implementation x case)"
@@ -302,6 +317,8 @@ def _saved_report(prog: str, path: str, sides: Sequence[str]) -> dict[str, Any] 
     except (OSError, ValueError) as exc:
         print(f"{prog}: cannot read {shown(path)}: {exc}", file=sys.stderr)
         return None
+    if isinstance(report, dict) and report.get("format") in model.FORMATS:
+        report = model.upgraded(report)
     if (
         not isinstance(report, dict)
         or report.get("format") != model.FORMAT

@@ -11,19 +11,19 @@ from pathlib import Path
 from conformance.capture.brokers import BROKERS
 from conformance.cli import check_common as shared
 from conformance.harness import session
-from conformance.harness.levels import DEFAULT_LEVEL, LEVELS
 from conformance.harness.process import ProcessTable
 from conformance.harness.report import model
-from conformance.harness.runner import Settings
+from conformance.harness.run import Part, report, run_parts
+from conformance.harness.runner import select
 from conformance.jvm.runtime import NoCheckout
 from conformance.producer_check.run import (
     DEFAULT_BROKERS,
     MODEL_BROKERS,
     ProducerSettings,
-    case_documents,
-    run_producers,
+    ProduceSide,
+    producer_cases,
 )
-from conformance.producer_check.scenarios import scenarios, select
+from conformance.producer_check.scenarios import scenarios
 
 _PROG = "kafka-conformance check-producer"
 _HTML = "producer-matrix.html"
@@ -120,15 +120,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "partition as fetched back (encode: the batch); <impl> is the implementation's name "
         "made a safe directory name (docs/producer-check.md)",
     )
-    p.add_argument(
-        "--level",
-        choices=LEVELS,
-        default=DEFAULT_LEVEL,
-        help="what a scenario must reach to pass (default %(default)s): delivery (Kafka's "
-        "consumer reads back exactly the plan, on the right partitions, at the reported "
-        "offsets), wire (also: the broker stores what was sent; sequences, epochs and flags "
-        "right), java (also: every header field as Java's producer writes it); differences "
-        "above the level are findings, reported and counted, not failures",
+    shared.add_level_option(
+        p,
+        "delivery (Kafka's consumer reads back exactly the plan, on the right partitions, at "
+        "the reported offsets), wire (also: the broker stores what was sent; sequences, epochs "
+        "and flags right), java (also: every header field as Java's producer writes it)",
     )
     shared.add_report_options(p, "docs/producer-matrix.md")
     p.set_defaults(func=_cmd)
@@ -161,7 +157,7 @@ def _check_producer(args: argparse.Namespace) -> int:
         for s in scenarios():
             print(f"{s.name:24} {s.side:8} {s.description}")
         return shared.EXIT_OK
-    done = shared.before_run(_PROG, args, ("produce",), (model.PRODUCER,), _HTML)
+    done = shared.before_run(_PROG, args, ("produce",), (model.PRODUCE,), _HTML)
     if done is not None:
         return done
     every = scenarios()
@@ -186,31 +182,13 @@ def _check_producer(args: argparse.Namespace) -> int:
         keep=Path(args.keep).resolve() if args.keep else None,
         level=args.level,
     )
+    side = ProduceSide(settings, log=_say)
+    part = Part(side, selection.implementations, producer_cases(chosen, brokers))
+    part.every = [c.id for c in producer_cases(every, brokers)]
     table = ProcessTable()
+    progress = shared.progress_display(args.quiet, title=side.title)
     runs = shared.run_interruptible(  # Interrupted: interruptible_command
-        _PROG,
-        table,
-        lambda: run_producers(
-            selection.implementations,
-            chosen,
-            settings,
-            table,
-            log=_say,
-            progress=shared.progress_display(args.quiet, title="check-producer"),
-        ),
+        _PROG, table, lambda: run_parts([part], table, progress)
     )
-    report = model.build(
-        runs,
-        case_documents(chosen, brokers),
-        settings=Settings(
-            jobs=settings.jobs,
-            timeout=settings.timeout or settings.grace,
-            output_limit=settings.output_limit,
-        ),
-        known=known,
-        complete=len(chosen) == len(every),
-        globs=args.scenarios,
-        builds=selection.builds,
-        level=settings.level,
-    )
-    return shared.finish(_PROG, report, args, _HTML, selection.failures, known)
+    doc = report([part], runs, known, globs=args.scenarios, builds=selection.builds)
+    return shared.finish(_PROG, doc, args, _HTML, selection.failures, known)

@@ -19,13 +19,12 @@ Groups (the HTML matrix's columns): ``crafted/<area>`` (the name's first word: `
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from conformance.codecs import CODEC_IDS, CODECS
 from conformance.corpus import golden, package
@@ -40,7 +39,6 @@ __all__ = [
     "check_readable",
     "read_cases",
     "read_json_file",
-    "select",
 ]
 
 #: Kafka's checksum messages (v2 ``DefaultRecordBatch.ensureValid``, legacy ``LegacyRecord``)
@@ -202,22 +200,6 @@ def read_cases(root: Path | None = None) -> list[Case]:
     """Every case of the corpora under ``root`` (default: the checkout's ``corpora/``)."""
     root = Path(root) if root is not None else package.corpora_root()
     return [*_crafted(root), *_golden(root), *_regressions(root)]
-
-
-class _Identified(Protocol):
-    @property
-    def id(self) -> str: ...
-
-
-_C = TypeVar("_C", bound=_Identified)
-
-
-def select(cases: Sequence[_C], globs: Sequence[str] | None) -> list[_C]:
-    """The cases (decode or consume cases) whose id matches one of ``globs`` (all of them
-    when there are none)."""
-    if not globs:
-        return list(cases)
-    return [c for c in cases if any(fnmatch.fnmatchcase(c.id, g) for g in globs)]
 
 
 def _failing_header(data: bytes, position: int) -> tuple[int | None, str | None]:

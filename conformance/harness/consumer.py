@@ -47,27 +47,23 @@ from conformance.errors import CorpusError
 from conformance.fakebroker import FakeBroker, read_log
 from conformance.fileio import read_bytes
 from conformance.harness.cases import read_json_file
+from conformance.harness.decode import capabilities_of
+from conformance.harness.divergences import consumer_name
 from conformance.harness.judge import (
     CONSUME,
     DELIVERED_KEYS,
     PARTIES,
     Capabilities,
-    Verdict,
     error_lines,
-    failed,
+    leveled,
 )
-from conformance.harness.process import ProcessTable, crash_line, run_once
-from conformance.harness.runner import (
-    CaseResult,
-    Implementation,
-    ImplementationRun,
-    ProgressCallback,
-    Settings,
-    run_parallel,
-    start,
-)
-from conformance.jsondoc import read_json
+from conformance.harness.process import ProcessTable, run_once
+from conformance.harness.report.model import case_document
+from conformance.harness.runner import CaseResult, Implementation, Job, Settings, Side
+from conformance.harness.runner import judged as judged_result
+from conformance.jvm.message_defs import message_schemas
 from conformance.jvm.oracle import CONSUME_FORMAT, consume_argv
+from conformance.levels import DEFAULT_LEVEL, DELIVERY, JAVA, Judgement, Verdict
 from conformance.messages.schema import Schemas
 from conformance.stream.compare import diff
 from conformance.stream.decoder import decode
@@ -78,14 +74,15 @@ __all__ = [
     "RECORD_KEYS",
     "ConsumeCase",
     "ConsumeRun",
+    "ConsumeSide",
     "LogBatch",
     "consume_case",
     "consume_case_documents",
     "consume_unsupported_reason",
+    "consume_judgement",
     "judge_consume",
     "log_batches",
     "read_consume_cases",
-    "run_consumer",
 ]
 
 #: the report group of every consume case
@@ -140,20 +137,17 @@ def consume_case_documents(cases: Sequence[ConsumeCase]) -> dict[str, dict[str, 
     for case in cases:
         d = corpus.partition_dir(case.root, case.scenario)
         logs = sorted(d.glob("*.log"))
-        head = read_bytes(logs[0])[:512] if logs else b""  # regular files only
-        expected = case.expected()
-        docs[case.id] = {
-            "group": GROUP,
-            "mode": "consume",
-            "size": sum(p.stat().st_size for p in logs),
-            "path": d.relative_to(case.root.parent).as_posix()
-            if d.is_relative_to(case.root.parent)
-            else d.as_posix(),
-            "description": f"{case.scenario.description} ({case.scenario.isolation})",
-            "outcome": "error" if expected.get("error") else "ok",
-            "hex": head.hex(),
-            "hex_truncated": bool(logs) and logs[0].stat().st_size > 512,
-        }
+        head = read_bytes(logs[0]) if logs else b""  # regular files only
+        where = d.relative_to(case.root.parent) if d.is_relative_to(case.root.parent) else d
+        docs[case.id] = case_document(
+            GROUP,
+            "consume",
+            where.as_posix(),
+            f"{case.scenario.description} ({case.scenario.isolation})",
+            head,
+            sum(p.stat().st_size for p in logs),
+            "error" if case.expected().get("error") else "ok",
+        )
     return docs
 
 
@@ -313,12 +307,12 @@ def _headline(lines: list[str], want: list[Any], got: list[Any]) -> str:
     return f"{head}{n} {what}{'s' if n != 1 else ''}, the first at {where}"
 
 
-def judge_consume(
+def consume_judgement(
     expected: dict[str, Any],
     actual: Any,
     caps: Capabilities | None = None,
     log: Sequence[LogBatch] = (),
-) -> Verdict:
+) -> Judgement:
     """One consume document against Kafka's consumer's (the rules of the module docstring),
     under the consume-side ``caps`` (default: the protocol's defaults), ``log``: the served
     log's batches (:func:`log_batches`; without them no omits per magic and no
@@ -326,26 +320,26 @@ def judge_consume(
     if caps is None:
         caps = Capabilities(name="", side=CONSUME)
     if not isinstance(actual, dict) or actual.get("format") != CONSUME_FORMAT:
-        return Verdict("error", f"not a {CONSUME_FORMAT} document")
+        return Judgement(error=f"not a {CONSUME_FORMAT} document")
     if not isinstance(actual.get("records"), list):
-        return Verdict("error", "no records list")
+        return Judgement(error="no records list")
     error = actual.get("error")
     if error is not None and not (isinstance(error, dict) and isinstance(error.get("class"), str)):
-        return Verdict("error", 'error is neither null nor {"class": ..., "message": ...}')
+        return Judgement(error='error is neither null nor {"class": ..., "message": ...}')
     kafka = list(expected.get("records") or [])
     want, got = _records(expected, caps, log, kafka), _records(actual, caps, log, kafka)
     kafka_error = expected.get("error")
     if kafka_error is None:
         lines = _diff(want, got)
         if error is not None:
-            return failed(
+            return _failed(
                 f"raised {error['class']}: {error.get('message')} where Kafka's consumer "
                 f"delivered every record",
                 lines,
             )
-        return failed(_headline(lines, want, got), lines) if lines else Verdict("pass")
+        return leveled(lines, _level_of, lambda failing: _headline(failing, want, got))
     if error is not None and error["class"] == _TIMEOUT:
-        return failed(
+        return _failed(
             f"stalls where Kafka's consumer raises {kafka_error['class']}", _diff(want, got)
         )
     if error is None:
@@ -353,13 +347,37 @@ def judge_consume(
             what = f"goes on ({len(got) - len(want)} more records)"
         else:
             what = "stops without an error"
-        return failed(
+        return _failed(
             f"{what} where Kafka's consumer raises {kafka_error['class']}", _diff(want, got)
         )
     if _must_deliver(want, log, caps) <= len(got) < len(want):
         want = want[: len(got)]  # a prefix of the batch in which Kafka's consumer raised
     lines = error_lines(kafka_error, error, "class", caps.error_classes) + _diff(want, got)
-    return failed(_headline(lines, want, got), lines) if lines else Verdict("pass")
+    return leveled(lines, _level_of, lambda failing: _headline(failing, want, got))
+
+
+def judge_consume(
+    expected: dict[str, Any],
+    actual: Any,
+    caps: Capabilities | None = None,
+    log: Sequence[LogBatch] = (),
+    level: str = DEFAULT_LEVEL,
+) -> Verdict:
+    """The verdict of :func:`consume_judgement` at ``level``."""
+    return consume_judgement(expected, actual, caps, log).verdict(level)
+
+
+def _level_of(line: str) -> str:
+    """What a consumer's difference breaks: everything it delivers or raises is
+    ``delivery``, but Kafka's exact error text (``java``)."""
+    return JAVA if line.startswith("$.error.message: ") else DELIVERY
+
+
+def _failed(reason: str, lines: list[str]) -> Judgement:
+    """A consumer that fails whatever the level: ``reason`` (the diff ``lines`` with it, or
+    the reason as its one line)."""
+    judged = leveled(lines or [reason], lambda _: DELIVERY, lambda _: reason)
+    return judged
 
 
 @dataclass(frozen=True)
@@ -381,6 +399,7 @@ def consume_case(
     caps: Capabilities | None = None,
     version_cap: int | None = None,
     group: str | None = None,
+    level: str = DEFAULT_LEVEL,
 ) -> ConsumeRun:
     """``case`` through ``impl``'s ``consume`` against a fake broker of its own (claiming no
     API version above ``version_cap``, when given; ``group``: the optional ``--group``),
@@ -413,52 +432,74 @@ def consume_case(
             limit=settings.output_limit,
         )
     requests = list(broker.seen)
-    problem = exchange.problem
-    if problem is not None or exchange.output is None:
-        crash = crash_line(exchange.stderr) if problem else None
-        reason = f"{problem}: {crash}" if crash else (problem or "no output")
-        result = CaseResult(impl.name, case.id, GROUP, "error", reason)
+    actual, failure = exchange.document()
+    if failure is not None:
+        result = CaseResult(impl.name, case.id, GROUP, "error", failure)
     else:
-        try:
-            actual = read_json(exchange.output.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            result = CaseResult(impl.name, case.id, GROUP, "error", f"invalid JSON ({exc})")
-        else:
-            verdict = judge_consume(case.expected(), actual, caps, log)
-            result = CaseResult(
-                impl.name, case.id, GROUP, verdict.status, verdict.reason, verdict.diff
-            )
+        judgement = consume_judgement(case.expected(), actual, caps, log)
+        result = judged_result(impl.name, case, judgement, level)
     result.stderr, result.seconds = exchange.stderr, exchange.seconds
     return ConsumeRun(result, requests)
 
 
-def run_consumer(
-    impl: Implementation,
-    cases: Sequence[ConsumeCase],
-    settings: Settings,
-    table: ProcessTable,
-    schemas: Schemas,
-    progress: ProgressCallback | None = None,
-    *,
-    version_cap: int | None = None,
-) -> ImplementationRun:
-    """Every consume case through ``impl``'s ``consume`` (:func:`consume_case`), under its
-    consume-side capabilities (invalid ones: every case an ``error``)."""
-    begun = start(impl, cases, settings, table, progress, CONSUME)
-    if begun.refused is not None:
-        return begun.refused
+class ConsumeSide(Side[ConsumeCase, Capabilities]):
+    """Consumers over the consume scenarios, each through a fake broker of its own
+    (``check --side consume``); a row is named ``<name> consumer`` (beside the library's
+    decoder). ``version_cap``: the fake broker claims no API version above it; ``schemas``:
+    the message definitions it speaks (default: the kafka-clients jar's, on first use)."""
 
-    def one(index: int) -> None:
+    name = CONSUME
+
+    def __init__(
+        self,
+        settings: Settings,
+        schemas: Schemas | None = None,
+        *,
+        version_cap: int | None = None,
+        level: str = DEFAULT_LEVEL,
+    ) -> None:
+        self.settings, self.version_cap, self.level = settings, version_cap, level
+        self.jobs = settings.jobs
+        self._schemas = schemas
+
+    @property
+    def schemas(self) -> Schemas:
+        if self._schemas is None:  # KafkaJarsUnavailable: the run's error
+            self._schemas = message_schemas(corpus.DEFINITIONS, clients_only=True)
+        return self._schemas
+
+    def capabilities(
+        self, impl: Implementation, table: ProcessTable
+    ) -> tuple[Capabilities, str | None]:
+        return capabilities_of(table, impl, self.settings, CONSUME)
+
+    def row_name(self, name: str) -> str:
+        return consumer_name(name)
+
+    def read_cases(self, corpora: Path) -> list[ConsumeCase]:
+        return read_consume_cases(corpora)
+
+    def unsupported(self, case: ConsumeCase, caps: Capabilities) -> str | None:
+        served = corpus.served(case.root, case.scenario, self.schemas)
+        return consume_unsupported_reason(case.scenario, log_batches(served.log), caps)
+
+    def documents(self, cases: Sequence[ConsumeCase]) -> dict[str, dict[str, Any]]:
+        return consume_case_documents(cases)
+
+    def settings_doc(self) -> dict[str, Any]:
+        return self.settings.to_dict() | {"level": self.level}
+
+    def run_case(
+        self, env: Any, job: Job[ConsumeCase, Capabilities], table: ProcessTable
+    ) -> CaseResult:
         run = consume_case(
-            begun.impl,
-            cases[index],
-            settings,
+            job.impl,
+            job.case,
+            self.settings,
             table,
-            schemas,
-            caps=begun.caps,
-            version_cap=version_cap,
+            self.schemas,
+            caps=job.caps,
+            version_cap=self.version_cap,
+            level=self.level,
         )
-        begun.record(index, run.result)
-
-    run_parallel(len(cases), one, settings.jobs, table)
-    return begun.finished()
+        return run.result

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -17,6 +18,15 @@ from typing import Any
 from conformance.codecs import CODEC_IDS
 from conformance.harness.cases import Features
 from conformance.jsondoc import JsonDocument, read_json
+from conformance.levels import (
+    DEFAULT_LEVEL,
+    DELIVERY,
+    JAVA,
+    WIRE,
+    Difference,
+    Judgement,
+    Verdict,
+)
 from conformance.stream.compare import diff, messages_match, pair
 from conformance.stream.result import FORMAT
 
@@ -29,10 +39,12 @@ __all__ = [
     "DELIVERED_KEYS",
     "ERROR_CLASSES",
     "SIDE_OBJECTS",
-    "Verdict",
     "error_family",
     "error_lines",
     "judge",
+    "judgement",
+    "level_of",
+    "leveled",
     "read_capabilities",
     "unsupported_reason",
 ]
@@ -357,13 +369,6 @@ def error_lines(
     return lines
 
 
-@dataclass
-class Verdict:
-    status: str  # pass | fail | unsupported | error
-    reason: str = ""  # one line: the first difference, the capability, the problem
-    diff: list[str] = field(default_factory=list)
-
-
 def _strip(
     doc: dict[str, Any], caps: Capabilities, magics: list[Any], mode: str, keep_message: bool
 ) -> dict[str, Any]:
@@ -471,12 +476,33 @@ def _failing_batch(expected: dict[str, Any], actual: dict[str, Any], caps: Capab
         e_batches[index] = {**e_batch, "records": e_records[: len(a_records)]}
 
 
-def judge(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) -> Verdict:
-    """The verdict for one case: ``pass``, ``fail`` (with the diff) or ``error`` (a document
-    that is not a decode document at all)."""
+#: the keys of a decoded batch a consumer notices (its records, whether they are control
+#: records, their timestamps' type); every other key is a header field (``wire``)
+_DELIVERED_BATCH_KEYS = ("records", "isControl", "timestampType")
+_PATH = re.compile(r"\$(?:\.(?P<top>[A-Za-z_]+)(?:\[\d+\](?:\.(?P<key>[A-Za-z_]+))?)?)?")
+
+
+def level_of(line: str) -> str:
+    """The level (``conformance.levels``) a decode diff line breaks: what a consumer notices
+    (the outcome, the error's class or family, the batches and records delivered) is
+    ``delivery``; Kafka's exact error text is ``java``; every other field ``wire``."""
+    path = line.split(": ", 1)[0]
+    if path == "$.error.message":
+        return JAVA
+    if path in ("$.outcome", "$.error.kafka_exception", "$.error family", "$.error"):
+        return DELIVERY
+    m = _PATH.match(path)
+    if m and m.group("top") == "batches" and m.group("key") in (None, *_DELIVERED_BATCH_KEYS):
+        return DELIVERY
+    return WIRE
+
+
+def judgement(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) -> Judgement:
+    """One case's judgement: every difference of the adapter's document from Kafka's, at its
+    level (:func:`level_of`), or an error (a document that is not a decode document)."""
     problem = _structure_problem(actual)
     if problem:
-        return Verdict("error", f"invalid document: {problem}")
+        return Judgement(error=f"invalid document: {problem}")
     keep_message = caps.error_classes == "exact"
     magics = [_magic(b) for b in expected.get("batches", [])]
     exp = _strip(expected, caps, magics, mode, keep_message)
@@ -492,16 +518,28 @@ def judge(expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str) 
             err.pop("kafka_exception", None)
             err.pop("message", None)
     lines += diff(exp, act, parties=PARTIES)
-    if not lines:
-        return Verdict("pass")
-    return failed(_headline(exp, act, lines), lines)
+    return leveled(lines, level_of, lambda failing: _headline(exp, act, failing))
 
 
-def failed(reason: str, lines: list[str]) -> Verdict:
-    """A ``fail`` verdict with the diff ``lines``, the first :data:`MAX_DIFF_LINES` kept."""
-    extra = len(lines) - MAX_DIFF_LINES
-    kept = lines[:MAX_DIFF_LINES] + ([f"... {extra} more differences"] if extra > 0 else [])
-    return Verdict("fail", reason, kept)
+def leveled(
+    lines: list[str], level: Callable[[str], str], headline: Callable[[list[str]], str]
+) -> Judgement:
+    """A judgement of diff ``lines``, each at ``level(line)``, its verdict's reason made by
+    ``headline`` from the failing lines, at most :data:`MAX_DIFF_LINES` kept."""
+    return Judgement(
+        [Difference(level(line), line) for line in lines],
+        headline=headline,
+        limit=MAX_DIFF_LINES,
+    )
+
+
+def judge(
+    expected: dict[str, Any], actual: Any, caps: Capabilities, mode: str, level: str = DEFAULT_LEVEL
+) -> Verdict:
+    """The verdict for one case at ``level``: ``pass``, ``fail`` (with the diff) or ``error``
+    (a document that is not a decode document at all); differences above the level are its
+    findings."""
+    return judgement(expected, actual, caps, mode).verdict(level)
 
 
 def _headline(exp: dict[str, Any], act: dict[str, Any], lines: list[str]) -> str:

@@ -39,8 +39,10 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.host.sessions import marked_pids
+from conformance.jsondoc import read_json
 
 __all__ = [
     "Exchange",
@@ -84,6 +86,28 @@ class Exchange:
     problem: str | None
     stderr: str
     seconds: float
+
+    def failure(self) -> str | None:
+        """Why there is no output to judge: the problem, with the crash line of stderr beside
+        it (``exit code 2: panic: ...``), or "no output"; None when there is output."""
+        if self.problem is None and self.output is not None:
+            return None
+        crash = crash_line(self.stderr) if self.problem else None
+        return f"{self.problem}: {crash}" if crash else (self.problem or "no output")
+
+    def document(self) -> tuple[Any, str | None]:
+        """The JSON document the adapter printed, or why there is none (:meth:`failure`,
+        output that is not UTF-8, invalid JSON)."""
+        failure = self.failure()
+        if failure is not None or self.output is None:
+            return None, failure
+        try:
+            return read_json(self.output.decode("utf-8")), None
+        except UnicodeDecodeError as exc:
+            return None, f"output is not UTF-8: {exc}"
+        except ValueError as exc:
+            preview = self.output[:80].decode("utf-8", "replace")
+            return None, f"invalid JSON ({exc}): {preview!r}"
 
 
 class ProcessTable:

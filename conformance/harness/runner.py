@@ -1,12 +1,30 @@
-"""One implementation over many cases: capabilities, then a verdict per case, in parallel.
+"""The one run loop: every side of the harness is a plug-in (:class:`Side`) run by :func:`run_side`.
 
-:func:`run_implementation` asks the adapter for its capabilities, decides which cases are
-unsupported, and runs the rest on ``jobs`` threads, each with its own adapter process (a
-persistent server when the adapter declares one, else one process per case). Whatever an
-adapter does (hang, crash, flood, garbage), its case gets a verdict and the run goes on.
-Capabilities that say something invalid are a verdict too: every case is an ``error`` with
-the reason ``capabilities: <problem>`` (a ``capabilities`` command that fails or prints no
-JSON object leaves the protocol's defaults instead).
+Bowtie's shape: a side says what is particular to it; the loop owns what every side does.
+
+=======================  =================================================================
+a side (a plug-in) says  the loop (:func:`run_side`) does
+=======================  =================================================================
+``capabilities``         ask every implementation first; name a ``--cmd`` adapter by the
+                         name it declares (``named``, ``row_name``); two alike become
+                         ``name#N``; invalid capabilities make every case an ``error``
+``unsupported``          decide each (implementation, case) before anything is started:
+                         an unsupported case is never run
+``stages``               the cases in the order their environments are set up (a broker
+                         line each, or one stage); ``in_turn``: one implementation at a time
+``environment``          entered only when a stage has a case to run (a broker started,
+                         a proxy, the topics), left on errors and Ctrl-C
+``run_case``             on ``jobs`` threads (``run_parallel``: on Ctrl-C or a bug every
+(or ``run_jobs``)        adapter process is killed before a worker is waited for)
+``documents``            each case's document in the report (``harness.report.model``)
+``settings_doc``         the report's ``settings``
+=======================  =================================================================
+
+Results are kept in case order per implementation (stage by stage), progress is reported as
+they come (per implementation, or over the run when the side has a ``title``), and the run of
+each implementation is an :class:`ImplementationRun`: the one result type of every side, which
+the report model, the known divergences and the CLI's summary read. Whatever an adapter does
+(hang, crash, flood, garbage), its case gets a verdict and the run goes on.
 """
 
 from __future__ import annotations
@@ -14,39 +32,38 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
-from conformance.harness.cases import Case, case_features
-from conformance.harness.judge import (
-    DECODE,
-    Capabilities,
-    CapabilityError,
-    Verdict,
-    judge,
-    read_capabilities,
-    unsupported_reason,
-)
-from conformance.harness.process import ProcessTable, Server, crash_line, run_once
-from conformance.jsondoc import JsonDocument, read_json
+from conformance.harness.process import ProcessTable, run_once
+from conformance.harness.registry import SIDES
+from conformance.jsondoc import JsonDocument
+from conformance.levels import Judgement
 
 __all__ = [
     "CaseResult",
     "Implementation",
     "ImplementationRun",
-    "Settings",
+    "Job",
     "STATUSES",
-    "capabilities_of",
+    "Settings",
+    "Side",
+    "Stage",
+    "ask_capabilities",
     "keep_name",
+    "judged",
     "named",
-    "start",
-    "Start",
+    "plug",
     "run_parallel",
-    "run_implementation",
+    "select",
+    "run_side",
 ]
 
 STATUSES = ("pass", "fail", "unsupported", "error")
@@ -54,8 +71,9 @@ STATUSES = ("pass", "fail", "unsupported", "error")
 
 @dataclass(frozen=True)
 class Implementation:
-    """An adapter command to run (built-in or ``--cmd``); an empty ``name`` is replaced by
-    the name the adapter declares in its capabilities."""
+    """What a side runs: an adapter command (built-in or ``--cmd``; an empty ``name`` is
+    replaced by the name the adapter declares in its capabilities), or a broker target (no
+    command: ``argv`` its bootstrap address, when it has one)."""
 
     name: str
     argv: tuple[str, ...]
@@ -64,16 +82,25 @@ class Implementation:
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(JsonDocument):
+    """How adapter processes run: ``jobs`` at once, each case within ``timeout`` seconds and
+    ``output_limit`` bytes of output."""
+
     jobs: int = 2
     timeout: float = 20.0
     #: bytes an adapter may print for one case
     output_limit: int = 64 << 20
     capabilities_timeout: float = 120.0
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report's ``settings`` (without the cases' globs and the level)."""
+        return {"jobs": self.jobs, "timeout": self.timeout, "output_limit": self.output_limit}
+
 
 @dataclass
 class CaseResult(JsonDocument):
+    """One case through one implementation: the verdict of every side."""
+
     impl: str
     case: str
     group: str
@@ -82,9 +109,9 @@ class CaseResult(JsonDocument):
     diff: list[str] = field(default_factory=list)
     stderr: str = ""
     seconds: float = 0.0
-    #: differences above the level asked (``harness.levels``): reported, never a failure
+    #: differences above the level asked (``conformance.levels``): reported, never a failure
     findings: list[str] = field(default_factory=list)
-    #: the highest level reached (``harness.levels``), for a side judged at levels
+    #: the highest level reached (``conformance.levels``), for a side judged at levels
     level: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -103,21 +130,280 @@ class CaseResult(JsonDocument):
         return doc
 
 
+class CapabilityDocument(Protocol):
+    """What the loop and the report read of a side's capabilities: the name an adapter
+    declares (empty: none), why they are invalid (empty: they are not) and their document."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def invalid(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+
 @dataclass
 class ImplementationRun:
+    """One implementation over the cases of one side: the report's row."""
+
     impl: Implementation
-    capabilities: Capabilities
+    capabilities: CapabilityDocument
     capabilities_problem: str | None
     results: list[CaseResult]
     seconds: float
-    #: what was judged: ``decode``, ``consume`` or ``producer`` (producers and encoders)
+    #: the side (``Side.name``: one of ``harness.registry.SIDES``, or a plugged one)
     side: str = "decode"
 
     def counts(self) -> Counter[str]:
         return Counter(r.status for r in self.results)
 
 
+#: ``(implementation, done, total, counts per status)``
 ProgressCallback = Callable[[str, int, int, Counter[str]], None]
+
+
+class Identified(Protocol):
+    """A case of any side, as a result names it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def group(self) -> str: ...
+
+
+CaseT = TypeVar("CaseT", bound=Identified)
+T = TypeVar("T")
+CapsT = TypeVar("CapsT", bound=CapabilityDocument)
+
+
+@dataclass(frozen=True)
+class Job(Generic[CaseT, CapsT]):
+    """One case to run through one implementation, under its capabilities."""
+
+    impl: Implementation
+    caps: CapsT
+    case: CaseT
+
+
+@dataclass(frozen=True)
+class Stage(Generic[CaseT]):
+    """Cases that share an environment (``key``: e.g. a broker id; None: the side's one
+    stage); ``in_turn``: the implementations run one after the other, each in an environment
+    of its own, else all of them at once in one."""
+
+    key: str | None
+    cases: Sequence[CaseT]
+    in_turn: bool = True
+
+
+class Side(ABC, Generic[CaseT, CapsT]):
+    """A side of the harness: what is particular to it (the module docstring's table)."""
+
+    #: the side's word: one of ``harness.registry.SIDES`` (``produce``: producers and encoders)
+    name: str = ""
+    #: the progress display's title (one display for the run), None: one per implementation
+    title: str | None = None
+    #: cases run at once
+    jobs: int = 1
+
+    @abstractmethod
+    def capabilities(self, impl: Implementation, table: ProcessTable) -> tuple[CapsT, str | None]:
+        """The implementation's capabilities for this side, and the problem with them (the
+        protocol's defaults apply; or, with ``invalid`` set, every case is an error)."""
+
+    @abstractmethod
+    def read_cases(self, corpora: Path) -> Sequence[CaseT]:
+        """Every case of this side (``corpora``: the corpora directory the run uses)."""
+
+    @abstractmethod
+    def unsupported(self, case: CaseT, caps: CapsT) -> str | None:
+        """Why ``caps`` exclude ``case`` (None: the case is run)."""
+
+    @abstractmethod
+    def run_case(self, env: Any, job: Job[CaseT, CapsT], table: ProcessTable) -> CaseResult:
+        """One supported case through one implementation in the stage's environment, judged."""
+
+    @abstractmethod
+    def documents(self, cases: Sequence[CaseT]) -> dict[str, dict[str, Any]]:
+        """The report's ``cases`` member for ``cases``."""
+
+    @abstractmethod
+    def settings_doc(self) -> dict[str, Any]:
+        """The report's ``settings`` (``jobs``, ``timeout``, ``output_limit``; ``level``)."""
+
+    def named(self, impl: Implementation, caps: CapsT) -> Implementation:
+        """``impl`` named (:func:`named`): a ``--cmd`` adapter by the name it declares."""
+        return named(impl, caps)
+
+    def row_name(self, name: str) -> str:
+        """The report's name of an implementation's row on this side."""
+        return name
+
+    def stages(self, cases: Sequence[CaseT]) -> Sequence[Stage[CaseT]]:
+        """The cases by environment, in order (default: one stage, implementations in turn)."""
+        return [Stage(None, cases)]
+
+    def environment(
+        self, stage: Stage[CaseT], jobs: Sequence[Job[CaseT, CapsT]], table: ProcessTable
+    ) -> AbstractContextManager[Any]:
+        """What the supported ``jobs`` of ``stage`` run in (default: nothing)."""
+        return nullcontext(None)
+
+    def run_jobs(
+        self,
+        env: Any,
+        jobs: Sequence[Job[CaseT, CapsT]],
+        table: ProcessTable,
+        record: Callable[[Job[CaseT, CapsT], CaseResult], None],
+    ) -> str | None:
+        """Every job of a stage (default: :meth:`run_case` on :attr:`jobs` threads), each
+        result recorded; the problem of the whole stage, if it has one (a broker target that
+        could not be started: the implementation's problem in the report)."""
+
+        def one(i: int) -> None:
+            record(jobs[i], self.run_case(env, jobs[i], table))
+
+        run_parallel(len(jobs), one, self.jobs, table)
+        return None
+
+
+#: the sides added as plug-ins (:func:`plug`), by name: ``check --side NAME`` runs one with
+#: ``--cmd`` adapters, under the run's :class:`Settings`
+PLUGGED: dict[str, Callable[[Settings], Side[Any, Any]]] = {}
+
+
+def plug(name: str, factory: Callable[[Settings], Side[Any, Any]]) -> None:
+    """Add the side ``name`` (made by ``factory`` from a run's settings) to ``check --side``.
+    ValueError for the name of a side the kit has (``harness.registry.SIDES``)."""
+    if name in SIDES:
+        raise ValueError(f"{name} is a side of the kit; a plugged side needs a name of its own")
+    PLUGGED[name] = factory
+
+
+@dataclass
+class _Row:
+    """What the loop keeps of one implementation while the side runs."""
+
+    impl: Implementation
+    caps: CapabilityDocument
+    problem: str | None
+    seconds: float
+    results: dict[tuple[int, int], CaseResult] = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)
+
+
+def run_side(
+    side: Side[CaseT, CapsT],
+    impls: Sequence[Implementation],
+    cases: Sequence[CaseT],
+    table: ProcessTable,
+    progress: ProgressCallback | None = None,
+) -> list[ImplementationRun]:
+    """Every implementation over ``cases`` on ``side``; one :class:`ImplementationRun` per
+    implementation, in the order of ``impls``, its results in the order of the side's stages
+    and, within one, of ``cases``."""
+    rows: list[_Row] = []
+    caps_of: list[CapsT] = []
+    for impl in impls:
+        t0 = time.monotonic()
+        caps, problem = side.capabilities(impl, table)
+        impl = side.named(impl, caps)
+        name = side.row_name(impl.name)
+        if name in {r.impl.name for r in rows}:  # two --cmd adapters, one name
+            name = f"{name}#{len(rows) + 1}"
+        rows.append(_Row(replace(impl, name=name), caps, problem, time.monotonic() - t0))
+        caps_of.append(caps)
+    stages = side.stages(cases)
+    total = sum(len(s.cases) for s in stages)
+    lock = threading.Lock()
+    overall: Counter[str] = Counter()
+    where: dict[int, tuple[int, int, int]] = {}  # id(job) -> (row, stage index, case index)
+
+    def put(row: int, at: tuple[int, int], result: CaseResult) -> None:
+        with lock:
+            r = rows[row]
+            r.results[at] = result
+            r.counts[result.status] += 1
+            overall[result.status] += 1
+            if progress is None:
+                return
+            if side.title is None:
+                progress(r.impl.name, r.counts.total(), total, r.counts)
+            else:
+                progress(r.impl.name, overall.total(), total * len(rows), overall)
+
+    def record(job: Job[CaseT, CapsT], result: CaseResult) -> None:
+        row, s_index, c_index = where[id(job)]
+        put(row, (s_index, c_index), result)
+
+    for s_index, stage in enumerate(stages):
+        groups = [[i] for i in range(len(rows))] if stage.in_turn else [list(range(len(rows)))]
+        for members in groups:
+            jobs: list[Job[CaseT, CapsT]] = []
+            for c_index, case in enumerate(stage.cases):
+                for i in members:
+                    caps = caps_of[i]
+                    why = caps.invalid or None
+                    status = "error"
+                    if why is None:
+                        why, status = side.unsupported(case, caps), "unsupported"
+                    if why is not None:
+                        put(i, (s_index, c_index), _result(rows[i].impl, case, status, why))
+                        continue
+                    job = Job(rows[i].impl, caps, case)
+                    jobs.append(job)
+                    where[id(job)] = (i, s_index, c_index)
+            if not jobs:
+                continue
+
+            t0 = time.monotonic()
+            try:
+                with side.environment(stage, jobs, table) as env:
+                    problem = side.run_jobs(env, jobs, table, record)
+                where.clear()
+                for i in members:
+                    rows[i].problem = rows[i].problem or problem
+            finally:
+                for i in members:
+                    rows[i].seconds += time.monotonic() - t0
+    return [
+        ImplementationRun(
+            r.impl,
+            r.caps,
+            r.problem,
+            [r.results[k] for k in sorted(r.results)],
+            r.seconds,
+            side=side.name,
+        )
+        for r in rows
+    ]
+
+
+def judged(impl: str, case: Identified, judgement: Judgement, level: str, **kw: Any) -> CaseResult:
+    """The result of ``judgement`` at ``level`` (``conformance.levels``): its verdict, the findings
+    above the level, the level reached (none for an ``error``); ``kw``: ``stderr``,
+    ``seconds``."""
+    v = judgement.verdict(level)
+    reached = None if v.status == "error" else judgement.reached()
+    return CaseResult(
+        impl, case.id, case.group, v.status, v.reason, list(v.diff),
+        findings=list(v.findings), level=reached, **kw,
+    )  # fmt: skip
+
+
+def _result(impl: Implementation, case: Identified, status: str, reason: str) -> CaseResult:
+    return CaseResult(impl.name, case.id, case.group, status, reason)
+
+
+def select(cases: Sequence[T], globs: Sequence[str] | None) -> list[T]:
+    """The cases of any side (or producer scenarios) whose id or name matches one of
+    ``globs`` (``fnmatch``, case-sensitive; all of them when there are none)."""
+    if not globs:
+        return list(cases)
+
+    def names(case: Any) -> list[str]:
+        return [n for n in (getattr(case, "id", None), getattr(case, "name", None)) if n]
+
+    return [c for c in cases if any(fnmatchcase(n, g) for n in names(c) for g in globs)]
 
 
 def ask_capabilities(
@@ -135,161 +421,13 @@ def ask_capabilities(
     return text, problem
 
 
-def capabilities_of(
-    table: ProcessTable, impl: Implementation, settings: Settings, side: str = DECODE
-) -> tuple[Capabilities, str | None]:
-    """The adapter's capabilities for ``side`` (``judge.DECODE``, ``judge.CONSUME``), and the
-    problem when they are not what it declared: the protocol's defaults (its
-    ``capabilities`` failed or printed no JSON object), or a capability error (``invalid``
-    set: every case is then an ``error``)."""
-    text, problem = ask_capabilities(table, impl, settings.capabilities_timeout)
-    try:
-        caps = read_capabilities(text, impl.name, side)
-    except CapabilityError as exc:
-        refused = Capabilities(
-            name=impl.name or exc.name, declared=False, side=side, invalid=str(exc)
-        )
-        return refused, f"{exc}: every case is an error"
-    if not caps.declared and problem is None:
-        problem = "`capabilities` printed no JSON object: the protocol's defaults apply"
-    return caps, problem
-
-
-class _Identified(Protocol):
-    """A case of either side, as a result names it."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def group(self) -> str: ...
-
-
-@dataclass
-class Start:
-    """An implementation about to run over ``total`` cases: named, its capabilities for the
-    side and the problem with them; ``refused``: the whole run already (invalid capabilities:
-    every case an ``error`` that says why). Workers :meth:`record` each case's result (from
-    any thread, with progress); :meth:`finished` is the run."""
-
-    impl: Implementation
-    caps: Capabilities
-    problem: str | None
-    started: float
-    refused: ImplementationRun | None
-    total: int = 0
-    progress: ProgressCallback | None = None
-    results: list[CaseResult | None] = field(default_factory=list)
-    counts: Counter[str] = field(default_factory=Counter)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def record(self, index: int, result: CaseResult) -> None:
-        with self.lock:
-            self.results[index] = result
-            self.counts[result.status] += 1
-            if self.progress is not None:
-                self.progress(self.impl.name, self.counts.total(), self.total, self.counts)
-
-    def finished(self) -> ImplementationRun:
-        done = [r for r in self.results if r is not None]
-        seconds = time.monotonic() - self.started
-        return ImplementationRun(self.impl, self.caps, self.problem, done, seconds)
-
-
-def start(
-    impl: Implementation,
-    cases: Sequence[_Identified],
-    settings: Settings,
-    table: ProcessTable,
-    progress: ProgressCallback | None = None,
-    side: str = DECODE,
-) -> Start:
-    """What every run does first (decode and consume sides): ask the capabilities, name a
-    ``--cmd`` adapter, and refuse every case (``id``, ``group``) when they are invalid."""
-    started = time.monotonic()
-    caps, problem = capabilities_of(table, impl, settings, side)
-    impl = named(impl, caps)
-    if not caps.invalid:
-        return Start(impl, caps, problem, started, None, len(cases), progress, [None] * len(cases))
-    results: list[CaseResult] = []
-    for case in cases:
-        results.append(CaseResult(impl.name, case.id, case.group, "error", caps.invalid))
-        if progress is not None:
-            progress(impl.name, len(results), len(cases), Counter(error=len(results)))
-    run = ImplementationRun(impl, caps, problem, results, time.monotonic() - started)
-    return Start(impl, caps, problem, started, run)
-
-
-def decide(case: Case, caps: Capabilities) -> tuple[bytes, dict[str, Any], str | None]:
-    """The case's bytes, Kafka's document, and why ``caps`` exclude it (None: they do not)."""
-    data, expected = case.data(), case.expected()
-    return data, expected, unsupported_reason(case_features(case, data, expected), case.mode, caps)
-
-
-def named(impl: Implementation, caps: Capabilities) -> Implementation:
+def named(impl: Implementation, caps: CapabilityDocument) -> Implementation:
     """``impl``, named: a ``--cmd`` adapter (no name) by the name it declares, else by its
     program's name."""
     if impl.name:
         return impl
     words = [w for w in impl.argv if not w.startswith("-")] or list(impl.argv)
     return replace(impl, name=caps.name or Path(words[-1]).name)
-
-
-def run_implementation(
-    impl: Implementation,
-    cases: Sequence[Case],
-    settings: Settings,
-    table: ProcessTable,
-    progress: ProgressCallback | None = None,
-) -> ImplementationRun:
-    """Every case through ``impl``; one :class:`CaseResult` per case, in the order of ``cases``."""
-    begun = start(impl, cases, settings, table, progress)
-    if begun.refused is not None:
-        return begun.refused
-    impl, caps = begun.impl, begun.caps
-    lock = threading.Lock()
-    local = threading.local()
-    servers: list[Server] = []
-
-    def server() -> Server:
-        if not hasattr(local, "server"):
-            local.server = Server(table, [*impl.argv, "serve"], impl.env)
-            with lock:
-                servers.append(local.server)
-        return local.server
-
-    def one(index: int) -> None:
-        case = cases[index]
-        data, expected, reason = decide(case, caps)
-        if reason is not None:
-            result = CaseResult(impl.name, case.id, case.group, "unsupported", reason)
-        else:
-            if caps.persistent:
-                exchange = server().request(
-                    case.mode, data, timeout=settings.timeout, limit=settings.output_limit
-                )
-            else:
-                exchange = run_once(
-                    table,
-                    [*impl.argv, "decode", "--as", case.mode],
-                    data,
-                    env=impl.env,
-                    timeout=settings.timeout,
-                    limit=settings.output_limit,
-                )
-            problem = exchange.problem
-            crash = crash_line(exchange.stderr) if problem else None
-            if crash:  # why it died, beside how: "exit code 2: panic: ..."
-                problem = f"{problem}: {crash}"
-            result = _verdict(impl.name, case, expected, caps, exchange.output, problem)
-            result.stderr, result.seconds = exchange.stderr, exchange.seconds
-        begun.record(index, result)
-
-    try:
-        run_parallel(len(cases), one, settings.jobs, table)
-    finally:
-        for s in servers:
-            s.close()
-    return begun.finished()
 
 
 def run_parallel(count: int, one: Callable[[int], None], jobs: int, table: ProcessTable) -> None:
@@ -305,27 +443,6 @@ def run_parallel(count: int, one: Callable[[int], None], jobs: int, table: Proce
         raise
     finally:
         pool.shutdown(wait=True)
-
-
-def _verdict(
-    name: str,
-    case: Case,
-    expected: dict[str, Any],
-    caps: Capabilities,
-    output: bytes | None,
-    problem: str | None,
-) -> CaseResult:
-    if problem is not None or output is None:
-        return CaseResult(name, case.id, case.group, "error", problem or "no output")
-    try:
-        actual = read_json(output.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        return CaseResult(name, case.id, case.group, "error", f"output is not UTF-8: {exc}")
-    except ValueError as exc:
-        preview = output[:80].decode("utf-8", "replace")
-        return CaseResult(name, case.id, case.group, "error", f"invalid JSON ({exc}): {preview!r}")
-    verdict: Verdict = judge(expected, actual, caps, case.mode)
-    return CaseResult(name, case.id, case.group, verdict.status, verdict.reason, verdict.diff)
 
 
 #: the characters of an implementation's name kept as they are in its ``--keep`` directory

@@ -1,13 +1,13 @@
-"""One ``check`` run: the implementations it runs, their known divergences, and every
-implementation over the cases.
+"""What a run of any side starts from: the implementations it runs and their known
+divergences.
 
 * :func:`implementations`: built-in adapters by name (``all`` = every one buildable here),
   each built on demand (``registry.build``), and ``--cmd`` command lines; a built-in whose
   build fails is reported, not run.
 * :func:`known_divergences`: every built-in adapter's ``divergences.toml`` (decoders) or
   ``producer-divergences.toml`` (producers and encoders).
-* :func:`run_all`: each implementation in turn over the cases (``runner``); two adapters that
-  declare the same name get ``name#N`` so reports keep them apart.
+
+Every side runs its implementations through the one run loop (``runner.run_side``).
 
 The command line (``cli/check.py``) parses arguments and prints; the work is here.
 """
@@ -16,40 +16,20 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus import consume as consume_corpus
 from conformance.harness import divergences as dv
 from conformance.harness import registry
-from conformance.harness.cases import Case
-from conformance.harness.consumer import ConsumeCase, run_consumer
-from conformance.harness.process import ProcessTable
-from conformance.harness.runner import (
-    Implementation,
-    ImplementationRun,
-    ProgressCallback,
-    Settings,
-    run_implementation,
-)
+from conformance.harness.runner import Implementation
 from conformance.host.progress import Status
-from conformance.jvm.message_defs import message_schemas
 from conformance.jvm.runtime import NoCheckout
 
-#: what a consumer run's implementation name ends with in reports (its home: divergences,
-#: whose entries name either form)
-CONSUMER_SUFFIX = dv.CONSUMER_SUFFIX
-#: the side of a consumer run (``ImplementationRun.side``)
-CONSUME = "consume"
-
 __all__ = [
-    "CONSUMER_SUFFIX",
     "Selection",
     "implementations",
     "known_divergences",
-    "run_all",
-    "run_consumers",
 ]
 
 
@@ -129,58 +109,15 @@ def known_divergences(side: str = "decode", extra: Sequence[str] = ()) -> list[d
     except NoCheckout:
         found = []
     else:
-        found = dv.read_divergences(
-            root.glob(f"*/{DIVERGENCE_FILES[side]}"),
-            relative_to=root.parent,
-            require_lines=side in _LINES_REQUIRED,
-        )
+        if side not in DIVERGENCE_FILES:  # a plugged side: no built-in adapter has one
+            found = []
+        else:
+            found = dv.read_divergences(
+                root.glob(f"*/{DIVERGENCE_FILES[side]}"),
+                relative_to=root.parent,
+                require_lines=side in _LINES_REQUIRED,
+            )
     extra_files = [Path(f) for f in extra]
     return found + dv.read_divergences(
         extra_files, ordered=True, require_lines=side in _LINES_REQUIRED
     )
-
-
-def run_all(
-    impls: Sequence[Implementation],
-    cases: Sequence[Case],
-    settings: Settings,
-    table: ProcessTable,
-    progress: ProgressCallback | None = None,
-) -> list[ImplementationRun]:
-    """Each implementation over ``cases``, in turn; names made unique (``name#N``)."""
-    runs: list[ImplementationRun] = []
-    for impl in impls:
-        run = run_implementation(impl, cases, settings, table, progress)
-        if run.impl.name in {r.impl.name for r in runs}:  # two --cmd adapters, one name
-            run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
-        runs.append(run)
-    return runs
-
-
-def run_consumers(
-    impls: Sequence[Implementation],
-    cases: Sequence[ConsumeCase],
-    settings: Settings,
-    table: ProcessTable,
-    progress: ProgressCallback | None = None,
-    *,
-    version_cap: int | None = None,
-) -> list[ImplementationRun]:
-    """Each implementation's consumer over the consume ``cases``, in turn; each run is named
-    ``<name> consumer`` (a row of its own beside the library's decoder). ``version_cap``: the
-    fake broker claims no API version above it."""
-    schemas = message_schemas(consume_corpus.DEFINITIONS, clients_only=True)
-    runs: list[ImplementationRun] = []
-    for impl in impls:
-        run = run_consumer(impl, cases, settings, table, schemas, progress, version_cap=version_cap)
-        run = replace(_renamed(run, dv.consumer_name(run.impl.name)), side=CONSUME)
-        if run.impl.name in {r.impl.name for r in runs}:
-            run = _renamed(run, f"{run.impl.name}#{len(runs) + 1}")
-        runs.append(run)
-    return runs
-
-
-def _renamed(run: ImplementationRun, name: str) -> ImplementationRun:
-    for r in run.results:
-        r.impl = name
-    return replace(run, impl=replace(run.impl, name=name))

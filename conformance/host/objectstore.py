@@ -293,4 +293,4 @@ def object_store(
                 log_start=child.log_start,
             )
         finally:
-            sessions.finish(lambda: sessions.terminate(started, grace=STOP_GRACE))
+            sessions.uninterrupted(lambda: sessions.terminate(started, grace=STOP_GRACE))

@@ -454,12 +454,12 @@ class PostgresServer(lifetime.Service):
             if self.database is not None:
                 self.create_database(self.database, self.init_sql)
         except BaseException:
-            sessions.finish(self._stop)
+            sessions.uninterrupted(self._stop)
             raise
         return self
 
     def stop(self) -> None:
-        sessions.finish(self._stop)
+        sessions.uninterrupted(self._stop)
 
     def _stop(self) -> None:
         """Idempotent: fast shutdown, the group killed, the directory removed."""

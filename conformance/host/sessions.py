@@ -19,7 +19,7 @@ generic: nothing here knows what the children run.
 * **Signals.** While :func:`guard_sigterm` holds (it nests; main thread only), SIGTERM raises
   :class:`TerminatedBySignal` (a ``SystemExit`` with status 143), so ``finally`` blocks and
   context managers stop what they started; :func:`unguard_sigterm` restores the previous
-  handler when the last guard ends. :func:`finish` runs a stop step to its end even when
+  handler when the last guard ends. :func:`uninterrupted` runs a stop step to its end even when
   Ctrl-C or SIGTERM interrupts it, and raises the interruption afterwards.
 * **End of input.** :func:`end_input` stops a child that serves requests on its stdin (the
   oracle JVMs): stdin closed, a wait, then SIGKILL.
@@ -48,7 +48,7 @@ __all__ = [
     "Escaped",
     "TerminatedBySignal",
     "end_input",
-    "finish",
+    "uninterrupted",
     "guard_sigterm",
     "last_lines",
     "marked_pids",
@@ -126,16 +126,20 @@ def sigterm_guarded() -> Iterator[None]:
             unguard_sigterm()
 
 
-def finish(step: Callable[[], None]) -> None:
+def uninterrupted(step: Callable[[], None], *, again: int | None = None) -> None:
     """Run ``step`` (idempotent) to its end even if Ctrl-C or SIGTERM interrupts it: it runs
-    again; the first interruption is raised once it is done."""
+    again (at most ``again`` more times, None: until it ends; an interruption beyond them ends
+    it); the first interruption is raised once it is done."""
     pending: BaseException | None = None
+    tries = 0
     while True:
         try:
             step()
             break
         except (KeyboardInterrupt, SystemExit) as exc:
-            pending = pending or exc
+            if again is not None and tries >= again:
+                raise
+            pending, tries = pending or exc, tries + 1
     if pending is not None:
         raise pending
 

@@ -1,8 +1,8 @@
 """The judgement of one implementation on one scenario: what it wrote, against Kafka, at
 three levels.
 
-Every check adds ``harness.levels.Difference`` lines, each at the **level** it breaks
-(``harness.levels.LEVELS``, each including the one before):
+Every check adds ``levels.Difference`` lines, each at the **level** it breaks
+(``levels.LEVELS``, each including the one before):
 
 =========  =====================================================================================
 level      what must hold
@@ -53,13 +53,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.broker.exchange import Exchange, Sent, differences
 from conformance.broker.log import DEFAULT_TRANSACTIONAL_ID
 from conformance.broker.profile import ProduceContext
 from conformance.broker.profile import decode as broker_decode
 from conformance.capture.produce_wire import stored_by_request
-from conformance.corpus.produce.golden import GoldenCase, GoldenRequest, judge_golden
 from conformance.harness.divergences import EVIDENCE
-from conformance.harness.levels import (
+from conformance.levels import (
     DELIVERY,
     JAVA,
     WIRE,
@@ -71,6 +71,7 @@ from conformance.producer_check.plan import BATCH_LINGER, DISCONNECT, ENCODE, Pl
 from conformance.producer_check.sent import SentBatch, content, expected_record, group_lines
 from conformance.stream.compare import pair
 from conformance.stream.decoder import decode
+from conformance.wire.layout import NO_TIMESTAMP
 
 __all__ = [
     "ProduceObservation",
@@ -127,18 +128,16 @@ class SentRequest:
     #: the proxy dropped the answer (the client saw a closed connection)
     dropped: bool = False
 
-    def golden(self, stored: str | None) -> GoldenRequest:
-        """The request as a golden case's (what ``judge_golden`` replays the model on), with
-        what it ``stored`` (base64, as fetched back)."""
-        return GoldenRequest(
+    def sent(self, stored: str | None) -> Sent:
+        """The request as an exchange's (what the broker model is replayed on), with what it
+        ``stored`` (base64, as fetched back)."""
+        return Sent(
             self.records,
             self.produce_version,
             self.sent_at,
             self.transactional_id,
             self.response,
-            None,
             stored,
-            {},
             self.received_at,
         )
 
@@ -235,7 +234,10 @@ def _header_lines(
             break
     if stamps:
         need("baseTimestamp", int(batch["baseTimestamp"]), stamps[0], " (the first record's)")
-        need("maxTimestamp", int(batch["maxTimestamp"]), max(stamps), " (the largest record's)")
+        # Java's maximum starts at NO_TIMESTAMP and only rises: records all below -1 give -1
+        top = max(NO_TIMESTAMP, *stamps)
+        why = " (the largest record's)" if top in stamps else " (NO_TIMESTAMP, all records below)"
+        need("maxTimestamp", int(batch["maxTimestamp"]), top, why)
     for name, wanted in expect.items():
         actual = batch[name]
         if name in ("producerId", "baseOffset"):
@@ -596,18 +598,16 @@ def _broker_lines(obs: ProduceObservation, lines: Lines) -> None:
             if st is not None:
                 where = f"request {n} partition {p}"
                 _stored_lines(where, req.records, base64.b64decode(st), lines)
-        case = GoldenCase(
-            name=f"{obs.topic}-{p}",
-            description="",
-            broker_id=obs.broker_id,
-            kafka_version=obs.kafka_version,
-            topic_name=obs.topic,
-            topic={},
-            requests=tuple(r.golden(st) for r, st in zip(reqs, stored, strict=True)),
-            inter_broker_protocol_version=obs.inter_broker_protocol_version,
+        exchange = Exchange(
+            obs.kafka_version,
+            obs.topic,
+            {},
+            tuple(r.sent(st) for r, st in zip(reqs, stored, strict=True)),
+            obs.inter_broker_protocol_version,
             fetched=obs.scenario.transaction is None,
         )
-        lines.extend(WIRE, (f"kit broker model: {d}" for d in judge_golden(case)))
+        at = f"{obs.broker_id}/{obs.topic}-{p}"
+        lines.extend(WIRE, (f"kit broker model: {at} {d.text}" for d in differences(exchange)))
 
 
 def _spans(indices: list[int]) -> str:

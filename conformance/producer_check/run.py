@@ -23,7 +23,8 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,20 +47,23 @@ from conformance.capture.proxy import RecordingProxy, RequestHeader, topic_names
 from conformance.capture.run import start as start_broker
 from conformance.codecs import CODECS
 from conformance.errors import PartitionerError
-from conformance.harness.levels import DEFAULT_LEVEL, Judgement
 from conformance.harness.process import ProcessTable, run_once
+from conformance.harness.report.model import case_document
 from conformance.harness.runner import (
     CaseResult,
     Implementation,
-    ImplementationRun,
+    Job,
+    Side,
+    Stage,
     ask_capabilities,
+    judged,
     keep_name,
-    run_parallel,
 )
 from conformance.host.broker_socket import WIRE_ERRORS, one_line
 from conformance.host.progress import Status
 from conformance.jsondoc import JsonDocument, read_json
 from conformance.jvm.kafka_jars import try_kafka2_zstd
+from conformance.levels import DEFAULT_LEVEL, Judgement
 from conformance.partitioners import partitioner
 from conformance.producer_check.judge import (
     JAVA_PARTITIONER,
@@ -79,18 +83,20 @@ from conformance.producer_check.plan import (
     Scenario,
     write_plan,
 )
+from conformance.producer_check.scenarios import scenarios
 from conformance.stream.splitter import Splitter
 
 __all__ = [
     "DEFAULT_BROKERS",
     "MODEL_BROKERS",
-    "case_documents",
+    "ProduceSide",
     "ProducerCapabilities",
+    "ProducerCase",
     "ProducerSettings",
-    "case_id",
+    "case_documents",
     "keep_name",
+    "producer_cases",
     "read_producer_capabilities",
-    "run_producers",
 ]
 
 #: the brokers ``--broker all`` means: one per line the broker model answers for (as
@@ -121,7 +127,7 @@ class ProducerSettings:
     timeout: float | None = None
     #: where to write what crossed the wire, per implementation x scenario (``--keep``)
     keep: Path | None = None
-    #: the judgement level (``harness.levels``): differences above it are findings
+    #: the judgement level (``conformance.levels``): differences above it are findings
     level: str = DEFAULT_LEVEL
 
     def deadline(self, s: Scenario) -> float:
@@ -278,37 +284,47 @@ def read_producer_capabilities(
     return caps, problem
 
 
-def case_id(s: Scenario, broker_id: str | None) -> str:
-    """The report's id of a scenario: ``encode/<name>``, ``<kafka version>/<name>``."""
-    if s.side == ENCODE:
-        return f"encode/{s.name}"
-    assert broker_id is not None
-    return f"{BROKERS[broker_id].version}/{s.name}"
+@dataclass(frozen=True)
+class ProducerCase:
+    """A scenario on one broker line (None: an ``encode`` scenario, which needs none)."""
+
+    scenario: Scenario
+    broker_id: str | None
+
+    @property
+    def id(self) -> str:
+        """The report's id: ``encode/<name>``, ``<kafka version>/<name>``."""
+        if self.broker_id is None:
+            return f"encode/{self.scenario.name}"
+        return f"{BROKERS[self.broker_id].version}/{self.scenario.name}"
+
+    @property
+    def group(self) -> str:
+        if self.broker_id is None:
+            return "encode"
+        return f"{BROKERS[self.broker_id].version} {self.scenario.group}"
 
 
-def group_of(s: Scenario, broker_id: str | None) -> str:
-    if s.side == ENCODE:
-        return "encode"
-    assert broker_id is not None
-    return f"{BROKERS[broker_id].version} {s.group}"
+def producer_cases(chosen: Sequence[Scenario], brokers: Sequence[str]) -> list[ProducerCase]:
+    """The cases of ``chosen``: each encode scenario once, then each produce scenario on each
+    broker of ``brokers``, broker by broker."""
+    out = [ProducerCase(s, None) for s in chosen if s.side == ENCODE]
+    return out + [ProducerCase(s, b) for b in brokers for s in chosen if s.side == PRODUCE]
 
 
-def case_documents(chosen: Sequence[Scenario], brokers: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """The ``cases`` member of a producer report: one document per scenario x broker."""
-    docs: dict[str, dict[str, Any]] = {}
-    for s in chosen:
-        for b in [None] if s.side == ENCODE else list(brokers):
-            docs[case_id(s, b)] = {
-                "group": group_of(s, b),
-                "mode": s.side,
-                "size": sum(len(r.key or b"") + len(r.value or b"") for r in s.records),
-                "path": "conformance/producer_check/scenarios.py",
-                "description": s.description,
-                "outcome": "ok",
-                "hex": "",
-                "hex_truncated": False,
-            }
-    return docs
+def case_documents(cases: Sequence[ProducerCase]) -> dict[str, dict[str, Any]]:
+    """The ``cases`` member of a producer report."""
+    return {
+        c.id: case_document(
+            c.group,
+            c.scenario.side,
+            "conformance/producer_check/scenarios.py",
+            c.scenario.description,
+            b"",
+            sum(len(r.key or b"") + len(r.value or b"") for r in c.scenario.records),
+        )
+        for c in cases
+    }
 
 
 def _topic(impl: str, s: Scenario) -> str:
@@ -319,19 +335,30 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-@dataclass
-class _Job:
-    impl: Implementation
-    caps: ProducerCapabilities
-    scenario: Scenario
-    broker_id: str | None
-    topic: str = ""
-    results: list[CaseResult] = field(default_factory=list)
+_Job = Job[ProducerCase, ProducerCapabilities]
+
+
+def topic_of(job: _Job) -> str:
+    """The topic of an implementation x produce scenario."""
+    return _topic(job.impl.name, job.case.scenario)
 
 
 class _ProxyStopper:
     def __init__(self, proxy: RecordingProxy) -> None:
         self.stop = proxy.close
+
+
+@dataclass
+class _Stage:
+    """What the cases of one stage run in: a temporary directory (the plans), the Kafka line
+    judging them and, for a broker's stage, the proxy in front of it and the topics it
+    refused to create."""
+
+    workdir: Path
+    kafka_version: str
+    broker_id: str | None = None
+    proxy: RecordingProxy | None = None
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------ the run
@@ -351,71 +378,105 @@ def capabilities_of(
     return caps, failed or problem
 
 
-def run_producers(
-    impls: Sequence[Implementation],
-    scenarios: Sequence[Scenario],
-    settings: ProducerSettings,
-    table: ProcessTable,
-    *,
-    log: Status = lambda _: None,
-    progress: ProgressCallback | None = None,
-) -> list[ImplementationRun]:
-    """Every implementation over every scenario (produce ones on every broker of
-    ``settings``); one :class:`ImplementationRun` per implementation, results in scenario
-    order."""
-    started = time.monotonic()
-    if any(BROKERS[b].version.startswith("2.") for b in settings.brokers):
-        try_kafka2_zstd(log)
-    caps: list[tuple[ProducerCapabilities, str | None]] = [
-        capabilities_of(table, impl, settings) for impl in impls
-    ]
-    names = _unique([impl.name or c.name for impl, (c, _) in zip(impls, caps, strict=True)])
-    impls = [Implementation(n, i.argv, i.env, i.source) for n, i in zip(names, impls, strict=True)]
-    jobs: list[_Job] = []
-    for broker_id in [None, *settings.brokers]:
-        for s in scenarios:
-            if (s.side == ENCODE) != (broker_id is None):
-                continue
-            for impl, (c, _) in zip(impls, caps, strict=True):
-                jobs.append(_Job(impl, c, s, broker_id, _topic(impl.name, s)))
-    total, counts = len(jobs), Counter[str]()
-    lock = threading.Lock()
+class ProduceSide(Side[ProducerCase, ProducerCapabilities]):
+    """Producers and encoders over the scenarios (``check-producer``): the encode scenarios
+    first (no broker), then every produce scenario on each broker of ``settings``, each
+    broker started once for every implementation."""
 
-    def finished(job: _Job, result: CaseResult) -> None:
-        job.results.append(result)
-        with lock:
-            counts[result.status] += 1
-            if progress is not None:
-                progress(job.impl.name, counts.total(), total, counts)
+    name = PRODUCE
+    title = "check-producer"
 
-    workdir = Path(tempfile.mkdtemp(prefix="check-producer-"))
-    try:
-        newest = max(
-            (BROKERS[b].version for b in settings.brokers if BROKERS[b].version in VERSIONS),
-            default=max(VERSIONS),
+    def __init__(self, settings: ProducerSettings, log: Status = lambda _: None) -> None:
+        self.settings, self.log = settings, log
+        self.jobs = settings.jobs
+
+    def capabilities(
+        self, impl: Implementation, table: ProcessTable
+    ) -> tuple[ProducerCapabilities, str | None]:
+        return capabilities_of(table, impl, self.settings)
+
+    def read_cases(self, corpora: Path) -> list[ProducerCase]:
+        """Every scenario on every broker of the settings (the scenarios are the kit's own:
+        ``corpora`` is not read)."""
+        return producer_cases(scenarios(), self.settings.brokers)
+
+    def unsupported(self, case: ProducerCase, caps: ProducerCapabilities) -> str | None:
+        return caps.unsupported(case.scenario)
+
+    def documents(self, cases: Sequence[ProducerCase]) -> dict[str, dict[str, Any]]:
+        return case_documents(cases)
+
+    def settings_doc(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "jobs": s.jobs,
+            "timeout": s.timeout or s.grace,
+            "output_limit": s.output_limit,
+            "level": s.level,
+        }
+
+    def stages(self, cases: Sequence[ProducerCase]) -> list[Stage[ProducerCase]]:
+        keys = [None, *self.settings.brokers]
+        staged = [Stage(k, [c for c in cases if c.broker_id == k], in_turn=False) for k in keys]
+        return [st for st in staged if st.cases]
+
+    @contextmanager
+    def environment(
+        self, stage: Stage[ProducerCase], jobs: Sequence[_Job], table: ProcessTable
+    ) -> Iterator[_Stage]:
+        workdir = Path(tempfile.mkdtemp(prefix="check-producer-"))
+        try:
+            if stage.key is None:
+                lines = [BROKERS[b].version for b in self.settings.brokers]
+                newest = max((v for v in lines if v in VERSIONS), default=max(VERSIONS))
+                yield _Stage(workdir, newest)
+            else:
+                with self._broker(stage.key, jobs, workdir) as on:
+                    yield on
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    @contextmanager
+    def _broker(self, broker_id: str, jobs: Sequence[_Job], workdir: Path) -> Iterator[_Stage]:
+        """The broker started, the jobs' topics created, a recording proxy in front of it
+        (the ``disconnect-after-produce`` fault armed for the topics that ask for it); all
+        stopped at the end."""
+        settings, log = self.settings, self.log
+        spec = produce_spec(BROKERS[broker_id])
+        if spec.version.startswith("2."):
+            try_kafka2_zstd(log)
+        log(f"{broker_id}: starting the broker ({settings.backend})")
+        t0 = time.monotonic()
+        with start_broker(spec, workdir / broker_id, settings.backend) as broker:
+            log(f"{broker_id}: up at {broker.bootstrap} in {time.monotonic() - t0:.1f} s")
+            refused = create_topics(
+                broker.bootstrap,
+                {topic_of(j): {} for j in jobs},
+                {topic_of(j): j.case.scenario.partitions for j in jobs},
+            )
+            host, _, port = broker.bootstrap.rpartition(":")
+            proxy = RecordingProxy(host, int(port), max_recorded_bytes=1 << 30, max_connections=64)
+            stopper = _ProxyStopper(proxy)
+            lifecycle.register(stopper)
+            try:
+                faulty = [topic_of(j) for j in jobs if j.case.scenario.fault == DISCONNECT]
+                proxy.drop_response(_disconnect_rule(faulty, proxy))
+                yield _Stage(workdir, spec.version, broker_id, proxy, refused)
+            finally:
+                proxy.close()
+                lifecycle.unregister(stopper)
+        log(f"{broker_id}: stopped")
+
+    def run_case(self, env: _Stage, job: _Job, table: ProcessTable) -> CaseResult:
+        if env.proxy is None:
+            return _run_encoder(job, env.workdir, env.kafka_version, table, self.settings)
+        refused = env.refused.get(topic_of(job))
+        if refused is not None:
+            return _result(job, "error", f"kit: {refused}")
+        assert env.broker_id is not None
+        return _run_producer(
+            job, env.kafka_version, env.broker_id, env.proxy, env.workdir, table, self.settings
         )
-        encode_jobs = [j for j in jobs if j.broker_id is None]
-        _run_jobs(
-            encode_jobs,
-            settings,
-            table,
-            lambda j: _run_encoder(j, workdir, newest, table, settings),
-            finished,
-        )
-        for broker_id in settings.brokers:
-            mine = [j for j in jobs if j.broker_id == broker_id]
-            if mine:
-                _on_broker(broker_id, mine, workdir, table, settings, log, finished)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    seconds = time.monotonic() - started
-    runs = []
-    for impl, (c, problem) in zip(impls, caps, strict=True):
-        results = [r for j in jobs if j.impl.name == impl.name for r in j.results]
-        runs.append(
-            ImplementationRun(impl, c, problem, results, seconds, side="producer")  # type: ignore[arg-type]
-        )
-    return runs
 
 
 def _judged(
@@ -433,53 +494,19 @@ def _judged(
         return _result(
             job, "error", f"kit error while judging: {type(exc).__name__}: {exc}", seconds=seconds
         )
-    status, headline, diff, findings = judgement.verdict(settings.level)
-    result = _result(job, status, headline, diff, stderr=stderr if diff else "", seconds=seconds)
-    result.findings = findings
-    result.level = None if judgement.error is not None else judgement.reached()
+    result = judged(job.impl.name, job.case, judgement, settings.level, seconds=seconds)
+    result.stderr = stderr if result.diff else ""
     return result
-
-
-def _unique(names: list[str]) -> list[str]:
-    out: list[str] = []
-    for n in names:
-        out.append(n if n not in out else f"{n}#{len(out) + 1}")
-    return out
-
-
-def _run_jobs(
-    jobs: Sequence[_Job],
-    settings: ProducerSettings,
-    table: ProcessTable,
-    work: Callable[[_Job], CaseResult],
-    finished: Callable[[_Job, CaseResult], None],
-) -> None:
-    """``work`` on every job, ``settings.jobs`` at once; on Ctrl-C, SIGTERM or a bug every
-    adapter process of ``table`` is killed before the workers are waited for
-    (``harness.runner.run_parallel``)."""
-
-    def one(i: int) -> None:
-        finished(jobs[i], work(jobs[i]))
-
-    run_parallel(len(jobs), one, settings.jobs, table)
 
 
 def _result(
     job: _Job, status: str, reason: str = "", diff: Sequence[str] = (), **kw: Any
 ) -> CaseResult:
-    return CaseResult(
-        job.impl.name,
-        case_id(job.scenario, job.broker_id),
-        group_of(job.scenario, job.broker_id),
-        status,
-        reason,
-        list(diff),
-        **kw,
-    )
+    return CaseResult(job.impl.name, job.case.id, job.case.group, status, reason, list(diff), **kw)
 
 
 def _plan_file(workdir: Path, job: _Job, plan: dict[str, Any]) -> Path:
-    path = workdir / f"{job.topic}.{job.broker_id or 'encode'}.json"
+    path = workdir / f"{topic_of(job)}.{job.case.broker_id or 'encode'}.json"
     path.write_text(json.dumps(plan), encoding="utf-8")
     return path
 
@@ -487,94 +514,24 @@ def _plan_file(workdir: Path, job: _Job, plan: dict[str, Any]) -> Path:
 def _run_encoder(
     job: _Job, workdir: Path, kafka_version: str, table: ProcessTable, settings: ProducerSettings
 ) -> CaseResult:
-    if job.caps.invalid:
-        return _result(job, "error", job.caps.invalid)
-    why = job.caps.unsupported(job.scenario)
-    if why:
-        return _result(job, "unsupported", why)
-    plan = _plan_file(workdir, job, write_plan(job.scenario, job.topic))
+    s = job.case.scenario
+    plan = _plan_file(workdir, job, write_plan(s, topic_of(job)))
     ex = run_once(
         table,
         [*job.impl.argv, "encode", "--plan", str(plan)],
         b"",
         env=job.impl.env,
-        timeout=settings.deadline(job.scenario),
+        timeout=settings.deadline(s),
         limit=settings.output_limit,
     )
     _kept(settings, job, plan, ex.output, ex.stderr)
-    if ex.output is None:
-        return _result(
-            job, "error", ex.problem or "no output", stderr=ex.stderr, seconds=ex.seconds
-        )
+    failure = ex.failure()
+    if failure is not None or ex.output is None:
+        return _result(job, "error", failure or "no output", stderr=ex.stderr, seconds=ex.seconds)
     output = ex.output
     return _judged(
-        job,
-        settings,
-        ex.seconds,
-        ex.stderr,
-        lambda: judge_encode(job.scenario, output, kafka_version),
+        job, settings, ex.seconds, ex.stderr, lambda: judge_encode(s, output, kafka_version)
     )
-
-
-def _on_broker(
-    broker_id: str,
-    jobs: list[_Job],
-    workdir: Path,
-    table: ProcessTable,
-    settings: ProducerSettings,
-    log: Status,
-    finished: Callable[[_Job, CaseResult], None],
-) -> None:
-    spec = produce_spec(BROKERS[broker_id])
-    runnable: list[_Job] = []
-    for job in jobs:
-        why = job.caps.unsupported(job.scenario)
-        if job.caps.invalid:
-            finished(job, _result(job, "error", job.caps.invalid))
-        elif why:
-            finished(job, _result(job, "unsupported", why))
-        else:
-            runnable.append(job)
-    if not runnable:
-        return
-    log(f"{broker_id}: starting the broker ({settings.backend})")
-    t0 = time.monotonic()
-    with start_broker(spec, workdir / broker_id, settings.backend) as broker:
-        log(f"{broker_id}: up at {broker.bootstrap} in {time.monotonic() - t0:.1f} s")
-        refused = create_topics(
-            broker.bootstrap,
-            {j.topic: {} for j in runnable},
-            {j.topic: j.scenario.partitions for j in runnable},
-        )
-        host, _, port = broker.bootstrap.rpartition(":")
-        proxy = RecordingProxy(host, int(port), max_recorded_bytes=1 << 30, max_connections=64)
-        stopper = _ProxyStopper(proxy)
-        lifecycle.register(stopper)
-        try:
-            proxy.drop_response(
-                _disconnect_rule(
-                    [j.topic for j in runnable if j.scenario.fault == DISCONNECT], proxy
-                )
-            )
-            todo = []
-            for job in runnable:
-                if job.topic in refused:
-                    finished(job, _result(job, "error", f"kit: {refused[job.topic]}"))
-                else:
-                    todo.append(job)
-            _run_jobs(
-                todo,
-                settings,
-                table,
-                lambda j: _run_producer(
-                    j, spec.version, broker_id, proxy, workdir, table, settings
-                ),
-                finished,
-            )
-        finally:
-            proxy.close()
-            lifecycle.unregister(stopper)
-    log(f"{broker_id}: stopped")
 
 
 def _disconnect_rule(
@@ -615,8 +572,8 @@ def _run_producer(
     table: ProcessTable,
     settings: ProducerSettings,
 ) -> CaseResult:
-    s = job.scenario
-    plan = _plan_file(workdir, job, write_plan(s, job.topic, f"kc-{job.topic}"))
+    s, topic = job.case.scenario, topic_of(job)
+    plan = _plan_file(workdir, job, write_plan(s, topic, f"kc-{topic}"))
     started = _now_ms()
     ex = run_once(
         table,
@@ -628,23 +585,18 @@ def _run_producer(
     )
     ended = _now_ms()
     _kept(settings, job, plan, ex.output, ex.stderr)
-    if ex.output is None:
-        return _result(
-            job, "error", ex.problem or "no output", stderr=ex.stderr, seconds=ex.seconds
-        )
-    try:
-        document = read_json(ex.output.decode("utf-8"))
-    except ValueError as exc:
-        return _result(job, "error", f"invalid JSON: {exc}", stderr=ex.stderr, seconds=ex.seconds)
+    document, failure = ex.document()
+    if failure is not None:
+        return _result(job, "error", failure, stderr=ex.stderr, seconds=ex.seconds)
     obs = ProduceObservation(
         scenario=s,
-        topic=job.topic,
+        topic=topic,
         kafka_version=kafka_version,
         broker_id=broker_id,
         document=document,
         started_ms=started,
         ended_ms=ended,
-        requests=_sent(proxy.exchanges(API_PRODUCE), job.topic, proxy),
+        requests=_sent(proxy.exchanges(API_PRODUCE), topic, proxy),
         inter_broker_protocol_version=BROKERS[broker_id].config.get(
             "inter.broker.protocol.version"
         ),
@@ -654,10 +606,10 @@ def _run_producer(
     client = WireClient(proxy)
     try:
         for p in range(s.partitions):
-            obs.fetched[p] = _fetch(client, proxy, job.topic, p, s.transaction is not None)
+            obs.fetched[p] = _fetch(client, proxy, topic, p, s.transaction is not None)
     except (*WIRE_ERRORS, OSError, RuntimeError) as exc:
         return _result(
-            job, "error", f"kit: cannot fetch {job.topic}: {one_line(exc)}", seconds=ex.seconds
+            job, "error", f"kit: cannot fetch {topic}: {one_line(exc)}", seconds=ex.seconds
         )
     finally:
         client.close()
@@ -668,7 +620,7 @@ def _run_producer(
 def _kept_dir(settings: ProducerSettings, job: _Job) -> Path | None:
     if settings.keep is None:
         return None
-    d = settings.keep / keep_name(job.impl.name) / case_id(job.scenario, job.broker_id)
+    d = settings.keep / keep_name(job.impl.name) / job.case.id
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -683,7 +635,9 @@ def _kept(
         return
     shutil.copyfile(plan, d / "plan.json")
     if output is not None:
-        (d / ("batch.bin" if job.scenario.side == ENCODE else "result.json")).write_bytes(output)
+        (d / ("batch.bin" if job.case.scenario.side == ENCODE else "result.json")).write_bytes(
+            output
+        )
     (d / "stderr.txt").write_text(stderr, encoding="utf-8")
 
 

@@ -19,8 +19,7 @@ and empty keys and values mixed; the judgement reads them in the batches as sent
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
@@ -51,7 +50,6 @@ __all__ = [
     "Scenario",
     "broken_promises",
     "scenarios",
-    "select",
     "write_plan",
 ]
 
@@ -706,10 +704,3 @@ def scenarios() -> list[Scenario]:
         )
     ]
     return out + encode
-
-
-def select(all_scenarios: Sequence[Scenario], globs: Sequence[str] | None) -> list[Scenario]:
-    """The scenarios whose name matches any of ``globs`` (all when None or empty)."""
-    if not globs:
-        return list(all_scenarios)
-    return [s for s in all_scenarios if any(fnmatch.fnmatchcase(s.name, g) for g in globs)]

@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.harness.levels import DELIVERY, JAVA, WIRE, Lines
+from conformance.levels import DELIVERY, JAVA, WIRE, Lines
 from conformance.producer_check.plan import BATCH_CALL, PlanRecord, Scenario
 from conformance.stream.compare import pair
 

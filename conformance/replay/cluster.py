@@ -71,13 +71,13 @@ from conformance.host.sessions import (
     Child,
     Escaped,
     TerminatedBySignal,
-    finish,
     guard_sigterm,
     last_lines,
     read_tail,
     sigterm_guarded,
     terminate,
     unguard_sigterm,
+    uninterrupted,
 )
 from conformance.jvm.runtime import CLIENT_COMPILER_ONLY, JvmToolMissing, java_executable
 
@@ -539,7 +539,7 @@ class StandaloneCluster(Service):
         if self._state in ("new", "stopped"):
             return
         try:
-            finish(self._stop_once)
+            uninterrupted(self._stop_once)
         finally:
             self._state = "stopped"
             _live_clusters.discard(self)
@@ -601,7 +601,7 @@ def spark_submit(
                 time.sleep(0.05)
             timed_out = not child.exited()
         finally:  # at once if it finished; else SIGTERM, grace, SIGKILL
-            finish(lambda: terminate([child]))
+            uninterrupted(lambda: terminate([child]))
         stdout, stderr = read_tail(out, OUTPUT_LIMIT), read_tail(err, OUTPUT_LIMIT)
         if timed_out:
             raise SparkSubmitTimeout(cmd, timeout, stdout, stderr)

@@ -23,37 +23,30 @@ file                                    content
 ``<broker-id>/<case>/fetch.bin``        the ``records`` of the Fetch from offset 0
 ======================================  ======================================================
 
-Expectations come only from the real broker. :func:`judge_golden` compares the kit's model
-(``conformance.broker``) with them, on what the wire carries: the response fields of the
-Produce version used (:data:`RESPONSE_FIELDS_SINCE`) and the stored batches
-(``broker.compare.diff_verdicts``, with its rule for recompressed batches).
+Expectations come only from the real broker. A case holds one exchange with it
+(:meth:`GoldenCase.exchange`, ``broker.exchange``); :func:`judge_golden` lists every
+difference between the kit's model and the broker's answers in it, at any level
+(``broker.exchange.differences``: the response fields the Produce version carries, and the
+stored batches, with the rule for recompressed batches).
 """
 
 from __future__ import annotations
 
 import base64
-import copy
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from conformance.broker.codes import NONE
-from conformance.broker.compare import diff_verdicts
-from conformance.broker.log import PartitionLog
-from conformance.broker.versions import broker_version
+from conformance.broker.exchange import LEADER_EPOCH, Exchange, Sent, differences
 
 __all__ = [
     "FORMAT",
-    "RESPONSE_FIELDS_SINCE",
     "GoldenCase",
     "GoldenRequest",
-    "carried",
     "judge_golden",
-    "replay_model",
-    "replay_request",
     "read_golden",
     "read_golden_corpus",
     "stored_b64",
@@ -62,21 +55,6 @@ __all__ = [
 ]
 
 FORMAT = "kafka-conformance/produce-golden/1"
-
-#: the partition response fields that appeared after Produce v0, with their first version
-RESPONSE_FIELDS_SINCE: dict[str, int] = {
-    "logAppendTimeMs": 2,
-    "logStartOffset": 5,
-    "recordErrors": 8,
-    "errorMessage": 8,
-}
-
-T = TypeVar("T")
-
-#: the leader epoch of a freshly created partition (the model's ``leader_epoch``)
-LEADER_EPOCH = 0
-#: the widest clock window :func:`judge_golden` searches for the broker's clock
-MAX_CLOCK_WINDOW_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -100,6 +78,19 @@ class GoldenRequest:
     #: time in ``[now, received_at]``
     received_at: int | None = None
 
+    @property
+    def sent(self) -> Sent:
+        """The request and its answer, as the exchange holds them."""
+        return Sent(
+            self.records,
+            self.produce_version,
+            self.now,
+            self.transactional_id,
+            self.response,
+            self.stored,
+            self.received_at,
+        )
+
 
 @dataclass(frozen=True)
 class GoldenCase:
@@ -121,6 +112,18 @@ class GoldenCase:
         """The transaction coordinator's answer to the broker's verification (KIP-890, 3.6+),
         as recorded: NONE where the case.json says nothing."""
         return str(self.meta.get("coordinator", NONE))
+
+    def exchange(self) -> Exchange:
+        """What the case's requests exchanged with the broker (``broker.exchange``)."""
+        return Exchange(
+            self.kafka_version,
+            self.topic_name,
+            self.topic,
+            tuple(r.sent for r in self.requests),
+            self.inter_broker_protocol_version,
+            self.fetched,
+            self.coordinator,
+        )
 
 
 def _dump(doc: Any) -> str:
@@ -251,104 +254,10 @@ def read_golden_corpus(root: Path) -> dict[str, tuple[dict[str, Any], list[Golde
     }
 
 
-def carried(response: dict[str, Any], produce_version: int) -> dict[str, Any]:
-    """``response`` without the fields a Produce response of ``produce_version`` lacks."""
-    return {k: v for k, v in response.items() if produce_version >= RESPONSE_FIELDS_SINCE.get(k, 0)}
-
-
-def _differences(r: GoldenRequest, ours: dict[str, Any], fetched: bool, version: Any) -> list[str]:
-    """What differs between the broker's answer to ``r`` and the model's verdict ``ours``."""
-    if r.response is None:
-        # the broker closed the connection: the model must fail the whole request as the
-        # request parser does (a Produce version the broker does not speak)
-        exc = ours.get("exception") or {}
-        if ours["scope"] == "request" and exc.get("class") == version.unsupported_version[1]:
-            return []
-        return [
-            f"the broker closed the connection; the model answered "
-            f"{ours['response']['errorName']} (scope {ours['scope']})"
-        ]
-    expected: dict[str, Any] = {"response": carried(r.response, r.produce_version)}
-    actual: dict[str, Any] = {"response": carried(ours["response"], r.produce_version)}
-    if fetched:
-        expected["stored"], actual["stored"] = r.stored, ours["stored"]
-    return diff_verdicts(expected, actual)
-
-
-def replay_model(
-    case: GoldenCase, differences: Callable[[GoldenRequest, dict[str, Any]], list[T]]
-) -> list[tuple[dict[str, Any], list[T]]]:
-    """The kit's model replayed on the requests of ``case`` (a fresh ``PartitionLog`` with the
-    case's topic, its configuration and Kafka version, each request in order with its Produce
-    version and transactional id, leader epoch 0, and the coordinator's answer the broker's
-    transaction verification got, ``case.coordinator``): per request, the model's verdict
-    and ``differences(request, verdict)`` (what differs from the broker's answer).
-
-    The broker's clock is known to lie in ``[now, received_at]`` of each request: the model
-    runs at ``now``, and when that differs, at each later millisecond of the window (at most
-    :data:`MAX_CLOCK_WINDOW_MS`); the first that agrees is the broker's clock (the log goes on
-    from there). When none agrees (the target differs in something no clock explains, a
-    leader epoch, say) the millisecond with the fewest differences is taken (the earliest of
-    those), so that a difference of the clock's own is not reported beside it."""
-    version = broker_version(case.kafka_version)
-    log = PartitionLog(
-        case.topic,
-        version=version,
-        topic_name=case.topic_name,
-        inter_broker_protocol_version=case.inter_broker_protocol_version,
-    )
-    out: list[tuple[dict[str, Any], list[T]]] = []
-    for r in case.requests:
-        log, ours, diffs = replay_request(log, r, case.coordinator, differences)
-        out.append((ours, diffs))
-    return out
-
-
-def replay_request(
-    log: PartitionLog,
-    r: GoldenRequest,
-    coordinator: str,
-    differences: Callable[[GoldenRequest, dict[str, Any]], list[T]],
-) -> tuple[PartitionLog, dict[str, Any], list[T]]:
-    """The model's answer to one request ``r`` on ``log`` (leader epoch 0, the coordinator
-    answering ``coordinator``) with the broker's clock searched in ``[r.now, r.received_at]``
-    as :func:`replay_model` does: (the log after it, the verdict, ``differences`` of it)."""
-    before = copy.deepcopy(log)
-
-    def run(target: PartitionLog, now: int) -> dict[str, Any]:
-        return target.produce(
-            r.records,
-            produce_version=r.produce_version,
-            now=now,
-            leader_epoch=LEADER_EPOCH,
-            transactional_id=r.transactional_id,
-            coordinator=coordinator,
-        ).to_dict()
-
-    best = log, run(log, r.now)
-    diffs = differences(r, best[1])
-    last = min(r.received_at or r.now, r.now + MAX_CLOCK_WINDOW_MS)
-    for now in range(r.now + 1, last + 1) if diffs else ():
-        trial = copy.deepcopy(before)
-        verdict = run(trial, now)
-        found = differences(r, verdict)
-        if len(found) < len(diffs):
-            best, diffs = (trial, verdict), found
-            if not diffs:
-                break
-    return best[0], best[1], diffs
-
-
 def judge_golden(case: GoldenCase) -> list[str]:
-    """Every difference between the real broker's answers in ``case`` and the kit's model
-    (:func:`replay_model`), each line naming the case and the request."""
-    version = broker_version(case.kafka_version)
-    replayed = replay_model(case, lambda r, ours: _differences(r, ours, case.fetched, version))
-    out: list[str] = []
-    for i, (r, (_, diffs)) in enumerate(zip(case.requests, replayed)):
-        where = f"{case.broker_id}/{case.name} request {i} (Produce v{r.produce_version})"
-        out += [f"{where}: {d}" for d in diffs]
-    return out
+    """Every difference between the real broker's answers in ``case`` and the kit's model, at
+    any level (``broker.exchange.differences``), each line naming the case and the request."""
+    return [f"{case.broker_id}/{case.name} {d.text}" for d in differences(case.exchange())]
 
 
 def stored_b64(data: bytes | None) -> str | None:

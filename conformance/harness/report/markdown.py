@@ -10,11 +10,12 @@ from urllib.parse import quote
 from conformance.harness.divergences import CLASS_TITLES
 from conformance.harness.report.model import (
     BROKER,
-    LEVELED_SIDES,
-    PRODUCER,
+    PRODUCE,
+    SCENARIO_SIDES,
     capability_columns,
     corpus_text,
     distinct_findings,
+    is_leveled,
 )
 from conformance.harness.runner import STATUSES
 
@@ -136,7 +137,7 @@ def _broker_intro(report: dict[str, Any], html_name: str) -> list[str]:
 
 def _intro(report: dict[str, Any], html_name: str) -> list[str]:
     side = report.get("side", "decode")
-    intro = {PRODUCER: _producer_intro, BROKER: _broker_intro}.get(side, _decode_intro)
+    intro = {PRODUCE: _producer_intro, BROKER: _broker_intro}.get(side, _decode_intro)
     return intro(report, html_name)
 
 
@@ -159,7 +160,7 @@ def _level_cell(result: dict[str, Any] | None) -> str:
 
 #: what the levels mean, per side judged at levels
 _LEVELS_TEXT = {
-    PRODUCER: "Levels (docs/producer-check.md): **delivery** (Kafka's consumer reads back "
+    PRODUCE: "Levels (docs/producer-check.md): **delivery** (Kafka's consumer reads back "
     "exactly the plan, on the right partitions, at the reported offsets), **wire** (also: the "
     "broker stores what was sent, sequences, epochs and flags right), **java** (also: every "
     "header field as Java writes it)",
@@ -177,7 +178,7 @@ def _by_scenario(report: dict[str, Any]) -> list[str]:
     out = [
         "## Matrix by scenario: the highest level reached",
         "",
-        _LEVELS_TEXT.get(report.get("side", PRODUCER), _LEVELS_TEXT[PRODUCER])
+        _LEVELS_TEXT.get(report.get("side", PRODUCE), _LEVELS_TEXT[PRODUCE])
         + f"; the run judged at **{report['settings'].get('level')}**: a bold cell failed "
         "there, *(known)* is a classified divergence.",
         "",
@@ -190,15 +191,15 @@ def _by_scenario(report: dict[str, Any]) -> list[str]:
     return [*out, ""]
 
 
-def _findings(report: dict[str, Any]) -> list[str]:
-    """Producer side: per implementation, each distinct finding (a difference above the
-    level asked) and how many scenarios show it."""
+def _findings(report: dict[str, Any], unit: str) -> list[str]:
+    """Per implementation, each distinct finding (a difference above the level asked) and how
+    many cases (``unit``: "scenarios" or "cases") show it."""
     out = ["## Findings (differences above the level asked: reported, not failures)", ""]
     for impl in report["implementations"]:
         seen = distinct_findings(report, impl["name"])
         if seen:
             out += [f"### {impl['name']}", ""]
-            out += [f"* {f} ({n} {'scenario' if n == 1 else 'scenarios'})" for f, n in seen.items()]
+            out += [f"* {f} ({n} {unit[:-1] if n == 1 else unit})" for f, n in seen.items()]
             out.append("")
     return out
 
@@ -210,7 +211,8 @@ def render(report: dict[str, Any], html_name: str = "conformance-matrix.html") -
         i["name"]: i.get("columns") or capability_columns(side, i["capabilities"]) for i in impls
     }
     headers = [h for h, _ in columns[impls[0]["name"]]] if impls else []
-    leveled = [*_LEVEL_COLUMNS, "with findings"] if side in LEVELED_SIDES else []
+    leveled = [*_LEVEL_COLUMNS, "with findings"] if is_leveled(report) else []
+    unit = "scenarios" if side in SCENARIO_SIDES else "cases"
     lines = [
         "| implementation | library | "
         + " | ".join([*STATUSES, "known", *leveled, *headers])
@@ -249,8 +251,8 @@ def render(report: dict[str, Any], html_name: str = "conformance-matrix.html") -
         "*known* = a classified divergence below; "
         "*unexplained* = a divergence nobody has classified yet."
         + (
-            " Level columns: how many scenarios reach each level (*none*: not even delivery); "
-            "*with findings*: scenarios with differences above the level asked."
+            f" Level columns: how many {unit} reach each level (*none*: not even delivery); "
+            f"*with findings*: {unit} with differences above the level asked."
             if leveled
             else ""
         ),
@@ -260,8 +262,10 @@ def render(report: dict[str, Any], html_name: str = "conformance-matrix.html") -
         *matrix,
         "",
     ]
+    if leveled and side in SCENARIO_SIDES:
+        out += _by_scenario(report)
     if leveled:
-        out += [*_by_scenario(report), *_findings(report)]
+        out += _findings(report, unit)
     results_by_div: dict[int, list[str]] = defaultdict(list)
     unexplained: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in report["results"]:

@@ -1,8 +1,9 @@
 """The report of a check run as one JSON document; every other view renders this document.
 
-``kafka-conformance/check/1``::
+``kafka-conformance/check/2`` (``--from-json`` reads check/1 too: :func:`upgraded`)::
 
-    {"format", "side" ("decode" | "consume" | "decode+consume" | "producer" | "broker"),
+    {"format", "side" ("decode" | "consume" | "decode+consume" | "produce" | "broker" | a plugged
+             side's name),
      "kit_version",
      "corpus": {"version", "source" ("package" | "directory" | "kit"), "digest"},
      "created",
@@ -32,18 +33,19 @@ the report point at something).
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
 from conformance import __version__
 from conformance.harness import divergences as dv
 from conformance.harness.cases import Case
-from conformance.harness.levels import LEVELS, NONE
-from conformance.harness.runner import STATUSES, ImplementationRun, Settings
+from conformance.harness.runner import STATUSES, ImplementationRun
 from conformance.jvm import runtime
+from conformance.levels import LEVELS, NONE
 
 __all__ = [
     "CHECK_SIDES",
@@ -53,11 +55,16 @@ __all__ = [
     "FORMAT",
     "corpus_text",
     "HEX_BYTES",
-    "PRODUCER",
+    "PRODUCE",
+    "FORMATS",
+    "upgraded",
     "BROKER",
     "LEVELED_SIDES",
+    "SCENARIO_SIDES",
+    "is_leveled",
     "build",
     "REPORT_SCHEMA",
+    "case_document",
     "case_documents",
     "distinct_findings",
     "report_problem",
@@ -65,19 +72,25 @@ __all__ = [
     "unknown_problems",
 ]
 
-FORMAT = "kafka-conformance/check/1"
+FORMAT = "kafka-conformance/check/2"
+#: the formats ``--from-json`` reads (:func:`upgraded`): check/1 named the producer side
+#: ``producer``, check/2 by its word, ``produce``
+FORMATS = ("kafka-conformance/check/1", FORMAT)
 #: what a report judges (its ``side``): decoders (``check``) or producers and encoders
 #: (``check-producer``)
 DECODE = "decode"
 CONSUME = "consume"
-PRODUCER = "producer"
+PRODUCE = "produce"
 #: a ``check-broker`` report (Kafka-compatible brokers)
 BROKER = "broker"
-#: the sides judged at levels (``harness.levels``)
-LEVELED_SIDES = (PRODUCER, BROKER)
+#: the sides judged at levels (``conformance.levels``): every side of the kit (a check/1 report
+#: of the decode or consume side has none: :func:`is_leveled`)
+LEVELED_SIDES = (DECODE, CONSUME, PRODUCE, BROKER)
+#: the sides whose cases are scenarios (the Markdown matrix has a table of each one's level)
+SCENARIO_SIDES = (PRODUCE, BROKER)
 #: a ``check`` report with decoders and consumers
 DECODE_AND_CONSUME = "decode+consume"
-#: the report sides ``check`` writes (``check-producer``: :data:`PRODUCER`)
+#: the report sides ``check`` writes (``check-producer``: :data:`PRODUCE`)
 CHECK_SIDES = (DECODE, CONSUME, DECODE_AND_CONSUME)
 #: bytes of each case's input shown (as hex) in the report's drill-down
 HEX_BYTES = 512
@@ -89,7 +102,7 @@ def capability_columns(side: str, caps: dict[str, Any]) -> list[tuple[str, str]]
         apis = caps.get("apiVersions", {})
         shown = [f"{name} v{lo}-{hi}" for name, (lo, hi) in apis.items()]
         return [("judged as", str(caps.get("judgedAs", ""))), ("versions", ", ".join(shown))]
-    if side == PRODUCER:
+    if side == PRODUCE:
         cells = []
         for name in ("produce", "encode"):
             c = caps.get(name)
@@ -102,12 +115,40 @@ def capability_columns(side: str, caps: dict[str, Any]) -> list[tuple[str, str]]
                 text += f"; partitioner {c.get('partitioner', 'java')}"
             cells.append((name, text))
         return cells
+    if side not in CHECK_SIDES:  # a plugged side: what its capabilities say, as they say it
+        shown = {k: v for k, v in caps.items() if k not in ("name", "invalid") and v is not None}
+        return [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in shown.items()]
     return [
         ("magics", ",".join(map(str, caps["magics"]))),
         ("codecs", ", ".join(caps["codecs"])),
         ("CRC", "checked" if caps["checks_crc"] else "not checked"),
         ("semantics, errors", f"{caps['error_semantics']}, {caps['error_classes']}"),
     ]
+
+
+def case_document(
+    group: str,
+    mode: str,
+    path: str,
+    description: str,
+    head: bytes,
+    size: int,
+    outcome: str = "ok",
+    shown: int = HEX_BYTES,
+) -> dict[str, Any]:
+    """One member of a report's ``cases`` (of any side): its group, mode, where it comes from,
+    what it is, its input's size and first ``shown`` bytes of ``head`` (as hex), the outcome
+    Kafka gives it."""
+    return {
+        "group": group,
+        "mode": mode,
+        "size": size,
+        "path": path,
+        "description": description,
+        "outcome": outcome,
+        "hex": head[:shown].hex(),
+        "hex_truncated": len(head) > shown,
+    }
 
 
 def case_documents(cases: Sequence[Case]) -> dict[str, dict[str, Any]]:
@@ -120,16 +161,10 @@ def case_documents(cases: Sequence[Case]) -> dict[str, dict[str, Any]]:
         path = case.path.resolve()
         if checkout is not None and path.is_relative_to(checkout.resolve()):
             path = path.relative_to(checkout.resolve())
-        case_docs[case.id] = {
-            "group": case.group,
-            "mode": case.mode,
-            "size": len(data),
-            "path": path.as_posix(),
-            "description": case.description,
-            "outcome": case.expected()["outcome"],
-            "hex": data[:HEX_BYTES].hex(),
-            "hex_truncated": len(data) > HEX_BYTES,
-        }
+        outcome = case.expected()["outcome"]
+        case_docs[case.id] = case_document(
+            case.group, case.mode, path.as_posix(), case.description, data, len(data), outcome
+        )
     return case_docs
 
 
@@ -146,19 +181,19 @@ def corpus_text(report: dict[str, Any]) -> str:
 def build(
     runs: Sequence[ImplementationRun],
     case_docs: dict[str, dict[str, Any]],
-    settings: Settings,
+    settings: Mapping[str, Any],
     known: Sequence[dv.Divergence],
     *,
     complete: bool,
     globs: Sequence[str] | None = None,
     builds: dict[str, Any] | None = None,
     every_case: Sequence[str] | None = None,
-    level: str | None = None,
     corpus: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report document of ``runs`` over the cases ``case_docs`` (:func:`case_documents`
-    for a decoder run). The report's side is its runs' (:func:`report_side`); ``level``: the
-    judgement level asked, for a side judged at levels (``harness.levels``). ``every_case``:
+    for a decoder run). The report's side is its runs' (:func:`report_side`); ``settings``: the
+    side's (``Side.settings_doc``: ``jobs``, ``timeout``, ``output_limit``, and the judgement
+    ``level`` asked of a side judged at levels, ``conformance.levels``). ``every_case``:
     the ids of every case there is, for a run over some (``complete`` False): a known
     divergence is stale there when the run covered every case it names and it explained none.
     Only the known divergences of the implementations that ran are in the report. ``corpus``:
@@ -204,7 +239,8 @@ def build(
                 "name": run.impl.name,
                 "argv": list(run.impl.argv),
                 "source": run.impl.source or None,
-                "capabilities": run.capabilities.to_dict(),
+                # every view shows the version: a plugged side's document may have none
+                "capabilities": {"version": ""} | run.capabilities.to_dict(),
                 "columns": capability_columns(side, run.capabilities.to_dict()),
                 "capabilities_problem": run.capabilities_problem,
                 "seconds": round(run.seconds, 1),
@@ -235,12 +271,12 @@ def build(
         "corpus": corpus or {"version": __version__, "source": "kit", "digest": None},
         "created": _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat(),
         "settings": {
-            "jobs": settings.jobs,
-            "timeout": settings.timeout,
-            "output_limit": settings.output_limit,
+            "jobs": settings.get("jobs"),
+            "timeout": settings.get("timeout"),
+            "output_limit": settings.get("output_limit"),
             "cases_glob": list(globs or []),
         }
-        | ({"level": level} if level is not None else {}),
+        | ({"level": settings["level"]} if settings.get("level") is not None else {}),
         "complete": complete,
         "implementations": impls,
         "groups": groups,
@@ -262,10 +298,24 @@ def build(
     }
 
 
+def is_leveled(report: dict[str, Any]) -> bool:
+    """Whether the report's results were judged at levels (they reach one)."""
+    return any("levels" in i for i in report["implementations"])
+
+
+def upgraded(report: dict[str, Any]) -> dict[str, Any]:
+    """A saved report of one of :data:`FORMATS` as a :data:`FORMAT` document: a check/1
+    report's side ``producer`` is ``produce``; nothing else changed."""
+    if report.get("format") == FORMATS[0]:
+        side = report.get("side")
+        report = report | {"format": FORMAT, "side": PRODUCE if side == "producer" else side}
+    return report
+
+
 def report_side(runs: Sequence[ImplementationRun]) -> str:
     """What a report judges: the side of its runs (:data:`DECODE`, :data:`CONSUME`,
-    :data:`PRODUCER`), or :data:`DECODE_AND_CONSUME` for a ``check`` that ran decoders and
-    consumers."""
+    :data:`PRODUCE`, :data:`BROKER`, a plugged side), or :data:`DECODE_AND_CONSUME` for a
+    ``check`` that ran decoders and consumers."""
     sides = {run.side for run in runs}
     if sides == {DECODE, CONSUME}:
         return DECODE_AND_CONSUME
@@ -337,7 +387,7 @@ REPORT_SCHEMA: dict[str, Any] = {
     ],
     "properties": {
         "format": {"const": FORMAT},
-        "side": {"enum": [*CHECK_SIDES, *LEVELED_SIDES]},
+        "side": _STR,  # the kit's sides, or a plugged one (``runner.plug``)
         "kit_version": _STR,
         "corpus": {
             "type": "object",

@@ -5,16 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.fileio import printable_name as escaped
-from conformance.harness.levels import LEVELS, NONE
 from conformance.harness.process import crash_line
-from conformance.harness.report.model import LEVELED_SIDES, corpus_text, distinct_findings
+from conformance.harness.report.model import (
+    SCENARIO_SIDES,
+    corpus_text,
+    distinct_findings,
+    is_leveled,
+)
 from conformance.harness.runner import STATUSES
+from conformance.levels import LEVELS, NONE
 
 __all__ = ["findings", "problems", "summary", "table"]
 
 #: stderr lines shown under an error in the terminal (besides the crash line)
 _STDERR_LINES = 3
-#: the reached-level columns of a side judged at levels (``harness.levels``, and ``none``)
+#: the reached-level columns of a side judged at levels (``conformance.levels``, and ``none``)
 _LEVELS = (NONE, *LEVELS)
 
 
@@ -36,7 +41,7 @@ def table(rows: list[list[str]], right: frozenset[int] | set[int] = frozenset())
 def summary(report: dict[str, Any]) -> str:
     """One row per implementation: counts per outcome, known divergences, pass rate of the
     cases it supports, time."""
-    leveled = report.get("side") in LEVELED_SIDES
+    leveled = is_leveled(report)
     levels = [*_LEVELS, "findings"] if leveled else []
     rows = [["implementation", "version", *STATUSES, "known", *levels, "pass rate", "time"]]
     for impl in report["implementations"]:
@@ -61,9 +66,10 @@ def summary(report: dict[str, Any]) -> str:
         )
     lines = table(rows, right=set(range(2, 9 + len(levels))))
     if leveled:
+        unit = "scenarios" if report.get("side") in SCENARIO_SIDES else "cases"
         lines.append(
-            f"judged at level {report['settings'].get('level')}; level columns: scenarios "
-            "reaching each (none: not even delivery); findings: scenarios with differences "
+            f"judged at level {report['settings'].get('level')}; level columns: {unit} "
+            f"reaching each (none: not even delivery); findings: {unit} with differences "
             "above that level"
         )
     lines.append(escaped(f"kit {report['kit_version']}, {corpus_text(report)}"))

@@ -1,12 +1,15 @@
 """Judgement levels: how far an implementation's output agrees with Kafka.
 
-A judge (``producer_check.judge``: producers and encoders) files every difference it finds
-at the **level** the difference breaks, :data:`LEVELS` from the weakest promise to the
-strongest, each including the one before: ``delivery`` (what a consumer reads back is what
-was meant), ``wire`` (the bytes are what every broker and reader trusts them to be), ``java``
-(the bytes are what Java's own code writes). A run asks for one level: a difference at or
-below it fails, one above it is a *finding* (reported, counted, never a failure); what a
-scenario reaches is the highest level with no difference at or below it.
+Every side's judge (``harness.judge``: decoders, ``harness.consumer``: consumers,
+``producer_check.judge``: producers and encoders, ``broker_check.judge``: brokers) files every
+difference it finds at the **level** the difference breaks, :data:`LEVELS` from the weakest
+promise to the strongest, each including the one before: ``delivery`` (what a consumer reads
+is what was meant: records, offsets, whether and which error), ``wire`` (every field of the
+bytes or the answer is what every broker and reader trusts it to be), ``java`` (also what
+only Java's own code does: its exact error texts, every header field as Java writes it). A
+run asks for one level (``--level``, the same on every side): a difference at or below it
+fails, one above it is a *finding* (reported, counted, never a failure); what a case reaches
+is the highest level with no difference at or below it.
 
 Sans-IO: differences in, verdicts out. The report model (``harness.report.model``) counts
 results per reached level from these names.
@@ -15,8 +18,9 @@ results per reached level from these names.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -27,6 +31,7 @@ __all__ = [
     "LEVELS",
     "Lines",
     "NONE",
+    "Verdict",
     "WIRE",
     "capped",
 ]
@@ -49,14 +54,29 @@ class Difference:
     text: str
 
 
+class Verdict(NamedTuple):
+    """A judgement at the level asked (:meth:`Judgement.verdict`), the verdict of every side:
+    ``pass``, ``fail`` or ``error``; the headline; the failing lines (and the evidence);
+    the findings (the differences above the level, each prefixed with its level)."""
+
+    status: str
+    reason: str = ""
+    diff: list[str] = []
+    findings: list[str] = []
+
+
 @dataclass
 class Judgement:
-    """Every difference of one scenario (or why it could not be judged: ``error``) and the
-    evidence (header bytes) behind them."""
+    """Every difference of one case (or why it could not be judged: ``error``) and the
+    evidence (header bytes) behind them; ``headline``: the reason made of the failing lines
+    (default: the first); ``limit``: the most lines a verdict keeps of either list (the rest
+    counted in one more line)."""
 
     differences: list[Difference] = field(default_factory=list)
     evidence: list[str] = field(default_factory=list)
     error: str | None = None
+    headline: Callable[[list[str]], str] | None = None
+    limit: int | None = None
 
     def reached(self) -> str:
         """The highest level with no difference at or below it (:data:`NONE`: not even
@@ -64,19 +84,27 @@ class Judgement:
         worst = min((LEVELS.index(d.level) for d in self.differences), default=len(LEVELS))
         return LEVELS[worst - 1] if worst > 0 else NONE
 
-    def verdict(self, level: str = DEFAULT_LEVEL) -> tuple[str, str, list[str], list[str]]:
-        """(status, headline, diff, findings) at ``level``: the differences at or below it
-        fail the scenario, in level order (the headline is the first); the ones above it are
+    def verdict(self, level: str = DEFAULT_LEVEL) -> Verdict:
+        """The verdict at ``level``: the differences at or below it fail the case, in level
+        order (the headline is the first, or :attr:`headline`'s); the ones above it are
         findings, each prefixed with its level."""
         if self.error is not None:
-            return "error", self.error, [], []
+            return Verdict("error", self.error)
         asked = LEVELS.index(level)
         ordered = sorted(self.differences, key=lambda d: LEVELS.index(d.level))
         failing = [d.text for d in ordered if LEVELS.index(d.level) <= asked]
         findings = [f"{d.level}: {d.text}" for d in ordered if LEVELS.index(d.level) > asked]
         if failing:
-            return "fail", failing[0], failing + self.evidence, findings
-        return "pass", "", [], findings + (self.evidence if findings else [])
+            reason = self.headline(failing) if self.headline else failing[0]
+            return Verdict("fail", reason, self._kept(failing) + self.evidence, findings)
+        return Verdict("pass", "", [], self._kept(findings) + (self.evidence if findings else []))
+
+    def _kept(self, lines: list[str]) -> list[str]:
+        extra = len(lines) - self.limit if self.limit is not None else 0
+        if extra <= 0:
+            return lines
+        assert self.limit is not None
+        return lines[: self.limit] + [f"... {extra} more differences"]
 
 
 class Lines:
