@@ -520,3 +520,28 @@ def test_a_grandchild_that_leaves_session_and_environment_is_killed(
     finally:
         for pid in processes(mine):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_invalid_producer_capabilities_keep_the_name_the_adapter_declares(tmp_path: Path) -> None:
+    """Capabilities that say something invalid make every scenario an error, and the report's
+    row is still named as the adapter names itself (not by its interpreter, ``python``); no
+    broker is started for a run that can judge nothing."""
+    script = tmp_path / "adapter.py"
+    script.write_text(
+        "import json, sys\n"
+        "if sys.argv[1] == 'capabilities':\n"
+        "    print(json.dumps({'name': 'mylib', 'produce': {'codecs': ['brotli']}}))\n"
+    )
+    out = tmp_path / "r.json"
+    started = time.monotonic()
+    code, _, err = _run(
+        "check-producer", "--cmd", f"{sys.executable} {script}", "--scenarios", "codec-*",
+        "--json", str(out), "-q",
+    )  # fmt: skip
+    assert code == 1, err
+    report = json.loads(out.read_text())
+    (impl,) = report["implementations"]
+    assert impl["name"] == "mylib"
+    assert {r["status"] for r in report["results"]} == {"error"}
+    assert all("brotli" in r["reason"] for r in report["results"])
+    assert time.monotonic() - started < 60  # capabilities only: no broker was started

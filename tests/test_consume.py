@@ -255,7 +255,8 @@ def test_error_classes_on_the_consume_side() -> None:
         _consume_caps(error_classes="exact"),
     )  # fmt: skip
     assert at_wire.status == "pass"
-    (finding,) = at_wire.findings
+    finding, evidence = at_wire.findings  # the difference, then what the adapter raised
+    assert evidence == f"| the adapter raised {kafka_class}: checksum failed"
     assert finding.startswith(f'java: $.error.message: kafka="{kafka_message[:60]}')
     assert finding.endswith(' adapter="checksum failed"')
     # same family (a codec stream failed), another class
@@ -272,14 +273,17 @@ def test_error_classes_on_the_consume_side() -> None:
         }
     actual = dict(kafka, error={"class": "kafka.errors.Crc", "message": "m"})
     v = judge_consume(kafka, actual, _consume_caps(error_classes="class"))
-    assert v.diff == [f'$.error.class: kafka="{kafka_class}" adapter="kafka.errors.Crc"']
+    assert v.diff == [
+        f'$.error.class: kafka="{kafka_class}" adapter="kafka.errors.Crc"',
+        "| the adapter raised kafka.errors.Crc: m",
+    ]
     v = judge_consume(
         kafka,
         dict(kafka, error={"class": kafka_class, "message": "m"}),
         _consume_caps(error_classes="exact"),
         level="java",
     )
-    (line,) = v.diff
+    line, _ = v.diff  # the difference, then the evidence: what the adapter raised
     assert line.startswith(f'$.error.message: kafka="{kafka_message[:60]}') and line.endswith(
         ' adapter="m"'
     )

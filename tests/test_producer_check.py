@@ -21,6 +21,7 @@ judged by a real broker the kit starts, and Kafka's consumer.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -34,10 +35,12 @@ from conftest import ROOT, kit_cli, processes, published_and_fresh_counts, unexp
 from conformance import decode
 from conformance.broker.config import DEFAULT_MAX_MESSAGE_BYTES
 from conformance.codecs import CODECS
+from conformance.errors import EncodeError
 from conformance.harness import registry
 from conformance.levels import DELIVERY, JAVA, LEVELS, WIRE, Lines
 from conformance.primitives.java import wrap32
 from conformance.producer_check.judge import judge_encode
+from conformance.producer_check.plan import PlanRecord, Promise, Scenario
 from conformance.producer_check.run import ProducerCapabilityError, read_producer_capabilities
 from conformance.producer_check.scenarios import PRODUCE, scenarios, write_plan
 from conformance.producer_check.sent import SentBatch, group_lines
@@ -139,6 +142,47 @@ def test_base_timestamp_is_the_first_records() -> None:
     assert f"baseTimestamp {smallest}, expected {first} (the first record's) (at batch 0)" in diff
     status, _, _, findings = judgement.verdict("wire")
     assert status == "pass" and any("baseTimestamp" in f for f in findings)
+
+
+def _one_negative_record(max_timestamp: int) -> tuple[Scenario, bytes]:
+    """An encode plan of one record stamped -5, and its batch from the kit's writers with
+    ``max_timestamp`` (``BatchBuilder``, like Java's ``MemoryRecordsBuilder``, refuses the
+    stamp, so its writers are called directly)."""
+    s = dataclasses.replace(
+        SCENARIO["encode-codec-none"],
+        name="encode-timestamp-negative",
+        promises=(Promise("one record stamped -5", lambda s: _stamps_of(s) == [-5]),),
+        records=(PlanRecord(b"k", b"v", timestamp=-5),),
+    )
+    with pytest.raises(EncodeError, match="Invalid negative timestamp -5"):
+        BatchBuilder().append(-5, b"k", b"v")
+    data = write_batch_v2(
+        [write_record_v2(0, 0, b"k", b"v")], base_timestamp=-5, max_timestamp=max_timestamp
+    )
+    return s, data
+
+
+def _stamps_of(s: Scenario) -> list[int | None]:
+    return [r.timestamp for r in s.records]
+
+
+def test_records_all_below_minus_one_make_a_max_timestamp_of_minus_one() -> None:
+    """Kafka's ``MemoryRecordsBuilder`` and ``LogValidator`` start a batch's maxTimestamp at
+    ``RecordBatch.NO_TIMESTAMP`` (-1) and raise it only for a larger record timestamp: one
+    record stamped -5 makes maxTimestamp -1. That batch reaches ``java``; one stating -5 (the
+    record's own) is what a broker rewrites, so it fails at ``wire``."""
+    s, data = _one_negative_record(-1)
+    judgement = judge_encode(s, data, "4.3.1")
+    assert judgement.differences == [], judgement
+    assert judgement.reached() == "java"
+
+    s, data = _one_negative_record(-5)
+    judgement = judge_encode(s, data, "4.3.1")
+    assert judgement.reached() == "delivery", judgement.differences
+    status, headline, diff, _ = judgement.verdict("wire")
+    assert status == "fail" and headline
+    assert any("maxTimestamp -5, expected -1" in line for line in diff), diff
+    assert judgement.verdict("delivery")[0] == "pass"
 
 
 def test_plans_are_complete_documents() -> None:

@@ -28,7 +28,7 @@ version      Produce         differences from the line before
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 __all__ = ["DEFAULT_VERSION", "VERSIONS", "BrokerVersion", "Messages", "broker_version"]
 
@@ -291,8 +291,3 @@ def broker_version(version: str | BrokerVersion | None = None) -> BrokerVersion:
             f"broker version {version!r} is not supported (supported: {', '.join(VERSIONS)})"
         )
     return found
-
-
-def with_messages(v: BrokerVersion, **templates: str) -> BrokerVersion:
-    """``v`` with some message templates replaced (tests, and a version that differs by one)."""
-    return replace(v, messages=replace(v.messages, **templates))

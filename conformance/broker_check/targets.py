@@ -207,4 +207,4 @@ def _process(target: Target, workdir: Path, values: dict[str, str], log: Status)
             time.sleep(0.2)
         yield f"127.0.0.1:{port}"
     finally:
-        sessions.finish(lambda: sessions.terminate([child]))
+        sessions.uninterrupted(lambda: sessions.terminate([child]))

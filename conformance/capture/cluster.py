@@ -28,6 +28,7 @@ from conformance.capture import BrokerSpec, lifecycle
 from conformance.capture.jvm import BrokerStartError, JvmBroker, java_version
 from conformance.host.broker_socket import WIRE_ERRORS
 from conformance.host.kafka_client import KafkaClient
+from conformance.host.lifetime import Running
 from conformance.host.ports import free_port
 from conformance.jvm.message_defs import client_protocol
 
@@ -60,7 +61,7 @@ def cluster_config(nodes: int) -> dict[str, str]:
     }
 
 
-class JvmCluster:
+class JvmCluster(Running):
     """A running KRaft cluster started by :func:`start_cluster`; ``bootstrap`` names every
     node (``127.0.0.1:p1,127.0.0.1:p2,...``)."""
 
@@ -180,19 +181,6 @@ class JvmCluster:
     def exit_statuses(self) -> dict[int, int | None]:
         """node id -> the broker's exit status (None while it runs)."""
         return {n.node_id: n.broker_exit_status for n in self.nodes}
-
-    def __enter__(self) -> JvmCluster:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def __del__(self) -> None:  # pragma: no cover - last resort
-        try:
-            if not self._stopped:
-                self.stop(timeout=10)
-        except Exception:
-            pass
 
 
 def start_cluster(

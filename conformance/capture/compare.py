@@ -40,9 +40,9 @@ from conformance.corpus.report import (
     MISMATCH,
     OK,
     SKIPPED,
-    CaseResult,
     Check,
     CorpusReport,
+    VerifiedCase,
 )
 from conformance.fileio import printable_name, read_bytes
 from conformance.jsondoc import json_text
@@ -116,10 +116,10 @@ def _check_file(rel: str, paths: dict[str, Path], keys: dict[str, set[str]]) -> 
     return Check(kind, rel, MISMATCH, _differences(*docs), time.perf_counter() - t0)
 
 
-def compare_case(a: Path, b: Path) -> CaseResult:
+def compare_case(a: Path, b: Path) -> VerifiedCase:
     """Every check of one case, present under both roots (``a``: A's case directory)."""
     t0 = time.perf_counter()
-    result = CaseResult(case_id(a), a)
+    result = VerifiedCase(case_id(a), a)
     files: dict[str, dict[str, Path]] = {}
     keys: dict[str, set[str]] = {}
     for side, case in zip(PARTIES, (a, b)):
@@ -142,8 +142,8 @@ def compare_case(a: Path, b: Path) -> CaseResult:
     return result
 
 
-def _one_sided(side: str, case: Path, same_cases: bool) -> CaseResult:
-    result = CaseResult(case_id(case), case, dump_note="not compared")
+def _one_sided(side: str, case: Path, same_cases: bool) -> VerifiedCase:
+    result = VerifiedCase(case_id(case), case, dump_note="not compared")
     status = MISMATCH if same_cases else SKIPPED
     result.checks.append(Check("case", f"only in {side}", status, [printable_name(case)]))
     try:

@@ -27,6 +27,7 @@ from typing import Any
 from conformance.capture import BrokerSpec, lifecycle
 from conformance.host.broker_socket import WIRE_ERRORS
 from conformance.host.kafka_client import KafkaClient
+from conformance.host.lifetime import Running
 from conformance.host.ports import accepts, free_port
 from conformance.jvm import kafka_jars
 from conformance.jvm import runtime as _jvm
@@ -323,7 +324,7 @@ def wait_metadata(
 # the broker
 
 
-class JvmBroker:
+class JvmBroker(Running):
     """A running broker (and its ZooKeeper) started by :func:`start_broker`.
 
     One KRaft node of a cluster (``capture.cluster``) is given its ``node_id``, its ports
@@ -539,19 +540,6 @@ class JvmBroker:
             if name == "broker":
                 return proc.returncode
         return None
-
-    def __enter__(self) -> JvmBroker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def __del__(self) -> None:  # pragma: no cover - last resort
-        try:
-            if not self._stopped:
-                self.stop(timeout=10)
-        except Exception:
-            pass
 
 
 def start_broker(spec: BrokerSpec, workdir: Path, *, timeout: float = 120.0) -> JvmBroker:

@@ -123,6 +123,14 @@ def topic_id(client: WireClient, topic: str, version: int) -> uuid.UUID:
     return t.topic_id
 
 
+def _partition_0(parts: list[dict[str, Any]], api: str, version: int) -> dict[str, Any]:
+    """The one partition 0 of an answer's ``parts``; RuntimeError if there is not exactly one."""
+    mine = [p for p in parts if p["partition"] == 0]
+    if len(mine) != 1:
+        raise RuntimeError(f"{api} v{version} answered {len(mine)} partitions 0, not 1")
+    return mine[0]
+
+
 def fetch_read(
     client: WireClient,
     topic: str,
@@ -142,10 +150,7 @@ def fetch_read(
     top, parts = calls.read_fetch_answer(client.answer(request), version)
     if version >= 7 and top:
         return {"errorCode": top, "scope": "request"}
-    mine = [p for p in parts if p["partition"] == 0]
-    if len(mine) != 1:
-        raise RuntimeError(f"Fetch v{version} answered {len(mine)} partitions 0, not 1")
-    p = mine[0]
+    p = _partition_0(parts, "Fetch", version)
     return {
         "errorCode": p["errorCode"],
         "highWatermark": p["highWatermark"],
@@ -169,10 +174,7 @@ def list_offsets(
             client.protocol, version, topic, 0, timestamp, isolation, TIMEOUT_MS
         ),
     )
-    mine = [p for p in calls.read_list_offsets_answer(body, version) if p["partition"] == 0]
-    if len(mine) != 1:
-        raise RuntimeError(f"ListOffsets v{version} answered {len(mine)} partitions 0, not 1")
-    p = mine[0]
+    p = _partition_0(calls.read_list_offsets_answer(body, version), "ListOffsets", version)
     return {
         "errorCode": p["errorCode"],
         "timestamp": p["timestamp"],

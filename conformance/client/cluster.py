@@ -68,12 +68,6 @@ class ClusterView:
         t = self.topics.get(topic)
         return None if t is None else t.topic_id
 
-    def name_of(self, topic_id: uuid.UUID) -> str | None:
-        for name, t in self.topics.items():
-            if t.topic_id == topic_id:
-                return name
-        return None
-
 
 def metadata_request(
     protocol: Protocol, version: int, topics: list[str] | None, auto_create: bool = False

@@ -154,10 +154,6 @@ class Connection:
         self._buffer = bytearray()
         self._eof = False
 
-    @property
-    def in_flight(self) -> int:
-        return len(self._in_flight)
-
     def send(
         self, api: str | int, version: int, body: Message, *, expects_answer: bool = True
     ) -> Sent:

@@ -74,9 +74,6 @@ class BrokerVersions:
     api_versions_version: int
     findings: list[str] = field(default_factory=list)
 
-    def offers(self, api_key: int) -> bool:
-        return api_key in self.ranges
-
     def both(self, protocol: Protocol, api: str | int, within: Versions | None = None) -> Versions:
         """The versions of ``api`` the broker and the client both speak (and ``within``, the
         caller's own bounds); empty when none."""

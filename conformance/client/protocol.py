@@ -73,9 +73,6 @@ class Protocol:
             raise UnknownApiError(f"no API {api!r} in the definitions of {self.label}")
         return Versions(min(r.lowest for r in ranges), max(r.highest for r in ranges))
 
-    def knows(self, api_key: int) -> bool:
-        return api_key in self._names
-
     def _all(self, api_key: int, kind: str) -> list[MessageSchema]:
         out = []
         for schemas in self.releases:

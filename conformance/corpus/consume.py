@@ -146,28 +146,25 @@ def _write_open_transaction_aborted(d: Path) -> None:
     plain batch between them (the .txnindex written as a broker writes it)."""
     pid, epoch = 4000, 0
     txn = {"producer_id": pid, "producer_epoch": epoch, "is_transactional": True}
+
+    def marker(offset: int, commit: bool) -> bytes:
+        return end_txn_marker_batch(
+            offset=offset,
+            producer_id=pid,
+            producer_epoch=epoch,
+            commit=commit,
+            coordinator_epoch=0,
+            timestamp=TS + offset,
+        )
+
     w = PartitionWriter(d, _TOPIC, 0, LogConfig())
     _batches(
         w,
         _v2(0, base_sequence=0, **txn),
-        end_txn_marker_batch(
-            offset=3,
-            producer_id=pid,
-            producer_epoch=epoch,
-            commit=False,
-            coordinator_epoch=0,
-            timestamp=TS + 3,
-        ),
+        marker(3, commit=False),
         _v2(4),
         _v2(7, base_sequence=3, **txn),
-        end_txn_marker_batch(
-            offset=10,
-            producer_id=pid,
-            producer_epoch=epoch,
-            commit=True,
-            coordinator_epoch=0,
-            timestamp=TS + 10,
-        ),
+        marker(10, commit=True),
     )
     w.close()
 

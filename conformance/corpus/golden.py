@@ -51,9 +51,9 @@ from conformance.corpus.report import (
     MISMATCH,
     OK,
     SKIPPED,
-    CaseResult,
     Check,
     CorpusReport,
+    VerifiedCase,
 )
 from conformance.fileio import FileSource, check_regular_file, read_bytes
 from conformance.jvm import runtime as jvm
@@ -64,7 +64,7 @@ __all__ = [
     "CASE_DIR_TOKEN",
     "CORPUS_FORMAT",
     "MANIFEST_KEYS",
-    "CaseResult",
+    "VerifiedCase",
     "Check",
     "CorpusReport",
     "default_root",
@@ -689,11 +689,11 @@ def _check_dump(case_dir: Path, rel: str, *, deep: bool, fmt: DumpFormat) -> Che
     return Check(kind, rel, MISMATCH if details else OK, details, time.perf_counter() - t0)
 
 
-def verify_case(case_dir: Path) -> CaseResult:
+def verify_case(case_dir: Path) -> VerifiedCase:
     """Every check of one case directory."""
     case_dir = Path(case_dir)
     t0 = time.perf_counter()
-    result = CaseResult(case_id(case_dir), case_dir)
+    result = VerifiedCase(case_id(case_dir), case_dir)
     checks = result.checks
     try:
         manifest = read_manifest(case_dir)
@@ -773,7 +773,7 @@ def verify_corpus(
         roots.append(Path(root) / WRITTEN)  # corpora/: its written/ cases too
     cases = [c for r in roots for c in find_cases(r, only)]
     for missing in (m for r in roots for m in find_cases_without_manifest(r, only)):
-        case = CaseResult(case_id(missing), missing)
+        case = VerifiedCase(case_id(missing), missing)
         detail = (
             "missing: a case directory (it has log/ or wire/) needs a manifest.json "
             "(docs/corpora.md); nothing of it was verified"

@@ -1,4 +1,4 @@
-"""Reports over golden corpora: one :class:`Check` per file and kind, a :class:`CaseResult` per
+"""Reports over golden corpora: one :class:`Check` per file and kind, a :class:`VerifiedCase` per
 case, the :class:`CorpusReport` of a run, and their renderings: JSON, JUnit XML and the text
 table. Two commands write them, each a :class:`ReportKind` (its JSON format, its table's
 columns, which side of a mismatch is which): :data:`VERIFY`, ``kafka-conformance verify`` (the
@@ -29,7 +29,7 @@ __all__ = [
     "PARTIES",
     "SKIPPED",
     "VERIFY",
-    "CaseResult",
+    "VerifiedCase",
     "Check",
     "Column",
     "CorpusReport",
@@ -74,7 +74,7 @@ class Check(JsonDocument):
 
 
 @dataclass
-class CaseResult(JsonDocument):
+class VerifiedCase(JsonDocument):
     case_id: str  # "<broker-id>/<scenario>"
     directory: Path
     broker_version: str | None = None
@@ -122,7 +122,7 @@ class CorpusReport(JsonDocument):
     capture compare); ``kind`` says which command's report it is."""
 
     root: Path
-    cases: list[CaseResult] = field(default_factory=list)
+    cases: list[VerifiedCase] = field(default_factory=list)
     seconds: float = 0.0
     kind: ReportKind = field(default_factory=lambda: VERIFY)
     compared_with: Path | None = None
@@ -136,13 +136,13 @@ class CorpusReport(JsonDocument):
         return 0 if self.ok else 1
 
     @property
-    def checks(self) -> list[tuple[CaseResult, Check]]:
+    def checks(self) -> list[tuple[VerifiedCase, Check]]:
         return [(case, c) for case in self.cases for c in case.checks]
 
     def counts(self) -> Counter[str]:
         return Counter(c.status for _, c in self.checks)
 
-    def failures(self) -> list[tuple[CaseResult, Check]]:
+    def failures(self) -> list[tuple[VerifiedCase, Check]]:
         return [(case, c) for case, c in self.checks if c.failed]
 
     def to_dict(self) -> dict[str, Any]:
@@ -244,7 +244,7 @@ class Column:
     """A column of the table, between the scenario and the time: its header and its cell."""
 
     header: str
-    cell: Callable[[CaseResult], str]
+    cell: Callable[[VerifiedCase], str]
     right: bool = False  # right-aligned (a number)
 
 
@@ -272,20 +272,20 @@ def _summarise(counter: Counter[str]) -> str:
     return ", ".join(parts) or "-"
 
 
-def _sha256_cell(case: CaseResult) -> str:
+def _sha256_cell(case: VerifiedCase) -> str:
     sha = case.counts("sha256", "manifest")
     if not (sha[MISMATCH] or sha[ERROR]):
         return "ok"
     return _summarise(Counter({k: v for k, v in sha.items() if k != OK}))
 
 
-def _dump_cell(case: CaseResult) -> str:
+def _dump_cell(case: VerifiedCase) -> str:
     if case.dump_note:
         return f"{case.counts('dump', 'deep')[SKIPPED]} {case.dump_note}"
     return _summarise(case.counts("dump", "deep"))
 
 
-def _in_cell(case: CaseResult) -> str:
+def _in_cell(case: VerifiedCase) -> str:
     """``both``, or the ``only in A``/``only in B`` of the case's ``case`` check."""
     return next((c.path for c in case.checks if c.kind == "case"), "both")
 
@@ -320,7 +320,9 @@ CAPTURE_COMPARE = ReportKind(
 # output
 
 
-def _listing(report: CorpusReport, title: str, checks: list[tuple[CaseResult, Check]]) -> list[str]:
+def _listing(
+    report: CorpusReport, title: str, checks: list[tuple[VerifiedCase, Check]]
+) -> list[str]:
     if not checks:
         return []
     lines = ["", f"{title}:"]
@@ -341,7 +343,7 @@ def format_table(report: CorpusReport, *, quiet: bool) -> str:
     columns = report.kind.columns
     header = ("scenario", *(c.header for c in columns), "time", "")
     right = (False, *(c.right for c in columns), False, False)
-    by_broker: dict[str, list[CaseResult]] = {}
+    by_broker: dict[str, list[VerifiedCase]] = {}
     for case in report.cases:
         by_broker.setdefault(case.broker_id, []).append(case)
     if not quiet and report.cases:

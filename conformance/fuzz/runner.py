@@ -405,7 +405,7 @@ def _run_target(
                         proc.kill()
                         proc.wait()
 
-        sessions.finish(stop_workers)
+        sessions.uninterrupted(stop_workers)
         if guarded:
             sessions.unguard_sigterm()
 

@@ -48,7 +48,7 @@ from conformance.fakebroker import FakeBroker, read_log
 from conformance.fileio import read_bytes
 from conformance.harness.cases import read_json_file
 from conformance.harness.decode import capabilities_of
-from conformance.harness.divergences import consumer_name
+from conformance.harness.divergences import EVIDENCE, consumer_name
 from conformance.harness.judge import (
     CONSUME,
     DELIVERED_KEYS,
@@ -308,6 +308,27 @@ def _headline(lines: list[str], want: list[Any], got: list[Any]) -> str:
 
 
 def consume_judgement(
+    expected: dict[str, Any],
+    actual: Any,
+    caps: Capabilities | None = None,
+    log: Sequence[LogBatch] = (),
+) -> Judgement:
+    """One consume document against Kafka's consumer's (:func:`_judgement`), with what the
+    adapter raised as evidence (``| the adapter raised CLASS: MESSAGE``: shown with the
+    difference, never a difference itself)."""
+    judgement = _judgement(expected, actual, caps, log)
+    error = actual.get("error") if isinstance(actual, dict) else None
+    if judgement.error is None and isinstance(error, dict):
+        raised = f"{error.get('class')}: {error.get('message')}"
+        judgement.evidence.append(f"{EVIDENCE}the adapter raised {raised}"[:_RAISED_SHOWN])
+    return judgement
+
+
+#: the characters of the adapter's error kept as evidence
+_RAISED_SHOWN = 500
+
+
+def _judgement(
     expected: dict[str, Any],
     actual: Any,
     caps: Capabilities | None = None,

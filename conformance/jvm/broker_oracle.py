@@ -331,7 +331,7 @@ class BrokerOracle(Started):
 
     def close(self) -> None:
         """Stop the JVM (it closes and deletes its logs) and remove its directory."""
-        sessions.finish(self._stop)
+        sessions.uninterrupted(self._stop)
         with _live_lock:
             _live.discard(self)
 

@@ -306,10 +306,10 @@ class ProducerCase:
 
 
 def producer_cases(chosen: Sequence[Scenario], brokers: Sequence[str]) -> list[ProducerCase]:
-    """The cases of ``chosen``: each encode scenario once, then each produce scenario on each
-    broker of ``brokers``, broker by broker."""
-    out = [ProducerCase(s, None) for s in chosen if s.side == ENCODE]
-    return out + [ProducerCase(s, b) for b in brokers for s in chosen if s.side == PRODUCE]
+    """The cases of ``chosen``, in its order: an encode scenario once, a produce scenario on
+    each broker of ``brokers`` (the stages run the encode cases first, then broker by
+    broker)."""
+    return [ProducerCase(s, b) for s in chosen for b in ([None] if s.side == ENCODE else brokers)]
 
 
 def case_documents(cases: Sequence[ProducerCase]) -> dict[str, dict[str, Any]]:
@@ -372,9 +372,15 @@ def capabilities_of(
         caps, problem = read_producer_capabilities(text, impl.name or impl.argv[0])
     except ProducerCapabilityError as exc:
         # no verdict can rest on capabilities that say something invalid: every scenario of
-        # this implementation is an error that names the problem
-        name = impl.name or impl.argv[0]
-        return ProducerCapabilities(name, declared=False, invalid=str(exc)), str(exc)
+        # this implementation is an error that names the problem; the row keeps the name
+        # the adapter declares, else its command's path (as a valid document's)
+        try:
+            declared = read_json(text or "")
+        except ValueError:
+            declared = None
+        name = impl.name or (declared.get("name") if isinstance(declared, dict) else "")
+        caps = ProducerCapabilities(str(name or impl.argv[0]), declared=False, invalid=str(exc))
+        return caps, str(exc)
     return caps, failed or problem
 
 

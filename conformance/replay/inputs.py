@@ -40,6 +40,7 @@ from urllib.parse import unquote_to_bytes, urlsplit
 
 from conformance.fileio import FileSource, ReadAheadSource, check_regular_file, printable_name
 from conformance.jsondoc import JsonDocument
+from conformance.logdir import checkpoint
 from conformance.replay.storage import DEFAULT_IO_TIMEOUT, arrow_fs, is_uri, with_query
 
 __all__ = [
@@ -64,13 +65,10 @@ COMPANION_SUFFIXES = (
     ".tmp",
 )
 COMPANION_NAMES = (
-    "partition.metadata",
-    "leader-epoch-checkpoint",
-    "meta.properties",
-    "recovery-point-offset-checkpoint",
-    "replication-offset-checkpoint",
-    "log-start-offset-checkpoint",
-    "cleaner-offset-checkpoint",
+    checkpoint.PARTITION_METADATA,
+    checkpoint.LEADER_EPOCH_CHECKPOINT,
+    checkpoint.META_PROPERTIES,
+    *checkpoint.OFFSET_CHECKPOINTS,
     "bootstrap.checkpoint",
 )
 _PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")

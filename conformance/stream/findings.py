@@ -22,6 +22,7 @@ from conformance.wire.layout import (
     MAX_TIMESTAMP_OFFSET,
     MESSAGE_ATTRIBUTES_OFFSET,
     MESSAGE_TIMESTAMP_OFFSET,
+    NO_TIMESTAMP,
     RECORD_BATCH_OVERHEAD,
     RECORDS_OFFSET,
     TIMESTAMP_TYPE_MASK,
@@ -203,12 +204,14 @@ def _legacy_checks(header, records: Sequence[Record], stream, add) -> None:  # t
 
 
 def _other_max_timestamp(header: Batch, records: Sequence[Record]) -> int | None:
-    """The records' largest timestamp where a CreateTime batch states another one as its
-    maximum (a v2 batch's maxTimestamp, a v1 wrapper's timestamp); None where they agree or
-    the batch is LogAppendTime (``records``: not empty)."""
+    """The maximum a CreateTime batch should state (a v2 batch's maxTimestamp, a v1 wrapper's
+    timestamp) where it states another one; None where they agree or the batch is
+    LogAppendTime (``records``: not empty). That maximum is the records' largest timestamp but
+    never below ``NO_TIMESTAMP``: ``MemoryRecordsBuilder`` and ``LogValidator`` start it at -1
+    and only raise it, so records all stamped -5 make a batch whose maximum is -1."""
     if header.timestamp_type != TimestampType.CREATE_TIME:
         return None
-    top = max(r.timestamp for r in records)
+    top = max(NO_TIMESTAMP, *(r.timestamp for r in records))
     return top if top != header.max_timestamp else None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -53,6 +53,7 @@ __all__ = [
     "flip",
     "legacy_message",
     "legacy_wrapper",
+    "legacy_wrapper_over",
     "one_record_batch",
     "patch",
     "prand",
@@ -199,6 +200,17 @@ def legacy_wrapper(
     """``write_legacy_wrapper`` with the crafted defaults (v1, gzip, offset 0, :data:`TS`);
     the fault knobs (``payload``, ``key``, ``crc``) go to the writer."""
     return write_legacy_wrapper(magic, offset, timestamp, inner, codec, extra_attributes, **knobs)
+
+
+def legacy_wrapper_over(
+    codec: int, compress: Callable[[bytes], bytes], *, magic: int = MAGIC_VALUE_V1
+) -> bytes:
+    """A wrapper at offset 1 over two inner messages (:func:`v1_inner`, of ``magic``): its
+    attributes name ``codec``, its value is ``compress`` of the inner messages' bytes."""
+    inner = v1_inner(2, magic=magic)
+    return legacy_wrapper(
+        inner, magic=magic, codec=codec, offset=1, payload=compress(b"".join(inner))
+    )
 
 
 def v1_inner(

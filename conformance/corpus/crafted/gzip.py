@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from conformance import codecs
 from conformance.codecs.gzip import write_member
 from conformance.corpus.crafted._build import (
@@ -11,6 +13,7 @@ from conformance.corpus.crafted._build import (
     flip,
     legacy_message,
     legacy_wrapper,
+    legacy_wrapper_over,
     simple_records,
     v1_inner,
     v2_batch,
@@ -171,7 +174,7 @@ def add_cases(add: Collector) -> None:
     add(
         "gzip-legacy-trailer-bad",
         "§2.5/§5.2: v1 gzip wrapper with a wrong trailer CRC",
-        legacy_wrapper(v1_inner(2), offset=1, payload=write_member(b"".join(v1_inner(2)), crc=5)),
+        legacy_wrapper_over(GZIP, partial(write_member, crc=5)),
     )
     add(
         "gzip-legacy-empty-value",

@@ -13,6 +13,7 @@ from conformance.corpus.crafted._build import (
     Collector,
     legacy_message,
     legacy_wrapper,
+    legacy_wrapper_over,
     simple_batch,
     text,
     v1_inner,
@@ -164,18 +165,12 @@ def add_cases(add: Collector) -> None:
     add(
         "legacy-v1-zstd-wrapper-c24",
         "C24/§2.5: v1 wrapper with codec 4 (zstd): InvalidRecordException",
-        legacy_wrapper(v1_inner(2), codec=ZSTD, offset=1, payload=zstd_std(b"".join(v1_inner(2)))),
+        legacy_wrapper_over(ZSTD, zstd_std),
     )
     add(
         "legacy-v0-zstd-wrapper",
         "§2.5: v0 wrapper with codec 4 (message prints the magic, 0)",
-        legacy_wrapper(
-            v1_inner(2, magic=0),
-            magic=0,
-            codec=ZSTD,
-            offset=1,
-            payload=zstd_std(b"".join(v1_inner(2, magic=0))),
-        ),
+        legacy_wrapper_over(ZSTD, zstd_std, magic=0),
     )
     add(
         "legacy-v1-set-c46",

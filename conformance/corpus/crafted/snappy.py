@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from conformance.codecs.snappy import (
     MAGIC,
     write_chunk,
@@ -15,6 +17,7 @@ from conformance.corpus.crafted._build import (
     Collector,
     flip,
     legacy_wrapper,
+    legacy_wrapper_over,
     simple_records,
     v1_inner,
     v2_batch,
@@ -194,23 +197,12 @@ def add_cases(add: Collector) -> None:
     add(
         "snappy-legacy-v0-raw",
         "§5.3: v0 snappy wrapper with raw (unframed) snappy value",
-        legacy_wrapper(
-            v1_inner(2, magic=0),
-            magic=0,
-            codec=SNAPPY,
-            offset=1,
-            payload=write_raw(b"".join(v1_inner(2, magic=0))),
-        ),
+        legacy_wrapper_over(SNAPPY, write_raw, magic=0),
     )
     add(
         "snappy-legacy-v1-le-header-c9",
         "C9/§5.3: v1 snappy wrapper with little-endian xerial header",
-        legacy_wrapper(
-            v1_inner(2),
-            codec=SNAPPY,
-            offset=1,
-            payload=write_xerial(b"".join(v1_inner(2)), little_endian=True),
-        ),
+        legacy_wrapper_over(SNAPPY, partial(write_xerial, little_endian=True)),
     )
     add(
         "snappy-legacy-negative-chunk",

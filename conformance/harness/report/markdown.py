@@ -90,18 +90,34 @@ def _producer_intro(report: dict[str, Any], html_name: str) -> list[str]:
         "each record once, in order, on the right partition, at the offset the library "
         "reported), **wire** (also: the broker stores what was sent; codec, sequences, epochs "
         "and flags right; the kit's broker model agrees) and **java** (also: every header field "
-        "as Java's `KafkaProducer` writes it). The run was judged at "
-        f"**{report['settings'].get('level', 'wire')}**: what differs above that level is a "
-        "finding, listed below, not a failure. The `java` row is Apache Kafka's own "
-        "`KafkaProducer` and `MemoryRecordsBuilder`. The interactive matrix, with every diff, "
-        f"is [{html_name}]({html_name}).",
+        f"as Java's `KafkaProducer` writes it). {_judged_at(report)} The `java` row is Apache "
+        "Kafka's own `KafkaProducer` and `MemoryRecordsBuilder`. The interactive matrix, with "
+        f"every diff, is [{html_name}]({html_name}).",
         "",
-        "A failure at the level asked is classified, line by line, in the adapter's "
-        "`producer-divergences.toml` as a **real bug** (the library writes what Kafka's "
-        "consumer reads differently from what was sent, or what the broker refuses or silently "
-        "rewrites, where Java does not), a **documented leniency** (the library refuses what "
-        "Kafka and Java accept, by design) or an **unsupported feature** (outside what the "
-        "library offers, beyond what its capabilities can declare).",
+        *_classified(
+            "the adapter's `producer-divergences.toml`",
+            "the library writes what Kafka's consumer reads differently from what was sent, or "
+            "what the broker refuses or silently rewrites, where Java does not",
+            "the library refuses what Kafka and Java accept, by design",
+            "outside what the library offers, beyond what its capabilities can declare",
+        ),
+    ]
+
+
+def _judged_at(report: dict[str, Any]) -> str:
+    level = report["settings"].get("level", "wire")
+    return (
+        f"The run was judged at **{level}**: what differs above that level is a finding, "
+        "listed below, not a failure."
+    )
+
+
+def _classified(where: str, bug: str, leniency: str, unsupported: str) -> list[str]:
+    """The paragraph on how a failure at the level asked is classified in ``where``."""
+    return [
+        f"A failure at the level asked is classified, line by line, in {where} as a **real "
+        f"bug** ({bug}), a **documented leniency** ({leniency}) or an **unsupported feature** "
+        f"({unsupported}).",
         "",
     ]
 
@@ -121,17 +137,15 @@ def _broker_intro(report: dict[str, Any], html_name: str) -> list[str]:
         "classes and to real brokers) at three levels: **delivery** (what a client sees: "
         "accepted or refused, offsets, the records a consumer reads back), **wire** (also: "
         "every field of the answer and every stored batch header byte for byte) and **java** "
-        "(also: Kafka's error message texts). The run was judged at "
-        f"**{report['settings'].get('level', 'wire')}**: what differs above that level is a "
-        f"finding, listed below, not a failure. The interactive matrix is [{html_name}]"
-        f"({html_name}).",
+        f"(also: Kafka's error message texts). {_judged_at(report)} The interactive matrix "
+        f"is [{html_name}]({html_name}).",
         "",
-        "A failure at the level asked is classified, line by line, in the target's "
-        "`broker-divergences.toml` as a **real bug** (an incompatibility a client sees), a "
-        "**documented leniency** (the broker accepts what Kafka refuses, or stores it "
-        "differently, by design) or an **unsupported feature** (a documented limitation of "
-        "the broker).",
-        "",
+        *_classified(
+            "the target's `broker-divergences.toml`",
+            "an incompatibility a client sees",
+            "the broker accepts what Kafka refuses, or stores it differently, by design",
+            "a documented limitation of the broker",
+        ),
     ]
 
 

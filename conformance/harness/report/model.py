@@ -116,8 +116,8 @@ def capability_columns(side: str, caps: dict[str, Any]) -> list[tuple[str, str]]
             cells.append((name, text))
         return cells
     if side not in CHECK_SIDES:  # a plugged side: what its capabilities say, as they say it
-        shown = {k: v for k, v in caps.items() if k not in ("name", "invalid") and v is not None}
-        return [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in shown.items()]
+        said = {k: v for k, v in caps.items() if k not in ("name", "invalid") and v is not None}
+        return [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in said.items()]
     return [
         ("magics", ",".join(map(str, caps["magics"]))),
         ("codecs", ", ".join(caps["codecs"])),
