@@ -261,8 +261,7 @@ class ProducerStates:
                         last=entry.epoch,
                     )
                 )
-            self._check_verification(verifying[pid], current, b, pid, first_offset, tp, messages)
-            self._check_sequence(current, entry, b, pid, first_offset, tp, messages)
+            self._check_sequence(verifying[pid], current, entry, b, pid, first_offset, tp, messages)
             last_offset = b.last_offset
             entry.update_epoch(b.producer_epoch)
             entry.add(
@@ -288,32 +287,8 @@ class ProducerStates:
         return {pid: entry for pid, (_, entry) in updated.items()}
 
     @staticmethod
-    def _check_verification(
-        state: VerificationState | None,
-        current: _Entry,
-        b: RecordBatchV2,
-        pid: int,
-        offset: int,
-        tp: str,
-        messages: Messages,
-    ) -> None:
-        """The first checks of ``checkSequence``: a verification state left for the producer."""
-        if state is None:
-            return
-        first = b.base_sequence
-        if state.epoch_bump and first != 0 and not current.batches:
-            raise OutOfOrderSequenceError(
-                messages.tv2_first_sequence.format(pid=pid, offset=offset, tp=tp, sequence=first)
-            )
-        if first > state.lowest_sequence:
-            raise OutOfOrderSequenceError(
-                messages.earliest_sequence.format(
-                    pid=pid, offset=offset, tp=tp, sequence=first, lowest=state.lowest_sequence
-                )
-            )
-
-    @staticmethod
     def _check_sequence(
+        state: VerificationState | None,
         current: _Entry,
         entry: _Entry,
         b: RecordBatchV2,
@@ -322,7 +297,21 @@ class ProducerStates:
         tp: str,
         messages: Messages,
     ) -> None:
+        """``checkSequence``: first against a verification state left for the producer."""
         first = b.base_sequence
+        if state is not None:
+            if state.epoch_bump and first != 0 and not current.batches:
+                raise OutOfOrderSequenceError(
+                    messages.tv2_first_sequence.format(
+                        pid=pid, offset=offset, tp=tp, sequence=first
+                    )
+                )
+            if first > state.lowest_sequence:
+                raise OutOfOrderSequenceError(
+                    messages.earliest_sequence.format(
+                        pid=pid, offset=offset, tp=tp, sequence=first, lowest=state.lowest_sequence
+                    )
+                )
         epoch = b.producer_epoch
         if epoch != entry.epoch:
             if first != 0 and entry.epoch != -1:

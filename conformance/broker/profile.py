@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from conformance import codecs
 from conformance.broker.codes import COORDINATOR_ERRORS, NONE, unknown_coordinator
 from conformance.broker.log import DEFAULT_TRANSACTIONAL_ID, PartitionLog
+from conformance.broker.verdict import ProduceVerdict
 from conformance.broker.versions import DEFAULT_VERSION, broker_version
 from conformance.errors import BrokerContextError
 from conformance.stream.decoder import DEFAULT_MAX_RECORDS
@@ -129,44 +130,37 @@ def decode(
     :class:`~conformance.errors.BrokerContextError`: a ``produce`` context and a ``log`` of
     other broker versions or topic configurations).
     """
-    if profile != "broker":
-        if produce is not None or log is not None:
-            raise ValueError("produce= and log= go with profile='broker'")
-        return decode_stream(
-            data,
-            mode=mode,
-            profile=profile,
-            filename=filename,
-            decompressed_limit=decompressed_limit,
-            max_records=max_records,
+    verdict: ProduceVerdict | None = None
+    if profile == "broker":
+        if mode != "memory":
+            raise ValueError("profile 'broker' judges a Produce request's records: mode 'memory'")
+        if isinstance(data, bytearray | memoryview):
+            data = bytes(data)
+        if produce is not None:
+            ctx = produce
+        elif log is not None:
+            ctx = ProduceContext(version=log.version.version)
+        else:
+            ctx = ProduceContext()
+        if log is not None:
+            ctx.check_log(log)
+        partition = log if log is not None else ctx.log(decompressed_limit, max_records)
+        # the broker first: what its append held is freed before the consumer's records are
+        # kept, so the peak is the larger of the two, not their sum (docs/memory.md)
+        verdict = partition.produce(
+            data,  # type: ignore[arg-type]
+            produce_version=ctx.produce_version_or_newest(),
+            now=ctx.clock(),
+            leader_epoch=ctx.leader_epoch,
+            transactional_id=ctx.transactional_id,
+            coordinator=ctx.coordinator,
         )
-    if mode != "memory":
-        raise ValueError("profile 'broker' judges a Produce request's records: mode 'memory'")
-    if isinstance(data, bytearray | memoryview):
-        data = bytes(data)
-    if produce is not None:
-        ctx = produce
-    elif log is not None:
-        ctx = ProduceContext(version=log.version.version)
-    else:
-        ctx = ProduceContext()
-    if log is not None:
-        ctx.check_log(log)
-    partition = log if log is not None else ctx.log(decompressed_limit, max_records)
-    # the broker first: what its append held is freed before the consumer's records are kept,
-    # so the peak is the larger of the two, not their sum (docs/memory.md)
-    verdict = partition.produce(
-        data,  # type: ignore[arg-type]
-        produce_version=ctx.produce_version_or_newest(),
-        now=ctx.clock(),
-        leader_epoch=ctx.leader_epoch,
-        transactional_id=ctx.transactional_id,
-        coordinator=ctx.coordinator,
-    )
+    elif produce is not None or log is not None:
+        raise ValueError("produce= and log= go with profile='broker'")
     result = decode_stream(
         data,
-        mode="memory",
-        profile="kafka",
+        mode=mode,
+        profile="kafka" if profile == "broker" else profile,
         filename=filename,
         decompressed_limit=decompressed_limit,
         max_records=max_records,

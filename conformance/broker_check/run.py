@@ -405,7 +405,7 @@ def _delete(
 
 
 def _refused(target: Target, case: BrokerCase, why: str) -> CaseResult:
-    config = case.produce.topic
+    config = case.produce.topic if case.produce is not None else {}
     if config:
         shown = ", ".join(f"{k}={v}" for k, v in sorted(config.items()))
         return CaseResult(
@@ -480,7 +480,7 @@ def _sent(on: _OnTarget, case: ProduceCase, topic: str, keep_as: str | None = No
         on.kafka_version,
         topic,
         dict(case.topic),
-        tuple(r.sent for r in answered),
+        answered,
         fetched=True,
         coordinator=coordinator.get("coordinator", NONE_ERROR),
     )

@@ -293,7 +293,7 @@ def _topic_uuid(client: WireClient, topic: str, plan: SessionPlan, produce_versi
         return None
     try:
         return topic_id(client, topic, plan.newest("Metadata"))
-    except (*WIRE_ERRORS, RuntimeError):
+    except WIRE_ERRORS + (RuntimeError,):
         if by_id:
             raise
         return None

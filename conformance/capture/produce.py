@@ -282,10 +282,10 @@ def _request(
         sent_at,
         txn,
         None if frame is None else read_produce_response(frame, version),
-        frame,
         None,
-        {"requestedProduceVersion": requested},
         received_at,
+        frame,
+        {"requestedProduceVersion": requested},
     )
 
 

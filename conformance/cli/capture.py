@@ -10,6 +10,7 @@ from typing import Any
 
 from conformance.capture import add_out_option
 from conformance.cli import capture_compare
+from conformance.cli.common import add_command
 
 __all__ = ["register"]
 
@@ -57,14 +58,14 @@ takes no positional argument, so `capture --broker ...` is unchanged.
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "capture",
-        help="capture golden corpora from real Kafka brokers; compare two captures",
-        description="Run scenarios on real Kafka brokers and store what they wrote;\n"
+        "capture golden corpora from real Kafka brokers; compare two captures",
+        "Run scenarios on real Kafka brokers and store what they wrote;\n"
         "or (capture compare A B) compare two captures.",
+        _EPILOG,
         usage=_USAGE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
     )
     options = [
         p.add_argument(

@@ -12,6 +12,7 @@ from typing import Any
 
 from conformance.capture.compare import NothingToCompare, compare_corpora
 from conformance.cli.common import (
+    add_command,
     add_only,
     add_report_outputs,
     directory_ok,
@@ -58,16 +59,16 @@ examples:
 def register(subparsers: Any, capture_options: Sequence[argparse.Action]) -> None:
     """Add ``compare`` under ``capture``; ``capture_options``: capture's own options, refused
     before ``compare`` (``capture --broker X compare A B``)."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "compare",
-        prog=_PROG,  # capture's usage= is its own text: argparse would prefix it to this one
-        help="compare two captures: same files, same decoded records (apart from the "
+        "compare two captures: same files, same decoded records (apart from the "
         "declared non-deterministic fields)",
-        description="Compare two captures (e.g. the jvm and testcontainers backends) case by\n"
+        "Compare two captures (e.g. the jvm and testcontainers backends) case by\n"
         "case: the same partition files, and the same decoded records apart from the fields\n"
         "each scenario declares non-deterministic. Reports as kafka-conformance verify does.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
+        prog=_PROG,  # capture's usage= is its own text: argparse would prefix it to this one
     )
     p.add_argument(
         "a", metavar="A", help="the first capture: corpus root, broker directory or case"

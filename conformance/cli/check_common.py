@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from conformance.cli.common import (
+    add_command,
     byte_size,
     output_problem,
     positive_int,
@@ -65,25 +66,6 @@ EXIT_OK, EXIT_DIVERGED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 
 T = TypeVar("T")
-
-
-def add_command(
-    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
-    name: str,
-    summary: str,
-    description: str,
-    epilog: str,
-) -> argparse.ArgumentParser:
-    """The subcommand ``name`` with its one-line ``summary`` (in ``kafka-conformance --help``),
-    its ``description`` and its ``epilog`` (the protocol, the exit codes, the examples), shown
-    as written."""
-    return sub.add_parser(  # type: ignore[no-any-return]
-        name,
-        help=summary,
-        description=description,
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
 
 
 def add_implementation_options(p: argparse.ArgumentParser, one: str, many: str) -> None:

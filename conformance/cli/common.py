@@ -1,10 +1,10 @@
-"""What the commands share: argument types (argparse ``type=`` functions that reject bad
-numbers with a usage error, exit 2; integers are ASCII decimal digits only), the options
-several commands take (``--profile``, ``--max-decompressed``, and the corpus reports'
-``--only``, ``--json``, ``--junit``, ``-q`` of ``verify`` and ``capture compare``: one
-definition each), file names shown safely, counts with their noun, the one-line message for a
-file that cannot be read, a stdout that cannot be written (``guard_stdout``), and the writing
-of a corpus report."""
+"""What the commands share: the parser of a subcommand (``add_command``), argument types
+(argparse ``type=`` functions that reject bad numbers with a usage error, exit 2; integers
+are ASCII decimal digits only), the options several commands take (``--profile``,
+``--max-decompressed``, and the corpus reports' ``--only``, ``--json``, ``--junit``, ``-q`` of
+``verify`` and ``capture compare``: one definition each), file names shown safely, counts
+with their noun, the one-line message for a file that cannot be read, a stdout that cannot be
+written (``guard_stdout``), and the writing of a corpus report."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "StdoutFailed",
+    "add_command",
     "add_max_decompressed",
     "add_only",
     "add_profile",
@@ -293,6 +294,27 @@ def _quiet_stdout(stream: TextIO) -> None:
             os.close(devnull)
     except (OSError, ValueError, AttributeError):  # pragma: no cover - no real stdout
         pass
+
+
+def add_command(
+    sub: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    summary: str,
+    description: str | None,
+    epilog: str,
+    **options: str,
+) -> argparse.ArgumentParser:
+    """The subcommand ``name`` with its one-line ``summary`` (in ``kafka-conformance --help``),
+    its ``description`` and its ``epilog`` (the protocol, the exit codes, the examples), shown
+    as written (``options``: more of ``add_parser``'s, e.g. ``usage``)."""
+    return sub.add_parser(  # type: ignore[no-any-return]
+        name,
+        help=summary,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **options,
+    )
 
 
 def add_profile(

@@ -13,6 +13,7 @@ from conformance.broker import DEFAULT_VERSION, VERSIONS, ProduceVerdict
 from conformance.broker.codes import COORDINATOR_ERRORS, NONE
 from conformance.broker.profile import ProduceContext, decode
 from conformance.cli.common import (
+    add_command,
     add_max_decompressed,
     add_profile,
     cannot_read,
@@ -275,13 +276,13 @@ def _cmd_decode(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``decode`` to the ``kafka-conformance`` parser."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "decode",
-        help="decode record batches / message sets and print Kafka's verdict",
-        description="Decode each FILE as Kafka's Java consumer would and print the verdict: "
+        "decode record batches / message sets and print Kafka's verdict",
+        "Decode each FILE as Kafka's Java consumer would and print the verdict: "
         "a readable summary, or one canonical JSON document per file (--json).",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_DECODE_EPILOG,
+        _DECODE_EPILOG,
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--json", action="store_true", help="print canonical JSON, one line per file")

@@ -7,7 +7,7 @@ import sys
 from typing import Any, TextIO
 
 from conformance.capture.brokers import BROKERS
-from conformance.cli.common import cannot_read, int32
+from conformance.cli.common import add_command, cannot_read, int32
 from conformance.corpus.versions import kafka_version_of
 from conformance.fileio import NotRegularFileError, check_regular_file
 from conformance.jvm.kafka_jars import KafkaJarsUnavailable
@@ -262,15 +262,15 @@ def _cmd_dump(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``dump`` subcommand to the ``kafka-conformance`` parser."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "dump",
-        help="dump log segments, indexes and snapshots exactly as kafka-dump-log.sh does "
+        "dump log segments, indexes and snapshots exactly as kafka-dump-log.sh does "
         f"(Kafka {OLDEST_LINE} to {NEWEST_LINE})",
-        description="Dump each FILE of a Kafka log directory the way a Kafka release's "
+        "Dump each FILE of a Kafka log directory the way a Kafka release's "
         "DumpLogSegments (kafka-dump-log.sh --files FILE,...) does, byte for byte; or, with "
         "--json, as canonical JSON.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument(

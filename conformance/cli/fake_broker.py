@@ -17,7 +17,7 @@ from types import FrameType
 from typing import Any
 
 from conformance.broker.fetch import FetchLog
-from conformance.cli.common import non_negative_int, non_negative_int64, positive_int
+from conformance.cli.common import add_command, non_negative_int, non_negative_int64, positive_int
 from conformance.errors import DecodeError
 from conformance.fakebroker import FakeBroker, Faults, Served, max_magic, read_log, topic_problem
 from conformance.jvm.kafka_jars import KafkaJarsUnavailable
@@ -72,13 +72,13 @@ examples:
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "fake-broker",
-        help="serve a partition's bytes to real consumers (a fake broker on 127.0.0.1)",
-        description="Serve one partition directory or file of record batches to real Kafka "
+        "serve a partition's bytes to real consumers (a fake broker on 127.0.0.1)",
+        "Serve one partition directory or file of record batches to real Kafka "
         "consumers, as a one-broker cluster on 127.0.0.1.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
     )
     p.add_argument("path", metavar="PATH", help="a partition directory or a file of batches")
     p.add_argument(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.broker.versions import VERSIONS as BROKER_VERSIONS
-from conformance.cli.common import positive_int, shown
+from conformance.cli.common import add_command, positive_int, shown
 from conformance.fileio import read_bytes
 from conformance.fuzz.targets import TARGETS
 
@@ -43,14 +43,14 @@ examples:
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "fuzz",
-        help="coverage-guided fuzzing (atheris), differential against the Java oracle",
-        description="Fuzz the kit's decoders with atheris/libFuzzer: structure-aware mutation, "
+        "coverage-guided fuzzing (atheris), differential against the Java oracle",
+        "Fuzz the kit's decoders with atheris/libFuzzer: structure-aware mutation, "
         "invariants (only documented errors, bounded time and memory), optional differential "
         "comparison with Kafka's Java classes and kafka-python.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
     )
     p.add_argument("target", nargs="?", metavar="TARGET", help="a target name, or `all`")
     actions = p.add_mutually_exclusive_group()

@@ -12,6 +12,7 @@ from typing import Any
 
 from conformance.cli.common import (
     INT64_MAX,
+    add_command,
     cannot_read,
     int64,
     non_negative_int64,
@@ -130,12 +131,12 @@ def _cmd(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "lookup",
-        help="find the batch holding an offset, or the first record at/after a timestamp",
-        description=_lookup.__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        "find the batch holding an offset, or the first record at/after a timestamp",
+        _lookup.__doc__,
+        _EPILOG,
     )
     p.add_argument("dir", metavar="DIR", help="a partition directory (<topic>-<partition>)")
     g = p.add_mutually_exclusive_group(required=True)

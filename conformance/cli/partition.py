@@ -8,7 +8,7 @@ import sys
 import textwrap
 from typing import Any
 
-from conformance.cli.common import plural, positive_int
+from conformance.cli.common import add_command, plural, positive_int
 from conformance.errors import PartitionerError
 from conformance.partitioners import (
     HASHES,
@@ -164,16 +164,16 @@ def _cmd_partition(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``partition`` to the ``kafka-conformance`` parser."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "partition",
-        help="the partition each Kafka client's default partitioner gives a key (--list: the "
+        "the partition each Kafka client's default partitioner gives a key (--list: the "
         "partitioners)",
-        description="Print the partition a record with the given key goes to under each "
+        "Print the partition a record with the given key goes to under each "
         "client's partitioner (Java, librdkafka, sarama, kafkajs, kafka-go, ...), as each "
         "client computes it, or whether that client does not derive it from the key; with "
         "--list, the partitioners themselves.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
     )
     key = p.add_mutually_exclusive_group(required=True)
     key.add_argument("--key", metavar="TEXT", help="the key: the UTF-8 bytes of TEXT")

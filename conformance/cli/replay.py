@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.common import add_max_decompressed, add_profile, byte_size, shown
+from conformance.cli.common import add_command, add_max_decompressed, add_profile, byte_size, shown
 from conformance.host.sessions import TerminatedBySignal, sigterm_guarded
 from conformance.replay.storage import DEFAULT_IO_TIMEOUT, is_uri
 from conformance.stream.result import CONSUMER_PROFILES
@@ -52,13 +52,13 @@ examples:
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "replay",
-        help="replay corpora of any size through the decoder, on Spark",
-        description="Replay Kafka log directories, segments and record-set files on Spark; "
+        "replay corpora of any size through the decoder, on Spark",
+        "Replay Kafka log directories, segments and record-set files on Spark; "
         "Parquet rows per batch and a summary with exact byte accounting.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
     )
     add_arguments(p)
     p.set_defaults(func=_cmd_replay)

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.common import positive_int
+from conformance.cli.common import add_command, positive_int
 from conformance.host.sessions import TerminatedBySignal
 from conformance.replay.cluster import (
     ClusterError,
@@ -70,13 +70,13 @@ def _seconds(text: str) -> float:
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "spark-cluster",
-        help="run a Spark standalone cluster on 127.0.0.1 until Ctrl-C (for replay --master)",
-        description="Start a Spark standalone cluster (one master, N workers) on 127.0.0.1 "
+        "run a Spark standalone cluster on 127.0.0.1 until Ctrl-C (for replay --master)",
+        "Start a Spark standalone cluster (one master, N workers) on 127.0.0.1 "
         "from the pyspark distribution and keep it up until Ctrl-C.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
     )
     p.add_argument(
         "--workers",

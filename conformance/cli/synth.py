@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from conformance.cli.common import byte_size, non_negative_int, plural, shown
+from conformance.cli.common import add_command, byte_size, non_negative_int, plural, shown
 from conformance.corpus.synth import FORMAT, SynthReport, synthesize
 from conformance.host.progress import Progress
 
@@ -42,13 +42,13 @@ examples:
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "synth",
-        help="write a synthetic log directory of a chosen size, with planted corruptions",
-        description="Write a realistic synthetic Kafka log directory of about SIZE bytes of "
+        "write a synthetic log directory of a chosen size, with planted corruptions",
+        "Write a realistic synthetic Kafka log directory of about SIZE bytes of "
         ".log files, plant N corruptions at recorded positions (planted.json).",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
     )
     p.add_argument(
         "--size",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.cli.common import (
+    add_command,
     add_only,
     add_report_outputs,
     directory_ok,
@@ -87,14 +88,14 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add ``verify`` to the ``kafka-conformance`` parser."""
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "verify",
-        help="verify the golden corpora of real brokers (decode and dump vs Kafka's own tools)",
-        description="Check every case of the golden corpora (real brokers' log directories\n"
+        "verify the golden corpora of real brokers (decode and dump vs Kafka's own tools)",
+        "Check every case of the golden corpora (real brokers' log directories\n"
         "and wire captures): file hashes, the decoder against the Java oracle's verdict,\n"
         "and the dump against the broker's own DumpLogSegments output.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        _EPILOG,
     )
     p.add_argument(
         "dir",

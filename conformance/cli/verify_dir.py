@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from conformance.cli.common import (
+    add_command,
     add_max_decompressed,
     cannot_read,
     shown,
@@ -51,13 +52,12 @@ _EPILOG = (
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "verify-dir",
-        help="verify a segment, a partition directory or a log directory",
-        description="Verify Kafka log files and report findings by file, with codes and byte "
-        "positions.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
+        "verify a segment, a partition directory or a log directory",
+        "Verify Kafka log files and report findings by file, with codes and byte positions.",
+        _EPILOG,
     )
     p.add_argument("dir", metavar="DIR", help="partition directory, log directory or .log file")
     p.add_argument("--json", action="store_true", help="print one JSON document with the findings")

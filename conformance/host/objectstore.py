@@ -224,19 +224,14 @@ def _failure(child: sessions.Child, what: str) -> ObjectStoreError:
 def _await_ready(child: sessions.Child, port: int, deadline: float) -> bool:
     """True once the server answers; False if it lost its port; raises if it exits otherwise
     or the deadline passes."""
-    while True:
-        code = child.exit_code()
-        if code is not None:
-            if _BIND_FAILURE.search(child.new_output()):
-                return False
-            raise _failure(child, f"versitygw exited with status {code} before it was ready")
-        if _answers(port):
-            if child.exit_code() is None:  # the answer was ours, not a port thief's
-                return True
-            continue
-        if time.monotonic() > deadline:
-            raise _failure(child, f"versitygw did not answer on {HOST}:{port} in time")
-        time.sleep(0.05)
+    return child.await_ready(
+        lambda: _answers(port),
+        deadline,
+        _BIND_FAILURE,
+        lambda what: _failure(child, what),
+        f"answer on {HOST}:{port}",
+        0.05,
+    )
 
 
 @contextlib.contextmanager

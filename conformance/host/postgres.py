@@ -593,23 +593,14 @@ class PostgresServer(lifetime.Service):
     def _await_ready(self, child: sessions.Child, port: int, deadline: float) -> bool:
         """True once the server accepts connections; False if it lost its port; raises if it
         exits otherwise or the deadline passes."""
-        while True:
-            code = child.exit_code()
-            if code is not None:
-                if _BIND_FAILURE.search(child.new_output()):
-                    return False
-                raise self._failure(
-                    child, f"postgres exited with status {code} before it was ready"
-                )
-            if ports.accepts(HOST, port, timeout=0.2) and self._accepts(port):
-                if child.exit_code() is None:  # the answer was ours, not a port thief's
-                    return True
-                continue
-            if time.monotonic() > deadline:
-                raise self._failure(
-                    child, f"postgres did not accept connections on {HOST}:{port} in time"
-                )
-            time.sleep(0.1)
+        return child.await_ready(
+            lambda: ports.accepts(HOST, port, timeout=0.2) and self._accepts(port),
+            deadline,
+            _BIND_FAILURE,
+            lambda what: self._failure(child, what),
+            f"accept connections on {HOST}:{port}",
+            0.1,
+        )
 
     # -- clients
 

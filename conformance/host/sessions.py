@@ -7,7 +7,8 @@ generic: nothing here knows what the children run.
   the child leads a new session and process group, which everything it spawns inherits
   unless it asks otherwise (a process that makes a group of its own with ``setpgid`` stays in
   the session). Its stdout and stderr are appended to a log file; :meth:`Child.new_output`
-  reads what it wrote since it started (the tail, at most ``limit`` bytes).
+  reads what it wrote since it started (the tail, at most ``limit`` bytes);
+  :meth:`Child.await_ready` waits for a server child to answer on the port it was given.
 * **Reaping last.** :meth:`Child.exit_code` reads the leader's state with
   ``waitid(WNOWAIT)``, without reaping it: an unreaped leader keeps its pid, so its group
   and session ids cannot be reused by an unrelated process while we still signal them.
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -230,6 +232,33 @@ class Child:
     def new_output(self, limit: int = OUTPUT_LIMIT) -> str:
         """What the process wrote to its log since it was started (the last ``limit`` bytes)."""
         return read_tail(self.log, limit, start=self.log_start)
+
+    def await_ready(
+        self,
+        answers: Callable[[], bool],
+        deadline: float,
+        lost_port: re.Pattern[str],
+        fail: Callable[[str], Exception],
+        silence: str,
+        poll: float,
+    ) -> bool:
+        """A server on the port it was given: True once ``answers()`` while this process runs
+        (the answer is its own, not a port thief's); False if it exited having lost the port (its
+        output matches ``lost_port``); ``fail(what)`` raised if it exits otherwise or
+        ``deadline`` (monotonic) passes (``<name> did not <silence> in time``)."""
+        while True:
+            code = self.exit_code()
+            if code is not None:
+                if lost_port.search(self.new_output()):
+                    return False
+                raise fail(f"{self.name} exited with status {code} before it was ready")
+            if answers():
+                if self.exit_code() is None:
+                    return True
+                continue
+            if time.monotonic() > deadline:
+                raise fail(f"{self.name} did not {silence} in time")
+            time.sleep(poll)
 
 
 # --------------------------------------------------------------------------------------------

@@ -173,10 +173,6 @@ def uuid_from_string(s: str) -> bytes:
     return raw
 
 
-def uuid_to_string(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
 @dataclass(frozen=True, slots=True)
 class PartitionMetadata:
     version: int

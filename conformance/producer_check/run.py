@@ -262,8 +262,8 @@ def read_producer_capabilities(
     except ValueError:
         doc = None
     if not isinstance(doc, dict):
-        problem = "`capabilities` printed no JSON object: the protocol's defaults apply"
-        return ProducerCapabilities(fallback, produce={}, encode={}, declared=False), problem
+        why = "`capabilities` printed no JSON object: the protocol's defaults apply"
+        return ProducerCapabilities(fallback, produce={}, encode={}, declared=False), why
     sides: dict[str, dict[str, Any] | None] = {}
     for side in (PRODUCE, ENCODE):
         value = doc.get(side)
@@ -278,7 +278,7 @@ def read_producer_capabilities(
         sides[PRODUCE],
         sides[ENCODE],
     )
-    problem = None
+    problem: str | None = None
     if caps.produce is None and caps.encode is None:
         problem = "capabilities declare neither `produce` nor `encode`"
     return caps, problem
@@ -613,7 +613,7 @@ def _run_producer(
     try:
         for p in range(s.partitions):
             obs.fetched[p] = _fetch(client, proxy, topic, p, s.transaction is not None)
-    except (*WIRE_ERRORS, OSError, RuntimeError) as exc:
+    except WIRE_ERRORS + (OSError, RuntimeError) as exc:
         return _result(
             job, "error", f"kit: cannot fetch {topic}: {one_line(exc)}", seconds=ex.seconds
         )

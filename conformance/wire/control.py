@@ -44,7 +44,9 @@ LEADER_CHANGE values are reported as raw bytes (not parsed).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from conformance.errors import (
     BufferUnderflowError,
@@ -59,7 +61,6 @@ from conformance.wire.record import Record
 
 ABORT, COMMIT = 0, 1
 LEADER_CHANGE, SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, KRAFT_VOTERS = 2, 3, 4, 5, 6
-KRAFT_CONTROL_TYPES = (SNAPSHOT_HEADER, SNAPSHOT_FOOTER, KRAFT_VERSION, KRAFT_VOTERS)
 CONTROL_TYPES = {
     0: "ABORT",
     1: "COMMIT",
@@ -76,20 +77,28 @@ def _npe() -> NullPointerError:
     return NullPointerError(None)
 
 
-def read_control_key(key: bytes | None) -> int:
-    """``ControlRecordType.parseTypeId``."""
-    if key is None:
+def _checked(data: bytes | None, size: int, sized: str, versioned: str) -> bytes:
+    """``data`` as ``ControlRecordType`` and ``EndTransactionMarker`` check it before reading
+    on: not null, at least ``size`` bytes, its ``version int16`` not negative."""
+    if data is None:
         raise _npe()
-    if len(key) < 4:
+    if len(data) < size:
         raise InvalidRecordError(
-            "Invalid value size found for end control record key. Must have at least 4 bytes, "
-            f"but found only {len(key)}"
+            f"Invalid value size found for {sized}. Must have at least {size} bytes, "
+            f"but found only {len(data)}"
         )
-    version = int.from_bytes(key[0:2], "big", signed=True)
+    version = int.from_bytes(data[0:2], "big", signed=True)
     if version < 0:
         raise InvalidRecordError(
-            f"Invalid version found for control record: {version}. May indicate data corruption"
+            f"Invalid version found for {versioned}: {version}. May indicate data corruption"
         )
+    return data
+
+
+def read_control_key(key: bytes | None, size_text: str = "end control record key") -> int:
+    """``ControlRecordType.parseTypeId`` (``size_text``: what its size message names, which
+    differs between Kafka releases: ``logdir.dump.formats``)."""
+    key = _checked(key, 4, size_text, "control record")
     return int.from_bytes(key[2:4], "big", signed=True)
 
 
@@ -103,19 +112,7 @@ def read_end_txn_marker_value(type_id: int, value: bytes | None) -> int:
         raise IllegalArgumentError(
             f"Invalid control record type for end transaction marker{type_name(type_id)}"
         )
-    if value is None:
-        raise _npe()
-    if len(value) < 6:
-        raise InvalidRecordError(
-            "Invalid value size found for end transaction marker. Must have at least 6 bytes, "
-            f"but found only {len(value)}"
-        )
-    version = int.from_bytes(value[0:2], "big", signed=True)
-    if version < 0:
-        raise InvalidRecordError(
-            f"Invalid version found for end transaction marker: {version}. May indicate data "
-            "corruption"
-        )
+    value = _checked(value, 6, "end transaction marker", "end transaction marker")
     return int.from_bytes(value[2:6], "big", signed=True)
 
 
@@ -196,6 +193,7 @@ class LeaderChange:
 
 
 KRaftControlValue = SnapshotHeader | SnapshotFooter | KRaftVersion | Voters
+_Flat = TypeVar("_Flat", SnapshotHeader, SnapshotFooter, KRaftVersion)
 
 
 class _ValueReader:
@@ -279,30 +277,29 @@ def _reader(value: bytes | None) -> _ValueReader:
     return _ValueReader(value)
 
 
+def _read_flat(
+    value: bytes | None, make: Callable[..., _Flat], *fields: Callable[[_ValueReader], int]
+) -> _Flat:
+    """A value of fixed-width fields only: ``version int16 | fields | tags``."""
+    r = _reader(value)
+    read = [r.int16(), *(field(r) for field in fields)]
+    r.tagged_fields()
+    return make(*read)
+
+
 def read_snapshot_header(value: bytes | None) -> SnapshotHeader:
     """``ControlRecordUtils.deserializeSnapshotHeaderRecord``."""
-    r = _reader(value)
-    version = r.int16()
-    ts = r.int64()
-    r.tagged_fields()
-    return SnapshotHeader(version, ts)
+    return _read_flat(value, SnapshotHeader, _ValueReader.int64)
 
 
 def read_snapshot_footer(value: bytes | None) -> SnapshotFooter:
     """``ControlRecordUtils.deserializeSnapshotFooterRecord``."""
-    r = _reader(value)
-    version = r.int16()
-    r.tagged_fields()
-    return SnapshotFooter(version)
+    return _read_flat(value, SnapshotFooter)
 
 
 def read_kraft_version(value: bytes | None) -> KRaftVersion:
     """``ControlRecordUtils.deserializeKRaftVersionRecord``."""
-    r = _reader(value)
-    version = r.int16()
-    kraft = r.int16()
-    r.tagged_fields()
-    return KRaftVersion(version, kraft)
+    return _read_flat(value, KRaftVersion, _ValueReader.int16)
 
 
 def read_voters(value: bytes | None) -> Voters:

@@ -27,8 +27,9 @@ declared batch size, premature EOF reached" and an ``IOException`` of the codec 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from conformance.codecs import Decompressed
 from conformance.errors import (
@@ -69,10 +70,6 @@ class PartialRecord:
     sequence: int
     key_size: int
     value_size: int
-
-    @property
-    def has_key(self) -> bool:
-        return self.key_size >= 0
 
 
 def _skip(src: JavaStreamReader, n: int) -> None:
@@ -135,6 +132,11 @@ def read_partial_record(
     )
 
 
+#: a reader of one record: ``(src, base_offset, base_timestamp, base_sequence,
+#: log_append_time)`` -> the record
+ReadPartial = Callable[[JavaStreamReader, int, int, int, int | None], PartialRecord]
+
+
 def read_partial_records(
     stream: Decompressed,
     count: int,
@@ -142,16 +144,15 @@ def read_partial_records(
     base_timestamp: int,
     base_sequence: int,
     log_append_time: int | None,
+    read: ReadPartial = read_partial_record,
 ) -> Iterator[PartialRecord]:
     """``skipKeyValueIterator`` of a compressed batch with ``count`` (> 0) records: each
-    record as the iterator hands it out, the exception where Kafka's iterator raises it (the
-    last record is handed out only when nothing is left after it)."""
+    record as the iterator hands it out (read by ``read``), the exception where Kafka's
+    iterator raises it (the last record is handed out only when nothing is left after it)."""
     src = JavaStreamReader(stream)
     last = count - 1
     for i in range(count):
-        record = read_partial_record(
-            src, base_offset, base_timestamp, base_sequence, log_append_time
-        )
+        record = read(src, base_offset, base_timestamp, base_sequence, log_append_time)
         if i == last and stream_has_leftover(src):
             raise InvalidRecordError(RECORDS_REMAINING)
         yield record
@@ -242,60 +243,58 @@ class _Underflow(Exception):
     pass
 
 
-def read_partial_records_2_8(
-    stream: Decompressed,
-    count: int,
+def _read_partial_record_2_8(
+    src: JavaStreamReader,
     base_offset: int,
     base_timestamp: int,
     base_sequence: int,
     log_append_time: int | None,
-) -> Iterator[PartialRecord]:
-    """2.x ``skipKeyValueIterator``: each record's body read through the skip buffer, bounded
-    by its declared length ("... but there are still bytes remaining" when fields end before
-    it, "expected to read more bytes" when they need more)."""
-    src = JavaStreamReader(stream)
-    last = count - 1
-    for i in range(count):
+) -> PartialRecord:
+    """One record of 2.x's ``readPartiallyFrom``: its body read through the skip buffer,
+    bounded by its declared length ("... but there are still bytes remaining" when fields end
+    before it, "expected to read more bytes" when they need more)."""
+    try:
+        length = read_varint_stream(DataInputReader(src))
+        size_in_bytes = len(write_varint(length)) + length
+        sb = _SkipBuffer(src, length)
         try:
-            length = read_varint_stream(DataInputReader(src))
-            size_in_bytes = len(write_varint(length)) + length
-            sb = _SkipBuffer(src, length)
-            try:
-                attributes = sb.byte()
-                ts_delta = sb.varint(is_long=True)
-                offset_delta = sb.varint()
-                key_size = sb.skip_field()
-                value_size = sb.skip_field()
-                headers = sb.varint()
-                if headers < 0:
-                    raise InvalidRecordError(f"Found invalid number of record headers {headers}")
-                for _ in range(headers):
-                    key_length = sb.skip_field()
-                    if key_length < 0:
-                        raise InvalidRecordError(f"Invalid negative header key size {key_length}")
-                    sb.skip_field()
-                if sb.remaining > 0 or sb.available() > 0:
-                    raise InvalidRecordError(
-                        f"Invalid record size: expected to read {length} bytes in record "
-                        "payload, but there are still bytes remaining"
-                    )
-            except (BufferUnderflowError, IllegalArgumentError) as e:
-                raise InvalidRecordError(INVALID_STRUCTURE, cause=e) from None
-        except (StreamEof, CodecError) as e:
-            raise stream_failure_2_8(e) from None
-        timestamp = (
-            log_append_time if log_append_time is not None else wrap64(base_timestamp + ts_delta)
-        )
-        sequence = increment_sequence(base_sequence, offset_delta) if base_sequence >= 0 else -1
-        record = PartialRecord(
-            size_in_bytes,
-            attributes,
-            wrap64(base_offset + offset_delta),
-            timestamp,
-            sequence,
-            key_size,
-            value_size,
-        )
-        if i == last and stream_has_leftover(src):
-            raise InvalidRecordError(RECORDS_REMAINING)
-        yield record
+            attributes = sb.byte()
+            ts_delta = sb.varint(is_long=True)
+            offset_delta = sb.varint()
+            key_size = sb.skip_field()
+            value_size = sb.skip_field()
+            headers = sb.varint()
+            if headers < 0:
+                raise InvalidRecordError(f"Found invalid number of record headers {headers}")
+            for _ in range(headers):
+                key_length = sb.skip_field()
+                if key_length < 0:
+                    raise InvalidRecordError(f"Invalid negative header key size {key_length}")
+                sb.skip_field()
+            if sb.remaining > 0 or sb.available() > 0:
+                raise InvalidRecordError(
+                    f"Invalid record size: expected to read {length} bytes in record "
+                    "payload, but there are still bytes remaining"
+                )
+        except (BufferUnderflowError, IllegalArgumentError) as e:
+            raise InvalidRecordError(INVALID_STRUCTURE, cause=e) from None
+    except (StreamEof, CodecError) as e:
+        raise stream_failure_2_8(e) from None
+    timestamp = (
+        log_append_time if log_append_time is not None else wrap64(base_timestamp + ts_delta)
+    )
+    sequence = increment_sequence(base_sequence, offset_delta) if base_sequence >= 0 else -1
+    return PartialRecord(
+        size_in_bytes,
+        attributes,
+        wrap64(base_offset + offset_delta),
+        timestamp,
+        sequence,
+        key_size,
+        value_size,
+    )
+
+
+#: 2.x ``skipKeyValueIterator``: :func:`read_partial_records`, each record read by 2.x's
+#: ``readPartiallyFrom`` (through a skip buffer, bounded by its declared length)
+read_partial_records_2_8 = partial(read_partial_records, read=_read_partial_record_2_8)

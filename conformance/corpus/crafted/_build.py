@@ -46,6 +46,7 @@ __all__ = [
     "Case",
     "Collector",
     "Raw",
+    "codec_batch",
     "control_batch",
     "ctl_batch_kv",
     "ctl_key",
@@ -54,7 +55,6 @@ __all__ = [
     "legacy_message",
     "legacy_wrapper",
     "legacy_wrapper_over",
-    "one_record_batch",
     "patch",
     "prand",
     "reseal",
@@ -167,8 +167,10 @@ def simple_batch(n: int = 3, *, value_size: int = 0, **kw: Any) -> bytes:
     return v2_batch(simple_records(n, value_size=value_size), **kw)
 
 
-def one_record_batch(record: bytes, **kw: Any) -> bytes:
-    return v2_batch([record], **kw)
+def codec_batch(codec: int, payload: bytes, n: int = 3) -> bytes:
+    """:func:`simple_batch` of ``n`` records whose attributes name ``codec`` and whose records
+    section is ``payload``, as given (the records compressed, or a broken stream)."""
+    return simple_batch(n, attributes=codec, payload=payload)
 
 
 def legacy_message(

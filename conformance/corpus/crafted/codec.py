@@ -14,6 +14,7 @@ from conformance.corpus.crafted._build import (
     TS,
     ZSTD,
     Collector,
+    codec_batch,
     legacy_message,
     simple_records,
     v1_inner,
@@ -100,12 +101,7 @@ def add_cases(add: Collector) -> None:
     add(
         "codec-gzip-plain-marked-c14",
         "C14: batch marked gzip whose payload is plaintext records",
-        v2_batch(
-            simple_records(2),
-            attributes=GZIP,
-            payload=b"".join(simple_records(2)),
-            max_timestamp=TS + 1,
-        ),
+        codec_batch(GZIP, b"".join(simple_records(2)), 2),
     )
     add(
         "codec-none-payload-compressed",

@@ -8,15 +8,15 @@ from conformance import codecs
 from conformance.codecs.gzip import write_member
 from conformance.corpus.crafted._build import (
     GZIP,
-    TS,
     Collector,
+    codec_batch,
     flip,
     legacy_message,
     legacy_wrapper,
     legacy_wrapper_over,
+    simple_batch,
     simple_records,
     v1_inner,
-    v2_batch,
 )
 
 
@@ -24,10 +24,7 @@ def add_cases(add: Collector) -> None:
     recs = simple_records(3)
     raw = b"".join(recs)
 
-    def gb(payload: bytes, n: int = 3) -> bytes:
-        return v2_batch(
-            simple_records(n), attributes=GZIP, payload=payload, max_timestamp=TS + n - 1
-        )
+    gb = partial(codec_batch, GZIP)
 
     add(
         "gzip-v2-java",
@@ -47,11 +44,10 @@ def add_cases(add: Collector) -> None:
             "a right one EOFException",
             legacy_message(None, member, magic=1, attributes=GZIP, offset=1),
         )
-    big = simple_records(20, value_size=2000)
     add(
         "gzip-v2-large",
         "§5.2: v2 gzip batch, 20 records of 2 KB (> 32 KiB uncompressed)",
-        v2_batch(big, attributes=GZIP, max_timestamp=TS + 19),
+        simple_batch(20, value_size=2000, attributes=GZIP),
     )
     add(
         "gzip-bad-magic",

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 from conformance import codecs
 from conformance.codecs.lz4 import Block, write_frame
 from conformance.corpus.crafted._build import (
     LZ4,
-    TS,
     Collector,
+    codec_batch,
     legacy_message,
     legacy_wrapper,
+    simple_batch,
     simple_records,
     text,
     v1_inner,
-    v2_batch,
 )
 
 
@@ -21,136 +24,124 @@ def add_cases(add: Collector) -> None:
     recs = simple_records(3)
     raw = b"".join(recs)
 
-    def lb(payload: bytes, n: int = 3) -> bytes:
-        return v2_batch(
-            simple_records(n), attributes=LZ4, payload=payload, max_timestamp=TS + n - 1
-        )
+    lb = partial(codec_batch, LZ4)
 
-    def lw(magic: int, payload: bytes) -> bytes:
+    def framed(name: str, description: str, **knobs: Any) -> None:
+        """Case ``name``: the v2 lz4 batch of ``recs`` in a frame written with ``knobs``."""
+        add(name, description, lb(write_frame([raw], **knobs)))
+
+    def lw(magic: int, **knobs: Any) -> bytes:
+        """A magic ``magic`` lz4 wrapper at offset 1 over two inner messages, in a frame
+        written with ``knobs``."""
         inner = v1_inner(2, magic=magic, offsets=[0, 1])
-        return legacy_wrapper(inner, magic=magic, codec=LZ4, offset=1, payload=payload)
-
-    def inner_raw(magic: int) -> bytes:
-        return b"".join(v1_inner(2, magic=magic, offsets=[0, 1]))
+        frame = write_frame([b"".join(inner)], **knobs)
+        return legacy_wrapper(inner, magic=magic, codec=LZ4, offset=1, payload=frame)
 
     add(
         "lz4-v2-java",
         "§5.4/A.3: v2 lz4 batch as Java writes it (FLG 60 BD 40 HC 82)",
         lb(codecs.write_stream(LZ4, raw, 2)),
     )
-    big_recs = simple_records(30, value_size=3000)
     add(
         "lz4-multi-block-c18",
         "C18/§5.4: ~90 KB of records in two 64 KiB blocks",
-        v2_batch(big_recs, attributes=LZ4, max_timestamp=TS + 29),
+        simple_batch(30, value_size=3000, attributes=LZ4),
     )
-    add(
+    framed(
         "lz4-v2-broken-hc-c16",
         "C16/§5.4: v2 batch with the magic-0 'broken' HC: 'Stream frame descriptor corrupted'",
-        lb(write_frame([raw], header_checksum="broken")),
+        header_checksum="broken",
     )
-    add(
-        "lz4-v2-bad-hc", "§5.4: v2 batch with HC byte 00", lb(write_frame([raw], header_checksum=0))
-    )
+    framed("lz4-v2-bad-hc", "§5.4: v2 batch with HC byte 00", header_checksum=0)
     add(
         "lz4-v0-broken-hc-c16a",
         "C16a/C17/C20/§5.4: v0 lz4 wrapper with the broken HC (as old Java wrote)",
-        lw(0, write_frame([inner_raw(0)], header_checksum="broken")),
+        lw(0, header_checksum="broken"),
     )
     add(
         "lz4-v1-correct-hc-c16b",
         "C16b/§5.4: v1 lz4 wrapper with the correct HC",
-        lw(1, write_frame([inner_raw(1)], header_checksum="correct")),
+        lw(1, header_checksum="correct"),
     )
     add(
         "lz4-v1-broken-hc-c16c",
         "C16c/§5.4: v1 lz4 wrapper with the broken HC: rejected",
-        lw(1, write_frame([inner_raw(1)], header_checksum="broken")),
+        lw(1, header_checksum="broken"),
     )
     add(
         "lz4-v0-correct-hc-c16d",
         "C16d/§5.4: v0 lz4 wrapper with the correct HC: HC ignored for magic 0",
-        lw(0, write_frame([inner_raw(0)], header_checksum="correct")),
+        lw(0, header_checksum="correct"),
     )
     add(
         "lz4-v0-garbage-hc",
         "§5.4: v0 lz4 wrapper with HC byte 0x5A: ignored",
-        lw(0, write_frame([inner_raw(0)], header_checksum=0x5A)),
+        lw(0, header_checksum=0x5A),
     )
-    add(
-        "lz4-v2-correct-hc-c16",
-        "C16/§5.4: v2 with the correct HC built by hand",
-        lb(write_frame([raw])),
-    )
-    add(
+    framed("lz4-v2-correct-hc-c16", "C16/§5.4: v2 with the correct HC built by hand")
+    framed(
         "lz4-reserved-bit0-dictid",
         "§5.4: FLG bit 0 (DictID in newer spec) set: 'Reserved bits must be 0'",
-        lb(write_frame([raw], flg=0x61)),
+        flg=0x61,
     )
-    add("lz4-reserved-bit1", "§5.4: FLG bit 1 set", lb(write_frame([raw], flg=0x62)))
-    add(
+    framed("lz4-reserved-bit1", "§5.4: FLG bit 1 set", flg=0x62)
+    framed(
         "lz4-dependent-blocks-c18",
         "C18/§5.4: FLG block independence 0: 'Dependent block stream is unsupported'",
-        lb(write_frame([raw], flg=0x40)),
+        flg=0x40,
     )
-    add("lz4-version-0", "§5.4: FLG version bits 00", lb(write_frame([raw], flg=0x20)))
-    add("lz4-version-2", "§5.4: FLG version bits 10", lb(write_frame([raw], flg=0xA0)))
-    add(
+    framed("lz4-version-0", "§5.4: FLG version bits 00", flg=0x20)
+    framed("lz4-version-2", "§5.4: FLG version bits 10", flg=0xA0)
+    framed(
         "lz4-bd-code-3",
         "§5.4: BD block max size code 3: 'Block size value must be between 4 and 7'",
-        lb(write_frame([raw], bd=0x30)),
+        bd=0x30,
     )
-    add(
-        "lz4-bd-reserved-bits",
-        "§5.4: BD reserved low bits set (0x41)",
-        lb(write_frame([raw], bd=0x41)),
-    )
-    add(
-        "lz4-bd-reserved-bit7",
-        "§5.4: BD reserved bit 7 set (0xC0)",
-        lb(write_frame([raw], bd=0xC0)),
-    )
-    add("lz4-bd-256k", "§5.4: BD code 5 (256 KiB): accepted", lb(write_frame([raw], bd=0x50)))
-    add("lz4-bd-4m", "§5.4: BD code 7 (4 MiB): accepted", lb(write_frame([raw], bd=0x70)))
-    add(
+    framed("lz4-bd-reserved-bits", "§5.4: BD reserved low bits set (0x41)", bd=0x41)
+    framed("lz4-bd-reserved-bit7", "§5.4: BD reserved bit 7 set (0xC0)", bd=0xC0)
+    framed("lz4-bd-256k", "§5.4: BD code 5 (256 KiB): accepted", bd=0x50)
+    framed("lz4-bd-4m", "§5.4: BD code 7 (4 MiB): accepted", bd=0x70)
+    framed(
         "lz4-content-size-c18",
         "C18/§5.4: FLG content-size flag with the true size",
-        lb(write_frame([raw], content_size=len(raw))),
+        content_size=len(raw),
     )
-    add(
+    framed(
         "lz4-content-size-wrong",
         "§5.4: content size field 12345 (not the true size): not checked",
-        lb(write_frame([raw], content_size=12345)),
+        content_size=12345,
     )
-    add(
+    framed(
         "lz4-block-checksum-good-c18",
         "C18/§5.4: block checksums present and correct",
-        lb(write_frame([raw], block_checksum=True)),
+        block_checksum=True,
     )
-    add(
+    framed(
         "lz4-block-checksum-bad",
         "§5.4: block checksum wrong: 'Block checksum mismatch'",
-        lb(write_frame([raw], block_checksum="bad")),
+        block_checksum="bad",
     )
-    add(
+    framed(
         "lz4-content-checksum-good-c19",
         "C19/§5.4: content checksum present and correct",
-        lb(write_frame([raw], content_checksum=True)),
+        content_checksum=True,
     )
-    add(
+    framed(
         "lz4-content-checksum-wrong-c19",
         "C19/§5.4: content checksum wrong: read but not verified",
-        lb(write_frame([raw], content_checksum=0xDEADBEEF)),
+        content_checksum=0xDEADBEEF,
     )
-    add(
+    framed(
         "lz4-content-checksum-missing-c19",
         "C19/§5.4: content checksum flag set but the 4 bytes missing: raw BufferUnderflowException",
-        lb(write_frame([raw], content_checksum="missing")),
+        content_checksum="missing",
     )
-    add(
+    framed(
         "lz4-all-flags",
         "§5.4: content size + block checksums + content checksum together",
-        lb(write_frame([raw], content_size=len(raw), block_checksum=True, content_checksum=True)),
+        content_size=len(raw),
+        block_checksum=True,
+        content_checksum=True,
     )
     add(
         "lz4-uncompressed-blocks",
@@ -172,20 +163,21 @@ def add_cases(add: Collector) -> None:
         "§5.4: a block size of 0 (end mark) before the data block: the stream ends early",
         lb(write_frame([Block(b"", stored=True, size=0), raw])),
     )
-    add(
+    framed(
         "lz4-missing-end-mark",
         "§5.4: no end mark: 'Error checking for remaining bytes' / 'Stream ended prematurely'",
-        lb(write_frame([raw], end_mark=False)),
+        end_mark=False,
     )
-    add(
+    framed(
         "lz4-junk-after-end-mark",
         "§5.4: 9 junk bytes after the end mark: ignored",
-        lb(write_frame([raw], trailer=b"JUNKJUNK!")),
+        trailer=b"JUNKJUNK!",
     )
-    add(
+    framed(
         "lz4-junk-after-content-checksum",
         "§5.4: junk after end mark + content checksum: ignored",
-        lb(write_frame([raw], content_checksum=True, trailer=b"\x01\x02")),
+        content_checksum=True,
+        trailer=b"\x01\x02",
     )
     add(
         "lz4-block-size-over-max",
@@ -228,12 +220,12 @@ def add_cases(add: Collector) -> None:
     add(
         "lz4-legacy-v1-content-checksum-missing",
         "§5.4: v1 lz4 wrapper, content checksum flag set but missing",
-        lw(1, write_frame([inner_raw(1)], content_checksum="missing")),
+        lw(1, content_checksum="missing"),
     )
     add(
         "lz4-legacy-v0-dependent",
         "§5.4: v0 lz4 wrapper with dependent blocks (FLG 0x40)",
-        lw(0, write_frame([inner_raw(0)], flg=0x40, header_checksum="broken")),
+        lw(0, flg=0x40, header_checksum="broken"),
     )
     add(
         "lz4-legacy-v1-java",

@@ -6,7 +6,6 @@ from conformance.corpus.crafted._build import (
     GZIP,
     LZ4,
     SNAPPY,
-    TS,
     ZSTD,
     Collector,
     ctl_batch_kv,
@@ -52,8 +51,8 @@ def add_cases(add: Collector) -> None:
         "§1/§6.2: v0 message, v1 snappy wrapper, v2 lz4 batch, v2 zstd batch",
         legacy_message(b"a", b"0", magic=0, offset=0)
         + legacy_wrapper(v1_inner(2), codec=SNAPPY, offset=2)
-        + v2_batch(simple_records(2), attributes=LZ4, base_offset=3, max_timestamp=TS + 1)
-        + v2_batch(simple_records(2), attributes=ZSTD, base_offset=5, max_timestamp=TS + 1),
+        + simple_batch(2, attributes=LZ4, base_offset=3)
+        + simple_batch(2, attributes=ZSTD, base_offset=5),
     )
     add(
         "mixed-v1-lz4-v0-lz4",

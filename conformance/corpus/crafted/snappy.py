@@ -13,11 +13,12 @@ from conformance.codecs.snappy import (
 )
 from conformance.corpus.crafted._build import (
     SNAPPY,
-    TS,
     Collector,
+    codec_batch,
     flip,
     legacy_wrapper,
     legacy_wrapper_over,
+    simple_batch,
     simple_records,
     v1_inner,
     v2_batch,
@@ -30,10 +31,7 @@ def add_cases(add: Collector) -> None:
     recs = simple_records(3)
     raw = b"".join(recs)
 
-    def sb(payload: bytes, n: int = 3) -> bytes:
-        return v2_batch(
-            simple_records(n), attributes=SNAPPY, payload=payload, max_timestamp=TS + n - 1
-        )
+    sb = partial(codec_batch, SNAPPY)
 
     add(
         "snappy-v2-xerial",
@@ -68,17 +66,16 @@ def add_cases(add: Collector) -> None:
         "larger), the native call refuses the short one: an IOException (found by fuzzing)",
         sb(write_header() + write_chunk(first) + write_chunk(bad), 2),
     )
-    big_recs = simple_records(12, value_size=4000)
-    big = b"".join(big_recs)
+    big = b"".join(simple_records(12, value_size=4000))
     add(
         "snappy-multi-chunk-c12",
         "C12/C13/C10/§5.3: xerial stream with ~48 KB of records in two 32 KiB chunks",
-        v2_batch(big_recs, attributes=SNAPPY, payload=write_xerial(big), max_timestamp=TS + 11),
+        simple_batch(12, value_size=4000, attributes=SNAPPY, payload=write_xerial(big)),
     )
     add(
         "snappy-raw-large-c11",
         "C11/§5.3: raw snappy (no framing) of ~48 KB of records",
-        v2_batch(big_recs, attributes=SNAPPY, payload=write_raw(big), max_timestamp=TS + 11),
+        simple_batch(12, value_size=4000, attributes=SNAPPY, payload=write_raw(big)),
     )
     add(
         "snappy-chunk-per-record",
@@ -217,5 +214,5 @@ def add_cases(add: Collector) -> None:
     add(
         "snappy-plain-marked-c14",
         "C14: batch marked snappy whose payload is plaintext records",
-        v2_batch(recs, attributes=SNAPPY, payload=raw, max_timestamp=TS + 2),
+        sb(raw),
     )

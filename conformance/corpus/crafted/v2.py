@@ -234,17 +234,18 @@ def add_cases(add: Collector) -> None:
     )
     add("v2-crc-zero", "§3.1: stored CRC 0 on a valid body: mismatch", base_with(crc=0))
     add("v2-crc-bit-flipped", "§3.1: stored CRC with one bit flipped", base_with(crc=stale ^ 0x10))
+    second_corrupt = flip(simple_batch(5), RECORDS_OFFSET + len(simple_records(1)[0]), 0x02)
     add(
         "v2-crc-wrong-uncompressed-corrupt-c6",
         "C6/§3.1: 5 records, 2nd corrupted (length byte), stale CRC: "
         "rejected at ensureValid, not partial",
-        flip(simple_batch(5), RECORDS_OFFSET + len(simple_records(1)[0]), 0x02),
+        second_corrupt,
     )
     add(
         "v2-record-corrupt-resealed-c6",
         "C6/§3.5: 5 records, 2nd corrupted (length byte), CRC recomputed: "
         "record-level error after 1 record",
-        reseal(flip(simple_batch(5), RECORDS_OFFSET + len(simple_records(1)[0]), 0x02)),
+        reseal(second_corrupt),
     )
     add(
         "v2-corrupt-middle-batch-c63",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from conformance.codecs.zstd import (
     Block,
     write_frame,
@@ -9,10 +11,11 @@ from conformance.codecs.zstd import (
     write_skippable_frame,
 )
 from conformance.corpus.crafted._build import (
-    TS,
     ZSTD,
     Collector,
+    codec_batch,
     flip,
+    simple_batch,
     simple_records,
     v2_batch,
     v2_record,
@@ -23,10 +26,7 @@ def add_cases(add: Collector) -> None:
     recs = simple_records(3)
     raw = b"".join(recs)
 
-    def zb(payload: bytes, n: int = 3) -> bytes:
-        return v2_batch(
-            simple_records(n), attributes=ZSTD, payload=payload, max_timestamp=TS + n - 1
-        )
+    zb = partial(codec_batch, ZSTD)
 
     add("zstd-v2", "§5.5: v2 zstd batch with content size", zb(write_frame(raw)))
     add(
@@ -106,11 +106,10 @@ def add_cases(add: Collector) -> None:
         "§5.5: raw-block frame with a wrong checksum",
         zb(write_raw_frame(raw, checksum=0x01020304)),
     )
-    big_recs = simple_records(40, value_size=3000)
     add(
         "zstd-large",
         "§5.5: zstd batch of ~120 KB of records",
-        v2_batch(big_recs, attributes=ZSTD, max_timestamp=TS + 39),
+        simple_batch(40, value_size=3000, attributes=ZSTD),
     )
     add(
         "zstd-corrupt-byte",

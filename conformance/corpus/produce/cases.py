@@ -32,6 +32,7 @@ from conformance.corpus.crafted._build import (
     v2_batch,
     v2_record,
 )
+from conformance.corpus.crafted._build import simple_batch as _batch
 from conformance.wire.layout import (
     CONTROL_FLAG_MASK,
     MAGIC_VALUE_V0,
@@ -71,11 +72,6 @@ class ProduceCase:
     coordinator: str = "NONE"
 
 
-def _batch(n: int = 3, **kw: object) -> bytes:
-    kw.setdefault("max_timestamp", TS + n - 1)
-    return v2_batch(simple_records(n), **kw)  # type: ignore[arg-type]
-
-
 def _idem(seq: int, n: int = 2, *, epoch: int = 0, pid: int = 1000, **kw: object) -> bytes:
     return _batch(n, producer_id=pid, producer_epoch=epoch, base_sequence=seq, **kw)
 
@@ -93,6 +89,16 @@ def _ts_batch(*deltas: int, attributes: int = 0) -> bytes:
         v2_record(b"k%d" % i, b"v", offset_delta=i, timestamp_delta=d) for i, d in enumerate(deltas)
     ]
     return v2_batch(recs, max_timestamp=TS + max(deltas), attributes=attributes)
+
+
+def _v1_topic() -> dict[str, object]:
+    """A case's keywords for a magic 1 topic: ``message.format.version`` 0.10.2, which the
+    2.x/3.x brokers keep at ``inter.broker.protocol.version`` 2.8."""
+    return {
+        "topic": {"message.format.version": "0.10.2"},
+        "inter_broker_protocol_version": "2.8",
+        "versions": LEGACY,
+    }
 
 
 def cases() -> list[ProduceCase]:
@@ -284,12 +290,12 @@ def cases() -> list[ProduceCase]:
     add(
         "parse-records-remaining",
         "uncompressed: count 2, 3 records",
-        [v2_batch(simple_records(3), count=2, last_offset_delta=1, max_timestamp=TS + 2)],
+        [_batch(count=2, last_offset_delta=1)],
     )
     add(
         "parse-premature-eof",
         "uncompressed: count 4, 3 records",
-        [v2_batch(simple_records(3), count=4, last_offset_delta=3, max_timestamp=TS + 2)],
+        [_batch(count=4, last_offset_delta=3)],
     )
     short = v2_batch(
         [v2_record(b"key", b"value", length=4), v2_record(b"k", b"v", offset_delta=1)],
@@ -568,51 +574,39 @@ def cases() -> list[ProduceCase]:
         "v0 messages to a 0.10.2 topic: converted",
         [legacy_message(magic=MAGIC_VALUE_V0) + legacy_message(magic=MAGIC_VALUE_V0, offset=1)],
         produce_version=2,
-        topic={"message.format.version": "0.10.2"},
-        inter_broker_protocol_version="2.8",
-        versions=LEGACY,
+        **_v1_topic(),
     )
     add(
         "legacy-v1-wrapper-bad-offsets",
         "a v1 gzip wrapper, inner offsets 0, 5",
         [legacy_wrapper(v1_inner(2, offsets=[0, 5]), offset=5)],
         produce_version=2,
-        topic={"message.format.version": "0.10.2"},
-        inter_broker_protocol_version="2.8",
-        versions=LEGACY,
+        **_v1_topic(),
     )
     add(
         "legacy-v1-wrapper-inner-crc",
         "a v1 gzip wrapper whose 2nd inner message fails its CRC",
         [legacy_wrapper([v1_inner(2)[0], legacy_message(b"k1", b"v1", offset=1, crc=7)], offset=1)],
         produce_version=2,
-        topic={"message.format.version": "0.10.2"},
-        inter_broker_protocol_version="2.8",
-        versions=LEGACY,
+        **_v1_topic(),
     )
     add(
         "legacy-headers-to-v1-topic",
         "a v2 batch with headers to a 0.10.2 topic",
         [v2_batch([v2_record(b"k", b"v", [("h", b"x")])], max_timestamp=TS)],
-        topic={"message.format.version": "0.10.2"},
-        inter_broker_protocol_version="2.8",
-        versions=LEGACY,
+        **_v1_topic(),
     )
     add(
         "legacy-txn-to-v1-topic",
         "a transactional v2 batch to a 0.10.2 topic",
         [_idem(0, attributes=TRANSACTIONAL_FLAG_MASK)],
-        topic={"message.format.version": "0.10.2"},
-        inter_broker_protocol_version="2.8",
-        versions=LEGACY,
+        **_v1_topic(),
     )
     add(
         "legacy-idempotent-to-v1-topic",
         "an idempotent v2 batch to a 0.10.2 topic",
         [_idem(0)],
-        topic={"message.format.version": "0.10.2"},
-        inter_broker_protocol_version="2.8",
-        versions=LEGACY,
+        **_v1_topic(),
     )
     add(
         "legacy-v1-log-append-time",

@@ -58,38 +58,14 @@ FORMAT = "kafka-conformance/produce-golden/1"
 
 
 @dataclass(frozen=True)
-class GoldenRequest:
-    """One Produce request of a case and the broker's answer to it."""
+class GoldenRequest(Sent):
+    """One Produce request of a case and the broker's answer to it (the exchange's
+    :class:`~conformance.broker.exchange.Sent`), with the files that keep it."""
 
-    records: bytes
-    produce_version: int
-    #: the broker's clock for the model (ms): the wall clock read right before sending
-    now: int
-    transactional_id: str | None = None
-    #: the partition response decoded from the frame (the verdict's ``response`` shape);
-    #: None: the broker closed the connection instead of answering
-    response: dict[str, Any] | None = None
+    #: the Produce response frame as received (None: the broker closed the connection)
     response_frame: bytes | None = None
-    #: base64 of the batches this request stored, as fetched back (None: nothing stored)
-    stored: str | None = None
     #: case.json's entry for the request (provenance: versions, clocks, files)
     meta: dict[str, Any] = field(default_factory=dict)
-    #: the wall clock read right after the answer arrived: the broker read its clock at some
-    #: time in ``[now, received_at]``
-    received_at: int | None = None
-
-    @property
-    def sent(self) -> Sent:
-        """The request and its answer, as the exchange holds them."""
-        return Sent(
-            self.records,
-            self.produce_version,
-            self.now,
-            self.transactional_id,
-            self.response,
-            self.stored,
-            self.received_at,
-        )
 
 
 @dataclass(frozen=True)
@@ -119,7 +95,7 @@ class GoldenCase:
             self.kafka_version,
             self.topic_name,
             self.topic,
-            tuple(r.sent for r in self.requests),
+            self.requests,
             self.inter_broker_protocol_version,
             self.fetched,
             self.coordinator,
@@ -215,10 +191,10 @@ def _read_case(d: Path) -> GoldenCase:
                 int(entry["now"]),
                 entry["transactionalId"],
                 ans["response"],
-                frame,
                 ans["stored"],
-                entry,
                 None if entry.get("receivedAtMs") is None else int(entry["receivedAtMs"]),
+                frame,
+                entry,
             )
         )
     fetched = answer.get("fetch")

@@ -419,7 +419,7 @@ class OffsetsTextParser:
             except BufferUnderflowError:
                 return  # SchemaException: Buffer underflow while parsing ... subscription
 
-    def _group_value(self, group_id: str, group: dict[str, Any]) -> str:
+    def _group_value(self, group: dict[str, Any]) -> str:
         protocol_type = group["protocol_type"]
         self._subscribed_topics(group, self._members(group))
         assignment: list[str] = []
@@ -482,7 +482,7 @@ class OffsetsTextParser:
                 offset=v["offset"], metadata=v["metadata"]
             )
             return key_text, text
-        return key_text, self._group_value(k["group"], v)
+        return key_text, self._group_value(v)
 
 
 # --------------------------------------------------------------- --transaction-log-decoder

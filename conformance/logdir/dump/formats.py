@@ -218,10 +218,6 @@ class DumpFormat:
         return kafka_version(self.version)
 
 
-#: conditions of :attr:`DumpFormat.record_pieces`
-CONDITIONS = ("always", "v2", "legacy", "control", "data")
-
-
 @dataclass(frozen=True)
 class Change:
     """From Kafka ``since`` on, the named facts have these values."""

@@ -21,11 +21,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from conformance.errors import (
-    DecodeError,
-    InvalidRecordError,
-    NullPointerError,
-)
+from conformance.errors import DecodeError, NullPointerError
 from conformance.logdir.dump.files import (
     FileBatch,
     FileRecords,
@@ -287,7 +283,7 @@ class LogDumper(DumpSession):
         fmt = self.fmt
         if r.key is None:
             raise NullPointerError(fmt.npe_null_control_key)
-        type_id = read_control_key(r.key, fmt.control_key_size_text)
+        type_id = control.read_control_key(r.key, fmt.control_key_size_text)
         name = fmt.control_names.get(type_id, "UNKNOWN")
         if type_id in (control.ABORT, control.COMMIT) and name != "UNKNOWN":
             epoch = read_end_txn_marker(type_id, r.value, fmt.end_txn_marker_reader)
@@ -296,16 +292,6 @@ class LogDumper(DumpSession):
         if label is not None:
             return kraft_control_text(type_id, r.value, label)
         return f" controlType: {name}({type_id})"
-
-
-def read_control_key(key: bytes, size_text: str) -> int:
-    """``ControlRecordType.parseTypeId``, its size message naming ``size_text``."""
-    if len(key) < 4:
-        raise InvalidRecordError(
-            f"Invalid value size found for {size_text}. Must have at least 4 bytes, but found "
-            f"only {len(key)}"
-        )
-    return control.read_control_key(key)
 
 
 def read_end_txn_marker(type_id: int, value: bytes | None, reader: str) -> int:

@@ -208,7 +208,6 @@ class WalkEnd:
 
     valid_end: int = 0  # end of the last framed batch
     stopped_at: int | None = None  # an unframeable entry: nothing after it was verified
-    tail_start: int | None = None  # a zero or partial tail starts here (entries into it are wrong)
 
 
 def walk_log(
@@ -269,7 +268,6 @@ def walk_log(
                         "(preallocated segment; Kafka's reader fails on it with "
                         f'"{error.message}", recovery truncates it)',
                     )
-                    end.tail_start = position
                     return
                 else:
                     _decode_finding(sink, path, error, position)
@@ -279,7 +277,6 @@ def walk_log(
                 tail = decoder.tail
                 if tail is not None:
                     position = start + tail.position
-                    end.tail_start = position
                     if zero_from(path, position):
                         sink.add(
                             "log-zero-tail",
