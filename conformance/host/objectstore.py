@@ -226,11 +226,11 @@ def _await_ready(child: sessions.Child, port: int, deadline: float) -> bool:
     or the deadline passes."""
     return child.await_ready(
         lambda: _answers(port),
-        deadline,
-        _BIND_FAILURE,
-        lambda what: _failure(child, what),
-        f"answer on {HOST}:{port}",
-        0.05,
+        deadline=deadline,
+        lost_port=_BIND_FAILURE,
+        fail=lambda what: _failure(child, what),
+        silence=f"answer on {HOST}:{port}",
+        poll=0.05,
     )
 
 

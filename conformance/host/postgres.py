@@ -595,11 +595,11 @@ class PostgresServer(lifetime.Service):
         exits otherwise or the deadline passes."""
         return child.await_ready(
             lambda: ports.accepts(HOST, port, timeout=0.2) and self._accepts(port),
-            deadline,
-            _BIND_FAILURE,
-            lambda what: self._failure(child, what),
-            f"accept connections on {HOST}:{port}",
-            0.1,
+            deadline=deadline,
+            lost_port=_BIND_FAILURE,
+            fail=lambda what: self._failure(child, what),
+            silence=f"accept connections on {HOST}:{port}",
+            poll=0.1,
         )
 
     # -- clients

@@ -236,6 +236,7 @@ class Child:
     def await_ready(
         self,
         answers: Callable[[], bool],
+        *,
         deadline: float,
         lost_port: re.Pattern[str],
         fail: Callable[[str], Exception],

@@ -44,9 +44,7 @@ LEADER_CHANGE values are reported as raw bytes (not parsed).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 from conformance.errors import (
     BufferUnderflowError,
@@ -193,7 +191,6 @@ class LeaderChange:
 
 
 KRaftControlValue = SnapshotHeader | SnapshotFooter | KRaftVersion | Voters
-_Flat = TypeVar("_Flat", SnapshotHeader, SnapshotFooter, KRaftVersion)
 
 
 class _ValueReader:
@@ -277,29 +274,30 @@ def _reader(value: bytes | None) -> _ValueReader:
     return _ValueReader(value)
 
 
-def _read_flat(
-    value: bytes | None, make: Callable[..., _Flat], *fields: Callable[[_ValueReader], int]
-) -> _Flat:
-    """A value of fixed-width fields only: ``version int16 | fields | tags``."""
-    r = _reader(value)
-    read = [r.int16(), *(field(r) for field in fields)]
-    r.tagged_fields()
-    return make(*read)
-
-
 def read_snapshot_header(value: bytes | None) -> SnapshotHeader:
     """``ControlRecordUtils.deserializeSnapshotHeaderRecord``."""
-    return _read_flat(value, SnapshotHeader, _ValueReader.int64)
+    r = _reader(value)
+    version = r.int16()
+    ts = r.int64()
+    r.tagged_fields()
+    return SnapshotHeader(version, ts)
 
 
 def read_snapshot_footer(value: bytes | None) -> SnapshotFooter:
     """``ControlRecordUtils.deserializeSnapshotFooterRecord``."""
-    return _read_flat(value, SnapshotFooter)
+    r = _reader(value)
+    version = r.int16()
+    r.tagged_fields()
+    return SnapshotFooter(version)
 
 
 def read_kraft_version(value: bytes | None) -> KRaftVersion:
     """``ControlRecordUtils.deserializeKRaftVersionRecord``."""
-    return _read_flat(value, KRaftVersion, _ValueReader.int16)
+    r = _reader(value)
+    version = r.int16()
+    kraft = r.int16()
+    r.tagged_fields()
+    return KRaftVersion(version, kraft)
 
 
 def read_voters(value: bytes | None) -> Voters:

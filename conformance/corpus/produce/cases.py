@@ -27,12 +27,12 @@ from conformance.corpus.crafted._build import (
     legacy_message,
     legacy_wrapper,
     patch,
+    simple_batch,
     simple_records,
     v1_inner,
     v2_batch,
     v2_record,
 )
-from conformance.corpus.crafted._build import simple_batch as _batch
 from conformance.wire.layout import (
     CONTROL_FLAG_MASK,
     MAGIC_VALUE_V0,
@@ -73,7 +73,7 @@ class ProduceCase:
 
 
 def _idem(seq: int, n: int = 2, *, epoch: int = 0, pid: int = 1000, **kw: object) -> bytes:
-    return _batch(n, producer_id=pid, producer_epoch=epoch, base_sequence=seq, **kw)
+    return simple_batch(n, producer_id=pid, producer_epoch=epoch, base_sequence=seq, **kw)
 
 
 def _keyless(n: int, every: int = 1) -> bytes:
@@ -110,7 +110,7 @@ def cases() -> list[ProduceCase]:
             raise ValueError(f"duplicate case {name!r}")
         out.append(ProduceCase(name, description, tuple(requests), **kw))  # type: ignore[arg-type]
 
-    ok = _batch()
+    ok = simple_batch()
     # -- the request
     add("req-ok", "an ordinary batch of 3 records: accepted, offsets from 0", [ok])
     add("req-no-batch", "Produce v9 with empty records: at least one batch is required", [b""])
@@ -122,16 +122,20 @@ def cases() -> list[ProduceCase]:
         versions=LEGACY,
     )
     add("req-legacy-in-v9", "a magic 1 message in Produce v9", [legacy_message()])
-    add("req-two-batches", "two batches in one Produce v9 partition", [ok + _batch(base_offset=0)])
-    add("req-zstd-v6", "zstd in Produce v6", [_batch(attributes=ZSTD)], produce_version=6)
-    add("req-zstd-v7", "zstd in Produce v7", [_batch(attributes=ZSTD)], produce_version=7)
+    add(
+        "req-two-batches",
+        "two batches in one Produce v9 partition",
+        [ok + simple_batch(base_offset=0)],
+    )
+    add("req-zstd-v6", "zstd in Produce v6", [simple_batch(attributes=ZSTD)], produce_version=6)
+    add("req-zstd-v7", "zstd in Produce v7", [simple_batch(attributes=ZSTD)], produce_version=7)
     add(
         "req-codec7-v6",
         "codec id 7 in Produce v6 (compressionType() is read)",
-        [_batch(attributes=7)],
+        [simple_batch(attributes=7)],
         produce_version=6,
     )
-    add("req-codec7-v9", "codec id 7 in Produce v9", [_batch(attributes=7)])
+    add("req-codec7-v9", "codec id 7 in Produce v9", [simple_batch(attributes=7)])
     add("req-size-below-minimum", "a batch size field of 10 (< 14)", [patch(ok, 8, ">i", 10)])
     add("req-partial-tail", "a batch then 20 bytes of the next one", [ok + ok[:20]])
     add(
@@ -142,14 +146,14 @@ def cases() -> list[ProduceCase]:
     )
     add("req-v12", "Produce v12", [ok], produce_version=12)
     # -- the log
-    add("log-base-offset-5", "a v2 batch with baseOffset 5", [_batch(base_offset=5)])
+    add("log-base-offset-5", "a v2 batch with baseOffset 5", [simple_batch(base_offset=5)])
     add(
         "log-too-large",
         "a batch over max.message.bytes=50",
         [ok],
         topic={"max.message.bytes": "50"},
     )
-    add("log-bad-crc", "a batch with a wrong CRC", [_batch(crc=12345)])
+    add("log-bad-crc", "a batch with a wrong CRC", [simple_batch(crc=12345)])
     add(
         "log-short-v2",
         "a magic 2 entry of 30 bytes (shorter than a v2 header)",
@@ -164,13 +168,17 @@ def cases() -> list[ProduceCase]:
         versions=LEGACY,
     )
     # -- validateBatch
-    add("batch-delta-vs-count", "lastOffsetDelta 1 with 3 records", [_batch(last_offset_delta=1)])
+    add(
+        "batch-delta-vs-count",
+        "lastOffsetDelta 1 with 3 records",
+        [simple_batch(last_offset_delta=1)],
+    )
     add(
         "batch-count-0",
         "recordsCount 0 with lastOffsetDelta 0",
-        [_batch(count=0, last_offset_delta=0)],
+        [simple_batch(count=0, last_offset_delta=0)],
     )
-    add("batch-delta-negative", "lastOffsetDelta -2", [_batch(last_offset_delta=-2)])
+    add("batch-delta-negative", "lastOffsetDelta -2", [simple_batch(last_offset_delta=-2)])
     #: a commit marker as a client might send one (transactional, producer 7)
     control = v2_batch(
         [v2_record(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x07")],
@@ -187,7 +195,7 @@ def cases() -> list[ProduceCase]:
     add(
         "batch-pid-no-sequence",
         "producer id 7 with baseSequence -1",
-        [_batch(producer_id=7, producer_epoch=0)],
+        [simple_batch(producer_id=7, producer_epoch=0)],
     )
     # -- records
     add(
@@ -246,7 +254,7 @@ def cases() -> list[ProduceCase]:
     add(
         "rec-producer-log-append-time",
         "the producer sets LogAppendTime on a CreateTime topic",
-        [_batch(attributes=TIMESTAMP_TYPE_MASK)],
+        [simple_batch(attributes=TIMESTAMP_TYPE_MASK)],
     )
     add(
         "rec-log-append-time-no-ts",
@@ -290,12 +298,12 @@ def cases() -> list[ProduceCase]:
     add(
         "parse-records-remaining",
         "uncompressed: count 2, 3 records",
-        [_batch(count=2, last_offset_delta=1)],
+        [simple_batch(count=2, last_offset_delta=1)],
     )
     add(
         "parse-premature-eof",
         "uncompressed: count 4, 3 records",
-        [_batch(count=4, last_offset_delta=3)],
+        [simple_batch(count=4, last_offset_delta=3)],
     )
     short = v2_batch(
         [v2_record(b"key", b"value", length=4), v2_record(b"k", b"v", offset_delta=1)],
@@ -367,16 +375,20 @@ def cases() -> list[ProduceCase]:
     )
     # -- what an accepted batch becomes
     add("rewrite-offsets-continue", "two produces: the second gets offsets from 3", [ok, ok])
-    add("rewrite-max-timestamp-wrong", "maxTimestamp 1 in the header", [_batch(max_timestamp=1)])
+    add(
+        "rewrite-max-timestamp-wrong",
+        "maxTimestamp 1 in the header",
+        [simple_batch(max_timestamp=1)],
+    )
     add(
         "rewrite-reserved-bits-kept",
         "attribute bit 7 set, maxTimestamp right: stored as sent",
-        [_batch(attributes=0x80)],
+        [simple_batch(attributes=0x80)],
     )
     add(
         "rewrite-reserved-bits-dropped",
         "attribute bit 7 set, maxTimestamp wrong: attributes recomputed",
-        [_batch(attributes=0x80, max_timestamp=5)],
+        [simple_batch(attributes=0x80, max_timestamp=5)],
     )
     add(
         "rewrite-log-append-time",
@@ -402,7 +414,7 @@ def cases() -> list[ProduceCase]:
     add(
         "rewrite-to-uncompressed",
         "a gzip batch to compression.type=uncompressed",
-        [_batch(attributes=GZIP)],
+        [simple_batch(attributes=GZIP)],
         topic={"compression.type": "uncompressed"},
     )
     add(
@@ -414,7 +426,7 @@ def cases() -> list[ProduceCase]:
     add(
         "rewrite-snappy-kept",
         "a snappy batch to compression.type=producer",
-        [_batch(attributes=SNAPPY)],
+        [simple_batch(attributes=SNAPPY)],
     )
     big = v2_batch(simple_records(40, value_size=100), attributes=ZSTD, max_timestamp=TS)
     add(
