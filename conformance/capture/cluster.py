@@ -177,11 +177,6 @@ class JvmCluster(Running):
             t.join()
         lifecycle.unregister(self)
 
-    @property
-    def exit_statuses(self) -> dict[int, int | None]:
-        """node id -> the broker's exit status (None while it runs)."""
-        return {n.node_id: n.broker_exit_status for n in self.nodes}
-
 
 def start_cluster(
     spec: BrokerSpec, workdir: Path, nodes: int = 3, *, timeout: float = 180.0

@@ -534,13 +534,6 @@ class JvmBroker(Running):
         except OSError:
             return []
 
-    @property
-    def broker_exit_status(self) -> int | None:
-        for name, proc in self.processes:
-            if name == "broker":
-                return proc.returncode
-        return None
-
 
 def start_broker(spec: BrokerSpec, workdir: Path, *, timeout: float = 120.0) -> JvmBroker:
     """Start ``spec`` under ``workdir`` (created) and return it once it answers metadata."""

@@ -176,8 +176,7 @@ def _init_adapter(language: str, target: str, side: str) -> int:
         directory = starter.target_directory(target)
         made = starter.init_adapter(language, directory, side)
     except (starter.StarterError, OSError) as exc:
-        print(f"{_PROG}: {exc}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, exc)
     where = shown(directory)
     call, check, section = _STARTER_STEPS[side]
     lines = [
@@ -237,21 +236,16 @@ def _check(args: argparse.Namespace) -> int:
         decode_ids = [c.id for c in every or case_source.read_cases(corpora)]
         consume_ids = [c.id for c in every_consume or consumer.read_consume_cases(corpora)]
     except (ValueError, NoCheckout, OSError) as exc:
-        print(f"{_PROG}: {exc}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, exc)
     selected = select(every, args.cases)
     selected_consume = select(every_consume, args.cases)
     try:
         case_source.check_readable([*selected, *selected_consume])
     except ValueError as exc:  # CorpusError: a damaged corpora directory, before the run
-        print(f"{_PROG}: {exc}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, exc)
     if not selected and not selected_consume:
-        print(
-            f"{_PROG}: no case matches {' '.join(args.cases) or '(the corpora are empty)'}",
-            file=sys.stderr,
-        )
-        return shared.EXIT_USAGE
+        matched = " ".join(args.cases) or "(the corpora are empty)"
+        return shared.refuse(_PROG, f"no case matches {matched}")
     settings = Settings(jobs=args.jobs, timeout=args.timeout, output_limit=args.output_limit)
     parts = [
         Part(DecodeSide(settings, args.level), selection.implementations, selected, decode_ids),
@@ -267,8 +261,7 @@ def _check(args: argparse.Namespace) -> int:
     try:  # Interrupted: interruptible_command
         runs = shared.run_interruptible(_PROG, table, lambda: run_parts(parts, table, progress))
     except KafkaJarsUnavailable as exc:  # the consume side's definitions (kafka-clients jar)
-        print(f"{_PROG}: {exc}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, exc)
     doc = report(
         parts, runs, known, globs=args.cases, builds=selection.builds | consuming.builds,
         corpus=corpus,
@@ -294,12 +287,10 @@ def _check_plugged(args: argparse.Namespace, factory: Callable[[Settings], Side[
         selection = session.implementations([], args.cmd, log=_say)
         known = session.known_divergences(side.name, args.known)
     except (ValueError, NoCheckout, OSError) as exc:
-        print(f"{_PROG}: {exc}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, exc)
     selected = select(every, args.cases)
     if not selected:
-        print(f"{_PROG}: no case matches {' '.join(args.cases)}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, f"no case matches {' '.join(args.cases)}")
     part = Part(side, selection.implementations, selected, [c.id for c in every])
     table = ProcessTable()
     progress = shared.progress_display(args.quiet, title=side.title)

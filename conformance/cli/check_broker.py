@@ -210,8 +210,7 @@ def _check_broker(args: argparse.Namespace) -> int:
         corpus = package.identity(corpora)  # every file hashed, non-regular ones refused
         every = broker_cases(corpora)
     except (NoCheckout, ValueError) as exc:  # CorpusError: a package that cannot be trusted
-        print(f"{_PROG}: {exc}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, exc)
     if args.cases_list:
         for c in every:
             print(f"{c.id:44} {c.description}")
@@ -229,23 +228,20 @@ def _check_broker(args: argparse.Namespace) -> int:
     if done is not None:
         return done
     if not _TOPIC_CHARS.fullmatch(args.topic_prefix) or len(args.topic_prefix) > _PREFIX_LONGEST:
-        print(
-            f"{_PROG}: --topic-prefix must be 1-{_PREFIX_LONGEST} of the characters a topic "
-            "name may hold (letters, digits, '.', '_', '-')",
-            file=sys.stderr,
+        return shared.refuse(
+            _PROG,
+            f"--topic-prefix must be 1-{_PREFIX_LONGEST} of the characters a topic name may "
+            "hold (letters, digits, '.', '_', '-')",
         )
-        return shared.EXIT_USAGE
     chosen = select(every, args.cases)
     if not chosen:
-        print(f"{_PROG}: no case matches {' '.join(args.cases)}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, f"no case matches {' '.join(args.cases)}")
     try:
         targets = _targets(args)
         known = session.known_divergences("broker", args.known)
         keep = _keep_dir(args.keep)
     except (ValueError, OSError) as exc:
-        print(f"{_PROG}: {exc}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, exc)
     if any(t.kind == BUILTIN for t in targets):
         missing = shared.needs_checkout(_PROG, "the built-in brokers (their sources in adapters/)")
         if missing is not None:

@@ -58,6 +58,7 @@ __all__ = [
     "interruptible_command",
     "list_adapters",
     "progress_display",
+    "refuse",
     "run_interruptible",
 ]
 
@@ -139,6 +140,12 @@ def add_report_options(p: argparse.ArgumentParser, matrix: str) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
+def refuse(prog: str, problem: object) -> int:
+    """Say why ``prog`` does not run (``<prog>: <problem>`` on stderr): :data:`EXIT_USAGE`."""
+    print(f"{prog}: {problem}", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def implementation_names(specs: Sequence[str]) -> list[str]:
     """``--impl`` values, repeated or comma-separated, as names."""
     return [n.strip() for spec in specs for n in spec.split(",") if n.strip()]
@@ -151,8 +158,7 @@ def list_adapters(prog: str, sides: Sequence[str]) -> int:
     try:
         found = [a for side in sides for a in registry.adapters(side=side)]
     except NoCheckout as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return refuse(prog, exc)
     rows = [["implementation", "library", "version", "registry", "sides", "needs", "status"]]
     for a in found:
         state, why = registry.availability(a)

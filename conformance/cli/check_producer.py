@@ -163,16 +163,14 @@ def _check_producer(args: argparse.Namespace) -> int:
     every = scenarios()
     chosen = select(every, args.scenarios)
     if not chosen:
-        print(f"{_PROG}: no scenario matches {' '.join(args.scenarios)}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, f"no scenario matches {' '.join(args.scenarios)}")
     try:
         brokers = _brokers(args.broker)
         names = shared.implementation_names(args.impl)
         selection = session.implementations(names, args.cmd, log=_say, side="produce")
         known = session.known_divergences("produce", args.known)
     except (ValueError, NoCheckout, OSError) as exc:
-        print(f"{_PROG}: {exc}", file=sys.stderr)
-        return shared.EXIT_USAGE
+        return shared.refuse(_PROG, exc)
     settings = ProducerSettings(
         brokers=brokers,
         backend=args.backend,

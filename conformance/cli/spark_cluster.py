@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.common import add_command, positive_int
+from conformance.cli.common import add_command, positive_int, seconds
 from conformance.host.sessions import TerminatedBySignal
 from conformance.replay.cluster import (
     ClusterError,
@@ -59,16 +59,6 @@ def _memory(text: str) -> str:
     return text
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
-    return value
-
-
 def register(subparsers: Any) -> None:
     p = add_command(
         subparsers,
@@ -109,7 +99,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--startup-timeout",
-        type=_seconds,
+        type=seconds,
         default=120.0,
         metavar="SECONDS",
         help="seconds to wait for every worker (default %(default)g)",

@@ -47,7 +47,7 @@ from conformance.errors import CorpusError
 from conformance.fakebroker import FakeBroker, read_log
 from conformance.fileio import read_bytes
 from conformance.harness.cases import read_json_file
-from conformance.harness.decode import capabilities_of
+from conformance.harness.decode import AdapterSide
 from conformance.harness.divergences import EVIDENCE, consumer_name
 from conformance.harness.judge import (
     CONSUME,
@@ -59,7 +59,7 @@ from conformance.harness.judge import (
 )
 from conformance.harness.process import ProcessTable, run_once
 from conformance.harness.report.model import case_document
-from conformance.harness.runner import CaseResult, Implementation, Job, Settings, Side
+from conformance.harness.runner import CaseResult, Implementation, Job, Settings
 from conformance.harness.runner import judged as judged_result
 from conformance.jvm.message_defs import message_schemas
 from conformance.jvm.oracle import CONSUME_FORMAT, consume_argv
@@ -463,7 +463,7 @@ def consume_case(
     return ConsumeRun(result, requests)
 
 
-class ConsumeSide(Side[ConsumeCase, Capabilities]):
+class ConsumeSide(AdapterSide[ConsumeCase]):
     """Consumers over the consume scenarios, each through a fake broker of its own
     (``check --side consume``); a row is named ``<name> consumer`` (beside the library's
     decoder). ``version_cap``: the fake broker claims no API version above it; ``schemas``:
@@ -479,20 +479,14 @@ class ConsumeSide(Side[ConsumeCase, Capabilities]):
         version_cap: int | None = None,
         level: str = DEFAULT_LEVEL,
     ) -> None:
-        self.settings, self.version_cap, self.level = settings, version_cap, level
-        self.jobs = settings.jobs
-        self._schemas = schemas
+        super().__init__(settings, level)
+        self.version_cap, self._schemas = version_cap, schemas
 
     @property
     def schemas(self) -> Schemas:
         if self._schemas is None:  # KafkaJarsUnavailable: the run's error
             self._schemas = message_schemas(corpus.DEFINITIONS, clients_only=True)
         return self._schemas
-
-    def capabilities(
-        self, impl: Implementation, table: ProcessTable
-    ) -> tuple[Capabilities, str | None]:
-        return capabilities_of(table, impl, self.settings, CONSUME)
 
     def row_name(self, name: str) -> str:
         return consumer_name(name)
@@ -506,9 +500,6 @@ class ConsumeSide(Side[ConsumeCase, Capabilities]):
 
     def documents(self, cases: Sequence[ConsumeCase]) -> dict[str, dict[str, Any]]:
         return consume_case_documents(cases)
-
-    def settings_doc(self) -> dict[str, Any]:
-        return self.settings.to_dict() | {"level": self.level}
 
     def run_case(
         self, env: Any, job: Job[ConsumeCase, Capabilities], table: ProcessTable

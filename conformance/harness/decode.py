@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from conformance.harness.cases import Case, case_features, read_cases
 from conformance.harness.judge import (
@@ -45,7 +45,9 @@ from conformance.harness.runner import (
 )
 from conformance.levels import DEFAULT_LEVEL
 
-__all__ = ["DecodeSide", "capabilities_of", "decide"]
+__all__ = ["AdapterSide", "DecodeSide", "capabilities_of", "decide"]
+
+CaseT = TypeVar("CaseT")
 
 
 def capabilities_of(
@@ -93,10 +95,10 @@ class _Servers:
         return server
 
 
-class DecodeSide(Side[Case, Capabilities]):
-    """Decoders over the corpora's cases (``check``, ``check --side decode``)."""
-
-    name = DECODE
+class AdapterSide(Side[CaseT, Capabilities]):
+    """A side of ``check`` (decode, consume): its adapters' capabilities for the side
+    (:func:`capabilities_of`), the cases judged at ``level``, the report's settings those of
+    the run and the level."""
 
     def __init__(self, settings: Settings, level: str = DEFAULT_LEVEL) -> None:
         self.settings, self.level = settings, level
@@ -105,7 +107,16 @@ class DecodeSide(Side[Case, Capabilities]):
     def capabilities(
         self, impl: Implementation, table: ProcessTable
     ) -> tuple[Capabilities, str | None]:
-        return capabilities_of(table, impl, self.settings, DECODE)
+        return capabilities_of(table, impl, self.settings, self.name)
+
+    def settings_doc(self) -> dict[str, Any]:
+        return self.settings.to_dict() | {"level": self.level}
+
+
+class DecodeSide(AdapterSide[Case]):
+    """Decoders over the corpora's cases (``check``, ``check --side decode``)."""
+
+    name = DECODE
 
     def read_cases(self, corpora: Path) -> list[Case]:
         return read_cases(corpora)
@@ -115,9 +126,6 @@ class DecodeSide(Side[Case, Capabilities]):
 
     def documents(self, cases: Sequence[Case]) -> dict[str, dict[str, Any]]:
         return case_documents(cases)
-
-    def settings_doc(self) -> dict[str, Any]:
-        return self.settings.to_dict() | {"level": self.level}
 
     @contextmanager
     def environment(

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from conformance import codecs
 from conformance.codecs import codec_name
@@ -186,30 +186,28 @@ def _failed(region: Region, error: DecodeError) -> Region:
     return region
 
 
-def scan(
-    source: Source,
-    *,
-    start: int = 0,
-    end: int | None = None,
-    profile: Profile = "kafka",
-    filename: str = "<input>",
-    decompressed_limit: int = codecs.DEFAULT_DECOMPRESSED_LIMIT,
-    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
-    plain_lane: bool = True,
-) -> Iterator[Region]:
-    """The regions of ``source`` that start in ``[start, end)`` (module docstring), in order.
-    ``plain_lane`` False: the reference walk alone, without the native plain lane (the
-    regions are the same; tests and the ``native`` fuzz target compare the two)."""
-    for item in scan_runs(
-        source,
-        start=start,
-        end=end,
-        profile=profile,
-        filename=filename,
-        decompressed_limit=decompressed_limit,
-        max_batch_bytes=max_batch_bytes,
-        plain_lane=plain_lane,
-    ):
+class _ScanOptions(TypedDict, total=False):
+    """:func:`scan_runs`'s keyword options, which :func:`scan` takes as they are."""
+
+    start: int
+    end: int | None
+    profile: Profile
+    filename: str
+    decompressed_limit: int
+    max_batch_bytes: int
+    plain_lane: bool
+
+
+def scan(source: Source, **options: Unpack[_ScanOptions]) -> Iterator[Region]:
+    """The regions of ``source`` that start in ``[start, end)`` (module docstring), in order;
+    the options and their defaults are :func:`scan_runs`'s. ``plain_lane`` False: the
+    reference walk alone, without the native plain lane (the regions are the same; tests and
+    the ``native`` fuzz target compare the two)."""
+    return _regions(scan_runs(source, **options))
+
+
+def _regions(items: Iterator[Region | PlainRun]) -> Iterator[Region]:
+    for item in items:
         if isinstance(item, PlainRun):
             yield from item.regions()
         else:
