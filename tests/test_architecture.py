@@ -23,7 +23,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "conformance"
 #: layer of each top-level part of the package; a module may import its own layer and below.
 #: The shells (corpus, capture, fuzz, jvm, strategies) sit side by side above ``logdir``;
 #: ``producer_check`` and ``broker_check`` each join two of them (capture's brokers and proxy,
-#: harness's adapters and reports); the command line sits above them all.
+#: harness's adapters and reports), ``fuzz_check`` fuzz's inputs and harness's judging; the
+#: command line sits above them all.
 LAYERS: dict[str, int] = {
     "errors": 0,
     "jsondoc": 0,
@@ -49,6 +50,7 @@ LAYERS: dict[str, int] = {
     "harness": 10,
     "producer_check": 11,
     "broker_check": 11,
+    "fuzz_check": 11,
     "cli": 12,
     "pytest_plugin": 12,
 }
@@ -66,6 +68,10 @@ SIBLINGS_APART = {
     ("capture", "replay"),
     ("producer_check", "broker_check"),
     ("broker_check", "producer_check"),
+    ("fuzz_check", "producer_check"),
+    ("producer_check", "fuzz_check"),
+    ("fuzz_check", "broker_check"),
+    ("broker_check", "fuzz_check"),
 } | {
     pair
     for other in ("fuzz", "capture", "replay")

@@ -764,3 +764,33 @@ def test_a_carried_adapter_carries_what_it_shares() -> None:
             other = (ROOT / directory / shared).resolve().relative_to(ROOT).as_posix()
             assert carries_sources(other), (directory, other)
     assert not carries_sources("adapters/kafka-python")
+
+
+@wheel
+def test_fuzz_against_finds_a_planted_bug_from_the_wheel(installed: Install) -> None:
+    """`fuzz --cmd` from the wheel (no checkout: the built-in seeds and the writer's shapes)
+    finds the planted 32-bit varlong, confirmed by Kafka's classes; the finding's own `check`
+    command fails it from the wheel, and the checkout's `check` gives the same verdict."""
+    planted = shlex.join([installed.bin("python"), str(ROOT / "tests/planted/adapter.py")])
+    out = installed.work / "hunt"
+    r = installed.run(
+        "fuzz", "--cmd", f"{planted} --bug varlong32", "--max-inputs", "1500", "--time", "240",
+        "--minimize-seconds", "3", "--out", str(out), "--json", timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 1, r.stderr[-3000:]
+    [hunt] = json.loads(r.stdout)["fuzz"]["hunts"]
+    found = [f for f in hunt["findings"] if "timestamp" in f["signature"]]
+    assert found and all(f["confirmed"] for f in hunt["findings"]), hunt["findings"]
+    corpora = Path(found[0]["path"]) / "corpora"
+    again = installed.run(*shlex.split(found[0]["reproduce"])[1:], "-q")
+    assert again.returncode == 1 and "FAIL" in again.stdout, again.stdout[-2000:]
+    here = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "check", "--cmd", f"{planted} --bug varlong32",
+         "--corpora", str(corpora), "--json", str(out / "here.json"), "-q"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300, check=False,
+    )  # fmt: skip
+    assert here.returncode == 1, here.stdout[-2000:]
+    mine = json.loads((out / "here.json").read_text())["results"]
+    assert [(x["case"], x["status"], x["reason"]) for x in mine] == [
+        (found[0]["case"], "fail", found[0]["reason"])
+    ]

@@ -117,6 +117,22 @@ def test_nightly_workflow_runs_tox_fuzz_and_keeps_findings() -> None:
     assert text.count("if: always()") >= 3
 
 
+def test_nightly_workflow_fuzzes_every_built_in_decoder_and_keeps_its_findings() -> None:
+    text = NIGHTLY.read_text()
+    job = text[text.index("\n  against:") :]
+    assert "run: .venv/bin/tox -e fuzz-against" in job
+    upload = job[job.index("actions/upload-artifact") :]
+    assert "path: .cache/fuzz/against" in upload and "if: always()" in job
+    for tool in ("setup-java", "setup-go", "setup-node"):  # the built-in adapters' builds
+        assert f"actions/{tool}@" in job
+    proc = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "tox"), "config", "-e", "fuzz-against", "-k", "commands"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "fuzz --against all" in proc.stdout and ".cache/fuzz/against/report.html" in proc.stdout
+
+
 def test_tox_fuzz_env_runs_every_command_and_fails_on_any() -> None:
     proc = subprocess.run(
         [

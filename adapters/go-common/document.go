@@ -72,13 +72,13 @@ func Millis(t time.Time) string {
 
 // Capabilities is the `capabilities` answer of a Go adapter for name, whose library is the
 // module path module: magics 0-2, every codec, CRCs checked, eager errors, no FileRecords rules
-// (`file` decodes like `memory`), no error classes, one process per decode. omits and notes
+// (`file` decodes like `memory`), no error classes, a persistent server (`serve`). omits and notes
 // are the adapter's own.
 func Capabilities(name, module string, omits []string, notes string) Obj {
 	return Obj{
 		"name": name, "version": LibraryVersion(module), "magics": []int{0, 1, 2},
 		"codecs": []string{"none", "gzip", "snappy", "lz4", "zstd"}, "checks_crc": true,
 		"error_semantics": "eager", "file_semantics": false, "error_classes": "none",
-		"omits": omits, "persistent": false, "notes": notes,
+		"omits": omits, "persistent": true, "notes": notes,
 	}
 }

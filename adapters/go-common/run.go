@@ -7,7 +7,9 @@
 package adaptercommon
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,12 +21,15 @@ import (
 type Obj = map[string]any
 
 // Run is an adapter's main: `capabilities` prints capabilities(), `decode --as memory|file`
-// reads stdin whole and prints decode(input, mode); each as one JSON line on stdout. A usage
-// error or an unreadable stdin exits 2, a document that cannot be encoded exits 1.
+// reads stdin whole and prints decode(input, mode); each as one JSON line on stdout; `serve`
+// answers framed requests until EOF (Serve). A usage error or an unreadable stdin exits 2, a
+// document that cannot be encoded exits 1.
 func Run(capabilities func() Obj, decode func(in []byte, mode string) Obj) {
 	args := os.Args[1:]
 	var out any
 	switch {
+	case len(args) == 1 && args[0] == "serve":
+		os.Exit(Serve(os.Stdin, os.Stdout, decode))
 	case len(args) == 1 && args[0] == "capabilities":
 		out = capabilities()
 	case len(args) == 3 && args[0] == "decode" && args[1] == "--as" &&
@@ -45,6 +50,46 @@ func Run(capabilities func() Obj, decode func(in []byte, mode string) Obj) {
 		os.Exit(1)
 	}
 	os.Stdout.Write(buf.Bytes())
+}
+
+// Serve is the persistent mode: requests (1 byte mode, 0 memory or 1 file, a 4-byte big-endian
+// length, the input) until EOF, each answered with a 4-byte big-endian length and the JSON
+// document. A library panic ends the process, as in one-shot mode: the kit reports it as the
+// adapter's crash for that input and starts a new server.
+func Serve(in io.Reader, out io.Writer, decode func(in []byte, mode string) Obj) int {
+	r, w := bufio.NewReader(in), bufio.NewWriter(out)
+	head := make([]byte, 5)
+	for {
+		if _, err := io.ReadFull(r, head); err != nil {
+			if err == io.EOF {
+				return 0
+			}
+			fmt.Fprintln(os.Stderr, "serve: reading a request:", err)
+			return 2
+		}
+		mode := map[byte]string{0: "memory", 1: "file"}[head[0]]
+		if mode == "" {
+			fmt.Fprintln(os.Stderr, "serve: bad mode byte", head[0])
+			return 2
+		}
+		data := make([]byte, binary.BigEndian.Uint32(head[1:]))
+		if _, err := io.ReadFull(r, data); err != nil {
+			fmt.Fprintln(os.Stderr, "serve: input cut short:", err)
+			return 2
+		}
+		doc, err := json.Marshal(decode(data, mode))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "adapter: encoding:", err)
+			return 1
+		}
+		size := make([]byte, 4)
+		binary.BigEndian.PutUint32(size, uint32(len(doc)))
+		w.Write(size)
+		w.Write(doc)
+		if err := w.Flush(); err != nil {
+			return 0 // the kit went away
+		}
+	}
 }
 
 // LibraryVersion is the version of module path linked into this binary (its go.mod

@@ -13,6 +13,7 @@ from conformance.broker.versions import VERSIONS as BROKER_VERSIONS
 from conformance.cli.common import add_command, positive_int, shown
 from conformance.fileio import read_bytes
 from conformance.fuzz.targets import TARGETS
+from conformance.levels import DEFAULT_LEVEL, LEVELS
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -39,6 +40,14 @@ examples:
   kafka-conformance fuzz --replay .cache/fuzz/findings/stream/divergence-1a2b3c4d
   kafka-conformance fuzz --promote .cache/fuzz/findings/stream/divergence-1a2b3c4d \\
       --name lz4-empty-block --note "our reader stopped early; fixed in codecs.py"
+
+other implementations, differentially (docs/fuzzing.md, "Fuzzing other implementations"):
+  kafka-conformance fuzz --against kafka-python --time 600
+  kafka-conformance fuzz --against all --time 600 --html hunt.html --junit hunt.xml
+  kafka-conformance fuzz --cmd "python3 my_adapter.py" --time 120 --known my-divergences.toml
+  kafka-conformance fuzz --against franz-go --max-inputs 5000 --seed 7 --level delivery
+  (exit 1: a finding no known divergence explains, or one of the kit's own; each finding is
+  written with its reproduction: kafka-conformance check ... --corpora <finding>/corpora)
 """
 
 
@@ -136,7 +145,51 @@ def register(subparsers: Any) -> None:
         help="produce target: judge every input on this broker version "
         f"({', '.join(BROKER_VERSIONS)}; default: each input's selector byte picks one)",
     )
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--json", action="store_true", help="machine-readable output (--against: the report)"
+    )
+    hunt = p.add_argument_group(
+        "other implementations (--against, --cmd): their decoders fuzzed against the kit's, "
+        "each difference confirmed by Kafka's classes"
+    )
+    hunt.add_argument(
+        "--against",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a built-in decoder (repeat, or comma-separate; 'all': every one; see "
+        "`kafka-conformance check --list`)",
+    )
+    hunt.add_argument(
+        "--cmd", action="append", default=[], metavar="CMD", help="an adapter's command line"
+    )
+    hunt.add_argument(
+        "--known",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="known divergences of --cmd adapters (divergences.toml format; a finding's case "
+        "is regressions/stream/fuzz-<id>@<mode>)",
+    )
+    hunt.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=DEFAULT_LEVEL,
+        help="what an answer must reach, as in check (default %(default)s)",
+    )
+    hunt.add_argument(
+        "--seed", type=int, default=0, help="the inputs' seed (default 0): a run repeats"
+    )
+    hunt.add_argument(
+        "--max-inputs",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="stop each implementation's hunt after N inputs (default: --time decides)",
+    )
+    hunt.add_argument("--junit", metavar="OUT", help="write JUnit XML (a testcase per finding)")
+    hunt.add_argument("--html", metavar="OUT", help="write the self-contained HTML report")
+    hunt.add_argument("--markdown", metavar="OUT", help="write the Markdown report")
     p.add_argument("--name", help="--promote: the regression's file name (a-z0-9-)")
     p.add_argument("--note", default="", help="--promote: what was wrong and where it was fixed")
     p.add_argument(
@@ -159,6 +212,10 @@ def _say(message: str) -> None:
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
+    if args.against or args.cmd:
+        from conformance.cli.fuzz_against import against
+
+        return against(args)
     if args.list:
         width = max(map(len, TARGETS))
         for t in TARGETS.values():
@@ -409,7 +466,7 @@ def _promote(args: argparse.Namespace) -> int:
         from conformance.fuzz.differential import mode_of, normalize_java
         from conformance.jvm.oracle import OracleServer
 
-        mode = mode_of(wire)
+        mode = info.get("mode") if info.get("mode") in ("memory", "file") else mode_of(wire)
         with OracleServer() as oracle:
             meta["mode"] = mode
             meta["expected"] = normalize_java(oracle.decode(wire, mode))

@@ -1,9 +1,10 @@
 """Shrinking a saved finding to the smallest input with the same signature (delta debugging).
 
 Chunks of the input are removed, largest first (Zeller's ddmin, complement steps only), then
-single bytes are zeroed; a candidate is kept when ``still_fails`` says it still shows the
-same finding. Bounded by a number of tries and a time budget; the saved ``input.bin`` is never
-replaced, the result goes to ``input.min.bin``.
+single bytes are zeroed (``ddmin_stream``: for a record stream, whole batches dropped first,
+and every candidate also tried with its checksums recomputed); a candidate is kept when
+``still_fails`` says it still shows the same finding. Bounded by a number of tries and a time
+budget; the saved ``input.bin`` is never replaced, the result goes to ``input.min.bin``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from typing import Any
 from conformance.errors import DecodeError
 from conformance.fuzz.store import FuzzFinding, crash_signature
 from conformance.fuzz.targets import get
+from conformance.stream.splitter import Splitter
+from conformance.wire.batch import seal_v2
+from conformance.wire.layout import MAGIC_OFFSET, MAGIC_VALUE_V2, RECORD_BATCH_OVERHEAD
+from conformance.wire.legacy import seal_legacy
 
 
 def ddmin(
@@ -53,6 +58,67 @@ def ddmin(
             if still_fails(candidate):
                 best = candidate
     return best
+
+
+def sealed(data: bytes) -> bytes:
+    """``data`` with the checksum of every batch the memory splitter finds recomputed (v2:
+    CRC-32C, lengths kept; v0/v1: CRC-32), so a byte changed inside one is read, not
+    refused for its checksum."""
+    out: list[bytes] = []
+    end = 0
+    try:
+        for b in Splitter(data):
+            raw = b.raw
+            if len(raw) >= RECORD_BATCH_OVERHEAD and raw[MAGIC_OFFSET] == MAGIC_VALUE_V2:
+                raw = seal_v2(raw, length=False)
+            elif len(raw) > MAGIC_OFFSET and raw[MAGIC_OFFSET] in (0, 1):
+                raw = seal_legacy(raw)
+            out.append(raw)
+            end = b.position + len(b.raw)
+    except DecodeError:
+        pass
+    return b"".join(out) + data[end:]
+
+
+def ddmin_stream(
+    data: bytes,
+    still_fails: Callable[[bytes], bool],
+    *,
+    max_tries: int = 20_000,
+    seconds: float = 60.0,
+) -> bytes:
+    """:func:`ddmin` for a record stream: whole batches dropped first, then bytes, each
+    candidate also tried :func:`sealed` (a change inside a batch is then read, not refused
+    for its checksum); the result still fails (``data`` if nothing smaller does)."""
+    deadline = time.monotonic() + seconds
+    best = data
+    entries: list[bytes] = []
+    end = 0
+    try:
+        for b in Splitter(data):
+            entries.append(b.raw)
+            end = b.position + len(b.raw)
+    except DecodeError:
+        pass
+    parts = [*entries, data[end:]] if end < len(data) else entries
+    i = 0
+    while len(parts) > 1 and i < len(parts) and time.monotonic() < deadline:
+        candidate = b"".join(parts[:i] + parts[i + 1 :])
+        if still_fails(candidate):
+            parts.pop(i)
+            best = candidate
+        else:
+            i += 1
+
+    def either(candidate: bytes) -> bool:
+        return still_fails(candidate) or still_fails(sealed(candidate))
+
+    left = max(0.0, deadline - time.monotonic())
+    small = ddmin(best, either, max_tries=max_tries, seconds=left)
+    if small == best or still_fails(small):
+        return small
+    resealed = sealed(small)
+    return resealed if still_fails(resealed) else best
 
 
 def crash_predicate(target_name: str, signature: str) -> Callable[[bytes], bool]:
@@ -108,4 +174,4 @@ def minimize(
     return small
 
 
-__all__ = ["crash_predicate", "ddmin", "divergence_predicate", "minimize"]
+__all__ = ["crash_predicate", "ddmin", "ddmin_stream", "divergence_predicate", "minimize", "sealed"]

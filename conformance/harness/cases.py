@@ -37,6 +37,7 @@ __all__ = [
     "Features",
     "case_features",
     "check_readable",
+    "features",
     "read_cases",
     "read_json_file",
 ]
@@ -220,9 +221,19 @@ def _failing_header(data: bytes, position: int) -> tuple[int | None, str | None]
 
 
 def case_features(case: Case, data: bytes, expected: dict[str, Any]) -> Features:
-    """What ``case`` needs: the magics and codecs of its batches (those Kafka listed, and the
-    one it failed on), whether its verdict is a checksum error, and for a file-mode case
-    whether the memory-mode verdict is the same."""
+    """What ``case`` needs (:func:`features`), with Kafka's memory-mode verdict of a file-mode
+    case where the corpus has it."""
+    other = case.other_mode_expected() if case.mode == "file" else None
+    return features(data, expected, case.mode, other)
+
+
+def features(
+    data: bytes, expected: dict[str, Any], mode: str, other: dict[str, Any] | None = None
+) -> Features:
+    """What decoding ``data`` in ``mode`` needs, by Kafka's verdict ``expected``: the magics and
+    codecs of its batches (those Kafka listed, and the one it failed on), whether the verdict
+    is a checksum error, and in file mode whether the memory-mode verdict ``other`` (None:
+    unknown) is the same."""
     # a batch with an invalid magic is not a feature: every decoder must refuse it
     magics = {b["magic"] for b in expected["batches"] if b["magic"] in (0, 1, 2)}
     codecs = {b["compression"] for b in expected["batches"] if b["compression"] in CODEC_IDS}
@@ -238,8 +249,7 @@ def case_features(case: Case, data: bytes, expected: dict[str, Any]) -> Features
             if codec is not None:
                 codecs.add(codec)
     same: bool | None = None
-    if case.mode == "file":
-        other = case.other_mode_expected()
+    if mode == "file":
         if other is not None:
             same = _without_mode(other) == _without_mode(expected)
         elif expected["outcome"] == "ok":

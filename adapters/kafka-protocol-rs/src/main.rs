@@ -1,5 +1,6 @@
 //! kafka-conformance adapter for the Rust crate `kafka-protocol` (pinned =0.18.0, default features:
-//! client, broker, gzip, snappy, lz4, zstd). Protocol: docs/adapter-protocol.md (one-shot mode).
+//! client, broker, gzip, snappy, lz4, zstd). Protocol: docs/adapter-protocol.md (one-shot mode, and
+//! the persistent `serve`).
 //!
 //! API called: `kafka_protocol::records::RecordBatchDecoder::decode(&mut Bytes)`, one batch per
 //! call, in the loop `RecordBatchDecoder::decode_all` itself runs (records.rs `decode_all`:
@@ -21,6 +22,8 @@
 //! worker catches panics (catch_unwind; the panic hook writes to stderr only). An allocation
 //! failure aborts the process (Rust's `handle_alloc_error`), which no in-process code can catch;
 //! the parent then passes the worker's stderr on and exits as it did: a crash is no verdict.
+//! `serve` decodes in its own process (panics caught the same way): an abort ends the server,
+//! which the kit reports as the adapter's crash for that input and starts again.
 
 use std::io::{Read, Write};
 use std::panic::{self, AssertUnwindSafe};
@@ -44,8 +47,9 @@ fn main() {
         Some("capabilities") => println!("{}", capabilities()),
         Some("decode") if mode == "memory" || mode == "file" => std::process::exit(parent(&mode)),
         Some("decode-worker") if mode == "memory" || mode == "file" => worker(),
+        Some("serve") if args.len() == 2 => std::process::exit(serve()),
         _ => {
-            eprintln!("usage: {} capabilities | decode --as memory|file", args[0]);
+            eprintln!("usage: {} capabilities | decode --as memory|file | serve", args[0]);
             std::process::exit(2);
         }
     }
@@ -69,7 +73,7 @@ fn capabilities() -> String {
             // rejects, no header) of a batch that fails, compressed or not
             "\"error_semantics\":\"atomic\",\"lists_failing_batch\":false,",
             "\"file_semantics\":false,\"error_classes\":\"family\",",
-            "\"omits\":[{}],\"persistent\":false,\"notes\":{}}}"
+            "\"omits\":[{}],\"persistent\":true,\"notes\":{}}}"
         ),
         LIB_VERSION,
         omits.iter().map(|o| json_str(o)).collect::<Vec<_>>().join(","),
@@ -176,17 +180,72 @@ fn document(mode: &str, batches: &[String], error: &str) -> String {
     )
 }
 
-/// The worker: decode stdin batch by batch, streaming each decoded batch as a line.
-fn worker() {
+fn panic_hook() {
     panic::set_hook(Box::new(|info| {
         eprintln!("panic in kafka-protocol: {info}")
     }));
+}
+
+/// The worker: decode stdin batch by batch, streaming each decoded batch as a line.
+fn worker() {
+    panic_hook();
     let mut input = Vec::new();
     std::io::stdin().read_to_end(&mut input).expect("stdin");
-    let mut buf = Bytes::from(input);
-    let (stdout, mut index, mut position) = (std::io::stdout(), 0usize, 0u64);
+    let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let error = loop {
+    let error = decode_batches(input, |b| {
+        writeln!(out, "B {b}").ok();
+        out.flush().ok();
+    });
+    writeln!(out, "E {error}").ok();
+    out.flush().ok();
+}
+
+/// Persistent mode: requests (1 byte mode + 4-byte big-endian length + input) until EOF, each
+/// answered with a 4-byte big-endian length and the document.
+fn serve() -> i32 {
+    panic_hook();
+    let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+    let (mut inp, mut out) = (stdin.lock(), stdout.lock());
+    loop {
+        let mut head = [0u8; 5];
+        if let Err(e) = inp.read_exact(&mut head) {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                return 0;
+            }
+            eprintln!("serve: reading a request: {e}");
+            return 2;
+        }
+        let mode = match head[0] {
+            0 => "memory",
+            1 => "file",
+            m => {
+                eprintln!("serve: bad mode byte {m}");
+                return 2;
+            }
+        };
+        let size = u32::from_be_bytes([head[1], head[2], head[3], head[4]]) as usize;
+        let mut input = vec![0u8; size];
+        if let Err(e) = inp.read_exact(&mut input) {
+            eprintln!("serve: input cut short: {e}");
+            return 2;
+        }
+        let mut batches = Vec::new();
+        let error = decode_batches(input, |b| batches.push(b));
+        let doc = document(mode, &batches, &error);
+        let answer = (doc.len() as u32).to_be_bytes();
+        if out.write_all(&answer).and_then(|_| out.write_all(doc.as_bytes())).and_then(|_| out.flush()).is_err() {
+            return 0; // the kit went away
+        }
+    }
+}
+
+/// Decode ``input`` batch by batch: each decoded batch's JSON to ``emit``; returns the error's
+/// JSON ("null": none).
+fn decode_batches(input: Vec<u8>, mut emit: impl FnMut(String)) -> String {
+    let mut buf = Bytes::from(input);
+    let (mut index, mut position) = (0usize, 0u64);
+    loop {
         if buf.is_empty() {
             break "null".to_string();
         }
@@ -208,7 +267,7 @@ fn worker() {
                             version: v[0].version,
                             records: vec![],
                         };
-                        writeln!(out, "B {}", batch_json(position, consumed, &v[0], &empty)).ok();
+                        emit(batch_json(position, consumed, &v[0], &empty));
                     }
                 }
                 let msg = format!("{e:#}");
@@ -232,13 +291,10 @@ fn worker() {
                 break error_json(CORRUPT, &msg, index, position);
             }
         };
-        writeln!(out, "B {}", batch_json(position, consumed, &info, &set)).ok();
-        out.flush().ok();
+        emit(batch_json(position, consumed, &info, &set));
         index += 1;
         position += consumed as u64;
-    };
-    writeln!(out, "E {error}").ok();
-    out.flush().ok();
+    }
 }
 
 /// Error family from the crate's message (it has no error types: anyhow strings only).

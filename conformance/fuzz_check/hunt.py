@@ -1,0 +1,445 @@
+"""One implementation hunted for differences from Kafka: ``fuzz --against`` / ``--cmd``.
+
+=============  ===========================================================================
+step           how
+=============  ===========================================================================
+an input       ``inputs.Inputs`` (corpus and writer seeds, the structure-aware mutator)
+the question   the mode (file for one input in four by its CRC, ``fuzz.differential``;
+               memory for an adapter without file semantics) and what the input needs
+               (``harness.cases.features``): outside the adapter's capabilities it is
+               not asked (counted as unsupported), exactly as ``check`` decides a case
+two answers    the kit's reference decoder (``fuzz.differential.reference``) and the
+               adapter (its persistent ``serve``, or one ``decode`` per input), the
+               adapter's judged as ``check`` judges it (``harness.judge.judgement`` at
+               the level asked); a pass ends the input
+confirmation   a new signature is asked of Kafka's own classes (the Java oracle): where
+               Kafka's verdict differs from the reference's the finding is the kit's
+               (kind ``kit``), else the adapter is judged again against Kafka's
+               document; only a difference that holds there is the adapter's
+minimizing     ``fuzz.minimize.ddmin_stream`` while the adapter still shows the same signature
+               against the reference, then the smallest input confirmed with the oracle
+               again (a minimized input Kafka reads otherwise falls back to the first)
+grouping       one finding per signature (``signature``: the differing fields with
+               indexes dropped, an error's class; the failure of an ``error``), however
+               often it is hit; the smallest input is kept
+=============  ===========================================================================
+
+Whatever the adapter does (hangs, crashes, floods, lies), the input gets a verdict
+(``error``) and the run goes on; the adapter's processes belong to the caller's
+``ProcessTable`` and are stopped when the hunt ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.errors import DecodeError
+from conformance.fuzz.differential import bounded, mode_of, normalize_java, reference
+from conformance.fuzz.minimize import ddmin_stream
+from conformance.fuzz.store import diff_signature
+from conformance.fuzz_check.inputs import Inputs
+from conformance.harness import divergences as dv
+from conformance.harness.cases import Case, case_features, features
+from conformance.harness.judge import Capabilities, judgement, unsupported_reason
+from conformance.harness.process import Exchange, ProcessTable, Server, run_once
+from conformance.harness.runner import Implementation
+from conformance.jvm.oracle import OracleError, OracleServer
+from conformance.jvm.runtime import NoCheckout
+from conformance.levels import DEFAULT_LEVEL, Verdict
+from conformance.stream.compare import diff
+
+__all__ = ["ADAPTER", "KIT", "Finding", "Hunt", "HuntSettings", "HuntStats", "signature"]
+
+#: a finding of the implementation hunted, and one of the kit (its reference is not Kafka)
+ADAPTER, KIT = "adapter", "kit"
+_DIGITS = re.compile(r"\d+")
+_HEX = re.compile(r"0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b")
+_INDEX = re.compile(r"\[\d+\]")
+_CLASS = re.compile(r'"kafka_exception": "([^"]+)"')
+
+
+@dataclass(frozen=True)
+class HuntSettings:
+    """How long and how hard: ``seconds`` (or ``max_inputs``) per implementation, each
+    input within ``timeout`` seconds and ``output_limit`` bytes of the adapter's output,
+    judged at ``level``; ``minimize_seconds`` per new finding."""
+
+    seconds: float = 60.0
+    max_inputs: int | None = None
+    seed: int = 0
+    max_len: int = 1 << 16
+    timeout: float = 10.0
+    output_limit: int = 64 << 20
+    level: str = DEFAULT_LEVEL
+    minimize_seconds: float = 20.0
+    #: tries of the minimizer per finding (each one adapter execution)
+    minimize_tries: int = 3000
+
+
+@dataclass
+class Finding:
+    """One root cause: every input that showed ``signature``, the smallest one kept."""
+
+    impl: str
+    kind: str  # ADAPTER, KIT
+    signature: str
+    status: str  # fail, error (kind ADAPTER); KIT: fail
+    mode: str
+    reason: str
+    diff: list[str]
+    data: bytes  # the first input that showed it
+    minimized: bytes
+    #: Kafka's document of ``minimized`` (the oracle's), the reference's, the adapter's
+    kafka: dict[str, Any] | None
+    ours: dict[str, Any]
+    adapter: Any
+    confirmed: bool
+    #: why the oracle could not confirm it (None: it did)
+    unconfirmed: str | None = None
+    hits: int = 1
+    first_input: int = 0
+    #: the known divergences that explain it (classes), empty: a new finding
+    known: list[dv.Divergence] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return hashlib.sha1(f"{self.kind}|{self.signature}".encode()).hexdigest()[:10]
+
+    @property
+    def case_id(self) -> str:
+        """The id of the finding as a case (``check --corpora`` of its directory)."""
+        return f"regressions/stream/fuzz-{self.id}@{self.mode}"
+
+
+@dataclass
+class HuntStats:
+    """What a hunt did: inputs made, asked of the adapter (executions), not asked
+    (unsupported, or past the kit's decompression bound), the adapter's errors, the time."""
+
+    inputs: int = 0
+    executions: int = 0
+    unsupported: int = 0
+    bounded: int = 0
+    errors: int = 0
+    oracle_calls: int = 0
+    minimize_executions: int = 0
+    seconds: float = 0.0
+    #: of ``seconds``: making, asking and judging the inputs (not confirming, minimizing)
+    loop_seconds: float = 0.0
+    #: waiting for the adapter (in the loop and while minimizing)
+    adapter_seconds: float = 0.0
+
+    @property
+    def per_second(self) -> float:
+        """Executions per second of the hunt's own loop: its speed, whatever the findings
+        cost to confirm and minimize."""
+        return self.executions / self.loop_seconds if self.loop_seconds > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "inputs": self.inputs,
+            "executions": self.executions,
+            "executions_per_second": round(self.per_second, 1),
+            "unsupported": self.unsupported,
+            "bounded": self.bounded,
+            "adapter_errors": self.errors,
+            "oracle_calls": self.oracle_calls,
+            "minimize_executions": self.minimize_executions,
+            "seconds": round(self.seconds, 2),
+            "loop_seconds": round(self.loop_seconds, 2),
+            "adapter_seconds": round(self.adapter_seconds, 2),
+        }
+
+
+def _shape(text: str) -> str:
+    return _DIGITS.sub("N", _HEX.sub("X", text))
+
+
+def _classes(rest: str) -> str:
+    """``kafka=<class> adapter=<class>`` of an ``$.error`` line (null: no error)."""
+    kafka, _, adapter = rest.partition(" adapter=")
+    found = [_CLASS.search(side) for side in (kafka, adapter)]
+    a, b = (m.group(1) if m else "null" for m in found)
+    return f"kafka={a} adapter={b}"
+
+
+def signature(verdict: Verdict) -> str:
+    """A verdict's root cause, as stable as the values allow, from its first kind of
+    difference: the outcome (with both error classes), else the error's class or family,
+    else where the error happened, else the first differing field in document order
+    (indexes dropped; a count of records or batches only when no field differs); for an
+    ``error``, its reason. Numbers (positions, batch indexes, sizes) are dropped."""
+    if verdict.status == "error":
+        return "error: " + _shape(verdict.reason.splitlines()[0] if verdict.reason else "")[:160]
+    paths: dict[str, str] = {}
+    for line in verdict.diff:
+        if not line.startswith(dv.EVIDENCE):
+            path, _, rest = line.partition(": ")
+            paths.setdefault(_INDEX.sub("[]", path), rest)
+    if "$.outcome" in paths:
+        errors = f"; error {_classes(paths['$.error'])}" if "$.error" in paths else ""
+        return f"outcome {paths['$.outcome']}{errors}"
+    for path, rest in paths.items():
+        if path == "$.error family" or path.endswith(".kafka_exception"):
+            return f"{path}: {_shape(rest)}"
+    if any(p.startswith("$.error.") for p in paths):
+        return "$.error at another batch or position"
+    fields = [p for p in paths if not p.endswith(("$.batches", ".records"))] or list(paths)
+    return fields[0] if fields else _shape(verdict.reason)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """One input's question (its mode, the reference's document) and the adapter's answer
+    (what it gave, judged, and its document)."""
+
+    mode: str
+    ours: dict[str, Any]
+    exchange: Exchange
+    verdict: Verdict
+    doc: Any
+
+
+class Hunt:
+    """One implementation (its capabilities read, ``Implementation`` named) hunted under
+    ``settings`` with ``inputs``; :meth:`run` fills :attr:`findings` and :attr:`stats`.
+    ``known``: the known divergences, which a finding's case id (:attr:`Finding.case_id`) and
+    lines may match, or the signature of a case they explain (:meth:`learn_known`)."""
+
+    def __init__(
+        self,
+        impl: Implementation,
+        caps: Capabilities,
+        settings: HuntSettings,
+        table: ProcessTable,
+        inputs: Inputs,
+        known: Sequence[dv.Divergence] = (),
+    ) -> None:
+        self.impl, self.caps, self.settings, self.table = impl, caps, settings, table
+        self.inputs = inputs
+        self.known = list(known)
+        self.stats = HuntStats()
+        self.findings: dict[str, Finding] = {}
+        self._server = Server(table, [*impl.argv, "serve"], impl.env) if caps.persistent else None
+        self._oracle: OracleServer | None = OracleServer()
+        self._oracle_problem: str | None = None
+        #: the signature of each known divergence's cases (:meth:`learn_known`)
+        self._known_signatures: dict[str, list[dv.Divergence]] = {}
+        self._deadline = time.monotonic() + settings.seconds
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self._oracle is not None:
+            self._oracle.close()
+
+    # ------------------------------------------------------------------------ one input
+    def _mode(self, data: bytes) -> str:
+        mode = mode_of(data)
+        return mode if self.caps.file_semantics or mode == "memory" else "memory"
+
+    def _exchange(self, mode: str, data: bytes) -> Exchange:
+        s = self.settings
+        if self._server is not None:
+            return self._server.request(mode, data, timeout=s.timeout, limit=s.output_limit)
+        argv = [*self.impl.argv, "decode", "--as", mode]
+        return run_once(
+            self.table, argv, data, env=self.impl.env, timeout=s.timeout, limit=s.output_limit
+        )
+
+    def _judge(self, expected: dict[str, Any], exchange: Exchange, mode: str) -> Verdict:
+        doc, failure = exchange.document()
+        if failure is not None:
+            return Verdict("error", failure)
+        return judgement(expected, doc, self.caps, mode).verdict(self.settings.level)
+
+    def ask(self, data: bytes, mode: str | None = None) -> _Asked | None:
+        """``data`` through the reference and the adapter (None: not asked: outside the
+        capabilities, or past the kit's decompression bound)."""
+        mode = mode or self._mode(data)
+        try:
+            ours = reference(data, mode)
+        except DecodeError:  # the reference refuses to decode at all (never expected)
+            return None
+        if bounded(ours):
+            self.stats.bounded += 1
+            return None
+        other = reference(data, "memory") if mode == "file" else None
+        if unsupported_reason(features(data, ours, mode, other), mode, self.caps) is not None:
+            self.stats.unsupported += 1
+            return None
+        t0 = time.monotonic()
+        exchange = self._exchange(mode, data)
+        self.stats.adapter_seconds += time.monotonic() - t0
+        verdict = self._judge(ours, exchange, mode)
+        if verdict.status == "error":
+            self.stats.errors += 1
+        return _Asked(mode, ours, exchange, verdict, exchange.document()[0])
+
+    # ----------------------------------------------------------------------- the oracle
+    def _kafka(self, data: bytes, mode: str) -> dict[str, Any] | None:
+        """Kafka's document of ``data`` (None: the oracle cannot run here; why is kept)."""
+        if self._oracle is None:
+            return None
+        self.stats.oracle_calls += 1
+        try:
+            return normalize_java(self._oracle.decode(data, mode))
+        except (OracleError, NoCheckout, OSError) as exc:
+            self._oracle_problem = str(exc).splitlines()[0][:300]
+            self._oracle.close()
+            self._oracle = None if isinstance(exc, NoCheckout) else OracleServer()
+            return None
+
+    @property
+    def oracle_problem(self) -> str | None:
+        return self._oracle_problem
+
+    # --------------------------------------------------------------------------- the run
+    def run(self, progress: Callable[[Hunt], None] | None = None, every: float = 10.0) -> None:
+        """Inputs until the time (or ``max_inputs``) is spent; ``progress`` every ``every``
+        seconds."""
+        s = self.settings
+        inputs = self.inputs
+        start = time.monotonic()
+        self._deadline = deadline = start + s.seconds
+        shown = start
+        while time.monotonic() < deadline:
+            if s.max_inputs is not None and self.stats.inputs >= s.max_inputs:
+                break
+            t0 = time.monotonic()
+            data = inputs.next()
+            self.stats.inputs += 1
+            asked = self.ask(data)
+            self.stats.executions += asked is not None
+            self.stats.loop_seconds += time.monotonic() - t0
+            if asked is not None and asked.verdict.status != "pass":
+                if self._file(data, asked):
+                    inputs.keep(data)
+            now = time.monotonic()
+            self.stats.seconds = now - start
+            if progress is not None and now - shown >= every:
+                shown = now
+                progress(self)
+        self.stats.seconds = time.monotonic() - start
+
+    def _file(self, data: bytes, asked: _Asked) -> bool:
+        """Count ``data`` under its signature; a new one is confirmed and minimized. True when
+        it was new."""
+        sig = signature(asked.verdict)
+        for f in self.findings.values():
+            if f.kind == ADAPTER and f.signature == sig:
+                f.hits += 1
+                return False
+        kafka = self._kafka(data, asked.mode)
+        if kafka is not None and diff(kafka, asked.ours):
+            return self._file_kit(data, asked.mode, asked.ours, kafka)
+        verdict = asked.verdict
+        if kafka is not None:
+            verdict = self._judge(kafka, asked.exchange, asked.mode)
+            if verdict.status == "pass":  # Kafka's document and the reference's differ only
+                return False  # where the comparison does not look
+            sig = signature(verdict)
+        small = self._minimize(data, asked.mode, sig)
+        finding = Finding(
+            self.impl.name, ADAPTER, sig, verdict.status, asked.mode, verdict.reason,
+            list(verdict.diff), data, data, kafka, asked.ours, asked.doc,
+            confirmed=kafka is not None, unconfirmed=None if kafka else self._oracle_problem,
+            first_input=self.stats.inputs,
+        )  # fmt: skip
+        if small != data:
+            self._take_smaller(finding, small)
+        self._explain(finding)
+        self.findings[finding.id] = finding
+        return True
+
+    def _take_smaller(self, finding: Finding, small: bytes) -> None:
+        """``small`` replaces the input when Kafka agrees with the reference on it and the
+        adapter still shows the finding's signature against Kafka's document."""
+        again = self.ask(small, finding.mode)
+        if again is None:
+            return
+        kafka = self._kafka(small, finding.mode)
+        if kafka is None:
+            if finding.confirmed:
+                return
+        elif diff(kafka, again.ours):
+            return
+        else:
+            verdict = self._judge(kafka, again.exchange, finding.mode)
+            if verdict.status == "pass" or signature(verdict) != finding.signature:
+                return
+            finding.reason, finding.diff = verdict.reason, list(verdict.diff)
+        finding.minimized, finding.kafka = small, kafka
+        finding.ours, finding.adapter = again.ours, again.doc
+
+    def _minimize(self, data: bytes, mode: str, sig: str) -> bytes:
+        s = self.settings
+
+        def still(candidate: bytes) -> bool:
+            if not candidate:
+                return False
+            self.stats.minimize_executions += 1
+            asked = self.ask(candidate, mode)
+            return (
+                asked is not None
+                and asked.verdict.status != "pass"
+                and signature(asked.verdict) == sig
+            )
+
+        # within the hunt's time: a finding made near the end is minimized less
+        budget = max(1.0, min(s.minimize_seconds, self._deadline - time.monotonic()))
+        return ddmin_stream(data, still, max_tries=s.minimize_tries, seconds=budget)
+
+    def _file_kit(
+        self, data: bytes, mode: str, ours: dict[str, Any], kafka: dict[str, Any]
+    ) -> bool:
+        """The reference differs from Kafka on ``data``: a finding of the kit, whatever the
+        adapter said."""
+        lines = diff(kafka, ours)
+        sig = diff_signature(lines, f"{mode}: ")
+        for f in self.findings.values():
+            if f.kind == KIT and f.signature == sig:
+                f.hits += 1
+                return False
+        finding = Finding(
+            self.impl.name, KIT, sig, "fail", mode,
+            "the kit's reference decoder differs from Kafka's classes", lines, data, data,
+            kafka, ours, None, confirmed=True, first_input=self.stats.inputs,
+        )  # fmt: skip
+        self.findings[finding.id] = finding
+        return True
+
+    def learn_known(self, cases: Sequence[Case]) -> int:
+        """The signatures of the known divergences: every corpus case an entry of ``known``
+        covers for this implementation, asked of the adapter and judged against Kafka's
+        verdict; a finding with the signature of a case an entry explains is explained by
+        it (the same root cause). Returns the number of cases asked."""
+        mine = [e for e in self.known if e.about(self.impl.name)]
+        asked = 0
+        for case in cases:
+            if not any(e.matches(self.impl.name, case.id) for e in mine):
+                continue
+            data, expected = case.data(), case.expected()
+            why = unsupported_reason(case_features(case, data, expected), case.mode, self.caps)
+            if why is not None:
+                continue
+            asked += 1
+            verdict = self._judge(expected, self._exchange(case.mode, data), case.mode)
+            if verdict.status == "pass":
+                continue
+            lines = [x for x in verdict.diff if not x.startswith(dv.EVIDENCE)] or [verdict.reason]
+            entries = dv.classify(self.known, self.impl.name, case.id, lines)
+            if entries:
+                self._known_signatures.setdefault(signature(verdict), entries)
+        return asked
+
+    def _explain(self, finding: Finding) -> None:
+        lines = [x for x in finding.diff if not x.startswith(dv.EVIDENCE)] or [finding.reason]
+        finding.known = dv.classify(self.known, self.impl.name, finding.case_id, lines)
+        if not finding.known:
+            finding.known = list(self._known_signatures.get(finding.signature, []))
