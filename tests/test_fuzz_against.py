@@ -139,6 +139,19 @@ def test_a_crashing_adapter_is_a_finding_and_the_run_goes_on(tmp_path: Path) -> 
     assert finding["status"] == "error" and "exit" in finding["signature"]
 
 
+@pytest.mark.oracle
+def test_an_answer_that_does_not_repeat_is_no_finding(tmp_path: Path) -> None:
+    """The flaky adapter answers wrongly once in 97 times, never twice in a row: asked the same
+    input again it is right, so there is nothing ``check`` could reproduce."""
+    done = _run(
+        "fuzz", "--cmd", _planted("flaky"), "--max-inputs", "800", "--minimize-seconds", "1",
+        "--out", str(tmp_path), "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    [hunt] = json.loads(done.stdout)["fuzz"]["hunts"]
+    assert hunt["findings"] == [] and hunt["stats"]["unrepeatable"] >= 1, hunt["stats"]
+
+
 def test_usage_errors_are_refused() -> None:
     done = _run("fuzz", "varint", "--cmd", "true")
     assert done.returncode == 2 and "take no TARGET" in done.stderr

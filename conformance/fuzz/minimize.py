@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.errors import DecodeError
+from conformance.fuzz.mutator import split
 from conformance.fuzz.store import FuzzFinding, crash_signature
 from conformance.fuzz.targets import get
-from conformance.stream.splitter import Splitter
 from conformance.wire.batch import seal_v2
 from conformance.wire.layout import MAGIC_OFFSET, MAGIC_VALUE_V2, RECORD_BATCH_OVERHEAD
 from conformance.wire.legacy import seal_legacy
@@ -64,20 +64,15 @@ def sealed(data: bytes) -> bytes:
     """``data`` with the checksum of every batch the memory splitter finds recomputed (v2:
     CRC-32C, lengths kept; v0/v1: CRC-32), so a byte changed inside one is read, not
     refused for its checksum."""
-    out: list[bytes] = []
-    end = 0
-    try:
-        for b in Splitter(data):
-            raw = b.raw
-            if len(raw) >= RECORD_BATCH_OVERHEAD and raw[MAGIC_OFFSET] == MAGIC_VALUE_V2:
-                raw = seal_v2(raw, length=False)
-            elif len(raw) > MAGIC_OFFSET and raw[MAGIC_OFFSET] in (0, 1):
-                raw = seal_legacy(raw)
-            out.append(raw)
-            end = b.position + len(b.raw)
-    except DecodeError:
-        pass
-    return b"".join(out) + data[end:]
+    entries, tail = split(data)
+    out = []
+    for raw in entries:
+        if len(raw) >= RECORD_BATCH_OVERHEAD and raw[MAGIC_OFFSET] == MAGIC_VALUE_V2:
+            raw = seal_v2(raw, length=False)
+        elif len(raw) > MAGIC_OFFSET and raw[MAGIC_OFFSET] in (0, 1):
+            raw = seal_legacy(raw)
+        out.append(raw)
+    return b"".join(out) + tail
 
 
 def ddmin_stream(
@@ -92,15 +87,8 @@ def ddmin_stream(
     for its checksum); the result still fails (``data`` if nothing smaller does)."""
     deadline = time.monotonic() + seconds
     best = data
-    entries: list[bytes] = []
-    end = 0
-    try:
-        for b in Splitter(data):
-            entries.append(b.raw)
-            end = b.position + len(b.raw)
-    except DecodeError:
-        pass
-    parts = [*entries, data[end:]] if end < len(data) else entries
+    entries, tail = split(data)
+    parts = [*entries, tail] if tail else entries
     i = 0
     while len(parts) > 1 and i < len(parts) and time.monotonic() < deadline:
         candidate = b"".join(parts[:i] + parts[i + 1 :])

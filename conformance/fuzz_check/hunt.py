@@ -60,6 +60,8 @@ ADAPTER, KIT = "adapter", "kit"
 _DIGITS = re.compile(r"\d+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b")
 _INDEX = re.compile(r"\[\d+\]")
+#: a signature that did not repeat this often is not confirmed again
+_FLAKY_TRIES = 3
 _CLASS = re.compile(r'"kafka_exception": "([^"]+)"')
 
 
@@ -126,6 +128,8 @@ class HuntStats:
     unsupported: int = 0
     bounded: int = 0
     errors: int = 0
+    #: new signatures the adapter did not show again when asked the same input
+    unrepeatable: int = 0
     oracle_calls: int = 0
     minimize_executions: int = 0
     seconds: float = 0.0
@@ -148,6 +152,7 @@ class HuntStats:
             "unsupported": self.unsupported,
             "bounded": self.bounded,
             "adapter_errors": self.errors,
+            "unrepeatable": self.unrepeatable,
             "oracle_calls": self.oracle_calls,
             "minimize_executions": self.minimize_executions,
             "seconds": round(self.seconds, 2),
@@ -231,6 +236,8 @@ class Hunt:
         #: the signature of each known divergence's cases (:meth:`learn_known`)
         self._known_signatures: dict[str, list[dv.Divergence]] = {}
         self._deadline = time.monotonic() + settings.seconds
+        #: how often a new signature did not repeat (after _FLAKY_TRIES it is not tried again)
+        self._flaky: dict[str, int] = {}
 
     def close(self) -> None:
         if self._server is not None:
@@ -335,6 +342,9 @@ class Hunt:
             if f.kind == ADAPTER and f.signature == sig:
                 f.hits += 1
                 return False
+        if self._flaky.get(sig, 0) >= _FLAKY_TRIES:
+            self.stats.unrepeatable += 1
+            return False
         kafka = self._kafka(data, asked.mode)
         if kafka is not None and diff(kafka, asked.ours):
             return self._file_kit(data, asked.mode, asked.ours, kafka)
@@ -351,31 +361,46 @@ class Hunt:
             confirmed=kafka is not None, unconfirmed=None if kafka else self._oracle_problem,
             first_input=self.stats.inputs,
         )  # fmt: skip
-        if small != data:
-            self._take_smaller(finding, small)
+        taken = small != data and self._take_smaller(finding, small)
+        if not taken and not self._repeats(finding):
+            self.stats.unrepeatable += 1  # asked again, the adapter answered otherwise
+            self._flaky[sig] = self._flaky.get(sig, 0) + 1
+            return False
         self._explain(finding)
         self.findings[finding.id] = finding
         return True
 
-    def _take_smaller(self, finding: Finding, small: bytes) -> None:
-        """``small`` replaces the input when Kafka agrees with the reference on it and the
-        adapter still shows the finding's signature against Kafka's document."""
+    def _take_smaller(self, finding: Finding, small: bytes) -> bool:
+        """``small`` replaces the input (True) when Kafka agrees with the reference on it and
+        the adapter, asked again, still shows the finding's signature against Kafka's
+        document."""
         again = self.ask(small, finding.mode)
         if again is None:
-            return
+            return False
         kafka = self._kafka(small, finding.mode)
         if kafka is None:
             if finding.confirmed:
-                return
+                return False
         elif diff(kafka, again.ours):
-            return
+            return False
         else:
             verdict = self._judge(kafka, again.exchange, finding.mode)
             if verdict.status == "pass" or signature(verdict) != finding.signature:
-                return
+                return False
             finding.reason, finding.diff = verdict.reason, list(verdict.diff)
         finding.minimized, finding.kafka = small, kafka
         finding.ours, finding.adapter = again.ours, again.doc
+        return True
+
+    def _repeats(self, finding: Finding) -> bool:
+        """Whether the adapter, asked the finding's input again, shows its signature again
+        (a finding that does not repeat, e.g. a timeout under load, is not reported: ``check``
+        could not reproduce it)."""
+        again = self.ask(finding.minimized, finding.mode)
+        if again is None:
+            return False
+        verdict = self._judge(finding.kafka or again.ours, again.exchange, finding.mode)
+        return verdict.status != "pass" and signature(verdict) == finding.signature
 
     def _minimize(self, data: bytes, mode: str, sig: str) -> bytes:
         s = self.settings

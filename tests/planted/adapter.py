@@ -16,6 +16,9 @@ skip-abort         a control batch holding an ABORT marker is dropped (@platform
 trust-count        the batch's record count is trusted over its length: records are read
                    until the count is reached, past the end of the batch and without the
                    "records still remaining" check
+flaky              no bug in the decoding; every 97th answer says "ok" with no batch (as a
+                   server under load might answer wrongly once): asked again, it is right,
+                   so the hunt must report nothing
 =================  ======================================================================
 """
 
@@ -26,7 +29,7 @@ import json
 import struct
 import sys
 
-BUGS = ("varlong32", "unchecked-length", "skip-abort", "trust-count")
+BUGS = ("varlong32", "unchecked-length", "skip-abort", "trust-count", "flaky")
 CORRUPT = "org.apache.kafka.common.errors.CorruptRecordException"
 INVALID = "org.apache.kafka.common.InvalidRecordException"
 UNDERFLOW = "java.nio.BufferUnderflowException"
@@ -281,8 +284,15 @@ CAPABILITIES = {
 BUG = ""
 
 
+ANSWERS = [0]
+
+
 def answer(data: bytes) -> bytes:
-    return json.dumps(decode(data), separators=(",", ":")).encode("ascii")
+    doc = decode(data)
+    ANSWERS[0] += 1
+    if BUG == "flaky" and ANSWERS[0] % 97 == 0:
+        doc |= {"outcome": "ok", "error": None, "tail": None, "batches": []}
+    return json.dumps(doc, separators=(",", ":")).encode("ascii")
 
 
 def main(argv: list[str]) -> int:
