@@ -7,7 +7,10 @@ an input       ``inputs.Inputs`` (corpus and writer seeds, the structure-aware m
 the question   the mode (file for one input in four by its CRC, ``fuzz.differential``;
                memory for an adapter without file semantics) and what the input needs
                (``harness.cases.features``): outside the adapter's capabilities it is
-               not asked (counted as unsupported), exactly as ``check`` decides a case
+               not asked (counted as unsupported), exactly as ``check`` decides a case;
+               nor is an input past the kit's decompression bound, or one on which
+               Java would allocate more than 256 MiB first (its verdict then depends
+               on the heap: counted as bounded)
 two answers    the kit's reference decoder (``fuzz.differential.reference``) and the
                adapter (its persistent ``serve``, or one ``decode`` per input), the
                adapter's judged as ``check`` judges it (``harness.judge.judgement`` at
@@ -38,7 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.errors import DecodeError
+from conformance.errors import HEAP_DEPENDENT, Allocations, DecodeError
 from conformance.fuzz.differential import bounded, mode_of, normalize_java, reference
 from conformance.fuzz.minimize import ddmin_stream
 from conformance.fuzz.store import diff_signature
@@ -48,7 +51,7 @@ from conformance.harness.cases import Case, case_features, features
 from conformance.harness.judge import Capabilities, judgement, unsupported_reason
 from conformance.harness.process import Exchange, ProcessTable, Server, run_once
 from conformance.harness.runner import Implementation
-from conformance.jvm.oracle import OracleError, OracleServer
+from conformance.jvm.oracle import OracleError, OracleServer, OracleUnavailable
 from conformance.jvm.runtime import NoCheckout
 from conformance.levels import DEFAULT_LEVEL, Verdict
 from conformance.stream.compare import diff
@@ -265,27 +268,31 @@ class Hunt:
             return Verdict("error", failure)
         return judgement(expected, doc, self.caps, mode).verdict(self.settings.level)
 
-    def ask(self, data: bytes, mode: str | None = None) -> _Asked | None:
+    def ask(self, data: bytes, mode: str | None = None, *, count: bool = False) -> _Asked | None:
         """``data`` through the reference and the adapter (None: not asked: outside the
-        capabilities, or past the kit's decompression bound)."""
+        capabilities, past the kit's decompression bound or heap-dependent in Java;
+        ``count``: counted so)."""
         mode = mode or self._mode(data)
         try:
-            ours = reference(data, mode)
+            with Allocations() as allocations:
+                ours = reference(data, mode)
         except DecodeError:  # the reference refuses to decode at all (never expected)
             return None
-        if bounded(ours):
-            self.stats.bounded += 1
+        # past the kit's decompression bound, or where Java would allocate so much first
+        # that its verdict depends on the heap (``fuzz.differential``): not a question
+        if bounded(ours) or allocations.largest > HEAP_DEPENDENT:
+            self.stats.bounded += count
             return None
         other = reference(data, "memory") if mode == "file" else None
         if unsupported_reason(features(data, ours, mode, other), mode, self.caps) is not None:
-            self.stats.unsupported += 1
+            self.stats.unsupported += count
             return None
         t0 = time.monotonic()
         exchange = self._exchange(mode, data)
         self.stats.adapter_seconds += time.monotonic() - t0
         verdict = self._judge(ours, exchange, mode)
         if verdict.status == "error":
-            self.stats.errors += 1
+            self.stats.errors += count
         return _Asked(mode, ours, exchange, verdict, exchange.document()[0])
 
     # ----------------------------------------------------------------------- the oracle
@@ -299,7 +306,8 @@ class Hunt:
         except (OracleError, NoCheckout, OSError) as exc:
             self._oracle_problem = str(exc).splitlines()[0][:300]
             self._oracle.close()
-            self._oracle = None if isinstance(exc, NoCheckout) else OracleServer()
+            gone = isinstance(exc, (NoCheckout, OracleUnavailable))  # not tried again
+            self._oracle = None if gone else OracleServer()
             return None
 
     @property
@@ -321,7 +329,7 @@ class Hunt:
             t0 = time.monotonic()
             data = inputs.next()
             self.stats.inputs += 1
-            asked = self.ask(data)
+            asked = self.ask(data, count=True)
             self.stats.executions += asked is not None
             self.stats.loop_seconds += time.monotonic() - t0
             if asked is not None and asked.verdict.status != "pass":

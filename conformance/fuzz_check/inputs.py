@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from conformance.codecs import CODEC_IDS
 from conformance.errors import DecodeError, EncodeError
@@ -41,8 +42,13 @@ _PAST_INT32 = 2**31 + 4321
 SEED_SHARE = 0.1
 
 
+#: one record to write: timestamp, key, value, headers
+_Record = tuple[int, bytes | None, bytes | None, list[tuple[str, bytes | None]]]
+
+
 def _batch(
-    records: Iterable[tuple[int, bytes | None, bytes | None, list[tuple[str, bytes | None]]]],
+    records: Iterable[_Record],
+    *,
     offsets: Iterable[int] | None = None,
     **settings: object,
 ) -> bytes:
@@ -55,7 +61,7 @@ def _batch(
 
 def writer_seeds() -> Iterator[bytes]:
     """Record streams in the shapes the bugs users filed hide in (the module docstring)."""
-    spread = [
+    spread: list[_Record] = [
         (_TS, b"k0", b"v0", []),
         (_TS + _PAST_INT32, b"k1", b"v1", []),  # > 24.8 days after the first
         (_TS + 2**40, None, b"v2", [("h", b"x")]),
@@ -65,13 +71,20 @@ def writer_seeds() -> Iterator[bytes]:
     # offsets whose deltas need every bit of the int32 (the largest Kafka allows)
     base = 2**40
     yield _batch(spread, offsets=[base, base + 2**30, base + 2**31 - 1], base_offset=base)
-    many = [(_TS + i, b"k%d" % i, b"v" * (i % 7), []) for i in range(300)]
+    many: list[_Record] = [(_TS + i, b"k%d" % i, b"v" * (i % 7), []) for i in range(300)]
     yield _batch(many)
     yield _batch(many, compression="lz4")
-    big_headers = [(f"header-{i}", b"h" * (64 * i)) for i in range(40)]
+    big_headers: list[tuple[str, bytes | None]] = [
+        (f"header-{i}", b"h" * 64 * i) for i in range(40)
+    ]
     yield _batch([(_TS, b"K" * 300, b"V" * 20_000, big_headers)])
     yield _batch([(_TS, None, None, [("n", None)]), (-1, b"", b"", [])])  # nulls, empty, -1
-    txn = {"producer_id": 7, "producer_epoch": 2, "base_sequence": 0, "is_transactional": True}
+    txn: dict[str, Any] = {
+        "producer_id": 7,
+        "producer_epoch": 2,
+        "base_sequence": 0,
+        "is_transactional": True,
+    }
     for commit in (False, True):
         yield _batch(spread[:2], **txn) + end_txn_marker_batch(
             offset=2,
