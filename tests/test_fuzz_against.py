@@ -9,6 +9,7 @@ reproduced by the ``check`` command the finding carries (and the clean decoder p
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -108,6 +109,30 @@ def test_every_finding_reproduces_with_check(hunted: dict[str, Any], bug: str) -
         assert "FAIL" in buggy.stdout and f["case"] in buggy.stdout
         clean = _run("check", "--cmd", _planted(None), "--corpora", str(corpora), "--quiet")
         assert clean.returncode == 0, clean.stdout[-2000:]
+
+
+@pytest.mark.oracle
+def test_a_finding_is_promoted_into_the_corpora_every_library_runs(
+    hunted: dict[str, Any], tmp_path: Path
+) -> None:
+    [f, *_] = [f for f in _planted_findings(hunted, "varlong32") if "timestamp" in f["signature"]]
+    (tmp_path / "corpora").mkdir()
+    (tmp_path / "oracle").symlink_to(ROOT / "oracle")  # a checkout's oracle sources
+    env = {**os.environ, "KAFKA_CONFORMANCE_ROOT": str(tmp_path)}
+    done = subprocess.run(
+        [*CLI, "fuzz", "--promote", f["path"], "--name", "planted-timestamp", "--note", "test"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    stream = tmp_path / "corpora" / "regressions" / "stream"
+    meta = json.loads((stream / "planted-timestamp.json").read_text())
+    assert meta["mode"] == f["mode"] and meta["expected"]["outcome"] == "ok"
+    assert (stream / "planted-timestamp.bin").read_bytes() == bytes.fromhex(f["minimized_hex"])
+    corpora = str(tmp_path / "corpora")
+    buggy = _run("check", "--cmd", _planted("varlong32"), "--corpora", corpora, "-q")
+    clean = _run("check", "--cmd", _planted(None), "--corpora", corpora, "-q")
+    assert (buggy.returncode, clean.returncode) == (1, 0), buggy.stdout + clean.stdout
+    assert "regressions/stream/planted-timestamp@" in buggy.stdout
 
 
 @pytest.mark.oracle

@@ -464,12 +464,15 @@ def _promote(args: argparse.Namespace) -> int:
     wire = target.wire_bytes(data)
     if wire is not None:
         from conformance.fuzz.differential import mode_of, normalize_java
-        from conformance.jvm.oracle import OracleServer
+        from conformance.jvm.oracle import OracleError, OracleServer
 
         mode = info.get("mode") if info.get("mode") in ("memory", "file") else mode_of(wire)
-        with OracleServer() as oracle:
-            meta["mode"] = mode
-            meta["expected"] = normalize_java(oracle.decode(wire, mode))
+        try:
+            with OracleServer() as oracle:
+                meta["mode"] = mode
+                meta["expected"] = normalize_java(oracle.decode(wire, mode))
+        except OracleError as e:  # the verdict is Kafka's or none: nothing is written
+            return _err(f"the Java oracle is needed for the regression's verdict: {e}")
         meta["expected_by"] = (
             "Java oracle (oracle/, kafka-clients) via `kafka-conformance fuzz --promote`"
         )
