@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import processes, wait_until_gone
 
 from conformance.fuzz.minimize import ddmin_stream, sealed
 from conformance.fuzz_check.hunt import signature
@@ -175,6 +179,43 @@ def test_an_answer_that_does_not_repeat_is_no_finding(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     [hunt] = json.loads(done.stdout)["fuzz"]["hunts"]
     assert hunt["findings"] == [] and hunt["stats"]["unrepeatable"] >= 1, hunt["stats"]
+
+
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_an_interrupted_hunt_leaves_nothing(tmp_path: Path, sig: int, code: int) -> None:
+    """Ctrl-C or SIGTERM in the middle of a hunt: the adapter's server is stopped, the
+    temporary directory removed, the exit code says which signal."""
+    adapter = tmp_path / "adapter.py"
+    shutil.copy(PLANTED, adapter)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen(
+        [*CLI, "fuzz", "--cmd", shlex.join([sys.executable, str(adapter)]), "--time", "300",
+         "--out", str(tmp_path / "out")],
+        cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while not _serving(adapter) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert _serving(adapter), proc.poll()
+        time.sleep(1)  # in the middle of the hunt
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == code, err[-3000:]
+    assert "interrupted" in err and "Traceback" not in err, err[-3000:]
+    assert wait_until_gone((str(adapter),), seconds=10) == {}
+    assert list(tmp.iterdir()) == []
+
+
+def _serving(adapter: Path) -> bool:
+    return any("serve" in c for c in processes((str(adapter),)).values())
 
 
 def test_usage_errors_are_refused() -> None:
