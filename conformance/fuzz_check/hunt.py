@@ -19,12 +19,15 @@ confirmation   a new signature is asked of Kafka's own classes (the Java oracle)
                Kafka's verdict differs from the reference's the finding is the kit's
                (kind ``kit``), else the adapter is judged again against Kafka's
                document; only a difference that holds there is the adapter's
-minimizing     ``fuzz.minimize.ddmin_stream`` while the adapter still shows the same signature
-               against the reference, then the smallest input confirmed with the oracle
-               again (a minimized input Kafka reads otherwise falls back to the first)
-grouping       one finding per signature (``signature``: the differing fields with
-               indexes dropped, an error's class; the failure of an ``error``), however
-               often it is hit; the smallest input is kept
+repeating      the adapter asked the same input again must show the same signature: a
+               difference that does not repeat (a timeout under load, a flaky answer)
+               is counted as unrepeatable, not reported (``check`` could not reproduce it)
+minimizing     ``fuzz.minimize.ddmin_stream`` while the adapter still shows the same
+               signature against the reference, then the smallest input confirmed with
+               the oracle and the adapter again (else the first input stays)
+grouping       one finding per signature (:func:`signature`: the first kind of
+               difference, numbers dropped; the failure of an ``error``), however often
+               it is hit
 =============  ===========================================================================
 
 Whatever the adapter does (hangs, crashes, floods, lies), the input gets a verdict
@@ -362,18 +365,19 @@ class Hunt:
             if verdict.status == "pass":  # Kafka's document and the reference's differ only
                 return False  # where the comparison does not look
             sig = signature(verdict)
-        small = self._minimize(data, asked.mode, sig)
         finding = Finding(
             self.impl.name, ADAPTER, sig, verdict.status, asked.mode, verdict.reason,
             list(verdict.diff), data, data, kafka, asked.ours, asked.doc,
             confirmed=kafka is not None, unconfirmed=None if kafka else self._oracle_problem,
             first_input=self.stats.inputs,
         )  # fmt: skip
-        taken = small != data and self._take_smaller(finding, small)
-        if not taken and not self._repeats(finding):
+        if not self._repeats(finding):
             self.stats.unrepeatable += 1  # asked again, the adapter answered otherwise
             self._flaky[sig] = self._flaky.get(sig, 0) + 1
             return False
+        small = self._minimize(data, asked.mode, sig)
+        if small != data:
+            self._take_smaller(finding, small)
         self._explain(finding)
         self.findings[finding.id] = finding
         return True
