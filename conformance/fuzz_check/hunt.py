@@ -54,6 +54,7 @@ from conformance.harness.cases import Case, case_features, features
 from conformance.harness.judge import Capabilities, judgement, unsupported_reason
 from conformance.harness.process import Exchange, ProcessTable, Server, run_once
 from conformance.harness.runner import Implementation
+from conformance.jsondoc import JsonDocument
 from conformance.jvm.oracle import OracleError, OracleServer, OracleUnavailable
 from conformance.jvm.runtime import NoCheckout
 from conformance.levels import DEFAULT_LEVEL, Verdict
@@ -125,7 +126,7 @@ class Finding:
 
 
 @dataclass
-class HuntStats:
+class HuntStats(JsonDocument):
     """What a hunt did: inputs made, asked of the adapter (executions), not asked
     (unsupported, or past the kit's decompression bound), the adapter's errors, the time."""
 
