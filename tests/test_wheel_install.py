@@ -774,8 +774,8 @@ def test_fuzz_against_finds_a_planted_bug_from_the_wheel(installed: Install) -> 
     planted = shlex.join([installed.bin("python"), str(ROOT / "tests/planted/adapter.py")])
     out = installed.work / "hunt"
     r = installed.run(
-        "fuzz", "--cmd", f"{planted} --bug varlong32", "--max-inputs", "1500", "--time", "240",
-        "--minimize-seconds", "3", "--out", str(out), "--json", timeout=600,
+        "fuzz", "--cmd", f"{planted} --bug varlong32", "--max-inputs", "800", "--time", "240",
+        "--minimize-seconds", "2", "--out", str(out), "--json", timeout=600,
     )  # fmt: skip
     assert r.returncode == 1, r.stderr[-3000:]
     [hunt] = json.loads(r.stdout)["fuzz"]["hunts"]
