@@ -23,6 +23,7 @@ import pytest
 from conftest import processes, wait_until_gone
 
 from conformance.fuzz.minimize import ddmin_stream, sealed
+from conformance.fuzz.targets import MAX_LEN
 from conformance.fuzz_check.hunt import signature
 from conformance.fuzz_check.inputs import Inputs, writer_seeds
 from conformance.levels import Verdict
@@ -291,6 +292,8 @@ def test_inputs_repeat_with_their_seed_and_include_the_32_bit_spreads() -> None:
             if stamps:
                 spans.append(max(stamps) - min(stamps))
     assert max(spans) > 2**31  # a timestamp delta a 32-bit reader gets wrong
+    assert all(len(s) <= MAX_LEN for s in seeds)  # none dropped by the inputs' size bound
+    assert len(Inputs(seeds).seeds) == len(seeds)
 
 
 def test_minimizing_keeps_a_stream_that_still_fails() -> None:

@@ -14,6 +14,7 @@ from conformance.corpus import package
 from conformance.errors import CorpusError
 from conformance.fileio import printable_name
 from conformance.fuzz.runner import default_out
+from conformance.fuzz.targets import MAX_LEN
 from conformance.fuzz_check.findings import Written, kit_findings, report
 from conformance.fuzz_check.hunt import ADAPTER, Hunt, HuntSettings
 from conformance.fuzz_check.run import hunt_all
@@ -26,8 +27,6 @@ __all__ = ["against"]
 
 _PROG = "kafka-conformance fuzz"
 _HTML = "hunt.html"
-#: the largest input made when --max-len is not given
-MAX_LEN = 16384
 
 
 def _say(message: str) -> None:

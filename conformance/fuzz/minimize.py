@@ -60,10 +60,12 @@ def ddmin(
     return best
 
 
-def sealed(data: bytes) -> bytes:
+def sealed(data: bytes, *, refit: bool = False) -> bytes:
     """``data`` with the checksum of every batch the memory splitter finds recomputed (v2:
     CRC-32C, lengths kept; v0/v1: CRC-32), so a byte changed inside one is read, not
-    refused for its checksum."""
+    refused for its checksum; ``refit``: bytes after the last batch that start as a v2 batch
+    are made one, their length and checksum those of what is there (a byte removed from
+    the last batch then leaves a shorter batch, not a tail)."""
     entries, tail = split(data)
     out = []
     for raw in entries:
@@ -72,6 +74,8 @@ def sealed(data: bytes) -> bytes:
         elif len(raw) > MAGIC_OFFSET and raw[MAGIC_OFFSET] in (0, 1):
             raw = seal_legacy(raw)
         out.append(raw)
+    if refit and len(tail) >= RECORD_BATCH_OVERHEAD and tail[MAGIC_OFFSET] == MAGIC_VALUE_V2:
+        tail = seal_v2(tail)
     return b"".join(out) + tail
 
 
@@ -83,8 +87,9 @@ def ddmin_stream(
     seconds: float = 60.0,
 ) -> bytes:
     """:func:`ddmin` for a record stream: whole batches dropped first, then bytes, each
-    candidate also tried :func:`sealed` (a change inside a batch is then read, not refused
-    for its checksum); the result still fails (``data`` if nothing smaller does)."""
+    candidate tried as it is, :func:`sealed` (a change inside a batch is then read, not
+    refused for its checksum) and refitted (a byte removed from the last batch); the result
+    still fails (``data`` if nothing smaller does)."""
     deadline = time.monotonic() + seconds
     best = data
     entries, tail = split(data)
@@ -98,15 +103,17 @@ def ddmin_stream(
         else:
             i += 1
 
+    def forms(candidate: bytes) -> list[bytes]:
+        return [candidate, sealed(candidate), sealed(candidate, refit=True)]
+
     def either(candidate: bytes) -> bool:
-        return still_fails(candidate) or still_fails(sealed(candidate))
+        return any(still_fails(f) for f in dict.fromkeys(forms(candidate)))
 
     left = max(0.0, deadline - time.monotonic())
     small = ddmin(best, either, max_tries=max_tries, seconds=left)
-    if small == best or still_fails(small):
+    if small == best:
         return small
-    resealed = sealed(small)
-    return resealed if still_fails(resealed) else best
+    return next((f for f in dict.fromkeys(forms(small)) if still_fails(f)), best)
 
 
 def crash_predicate(target_name: str, signature: str) -> Callable[[bytes], bool]:

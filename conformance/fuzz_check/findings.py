@@ -24,7 +24,7 @@ import json
 import shlex
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ from conformance.harness.report import model
 from conformance.harness.runner import CaseResult, ImplementationRun, keep_name
 from conformance.levels import DEFAULT_LEVEL
 
-__all__ = ["Written", "report", "reproduction", "write_finding"]
+__all__ = ["Written", "kit_findings", "report", "reproduction", "write_finding"]
 
 #: the prefix of the evidence lines a result carries (``divergences.EVIDENCE``)
 _E = dv.EVIDENCE
@@ -50,7 +50,6 @@ class Written:
     path: Path
     case: Case | None
     reproduce: str | None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def reproduction(

@@ -48,6 +48,7 @@ from conformance.errors import HEAP_DEPENDENT, Allocations, DecodeError
 from conformance.fuzz.differential import bounded, mode_of, normalize_java, reference
 from conformance.fuzz.minimize import ddmin_stream
 from conformance.fuzz.store import diff_signature
+from conformance.fuzz.targets import MAX_LEN
 from conformance.fuzz_check.inputs import Inputs
 from conformance.harness import divergences as dv
 from conformance.harness.cases import Case, case_features, features
@@ -81,7 +82,7 @@ class HuntSettings:
     seconds: float = 60.0
     max_inputs: int | None = None
     seed: int = 0
-    max_len: int = 1 << 16
+    max_len: int = MAX_LEN
     timeout: float = 10.0
     output_limit: int = 64 << 20
     level: str = DEFAULT_LEVEL

@@ -30,7 +30,7 @@ from typing import Any
 from conformance.codecs import CODEC_IDS
 from conformance.errors import DecodeError, EncodeError
 from conformance.fuzz.mutator import Mutator
-from conformance.fuzz.targets import get
+from conformance.fuzz.targets import MAX_LEN, get
 from conformance.wire.builder import BatchBuilder, empty_batch, end_txn_marker_batch
 
 __all__ = ["Inputs", "corpus_seeds", "writer_seeds"]
@@ -75,9 +75,9 @@ def writer_seeds() -> Iterator[bytes]:
     yield _batch(many)
     yield _batch(many, compression="lz4")
     big_headers: list[tuple[str, bytes | None]] = [
-        (f"header-{i}", b"h" * 64 * i) for i in range(40)
-    ]
-    yield _batch([(_TS, b"K" * 300, b"V" * 20_000, big_headers)])
+        (f"header-{i}", b"h" * 12 * i) for i in range(40)
+    ]  # header values up to 468 bytes (2-byte varints), the batch within MAX_LEN
+    yield _batch([(_TS, b"K" * 300, b"V" * 1_000, big_headers)])
     yield _batch([(_TS, None, None, [("n", None)]), (-1, b"", b"", [])])  # nulls, empty, -1
     txn: dict[str, Any] = {
         "producer_id": 7,
@@ -115,7 +115,7 @@ def corpus_seeds(root: Path) -> Iterator[bytes]:
 class Inputs:
     """The inputs of a run: ``next()`` gives the next one (the module docstring)."""
 
-    def __init__(self, seeds: Iterable[bytes], seed: int = 0, max_len: int = 1 << 16) -> None:
+    def __init__(self, seeds: Iterable[bytes], seed: int = 0, max_len: int = MAX_LEN) -> None:
         self.seeds = [s for s in dict.fromkeys(seeds) if 0 < len(s) <= max_len]
         if not self.seeds:
             raise ValueError("no seed input (the corpora have no record stream)")
@@ -144,7 +144,3 @@ class Inputs:
             except (DecodeError, EncodeError, ValueError, OverflowError):
                 break  # the mutator could not re-seal this one: keep what it had
         return data or b"\x00"
-
-    def __iter__(self) -> Iterator[bytes]:
-        while True:
-            yield self.next()
