@@ -366,6 +366,24 @@ def test_illegal_topics_and_partitions_are_refused_at_start(schemas: Any) -> Non
             Served(schemas, topic, partition, log)
 
 
+def test_a_log_whose_offsets_are_no_longs_is_refused_at_start(schemas: Any, tmp_path: Path) -> None:
+    """A batch based just below 2^63 whose last offset delta runs past it (bytes a broker never
+    wrote; base offsets are outside the checksum): its log end offset is no long, which
+    ListOffsets could not answer. Refused when the broker is made (as the CLI says), not by
+    a serving thread's traceback."""
+    b = BatchBuilder(magic=2, base_offset=0)
+    for i in range(3):
+        b.append(1_700_000_000_000 + i, b"k", b"v")
+    data = (2**63 - 2).to_bytes(8, "big") + b.build()[8:]
+    with pytest.raises(ValueError, match="not a long"):
+        Served(schemas, "t", 0, FetchLog([Segment(2**63 - 2, data)]))
+    path = tmp_path / "t-0"
+    path.mkdir()
+    (path / "09223372036854775806.log").write_bytes(data)
+    r = _cli(str(path), "--topic", "t")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "not a long" in r.stderr
+
+
 # ------------------------------------------------------------------------------------------
 # 7. stdout never blocks serving
 

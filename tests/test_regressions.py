@@ -38,7 +38,9 @@ def test_regression_replays(path: Path) -> None:
     if "expected" in meta:
         wire = target.wire_bytes(data)
         assert wire is not None
-        assert mode_of(wire) == meta["mode"]
+        assert meta["mode"] in ("memory", "file")
+        if meta.get("kind") != "adapter":  # a finding of `fuzz --against` keeps the mode it
+            assert mode_of(wire) == meta["mode"]  # was asked in (its adapter's semantics)
         assert diff(meta["expected"], reference(wire, meta["mode"])) == []
 
 

@@ -118,9 +118,12 @@ def test_nightly_workflow_runs_tox_fuzz_and_keeps_findings() -> None:
 
 
 def test_nightly_workflow_fuzzes_every_built_in_decoder_and_keeps_its_findings() -> None:
+    """Decoders, then consumers (also when the decoders' step failed), both kept."""
     text = NIGHTLY.read_text()
     job = text[text.index("\n  against:") :]
-    assert "run: .venv/bin/tox -e fuzz-against" in job
+    assert "run: .venv/bin/tox -e fuzz-against\n" in job
+    consume = job[job.index("run: .venv/bin/tox -e fuzz-against\n") :]
+    assert "if: always()\n        run: .venv/bin/tox -e fuzz-against-consume" in consume
     upload = job[job.index("actions/upload-artifact") :]
     assert "path: .cache/fuzz/against" in upload and "if: always()" in job
     for tool in ("setup-java", "setup-go", "setup-node"):  # the built-in adapters' builds
@@ -131,6 +134,13 @@ def test_nightly_workflow_fuzzes_every_built_in_decoder_and_keeps_its_findings()
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "fuzz --against all" in proc.stdout and ".cache/fuzz/against/report.html" in proc.stdout
+    proc = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "tox"), "config", "-e", "fuzz-against-consume", "-k",
+         "commands"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "--side consume" in proc.stdout and ".cache/fuzz/against/consume/" in proc.stdout
 
 
 def test_tox_fuzz_env_runs_every_command_and_fails_on_any() -> None:

@@ -139,6 +139,14 @@ def _kafka_class(exc, batch):
     return CORRUPT  # struct.error, ValueError, IndexError, AssertionError, SystemError, ...
 
 
+def _last_offset(batch):
+    """next_offset - 1 as the library's own arithmetic gives it: the C extension's next_offset
+    is an int64 (at offset 2^63-1 it wraps to -2^63, as Java's long does), so its predecessor
+    wraps back; the pure classes' Python ints never go below the range."""
+    last = batch.next_offset - 1
+    return last + (1 << 64) if last < -(1 << 63) else last
+
+
 def _batch_doc(batch, position):
     if isinstance(batch, DefaultRecordBatch):
         ctype = batch.compression_type
@@ -149,7 +157,7 @@ def _batch_doc(batch, position):
             "attributes": batch.attributes,
             "compression": protocol.codec_name(ctype),
             "timestampType": "LogAppendTime" if batch.timestamp_type else "CreateTime",
-            "lastOffset": str(batch.next_offset - 1),
+            "lastOffset": str(_last_offset(batch)),
             "maxTimestamp": str(batch.max_timestamp),
             "baseOffset": str(batch.base_offset),
             "lastOffsetDelta": batch.last_offset_delta,
@@ -161,7 +169,7 @@ def _batch_doc(batch, position):
             "baseSequence": batch.base_sequence,
             "records": [],
         }
-    return {"position": position, "lastOffset": str(batch.next_offset - 1), "records": []}
+    return {"position": position, "lastOffset": str(_last_offset(batch)), "records": []}
 
 
 def _walk(data, batches, cursor):

@@ -222,9 +222,13 @@ def _cmd_fake_broker(args: argparse.Namespace) -> int:
     except KafkaJarsUnavailable as e:
         print(f"{_PROG}: {e}", file=sys.stderr)
         return EXIT_ERROR
-    served = Served(
-        schemas, topic, partition, log, max_magic=max_magic(log), faults=Faults(cut_fetch=cut)
-    )
+    try:
+        served = Served(
+            schemas, topic, partition, log, max_magic=max_magic(log), faults=Faults(cut_fetch=cut)
+        )
+    except ValueError as e:  # a log no broker holds (offsets past a long)
+        print(f"{_PROG}: {args.path}: {e}", file=sys.stderr)
+        return EXIT_USAGE
     names = {
         s.api_key: s.name.removesuffix("Request") for s in schemas.values() if s.type == "request"
     }

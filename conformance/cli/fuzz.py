@@ -13,7 +13,11 @@ from conformance.broker.versions import VERSIONS as BROKER_VERSIONS
 from conformance.cli.common import add_command, positive_int, shown
 from conformance.fileio import read_bytes
 from conformance.fuzz.targets import TARGETS
+from conformance.harness.judge import CONSUME, DECODE
 from conformance.levels import DEFAULT_LEVEL, LEVELS
+
+#: the sides `fuzz --against` hunts on (fuzz_check.run.hunt_all)
+HUNT_SIDES = (DECODE, CONSUME)
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -46,6 +50,7 @@ other implementations, differentially (docs/fuzzing.md, "Fuzzing other implement
   kafka-conformance fuzz --against all --time 600 --html hunt.html --junit hunt.xml
   kafka-conformance fuzz --cmd "python3 my_adapter.py" --time 120 --known my-divergences.toml
   kafka-conformance fuzz --against franz-go --max-inputs 5000 --seed 7 --level delivery
+  kafka-conformance fuzz --against kafka-python --side consume --time 600   # its consumer
   (exit 1: a finding no known divergence explains, or one of the kit's own; each finding is
   written with its reproduction: kafka-conformance check ... --corpora <finding>/corpora)
 """
@@ -150,15 +155,23 @@ def register(subparsers: Any) -> None:
     )
     hunt = p.add_argument_group(
         "other implementations (--against, --cmd): their decoders fuzzed against the kit's, "
-        "each difference confirmed by Kafka's classes"
+        "each difference confirmed by Kafka's classes; or their consumers, through the fake "
+        "broker, against Kafka's KafkaConsumer (--side consume)"
     )
     hunt.add_argument(
         "--against",
         action="append",
         default=[],
         metavar="NAME",
-        help="a built-in decoder (repeat, or comma-separate; 'all': every one; see "
-        "`kafka-conformance check --list`)",
+        help="a built-in decoder or consumer (repeat, or comma-separate; 'all': every one "
+        "of the side; see `kafka-conformance check --list`)",
+    )
+    hunt.add_argument(
+        "--side",
+        choices=HUNT_SIDES,
+        default=HUNT_SIDES[0],
+        help="what is fuzzed: decoders (record streams) or consumers (partitions through "
+        "the fake broker) (default %(default)s)",
     )
     hunt.add_argument(
         "--cmd", action="append", default=[], metavar="CMD", help="an adapter's command line"
@@ -169,7 +182,7 @@ def register(subparsers: Any) -> None:
         default=[],
         metavar="FILE",
         help="known divergences of --cmd adapters (divergences.toml format; a finding's case "
-        "is regressions/stream/fuzz-<id>@<mode>)",
+        "is regressions/stream/fuzz-<id>@<mode>, or consume/fuzz-<id>)",
     )
     hunt.add_argument(
         "--level",
@@ -379,6 +392,8 @@ def _finding_input(path: Path) -> tuple[bytes, str | None, dict[str, Any]]:
     """The input of a finding directory or file (regular files only: a FIFO would block)."""
     if path.is_dir():
         info = json.loads(read_bytes(path / "finding.json").decode("utf-8"))
+        if info.get("target") == "consume":  # a partition: its case directory, no .bin
+            return b"", "consume", info
         m = path / "input.min.bin"
         return read_bytes(m if m.exists() else path / "input.bin"), info.get("target"), info
     return read_bytes(path), None, {}
@@ -400,6 +415,8 @@ def _replay(args: argparse.Namespace) -> int:
     target_name = args.target or target_name
     if target_name is None:
         return _err("say which target the input belongs to (TARGET)")
+    if target_name == "consume":
+        return _err(f"a consume finding is replayed by its reproduction: {_info.get('reproduce')}")
     target = get(target_name)
     report: dict[str, Any] = {"target": target.name, "input_size": len(data)}
     try:
@@ -448,6 +465,8 @@ def _promote(args: argparse.Namespace) -> int:
     if not args.name or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", args.name):
         return _err("--name is required: lower-case letters, digits and dashes")
     data, target_name, info = _finding_input(path)
+    if target_name == "consume":
+        return _promote_consume(path, args)
     target = get(args.target or target_name or "")
     try:
         dest = repo_root() / "corpora" / "regressions" / target.name
@@ -466,7 +485,7 @@ def _promote(args: argparse.Namespace) -> int:
         from conformance.fuzz.differential import mode_of, normalize_java
         from conformance.jvm.oracle import OracleError, OracleServer
 
-        mode = info.get("mode") if info.get("mode") in ("memory", "file") else mode_of(wire)
+        mode = str(info["mode"]) if info.get("mode") in ("memory", "file") else mode_of(wire)
         try:
             with OracleServer() as oracle:
                 meta["mode"] = mode
@@ -479,6 +498,25 @@ def _promote(args: argparse.Namespace) -> int:
     (dest / f"{args.name}.bin").write_bytes(data)
     (dest / f"{args.name}.json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"promoted {path} -> {dest / args.name}.bin")
+    return EXIT_OK
+
+
+def _promote_consume(path: Path, args: argparse.Namespace) -> int:
+    """A consume finding becomes ``corpora/consume/<name>/`` (a stored scenario): its
+    partition, and Kafka's consumer's document, read again."""
+    from conformance.errors import CorpusError
+    from conformance.fuzz_check.findings import promote_consume
+    from conformance.jvm.kafka_jars import KafkaJarsUnavailable
+    from conformance.jvm.oracle import OracleError
+    from conformance.jvm.runtime import NoCheckout, repo_root
+
+    try:
+        dest = promote_consume(path, repo_root() / "corpora", args.name, args.note)
+    except (CorpusError, NoCheckout, OSError, ValueError) as e:
+        return _err(str(e))
+    except (OracleError, KafkaJarsUnavailable) as e:
+        return _err(f"Kafka's consumer (the Java oracle) is needed for the case's verdict: {e}")
+    print(f"promoted {path} -> {dest}")
     return EXIT_OK
 
 

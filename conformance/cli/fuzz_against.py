@@ -1,12 +1,15 @@
 """``kafka-conformance fuzz --against NAME`` / ``--cmd CMD``: other implementations' decoders
-fuzzed differentially (``conformance.fuzz_check``), reported as ``check`` reports."""
+(or, ``--side consume``, their consumers) fuzzed differentially (``conformance.fuzz_check``),
+reported as ``check`` reports."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from conformance.cli import check_common as shared
 from conformance.cli.common import output_problem, shown
@@ -17,10 +20,15 @@ from conformance.fuzz.runner import default_out
 from conformance.fuzz.targets import MAX_LEN
 from conformance.fuzz_check.findings import Written, kit_findings, report
 from conformance.fuzz_check.hunt import ADAPTER, Hunt, HuntSettings
-from conformance.fuzz_check.run import hunt_all
+from conformance.fuzz_check.run import Problem, hunt_all
 from conformance.harness import session
-from conformance.harness.cases import Case, read_cases
+from conformance.harness.cases import read_cases
+from conformance.harness.consumer import read_consume_cases
+from conformance.harness.divergences import Divergence
+from conformance.harness.judge import CONSUME
 from conformance.harness.process import ProcessTable
+from conformance.harness.runner import Implementation
+from conformance.jvm.kafka_jars import KafkaJarsUnavailable
 from conformance.jvm.runtime import NoCheckout
 
 __all__ = ["against"]
@@ -58,11 +66,11 @@ def _against(args: argparse.Namespace) -> int:
     if args.against and not names:
         return shared.refuse(_PROG, "--against names no implementation (an empty variable?)")
     try:
-        selection = session.implementations(names, args.cmd, log=_say)
+        selection = session.implementations(names, args.cmd, log=_say, side=args.side)
         known = session.known_divergences("decode", args.known)
     except (ValueError, NoCheckout, OSError) as exc:
         return shared.refuse(_PROG, exc)
-    cases = _cases(bool(known))
+    cases = _cases(bool(known), args.side)
     if not selection.implementations:
         return shared.refuse(_PROG, "no implementation could be built (above)")
     settings = HuntSettings(
@@ -75,22 +83,13 @@ def _against(args: argparse.Namespace) -> int:
         minimize_seconds=args.minimize_seconds,
     )
     out = Path(args.out or default_out()) / "against"
+    if args.side == CONSUME:  # beside the decoders' report, not over it
+        out = out / CONSUME
     table = ProcessTable()
-    hunts, problems = shared.run_interruptible(
-        _PROG,
-        table,
-        lambda: hunt_all(
-            selection.implementations,
-            settings,
-            known,
-            out,
-            table,
-            known_files=args.known,
-            cases=cases,
-            progress=_progress,
-            say=_say,
-        ),  # fmt: skip
-    )
+    try:
+        hunts, problems = _hunt(args, selection.implementations, settings, known, out, table, cases)
+    except KafkaJarsUnavailable as exc:  # the consume side's fake broker needs the definitions
+        return shared.refuse(_PROG, f"Kafka's protocol definitions are needed: {exc}")
     doc = report(
         hunts,
         known,
@@ -115,13 +114,42 @@ def _against(args: argparse.Namespace) -> int:
     return code if written else max(code, shared.EXIT_DIVERGED)
 
 
-def _cases(wanted: bool) -> list[Case]:
-    """The corpus cases (for the known divergences' signatures), none when there are no
-    known divergences or no corpora (an installed kit without the corpora package)."""
+def _hunt(
+    args: argparse.Namespace,
+    impls: Sequence[Implementation],
+    settings: HuntSettings,
+    known: Sequence[Divergence],
+    out: Path,
+    table: ProcessTable,
+    cases: list[Any],
+) -> tuple[list[tuple[Hunt, list[Written]]], list[Problem]]:
+    """Every implementation hunted (``fuzz_check.run.hunt_all``), interruptibly."""
+    return shared.run_interruptible(
+        _PROG,
+        table,
+        lambda: hunt_all(
+            impls,
+            settings,
+            known,
+            out,
+            table,
+            known_files=args.known,
+            cases=cases,
+            progress=_progress,
+            say=_say,
+            side=args.side,
+        ),  # fmt: skip
+    )
+
+
+def _cases(wanted: bool, side: str) -> list[Any]:
+    """The corpus cases of ``side`` (for the known divergences' signatures), none when there
+    are no known divergences or no corpora (an installed kit without the corpora package)."""
     if not wanted:
         return []
     try:
-        return read_cases(package.corpora_root())
+        root = package.corpora_root()
+        return list(read_consume_cases(root) if side == CONSUME else read_cases(root))
     except (CorpusError, NoCheckout, OSError) as exc:
         _say(f"the known divergences are matched by case id only: no corpora ({exc})")
         return []
@@ -134,7 +162,7 @@ def _line(w: Written) -> list[str]:
     lines = [
         f"  {state} {f.status}: {printable_name(f.signature)}{known}",
         f"      {printable_name(f.reason)[:200]}",
-        f"      hits {f.hits}, input {len(f.data)} -> {len(f.minimized)} bytes, "
+        f"      hits {f.hits}, input {f.size} -> {f.minimized_size} bytes, "
         f"{'confirmed by Kafka' if f.confirmed else 'NOT confirmed: ' + str(f.unconfirmed)}; "
         f"{shown(w.path)}",
     ]

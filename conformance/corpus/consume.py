@@ -13,6 +13,10 @@ path                                      what
 ``consume/<name>/expected.json``          Kafka's ``KafkaConsumer`` through the fake broker
                                           (the oracle's ``consume``): the
                                           ``kafka-conformance/consume/1`` document
+``consume/<name>/scenario.json``          a stored scenario (not one of :data:`SCENARIOS`: a
+                                          finding of ``fuzz --against --side consume``,
+                                          promoted): its manifest entry; its partition is
+                                          ``consume/<name>/log/t-0/``
 ========================================  ===================================================
 
 The scenarios cover what consumers really meet: every message format and codec, null keys and
@@ -32,8 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.broker.fetch import FetchLog
 from conformance.corpus import golden
-from conformance.fakebroker import FakeBroker, Faults, Served, max_magic, read_log
+from conformance.errors import CorpusError
+from conformance.fakebroker import FakeBroker, Faults, Served, max_magic, read_log, write_log
 from conformance.jsondoc import JsonDocument
 from conformance.logdir.writer import LogConfig, PartitionWriter
 from conformance.messages.schema import Schemas
@@ -43,13 +49,19 @@ __all__ = [
     "CONSUME_DIR",
     "DEFINITIONS",
     "FORMAT",
+    "ISOLATIONS",
     "SCENARIOS",
+    "SCENARIO_FILE",
+    "TOPIC",
     "ConsumeScenario",
+    "every_scenario",
     "partition_dir",
     "read_expected",
     "served",
+    "stored_scenarios",
     "write_manifest",
     "write_scenario",
+    "write_stored",
 ]
 
 FORMAT = "kafka-conformance/consume-corpus/1"
@@ -60,6 +72,9 @@ DEFINITIONS = "3.9.2"
 TS = 1_700_000_000_000
 READ_COMMITTED = "read_committed"
 READ_UNCOMMITTED = "read_uncommitted"
+ISOLATIONS = (READ_UNCOMMITTED, READ_COMMITTED)
+#: a stored scenario's manifest entry, in its directory
+SCENARIO_FILE = "scenario.json"
 
 
 @dataclass(frozen=True)
@@ -85,15 +100,48 @@ class ConsumeScenario(JsonDocument):
         return {
             "name": self.name,
             "description": self.description,
-            "partition": self.capture or f"{CONSUME_DIR}/{self.name}/log/{_TOPIC}-0",
+            "partition": self.capture or f"{CONSUME_DIR}/{self.name}/log/{TOPIC}-0",
             "isolation": self.isolation,
             "cut_fetch": list(self.cut_fetch) if self.cut_fetch else None,
             "high_watermark": self.high_watermark,
             "crc_error": self.crc_error,
         }
 
+    @classmethod
+    def from_dict(cls, doc: Any) -> ConsumeScenario:
+        """A stored scenario from its manifest entry (:meth:`to_dict`); ``CorpusError`` for
+        an entry that is not one, or one whose partition is not its own directory's."""
+        try:
+            name, isolation = doc["name"], doc.get("isolation", READ_UNCOMMITTED)
+            cut, crc_error = doc.get("cut_fetch"), doc.get("crc_error", False)
+            high_watermark = doc.get("high_watermark")
+            if not isinstance(name, str) or not name or "/" in name or isolation not in ISOLATIONS:
+                raise TypeError("a name and read_uncommitted or read_committed")
+            if cut is not None and not (
+                isinstance(cut, list) and len(cut) == 2 and all(type(x) is int for x in cut)
+            ):
+                raise TypeError("cut_fetch is null or [n, bytes]")
+            if not (high_watermark is None or type(high_watermark) is int) or not isinstance(
+                crc_error, bool
+            ):
+                raise TypeError("high_watermark is null or an integer, crc_error a boolean")
+            scenario = cls(
+                name,
+                str(doc.get("description", "")),
+                isolation=isolation,
+                cut_fetch=(cut[0], cut[1]) if cut else None,
+                high_watermark=high_watermark,
+                crc_error=crc_error,
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise CorpusError(f"not a consume scenario entry: {exc}") from None
+        if doc.get("partition", scenario.to_dict()["partition"]) != scenario.to_dict()["partition"]:
+            raise CorpusError(f"{name}: a stored scenario's partition is its own log/{TOPIC}-0")
+        return scenario
 
-_TOPIC = "t"
+
+#: the topic of a written or stored scenario's partition
+TOPIC = "t"
 
 
 def _batches(writer: PartitionWriter, *batches: bytes) -> None:
@@ -112,7 +160,7 @@ def _write_damaged(d: Path, batches: list[bytes], at: int, data: bytes) -> None:
     """Write ``batches`` with the kit's writer (which takes valid batches only), then change
     the ``.log`` at ``at`` bytes after the start of the second batch (negative: before its
     end) to ``data``: damage done on disk, as bit rot or a bad copy does."""
-    w = PartitionWriter(d, _TOPIC, 0, LogConfig())
+    w = PartitionWriter(d, TOPIC, 0, LogConfig())
     _batches(w, *batches)
     log = w.close() / "00000000000000000000.log"
     raw = bytearray(log.read_bytes())
@@ -157,7 +205,7 @@ def _write_open_transaction_aborted(d: Path) -> None:
             timestamp=TS + offset,
         )
 
-    w = PartitionWriter(d, _TOPIC, 0, LogConfig())
+    w = PartitionWriter(d, TOPIC, 0, LogConfig())
     _batches(
         w,
         _v2(0, base_sequence=0, **txn),
@@ -172,7 +220,7 @@ def _write_open_transaction_aborted(d: Path) -> None:
 def _write_cut_at_fetch_size(d: Path) -> None:
     """Batches of about 100 KB each, 1.3 MB in all: the consumer's default fetch size
     (1 MiB per partition) ends inside the 11th, which every first response carries cut."""
-    w = PartitionWriter(d, _TOPIC, 0, LogConfig())
+    w = PartitionWriter(d, TOPIC, 0, LogConfig())
     for i in range(13):
         b = BatchBuilder(magic=2, base_offset=i)
         b.append(TS + i, b"k%d" % i, bytes([65 + i]) * 100_000)
@@ -304,6 +352,46 @@ SCENARIOS: tuple[ConsumeScenario, ...] = (
         isolation=READ_COMMITTED,
     ),
 )
+
+
+def stored_scenarios(root: Path) -> list[ConsumeScenario]:
+    """The stored scenarios under ``root`` (``corpora/``): every ``consume/<name>/`` with a
+    :data:`SCENARIO_FILE` but the built-in ones, by name (``CorpusError`` for a bad one)."""
+    d = Path(root) / CONSUME_DIR
+    builtin = {s.name for s in SCENARIOS}
+    found: list[ConsumeScenario] = []
+    for entry in sorted(d.glob(f"*/{SCENARIO_FILE}")) if d.is_dir() else []:
+        if entry.parent.name in builtin:
+            continue
+        try:
+            doc = json.loads(entry.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CorpusError(f"{entry}: {exc}") from None
+        scenario = ConsumeScenario.from_dict(doc)
+        if scenario.name != entry.parent.name:
+            raise CorpusError(f"{entry}: names {scenario.name!r}, not its directory")
+        found.append(scenario)
+    return found
+
+
+def every_scenario(root: Path) -> list[ConsumeScenario]:
+    """The built-in scenarios, then the stored ones of ``root``."""
+    return [*SCENARIOS, *stored_scenarios(root)]
+
+
+def write_stored(
+    root: Path, scenario: ConsumeScenario, log: FetchLog, expected: dict[str, Any]
+) -> Path:
+    """A stored scenario under ``root`` (``corpora/``): its entry, its partition (``log``'s
+    segments, :func:`~conformance.fakebroker.write_log`) and Kafka's document
+    ``expected``. Returns its directory."""
+    out = Path(root) / CONSUME_DIR / scenario.name
+    if (out / "log").exists():
+        shutil.rmtree(out / "log")
+    write_log(out / "log" / f"{TOPIC}-0", log)
+    (out / SCENARIO_FILE).write_text(json.dumps(scenario.to_dict(), indent=1) + "\n")
+    (out / "expected.json").write_text(json.dumps(expected, indent=1) + "\n")
+    return out
 
 
 def partition_dir(root: Path, scenario: ConsumeScenario) -> Path:

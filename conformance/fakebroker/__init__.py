@@ -6,7 +6,8 @@ real consumer (fetch, decode, deliver) can be judged on them (docs/fake-broker.m
   :class:`Faults`);
 * ``server``: :class:`FakeBroker`, the listener on 127.0.0.1 (threads, framing; everything
   it starts is stopped by ``stop()`` / ``with``);
-* ``partition``: :func:`read_log`, a :class:`~conformance.broker.fetch.FetchLog` from files.
+* ``partition``: :func:`read_log`, a :class:`~conformance.broker.fetch.FetchLog` from files
+  (:func:`write_log`: back to files).
 
 The protocol is encoded with ``conformance.messages`` from Kafka's own JSON definitions
 (the caller passes them: ``jvm.message_defs.message_schemas``); what a Fetch returns is
@@ -16,7 +17,7 @@ The protocol is encoded with ``conformance.messages`` from Kafka's own JSON defi
 from __future__ import annotations
 
 from conformance.fakebroker.handlers import APIS, FETCH_MAX_BYTES, Faults, Served, topic_problem
-from conformance.fakebroker.partition import max_magic, read_log
+from conformance.fakebroker.partition import max_magic, read_log, write_log
 from conformance.fakebroker.server import (
     MAX_CONNECTIONS,
     MAX_REQUEST_BYTES,
@@ -36,4 +37,5 @@ __all__ = [
     "max_magic",
     "read_log",
     "topic_problem",
+    "write_log",
 ]

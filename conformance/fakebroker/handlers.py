@@ -102,6 +102,7 @@ ISOLATION_LEVELS = (0, 1)
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
 MAX_TOPIC_LENGTH = 249
 INT32_MAX = 2**31 - 1
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 EARLIEST, LATEST = -2, -1
 #: the first Fetch version that gets KIP-74's "at least one batch" (``hardMaxBytesLimit``)
 MIN_ONE_MESSAGE_FETCH = 3
@@ -159,6 +160,16 @@ class Served:
             raise ValueError(f"partition {self.partition}: not in 0..{INT32_MAX}")
         if self.topic_id.int == 0:
             self.topic_id = uuid.uuid5(uuid.NAMESPACE_URL, f"kafka-conformance:{self.topic}")
+        log = self.log
+        offsets = {
+            "log end offset": log.log_end_offset,
+            "high watermark": log.high_watermark,
+            "last stable offset": log.last_stable_offset,
+            "log start offset": log.log_start_offset,
+        }
+        for what, offset in offsets.items():  # what ListOffsets and Fetch answer: a long
+            if offset is not None and not INT64_MIN <= offset <= INT64_MAX:
+                raise ValueError(f"the {what} {offset} is not a long: no broker holds this log")
 
 
 def _build(struct: StructSpec, version: int, **values: Any) -> Message:

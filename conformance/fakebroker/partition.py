@@ -1,6 +1,7 @@
 """A partition's log for the fake broker, from files: a partition directory (its segments'
 ``.log``, ``.index`` and ``.txnindex``) or one file of record batches (a segment ``.log`` or
-a captured ``records`` field, served as a single segment).
+a captured ``records`` field, served as a single segment); and back (:func:`write_log`: the
+segments' ``.log`` and ``.txnindex``, as a broker names them).
 
 Bad inputs are ``ValueError`` with the reason: a segment whose name is not an offset Kafka
 reads (``Long.parseLong``), a file named with digits that are not a 64-bit offset."""
@@ -14,10 +15,10 @@ from conformance.broker.fetch import FetchLog, Segment
 from conformance.errors import CorruptRecordError, DecodeError
 from conformance.fileio import read_bytes
 from conformance.logdir.index import OffsetIndex, base_offset_from_name
-from conformance.logdir.txnindex import TransactionIndex
+from conformance.logdir.txnindex import AbortedTxn, TransactionIndex, write_aborted_txn
 from conformance.stream.splitter import file_frame
 
-__all__ = ["read_log", "max_magic"]
+__all__ = ["max_magic", "read_log", "write_log"]
 
 
 def read_log(path: str | os.PathLike[str], *, base_offset: int | None = None) -> FetchLog:
@@ -69,6 +70,27 @@ def _segment(log: Path) -> Segment:
     except DecodeError as e:
         raise ValueError(f"{txn_path.name}: {e}") from None
     return Segment(base, read_bytes(log), index, aborted)
+
+
+def write_log(directory: str | os.PathLike[str], log: FetchLog) -> Path:
+    """``log``'s segments as files of ``directory`` (created): ``<base offset, 20 digits>.log``
+    with the segment's bytes and, when it has aborted transactions, its ``.txnindex``
+    (``AbortedTxn`` entries, version 0 for any other kind of entry). :func:`read_log` reads
+    them back; the ``.index`` is not written (a leader reads a segment without one)."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    for segment in log.segments:
+        name = f"{segment.base_offset:020d}"
+        (d / f"{name}.log").write_bytes(segment.data)
+        if segment.aborted:
+            entries = (
+                t if isinstance(t, AbortedTxn) else AbortedTxn(
+                    0, t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
+                )
+                for t in segment.aborted
+            )  # fmt: skip
+            (d / f"{name}.txnindex").write_bytes(b"".join(map(write_aborted_txn, entries)))
+    return d
 
 
 def max_magic(log: FetchLog) -> int:

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from conformance.errors import DecodeError, KafkaError
+from conformance.errors import DecodeError, EncodeError, KafkaError
 from conformance.fakebroker.handlers import Handlers, Served
 from conformance.host.lifetime import Service
 from conformance.messages.protocol import FRAME_SIZE, frame_size, read_request, write_response
@@ -233,7 +233,8 @@ class FakeBroker(Service):
                     conn.sendall(data[:cut])
                     return
                 conn.sendall(data)
-        except (OSError, DecodeError, KafkaError, MemoryError) as e:
+        except (OSError, DecodeError, EncodeError, KafkaError, MemoryError) as e:
+            # EncodeError: an answer that cannot be written (the connection is closed)
             if not self._stopping.is_set():
                 self._error(f"{type(e).__name__}: {e}")
         finally:

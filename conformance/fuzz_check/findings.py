@@ -12,30 +12,52 @@ One directory per finding (``<out>/<impl>/<kind>-<id>/``, the implementation's n
                    the minimized input as a case with Kafka's verdict (``check --corpora
                    <dir>/corpora`` runs it: the reproduction), ready for ``fuzz --promote``
 
-The report is ``kafka-conformance/check/2`` (``harness.report.model``, side ``decode``): one
-result per adapter finding (its case the finding's case), so the terminal, JSON, JUnit and
-HTML views are those of ``check``; its ``fuzz`` member has each hunt's counts and rate,
-every finding (the kit's own too) and its reproduction command.
+A consume finding (``consume-<id>``, its input a partition) has ``input/t-0/`` (the first
+partition's segments) instead of the ``.bin`` files, and its case is a stored consume
+scenario, ``corpora/consume/fuzz-<id>/`` (``scenario.json``, ``log/t-0/``, and Kafka's
+consumer's ``expected.json``), run by ``check --side consume --corpora <dir>/corpora``.
+
+The report is ``kafka-conformance/check/2`` (``harness.report.model``, side ``decode`` or
+``consume``, each hunt's own): one result per adapter finding (its case the finding's
+case), so the terminal, JSON, JUnit and HTML views are those of ``check``; its ``fuzz``
+member has each hunt's counts and rate, every finding (the kit's own too) and its
+reproduction command.
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from conformance.fuzz_check.hunt import ADAPTER, KIT, Finding, Hunt
+from conformance.corpus import consume as consume_corpus
+from conformance.errors import CorpusError
+from conformance.fakebroker import FakeBroker, write_log
+from conformance.fuzz_check.consume import ConsumeHunt
+from conformance.fuzz_check.hunt import ADAPTER, CONSUME_TARGET, KIT, Finding, Hunt
+from conformance.fuzz_check.inputs import Partition
 from conformance.harness import divergences as dv
 from conformance.harness.cases import Case
+from conformance.harness.consumer import ConsumeCase, consume_case_documents
 from conformance.harness.report import model
 from conformance.harness.runner import CaseResult, ImplementationRun, keep_name
+from conformance.jvm.message_defs import message_schemas
+from conformance.jvm.oracle import OracleServer
 from conformance.levels import DEFAULT_LEVEL
 
-__all__ = ["Written", "kit_findings", "report", "reproduction", "write_finding"]
+__all__ = [
+    "Written",
+    "kit_findings",
+    "promote_consume",
+    "report",
+    "reproduction",
+    "write_finding",
+]
 
 #: the prefix of the evidence lines a result carries (``divergences.EVIDENCE``)
 _E = dv.EVIDENCE
@@ -48,7 +70,7 @@ class Written:
 
     finding: Finding
     path: Path
-    case: Case | None
+    case: Case | ConsumeCase | None
     reproduce: str | None
 
 
@@ -62,6 +84,8 @@ def reproduction(
         words += ["--cmd", str(source["command"])]
     else:
         words += ["--impl", hunt.impl.name]
+    if hunt.side != "decode":
+        words += ["--side", hunt.side]
     words += ["--corpora", str(corpora)]
     if level != DEFAULT_LEVEL:
         words += ["--level", level]
@@ -80,6 +104,8 @@ def write_finding(
     """``finding`` of ``hunt`` written under ``root`` (the module docstring)."""
     where = root / keep_name(hunt.impl.name) / f"{finding.kind}-{finding.id}"
     where.mkdir(parents=True, exist_ok=True)
+    if finding.target == CONSUME_TARGET:
+        return _write_consume(hunt, finding, where, level, known_files)
     (where / "input.bin").write_bytes(finding.data)
     (where / "input.min.bin").write_bytes(finding.minimized)
     for name, doc in (
@@ -126,10 +152,34 @@ def write_finding(
     return Written(finding, where, case, reproduce)
 
 
+def _write_consume(
+    hunt: Hunt, finding: Finding, where: Path, level: str, known_files: Sequence[str]
+) -> Written:
+    """A consume finding (the module docstring)."""
+    assert isinstance(hunt, ConsumeHunt) and isinstance(finding.data, Partition)
+    first = where / "input" / f"{consume_corpus.TOPIC}-0"
+    if first.exists():
+        shutil.rmtree(first)
+    write_log(first, finding.data.log())
+    for name, doc in (("kafka", finding.kafka), ("adapter", finding.adapter)):
+        if doc is not None:
+            _dump(where / f"{name}.json", doc)
+    corpora = where / "corpora"
+    scenario = hunt.scenario_of(finding, f"fuzz-{finding.id}")
+    assert isinstance(finding.minimized, Partition) and finding.kafka is not None
+    consume_corpus.write_stored(corpora, scenario, finding.minimized.log(), finding.kafka)
+    case = ConsumeCase(finding.case_id, scenario, corpora)
+    reproduce = reproduction(hunt, corpora, level, known_files)
+    found = time.strftime("%Y-%m-%d", time.gmtime())
+    doc = finding_document(finding) | {"first_seen": found, "reproduce": reproduce}
+    _dump(where / "finding.json", doc)
+    return Written(finding, where, case, reproduce)
+
+
 def finding_document(f: Finding) -> dict[str, Any]:
     """What ``finding.json`` and the report's ``fuzz`` member say of a finding."""
     return {
-        "target": "stream",  # its input is a record stream (``fuzz --promote``)
+        "target": f.target,  # a record stream, or a partition (``fuzz --promote``)
         "impl": f.impl,
         "kind": f.kind,
         "id": f.id,
@@ -141,9 +191,12 @@ def finding_document(f: Finding) -> dict[str, Any]:
         "diff": f.diff,
         "hits": f.hits,
         "first_input": f.first_input,
-        "input_size": len(f.data),
-        "minimized_size": len(f.minimized),
-        "minimized_hex": f.minimized.hex() if len(f.minimized) <= 4096 else None,
+        "input_size": f.size,
+        "minimized_size": f.minimized_size,
+        "minimized_hex": _hex(f.minimized, 4096),
+        "minimized_partition": (
+            f.minimized.describe() if isinstance(f.minimized, Partition) else None
+        ),
         "confirmed": f.confirmed,
         "unconfirmed": f.unconfirmed,
         "known": [{"class": d.cls, "summary": d.summary, "source": d.source} for d in f.known],
@@ -151,12 +204,21 @@ def finding_document(f: Finding) -> dict[str, Any]:
     }
 
 
+def _hex(data: Any, limit: int) -> str | None:
+    """A stream's bytes as hex (None past ``limit``); a partition's segments, each as hex
+    (``;`` between them) when they fit together."""
+    parts = [data] if isinstance(data, bytes) else [s.data for s in data.segments]
+    return ";".join(p.hex() for p in parts) if sum(map(len, parts)) <= limit else None
+
+
 def _result(w: Written) -> CaseResult:
     f = w.finding
+    shown = _hex(f.minimized, 256)
+    if isinstance(f.minimized, Partition):
+        shown = f"{f.minimized.describe()}: {shown or 'more than 256 bytes'}"
     evidence = [
-        f"{_E}found {f.hits} time(s); minimized from {len(f.data)} to {len(f.minimized)} bytes",
-        f"{_E}input (minimized): {f.minimized[:256].hex()}"
-        + ("..." if len(f.minimized) > 256 else ""),
+        f"{_E}found {f.hits} time(s); minimized from {f.size} to {f.minimized_size} bytes",
+        f"{_E}input (minimized): {shown or f.minimized[:256].hex() + '...'}",
     ]
     if w.reproduce:
         evidence.append(f"{_E}reproduce: {w.reproduce}")
@@ -179,21 +241,24 @@ def report(
     for hunt, written in hunts:
         mine = [w for w in written if w.finding.kind == ADAPTER]
         results = [_result(w) for w in mine]
-        docs |= model.case_documents([w.case for w in mine if w.case is not None])
+        docs |= model.case_documents([w.case for w in mine if isinstance(w.case, Case)])
+        docs |= consume_case_documents([w.case for w in mine if isinstance(w.case, ConsumeCase)])
         for w in mine:
             if w.case is None:  # unconfirmed: no case file; the report still names it
                 docs[w.finding.case_id] = model.case_document(
                     "fuzz", w.finding.mode, str(w.path / "input.min.bin"),
                     w.finding.reason, w.finding.minimized, len(w.finding.minimized), "error",
                 )  # fmt: skip
+        impl = hunt.impl
+        if isinstance(hunt, ConsumeHunt):
+            impl = replace(impl, name=hunt.row)
         runs.append(
-            ImplementationRun(
-                hunt.impl, hunt.caps, None, results, hunt.stats.seconds, side="decode"
-            )
+            ImplementationRun(impl, hunt.caps, None, results, hunt.stats.seconds, side=hunt.side)
         )
         fuzz.append(
             {
-                "impl": hunt.impl.name,
+                "impl": impl.name,
+                "side": hunt.side,
                 "stats": hunt.stats.to_dict(),
                 "oracle_problem": hunt.oracle_problem,
                 "findings": [
@@ -210,3 +275,30 @@ def report(
 def kit_findings(hunts: Sequence[tuple[Hunt, Sequence[Written]]]) -> list[Written]:
     """The kit's own findings of every hunt (its reference differs from Kafka)."""
     return [w for _, written in hunts for w in written if w.finding.kind == KIT]
+
+
+def promote_consume(finding: Path, corpora: Path, name: str, note: str) -> Path:
+    """A consume finding's scenario (``<finding>/corpora/consume/fuzz-<id>/``) stored as
+    ``<corpora>/consume/<name>/``, described by ``note``, after Kafka's consumer read its
+    partition again and delivered the document the finding holds (``CorpusError`` when it
+    does not: a verdict that does not repeat is no corpus case; ``OracleError`` when it
+    cannot run). Returns the directory written."""
+    found = consume_corpus.stored_scenarios(finding / "corpora")
+    if len(found) != 1:
+        raise CorpusError(f"{finding}: not a consume finding (no corpora/consume/fuzz-*/)")
+    source = finding / "corpora"
+    scenario = found[0]
+    expected = consume_corpus.read_expected(source, scenario)
+    schemas = message_schemas(consume_corpus.DEFINITIONS, clients_only=True)
+    served = consume_corpus.served(source, scenario, schemas)
+    with OracleServer() as oracle, FakeBroker(served) as broker:
+        again = oracle.consume(
+            broker.bootstrap, served.topic, served.partition, isolation=scenario.isolation
+        )
+    if again != expected:
+        raise CorpusError(
+            f"{finding}: Kafka's consumer, asked again, delivered another document: "
+            "not a case (the finding does not repeat)"
+        )
+    stored = replace(scenario, name=name, description=note or scenario.description)
+    return consume_corpus.write_stored(corpora, stored, served.log, again)

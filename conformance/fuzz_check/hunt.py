@@ -49,7 +49,7 @@ from conformance.fuzz.differential import bounded, mode_of, normalize_java, refe
 from conformance.fuzz.minimize import ddmin_stream
 from conformance.fuzz.store import diff_signature
 from conformance.fuzz.targets import MAX_LEN
-from conformance.fuzz_check.inputs import Inputs
+from conformance.fuzz_check.inputs import ConsumeInputs, Inputs
 from conformance.harness import divergences as dv
 from conformance.harness.cases import Case, case_features, features
 from conformance.harness.judge import Capabilities, judgement, unsupported_reason
@@ -61,15 +61,27 @@ from conformance.jvm.runtime import NoCheckout
 from conformance.levels import DEFAULT_LEVEL, Verdict
 from conformance.stream.compare import diff
 
-__all__ = ["ADAPTER", "KIT", "Finding", "Hunt", "HuntSettings", "HuntStats", "signature"]
+__all__ = [
+    "ADAPTER",
+    "CONSUME_TARGET",
+    "KIT",
+    "STREAM_TARGET",
+    "Finding",
+    "Hunt",
+    "HuntSettings",
+    "HuntStats",
+    "shape",
+    "signature",
+]
 
 #: a finding of the implementation hunted, and one of the kit (its reference is not Kafka)
 ADAPTER, KIT = "adapter", "kit"
+#: what a finding's input is: a record stream (the decode side), a partition (the consume
+#: side, ``fuzz_check.consume``)
+STREAM_TARGET, CONSUME_TARGET = "stream", "consume"
 _DIGITS = re.compile(r"\d+")
 _HEX = re.compile(r"0x[0-9a-fA-F]+|\b[0-9a-f]{8,}\b")
 _INDEX = re.compile(r"\[\d+\]")
-#: a signature that did not repeat this often is not confirmed again
-_FLAKY_TRIES = 3
 _CLASS = re.compile(r'"kafka_exception": "([^"]+)"')
 
 
@@ -93,7 +105,9 @@ class HuntSettings:
 
 @dataclass
 class Finding:
-    """One root cause: every input that showed ``signature``, the smallest one kept."""
+    """One root cause: every input that showed ``signature``, the smallest one kept (an
+    input: the record stream's bytes, or for the consume side an
+    ``inputs.Partition``)."""
 
     impl: str
     kind: str  # ADAPTER, KIT
@@ -102,11 +116,12 @@ class Finding:
     mode: str
     reason: str
     diff: list[str]
-    data: bytes  # the first input that showed it
-    minimized: bytes
-    #: Kafka's document of ``minimized`` (the oracle's), the reference's, the adapter's
+    data: Any  # the first input that showed it
+    minimized: Any
+    #: Kafka's document of ``minimized`` (the oracle's), the reference's (None on the
+    #: consume side: Kafka's consumer is asked directly), the adapter's
     kafka: dict[str, Any] | None
-    ours: dict[str, Any]
+    ours: dict[str, Any] | None
     adapter: Any
     confirmed: bool
     #: why the oracle could not confirm it (None: it did)
@@ -115,15 +130,32 @@ class Finding:
     first_input: int = 0
     #: the known divergences that explain it (classes), empty: a new finding
     known: list[dv.Divergence] = field(default_factory=list)
+    target: str = STREAM_TARGET
 
     @property
     def id(self) -> str:
-        return hashlib.sha1(f"{self.kind}|{self.signature}".encode()).hexdigest()[:10]
+        side = "" if self.target == STREAM_TARGET else f"{self.target}|"
+        return hashlib.sha1(f"{side}{self.kind}|{self.signature}".encode()).hexdigest()[:10]
 
     @property
     def case_id(self) -> str:
         """The id of the finding as a case (``check --corpora`` of its directory)."""
+        if self.target == CONSUME_TARGET:
+            return f"consume/fuzz-{self.id}"
         return f"regressions/stream/fuzz-{self.id}@{self.mode}"
+
+    @property
+    def size(self) -> int:
+        """The first input's size in bytes."""
+        return _size(self.data)
+
+    @property
+    def minimized_size(self) -> int:
+        return _size(self.minimized)
+
+
+def _size(data: Any) -> int:
+    return len(data) if isinstance(data, bytes) else int(data.size)
 
 
 @dataclass
@@ -169,7 +201,9 @@ class HuntStats(JsonDocument):
         }
 
 
-def _shape(text: str) -> str:
+def shape(text: str) -> str:
+    """``text`` with its numbers dropped (hex as X, digits as N): what two inputs that
+    showed the same root cause share."""
     return _DIGITS.sub("N", _HEX.sub("X", text))
 
 
@@ -188,7 +222,7 @@ def signature(verdict: Verdict) -> str:
     (indexes dropped; a count of records or batches only when no field differs); for an
     ``error``, its reason. Numbers (positions, batch indexes, sizes) are dropped."""
     if verdict.status == "error":
-        return "error: " + _shape(verdict.reason.splitlines()[0] if verdict.reason else "")[:160]
+        return "error: " + shape(verdict.reason.splitlines()[0] if verdict.reason else "")[:160]
     paths: dict[str, str] = {}
     for line in verdict.diff:
         if not line.startswith(dv.EVIDENCE):
@@ -199,11 +233,11 @@ def signature(verdict: Verdict) -> str:
         return f"outcome {paths['$.outcome']}{errors}"
     for path, rest in paths.items():
         if path == "$.error family" or path.endswith(".kafka_exception"):
-            return f"{path}: {_shape(rest)}"
+            return f"{path}: {shape(rest)}"
     if any(p.startswith("$.error.") for p in paths):
         return "$.error at another batch or position"
     fields = [p for p in paths if not p.endswith(("$.batches", ".records"))] or list(paths)
-    return fields[0] if fields else _shape(verdict.reason)
+    return fields[0] if fields else shape(verdict.reason)
 
 
 @dataclass(frozen=True)
@@ -222,7 +256,13 @@ class Hunt:
     """One implementation (its capabilities read, ``Implementation`` named) hunted under
     ``settings`` with ``inputs``; :meth:`run` fills :attr:`findings` and :attr:`stats`.
     ``known``: the known divergences, which a finding's case id (:attr:`Finding.case_id`) and
-    lines may match, or the signature of a case they explain (:meth:`learn_known`)."""
+    lines may match, or the signature of a case they explain (:meth:`learn_known`).
+    ``persistent``: ask the adapter's ``serve`` when its capabilities declare one."""
+
+    #: the side of ``check`` whose judgement it applies
+    side = "decode"
+    #: a signature that did not repeat this often is not confirmed again
+    FLAKY_TRIES = 3
 
     def __init__(
         self,
@@ -230,15 +270,18 @@ class Hunt:
         caps: Capabilities,
         settings: HuntSettings,
         table: ProcessTable,
-        inputs: Inputs,
+        inputs: Inputs | ConsumeInputs,
         known: Sequence[dv.Divergence] = (),
+        *,
+        persistent: bool = True,
     ) -> None:
         self.impl, self.caps, self.settings, self.table = impl, caps, settings, table
         self.inputs = inputs
         self.known = list(known)
         self.stats = HuntStats()
         self.findings: dict[str, Finding] = {}
-        self._server = Server(table, [*impl.argv, "serve"], impl.env) if caps.persistent else None
+        serve = persistent and caps.persistent
+        self._server = Server(table, [*impl.argv, "serve"], impl.env) if serve else None
         self._oracle: OracleServer | None = OracleServer()
         self._oracle_problem: str | None = None
         #: the signature of each known divergence's cases (:meth:`learn_known`)
@@ -309,11 +352,22 @@ class Hunt:
         try:
             return normalize_java(self._oracle.decode(data, mode))
         except (OracleError, NoCheckout, OSError) as exc:
-            self._oracle_problem = str(exc).splitlines()[0][:300]
-            self._oracle.close()
-            gone = isinstance(exc, (NoCheckout, OracleUnavailable))  # not tried again
-            self._oracle = None if gone else OracleServer()
+            self._oracle_failed(exc)
             return None
+
+    def _oracle_failed(self, exc: Exception) -> None:
+        """The oracle failed with ``exc``: kept as the hunt's oracle problem; a JVM that
+        cannot start at all is not tried again, else the next question starts a new one."""
+        assert self._oracle is not None
+        self._oracle_problem = str(exc).splitlines()[0][:300]
+        self._oracle.close()
+        gone = isinstance(exc, (NoCheckout, OracleUnavailable))
+        self._oracle = None if gone else OracleServer()
+
+    def ended(self) -> bool:
+        """Whether the hunt cannot go on (the decode side always can: the reference answers
+        without the oracle, whose confirmation is then missing)."""
+        return False
 
     @property
     def oracle_problem(self) -> str | None:
@@ -331,8 +385,10 @@ class Hunt:
         while time.monotonic() < deadline:
             if s.max_inputs is not None and self.stats.inputs >= s.max_inputs:
                 break
+            if self.ended():
+                break
             t0 = time.monotonic()
-            data = inputs.next()
+            data: Any = inputs.next()  # a stream, or a partition (ConsumeHunt)
             self.stats.inputs += 1
             asked = self.ask(data, count=True)
             self.stats.executions += asked is not None
@@ -355,7 +411,7 @@ class Hunt:
             if f.kind == ADAPTER and f.signature == sig:
                 f.hits += 1
                 return False
-        if self._flaky.get(sig, 0) >= _FLAKY_TRIES:
+        if self._flaky.get(sig, 0) >= self.FLAKY_TRIES:
             self.stats.unrepeatable += 1
             return False
         kafka = self._kafka(data, asked.mode)

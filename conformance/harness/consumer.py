@@ -121,12 +121,13 @@ class ConsumeCase:
 
 
 def read_consume_cases(root: Path | None = None) -> list[ConsumeCase]:
-    """Every scenario of ``<root>/consume`` that has its reference document (``root``: the
-    corpora directory, default ``corpora/`` of the checkout)."""
+    """Every scenario of ``<root>/consume`` that has its reference document, the built-in
+    ones first, then the stored ones (``root``: the corpora directory, default ``corpora/``
+    of the checkout)."""
     root = Path(root) if root is not None else package.corpora_root()
     return [
         ConsumeCase(f"{GROUP}/{s.name}", s, root)
-        for s in corpus.SCENARIOS
+        for s in corpus.every_scenario(root)
         if (root / corpus.CONSUME_DIR / s.name / "expected.json").is_file()
     ]
 

@@ -53,6 +53,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -81,6 +82,7 @@ __all__ = [
 
 _MODE_BYTE = {"memory": 0, "file": 1}
 _ENCODE_BYTE = 2
+_CONSUME_BYTE = 3
 
 #: JVM options the oracle needs: JVM-raised NullPointerExceptions must carry a null message
 #: (the contract's "null key" case); JDK 15+ would otherwise compute a "helpful" message.
@@ -328,12 +330,18 @@ def consume(
         raise OracleError(
             f"oracle consume exited with status {proc.returncode}\n{jvm.tail(stderr, _TAIL_LINES)}"
         )
+    return _consume_document(proc.stdout)
+
+
+def _consume_document(body: bytes) -> dict[str, Any]:
+    """The ``consume`` document the oracle printed (``OracleError`` if it is none)."""
     try:
-        doc: dict[str, Any] = json.loads(proc.stdout)
-    except json.JSONDecodeError as exc:
+        doc: dict[str, Any] = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise OracleError(f"oracle consume printed malformed JSON: {exc}") from exc
-    if doc.get("format") != CONSUME_FORMAT:
-        raise OracleError(f"oracle consume printed another document: {doc.get('format')!r}")
+    if not isinstance(doc, dict) or doc.get("format") != CONSUME_FORMAT:
+        what = doc.get("message") if isinstance(doc, dict) else doc
+        raise OracleError(f"oracle consume printed another document: {what!r}")
     return doc
 
 
@@ -506,6 +514,30 @@ class OracleServer(Started):
         payload = "\n".join(_spec_json(s) for s in specs).encode("ascii")
         body = self._request(_ENCODE_BYTE, payload)
         return _read_written_batches(body.decode("utf-8").split("\n"), len(specs))
+
+    def consume(
+        self,
+        bootstrap: str,
+        topic: str,
+        partition: int,
+        *,
+        isolation: str = "read_uncommitted",
+        timeout_ms: int = 20_000,
+    ) -> dict[str, Any]:
+        """Like :func:`consume` (from the earliest offset, no group), in this JVM: no start-up
+        per call. A JVM that has not answered 30 s after ``timeout_ms`` is stopped
+        (``OracleError``)."""
+        argv = consume_argv(bootstrap, topic, partition, isolation=isolation, timeout_ms=timeout_ms)
+        self._send(_CONSUME_BYTE, "\n".join(argv[1:]).encode("utf-8"))
+        proc = self._proc
+        assert proc is not None
+        watchdog = threading.Timer(timeout_ms / 1000 + 30, proc.kill)
+        watchdog.start()
+        try:
+            body = self._receive()
+        finally:
+            watchdog.cancel()
+        return _consume_document(body)
 
     def _request(self, mode_byte: int, data: bytes) -> bytes:
         self._send(mode_byte, data)

@@ -36,11 +36,12 @@ import java.util.List;
  *     Kafka's MemoryRecordsBuilder built, as hex, or {"error": "..."} / {"specError": "..."}
  * java -XX:-ShowCodeDetailsInExceptionMessages -jar oracle.jar serve
  *     framed protocol on stdin/stdout until EOF on stdin:
- *       request  = 1 byte mode (0 memory, 1 file, 2 encode) + int32 BE length + payload
+ *       request  = 1 byte mode (0 memory, 1 file, 2 encode, 3 consume) + int32 BE length + payload
  *       response = int32 BE length + UTF-8 body
  *     modes 0/1: payload = bytes to decode, body = the canonical JSON document;
  *     mode 2: payload = UTF-8 batch specs, one per line; body = the encode output lines joined
- *     by '\n' (no trailing newline; blank input lines are skipped)
+ *     by '\n' (no trailing newline; blank input lines are skipped);
+ *     mode 3: payload = the consume command's arguments, one per line; body = its document
  * </pre>
  *
  * The JVM flag makes JVM-raised NullPointerExceptions carry a null message, as the contract
@@ -55,7 +56,7 @@ public final class Oracle {
           + "       oracle capabilities\n"
           + Consumer.USAGE
           + "       oracle encode  (stdin: one JSON batch spec per line; stdout: one hex or JSON line each)\n"
-          + "       oracle serve   (framed: request = u8 mode (0 memory, 1 file, 2 encode) + i32 BE length\n"
+          + "       oracle serve   (framed: request = u8 mode (0 memory, 1 file, 2 encode, 3 consume) + i32 BE length\n"
           + "                       + payload; response = i32 BE length + UTF-8 body)\n";
 
     private Oracle() {
@@ -270,6 +271,8 @@ public final class Oracle {
                     json = Decoder.decode(payload, true, tmp.toFile());
                 } else if (mode == 2) {
                     json = encodeLines(payload);
+                } else if (mode == 3) {
+                    json = consumeLine(payload);
                 } else {
                     System.err.println("oracle serve: unknown mode byte " + mode);
                     return 2;
@@ -284,6 +287,24 @@ public final class Oracle {
             if (tmp != null)
                 Files.deleteIfExists(tmp);
         }
+    }
+
+    /**
+     * One {@code consume} in this JVM: the payload is its arguments, one per line (UTF-8),
+     * the answer its document; a usage error is answered {"format": "usage", "message": ...}.
+     */
+    private static String consumeLine(byte[] payload) throws IOException {
+        String[] args = ("consume\n" + new String(payload, StandardCharsets.UTF_8)).split("\n", -1);
+        java.io.ByteArrayOutputStream doc = new java.io.ByteArrayOutputStream();
+        try {
+            Consumer.command(args, doc);
+        } catch (UsageException | NumberFormatException e) {
+            JsonWriter w = new JsonWriter();
+            w.beginObject().name("format").value("usage").name("message").value(String.valueOf(e.getMessage()))
+                    .endObject();
+            return w.toString();
+        }
+        return doc.toString(StandardCharsets.UTF_8).trim();
     }
 
     /** Warns (on stderr) when JVM-raised NullPointerExceptions carry "helpful" messages. */
